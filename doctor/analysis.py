@@ -1,0 +1,110 @@
+"""Pure derivations from Facts: which engine and attention backend, which Triton kernels with which
+tiles, and how much shared memory each needs against the GPU's limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from doctor.engines import version_of
+from doctor.engines.sglang import attention as sglang_attention
+from doctor.facts import Facts, Gpu
+from doctor.kernels import extend_attention_smem
+from doctor.launch import Launch
+
+
+@dataclass(frozen=True)
+class KernelCheck:
+    kernel: str
+    engine: str
+    path: str
+    when: str
+    shape: dict[str, Any]
+    config: dict[str, Any]
+    bytes: int
+    limit: int
+    method: str
+
+    @property
+    def fits(self) -> bool:
+        return self.bytes <= self.limit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kernel": self.kernel, "engine": self.engine, "path": self.path, "when": self.when,
+                "shape": self.shape, "config": self.config, "bytes": self.bytes, "limit": self.limit,
+                "fits": self.fits, "method": self.method}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    engine: str | None = None
+    engine_version: str | None = None
+    tp: int = 1
+    attention_backend: str | None = None
+    attention_backend_source: str | None = None
+    kernels: tuple[KernelCheck, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"engine": self.engine, "engine_version": self.engine_version, "tp": self.tp,
+                "attention_backend": self.attention_backend,
+                "attention_backend_source": self.attention_backend_source,
+                "kernels": [k.to_dict() for k in self.kernels], "notes": list(self.notes)}
+
+
+def analyze(facts: Facts, launch: Launch) -> Analysis:
+    gpu = facts.gpus[0] if facts.gpus else None
+    tp = launch.tp(len(facts.gpus))
+    sglang = facts.library("sglang")
+    version = version_of(sglang)
+    if sglang is None or version is None or gpu is None or facts.model is None:
+        return Analysis(engine="sglang" if sglang else None, engine_version=sglang.version if sglang else None,
+                        tp=tp, notes=_why_no_kernel_analysis(facts, gpu))
+    backend, source = _attention_backend(facts, launch, version, gpu)
+    kernels: list[KernelCheck] = []
+    if backend == "triton":
+        kernels.extend(_extend_attention_checks(facts, gpu, version, tp))
+    return Analysis(engine="sglang", engine_version=sglang.version, tp=tp, attention_backend=backend,
+                    attention_backend_source=source, kernels=tuple(kernels))
+
+
+def _attention_backend(facts: Facts, launch: Launch, version: Any, gpu: Gpu) -> tuple[str, str]:
+    chosen = launch.get("prefill_attention_backend") or launch.get("attention_backend")
+    if chosen:
+        return str(chosen), "launch flags"
+    assert facts.model is not None
+    default = sglang_attention.default_attention_backend(
+        version, facts.model, gpu.capability, flashinfer_available="flashinfer-python" in facts.libraries
+        or facts.library("sglang").what_if)
+    return default, f"SGLang {facts.library('sglang').version} default for this GPU and model"
+
+
+def _extend_attention_checks(facts: Facts, gpu: Gpu, version: Any, tp: int) -> list[KernelCheck]:
+    assert facts.model is not None
+    limit = gpu.smem_per_block_optin
+    if limit is None:
+        return []
+    kv_dtype = "fp8" if str(facts.model.quantization.kv_cache_dtype or "").startswith("fp8") else "bf16"
+    checks = []
+    for path in sglang_attention.extend_paths(facts.model, tp):
+        tiles = sglang_attention.extend_tiles(version, gpu.capability, path.lq, path.lv)
+        needed = extend_attention_smem(gpu.capability, path.lq, path.lv, tiles.block_m, tiles.block_n,
+                                       tiles.num_warps, tiles.num_stages, kv_dtype=kv_dtype,
+                                       kv_group=path.kv_group)
+        checks.append(KernelCheck(
+            kernel="extend_attention", engine="sglang", path=path.name, when=path.when,
+            shape={"lq": path.lq, "lv": path.lv, "kv_group": path.kv_group, "kv_dtype": kv_dtype},
+            config={"block_m": tiles.block_m, "block_n": tiles.block_n, "num_warps": tiles.num_warps,
+                    "num_stages": tiles.num_stages},
+            bytes=needed, limit=limit, method="analytic"))
+    return checks
+
+
+def _why_no_kernel_analysis(facts: Facts, gpu: Gpu | None) -> tuple[str, ...]:
+    if gpu is None:
+        return ("no GPU in the facts: kernel analysis needs a GPU, a --hardware profile or a --facts snapshot",)
+    if facts.model is None:
+        return ("no model given: kernel analysis needs a model",)
+    if facts.library("sglang") is None:
+        return ("SGLang is not installed: pass --engine sglang==VERSION to analyse a version",)
+    return ("the installed SGLang version could not be parsed",)

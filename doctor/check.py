@@ -1,0 +1,37 @@
+"""`check`: facts → analysis → rules → report. The one place the stages are wired together."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from doctor.analysis import analyze
+from doctor.context import build_context
+from doctor.launch import parse_launch
+from doctor.probe import gather_facts
+from doctor.report import Report
+from doctor.rules import evaluate, load_rules
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    model: str | None = None
+    hardware: str | None = None
+    facts_file: Path | None = None
+    engines: Sequence[str] = ()
+    engine_args: Sequence[str] = ()
+    deep: bool = False
+    offline: bool = False
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+
+def run_check(request: CheckRequest) -> Report:
+    rules = load_rules()  # first, so a broken knowledge base fails before any probing
+    launch = parse_launch(list(request.engine_args))
+    facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
+                         engines=request.engines, model=request.model, deep=request.deep,
+                         offline=request.offline)
+    analysis = analyze(facts, launch)
+    findings = evaluate(rules, build_context(facts, analysis, launch))
+    return Report(facts=facts, analysis=analysis, findings=tuple(findings))

@@ -1,0 +1,103 @@
+"""How SGLang picks its attention backend and the Triton extend-attention tiles, per version.
+
+Read from the released wheels (shared/research/sglang.md §1a, §2, §5): `_get_block_sizes_for_extend_attention`
+and `ServerArgs._handle_attention_backend_compatibility`. Until 0.5.9 capability 12.x fell into the
+`major >= 9` (Hopper) branch; PR #14311 added a `== 12` branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+from doctor.engines import release
+from doctor.facts import Model
+
+V0_5_9, V0_5_11, V0_5_13 = Version("0.5.9"), Version("0.5.11"), Version("0.5.13")
+
+
+@dataclass(frozen=True)
+class ExtendPath:
+    """One way the model reaches the extend kernel: q/k head dim Lq, v head dim Lv."""
+
+    name: str
+    lq: int
+    lv: int
+    kv_group: int
+    when: str
+
+
+@dataclass(frozen=True)
+class ExtendTiles:
+    block_dmodel: int
+    block_dpe: int
+    block_dv: int
+    block_m: int
+    block_n: int
+    num_warps: int
+    num_stages: int = 1
+
+
+def default_attention_backend(version: Version, model: Model, capability: tuple[int, int],
+                              flashinfer_available: bool = True) -> str:
+    major = capability[0]
+    if model.attention.kind == "mla":
+        return {9: "fa3", 10: "flashinfer"}.get(major, "triton")
+    if model.family == "gpt_oss":
+        return {9: "fa3", 10: "trtllm_mha"}.get(major, "triton")
+    if major == 9:
+        return "fa3"
+    if major == 10:
+        return "trtllm_mha"
+    if model.attention.sinks and release(version) >= Version("0.5.23"):
+        return "triton"
+    return "flashinfer" if flashinfer_available else "triton"
+
+
+def extend_paths(model: Model, tp: int) -> list[ExtendPath]:
+    att = model.attention
+    local_heads = max(1, att.num_heads // max(tp, 1))
+    if att.kind == "mla":
+        latent = (att.kv_lora_rank or 0) + (att.qk_rope_head_dim or 0)
+        return [
+            ExtendPath("mla-fresh-prefill", att.head_dim, att.v_head_dim, 1,
+                       "first prefill chunk with no cached prefix (MHA form)"),
+            ExtendPath("mla-absorbed", latent, att.kv_lora_rank or 0, local_heads,
+                       "prefix-cache hit, later chunks of a chunked prefill, piecewise CUDA graph, speculative"),
+        ]
+    local_kv = max(1, att.num_kv_heads // max(tp, 1))
+    return [ExtendPath("prefill", att.head_dim, att.v_head_dim, max(1, local_heads // local_kv),
+                       "every prefill (extend) batch")]
+
+
+def extend_tiles(version: Version, capability: tuple[int, int], lq: int, lv: int) -> ExtendTiles:
+    dmodel, dpe = _split_head_dim(lq)
+    block_m, block_n = _extend_blocks(release(version), capability, lq)
+    return ExtendTiles(dmodel, dpe, _next_pow2(lv), block_m, block_n, 4 if lq <= 64 else 8)
+
+
+def _split_head_dim(lq: int) -> tuple[int, int]:
+    return {576: (512, 64), 288: (256, 32), 192: (128, 64)}.get(lq, (_next_pow2(lq), 0))
+
+
+def _extend_blocks(version: Version, capability: tuple[int, int], lq: int) -> tuple[int, int]:
+    major, minor = capability
+    small, medium = lq <= 128, lq <= 256
+    if major == 12 and version >= V0_5_9:
+        return (64, 128) if small else (64, 64) if medium else (32, 32)
+    if major == 10 and version >= V0_5_11:
+        return (64, 64) if medium else (16, 64)
+    if major >= 9:
+        if version >= V0_5_13:
+            return (128, 64) if small else (64, 64) if medium else (32, 64)
+        return (128, 64) if medium else (32, 64)
+    if major == 8 and minor in (6, 9):
+        return (64, 128) if small else (64, 64) if medium else (32, 32)
+    if major == 8:
+        return (128, 128) if small else (64, 64) if medium else (32, 64)
+    return (64, 64) if small else (32, 32)
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())

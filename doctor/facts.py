@@ -1,0 +1,312 @@
+"""The Facts tree: what is true of the machine and the model, nothing inferred.
+
+One frozen dataclass tree, serialised to JSON with a `schema_version`. Facts come from a live probe,
+a built-in hardware profile or a snapshot file; everything downstream is a pure function of them.
+`from_dict` validates types on the way in, so a hostile or stale file gives one clear error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+from doctor.errors import InputError
+
+SCHEMA_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Host:
+    os: str | None = None
+    kernel: str | None = None
+    python: str | None = None
+    cpu_model: str | None = None
+    cpu_count: int | None = None
+    memory_bytes: int | None = None
+    numa_nodes: int | None = None
+
+
+@dataclass(frozen=True)
+class Driver:
+    present: bool = False
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    nvml_version: str | None = None
+    error: str | None = None
+    # CUDA orders devices fastest-first unless CUDA_DEVICE_ORDER=PCI_BUS_ID; NVML always by bus id.
+    cuda_device_order: str = "FASTEST_FIRST"
+
+
+@dataclass(frozen=True)
+class Pcie:
+    gen_current: int | None = None
+    gen_max: int | None = None
+    width_current: int | None = None
+    width_max: int | None = None
+
+
+@dataclass(frozen=True)
+class Gpu:
+    index: int
+    name: str
+    compute_capability: str
+    cuda_index: int | None = None
+    uuid: str | None = None
+    sm_count: int | None = None
+    memory_total_bytes: int | None = None
+    smem_per_block_optin: int | None = None
+    smem_source: str = "table"
+    pci_bus_id: str | None = None
+    pcie: Pcie | None = None
+    numa_node: int | None = None
+    unified_memory: bool = False
+    unsupported: tuple[str, ...] = ()
+
+    @property
+    def capability(self) -> tuple[int, int]:
+        major, _, minor = self.compute_capability.partition(".")
+        return int(major), int(minor or 0)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One GPU pair. `kind` follows `nvidia-smi topo -m`: PIX PXB PHB NODE SYS NV<n>."""
+
+    a: int
+    b: int
+    kind: str
+    p2p_read: bool | None = None
+    p2p_write: bool | None = None
+    p2p_atomics: bool | None = None
+    p2p_nvlink: bool | None = None
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str
+    version: str
+    location: str | None = None
+    what_if: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Attention:
+    kind: str  # mla | gqa | mha
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int  # q/k head dim as the kernels see it on the MHA path
+    v_head_dim: int
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    qk_nope_head_dim: int | None = None
+    sliding_window: int | None = None
+    sliding_window_layers: int = 0
+    sinks: bool = False
+
+
+@dataclass(frozen=True)
+class Moe:
+    routed_experts: int
+    top_k: int
+    intermediate_size: int
+    shared_experts: int = 0
+    first_dense_layers: int = 0
+
+
+@dataclass(frozen=True)
+class Quantization:
+    scheme: str  # bf16 | fp16 | int4-w4a16 | fp8-channel | fp8-tensor | fp8-block | nvfp4 | mxfp4 | awq | gptq
+    method: str | None = None
+    bits: int | None = None
+    group_size: int | None = None
+    block_shape: tuple[int, ...] | None = None
+    activation: str | None = None
+    quantized: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+    kv_cache_dtype: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Vision:
+    num_layers: int
+    hidden_size: int
+    num_heads: int
+    head_dim: int
+
+
+@dataclass(frozen=True)
+class Model:
+    id: str
+    source: str  # local | hf-cache | hub | bundled
+    source_path: str | None
+    architecture: str
+    model_type: str
+    family: str
+    hidden_size: int
+    num_layers: int
+    vocab_size: int
+    dtype: str
+    attention: Attention
+    quantization: Quantization
+    intermediate_size: int | None = None
+    max_position_embeddings: int | None = None
+    moe: Moe | None = None
+    vision: Vision | None = None
+    nextn_layers: int = 0
+    tie_word_embeddings: bool = False
+    reconstructed: bool = False
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str  # live | profile | snapshot
+    name: str | None = None
+    notes: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Facts:
+    source: Source
+    host: Host = field(default_factory=Host)
+    driver: Driver = field(default_factory=Driver)
+    gpus: tuple[Gpu, ...] = ()
+    topology: tuple[Link, ...] = ()
+    libraries: dict[str, Library] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    model: Model | None = None
+    schema_version: str = SCHEMA_VERSION
+
+    def library(self, name: str) -> Library | None:
+        return self.libraries.get(name)
+
+    def link(self, a: int, b: int) -> Link | None:
+        for link in self.topology:
+            if {link.a, link.b} == {a, b}:
+                return link
+        return None
+
+    def replace(self, **changes: Any) -> Facts:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_jsonable(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+
+def to_jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
+    if not isinstance(data, dict):
+        raise InputError(f"{origin}: expected a JSON object, got {type(data).__name__}")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise InputError(
+            f"{origin}: schema_version {version!r} is not supported (this doctor reads {SCHEMA_VERSION!r})"
+        )
+    return from_dict(Facts, data, origin)
+
+
+def load_facts(path: Path) -> Facts:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read facts file {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"facts file {path} is not UTF-8 text") from exc
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"facts file {path} is not valid JSON: {exc}") from exc
+    return facts_from_dict(data, str(path))
+
+
+# --- generic, validating dataclass reader ------------------------------------------------------
+
+_MAX_INT = 1 << 62  # anything larger in a facts file is corrupt, not a real quantity
+
+
+def from_dict(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected an object, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise InputError(f"{where}: unknown field {unknown[0]!r}")
+    values = {}
+    for name, fld in known.items():
+        if name not in data:
+            if fld.default is dataclasses.MISSING and fld.default_factory is dataclasses.MISSING:
+                raise InputError(f"{where}: missing field {name!r}")
+            continue
+        values[name] = _convert(hints[name], data[name], f"{where}.{name}")
+    return cls(**values)
+
+
+def _convert(hint: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        options = [a for a in args if a is not type(None)]
+        errors = []
+        for option in options:
+            try:
+                return _convert(option, value, where)
+            except InputError as exc:
+                errors.append(str(exc))
+        raise InputError(errors[0])
+    if hint is Any:
+        return value
+    if dataclasses.is_dataclass(hint):
+        return from_dict(hint, value, where)
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise InputError(f"{where}: expected a list, got {type(value).__name__}")
+        item = args[0]
+        return tuple(_convert(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise InputError(f"{where}: expected an object, got {type(value).__name__}")
+        return {str(k): _convert(args[1], v, f"{where}.{k}") for k, v in value.items()}
+    return _scalar(hint, value, where)
+
+
+def _scalar(hint: Any, value: Any, where: str) -> Any:
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+    elif hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) > _MAX_INT:
+                raise InputError(f"{where}: value {value} is out of range")
+            return value
+    elif hint is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    elif hint is str:
+        if isinstance(value, str):
+            return value
+    else:
+        raise InputError(f"{where}: unsupported type {hint!r}")
+    name = getattr(hint, "__name__", str(hint))
+    raise InputError(f"{where}: expected {name}, got {type(value).__name__}")

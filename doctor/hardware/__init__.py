@@ -1,0 +1,42 @@
+"""Built-in hardware profiles (facts snapshots shipped as package data) and per-architecture limits."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from doctor.errors import InputError
+from doctor.facts import Facts, facts_from_dict
+
+# Max shared memory per block with opt-in, bytes, by compute capability (CUDA Programming Guide,
+# "Compute Capabilities", Tables 31-32; see shared/research/anchors.md §1.1).
+SMEM_PER_BLOCK_OPTIN = {
+    (7, 5): 65536,
+    (8, 0): 166912,
+    (8, 6): 101376,
+    (8, 7): 166912,
+    (8, 9): 101376,
+    (9, 0): 232448,
+    (10, 0): 232448,
+    (10, 3): 232448,
+    (11, 0): 232448,
+    (12, 0): 101376,
+    (12, 1): 101376,
+}
+
+
+def smem_per_block_optin(capability: tuple[int, int]) -> int | None:
+    return SMEM_PER_BLOCK_OPTIN.get(tuple(capability))
+
+
+def profile_names() -> list[str]:
+    folder = resources.files("doctor.hardware") / "profiles"
+    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def load_profile(name: str) -> Facts:
+    if name not in profile_names():
+        known = ", ".join(profile_names())
+        raise InputError(f"unknown hardware profile {name!r} (built-in profiles: {known})")
+    text = (resources.files("doctor.hardware") / "profiles" / f"{name}.json").read_text(encoding="utf-8")
+    return facts_from_dict(json.loads(text), f"profile {name}")

@@ -1,0 +1,93 @@
+"""The launch the user intends: engine flags given after `--`, e.g.
+`sm120-doctor check MODEL -- --tp-size 8 --attention-backend triton`. Unknown flags are kept verbatim."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from doctor.errors import UsageError
+
+# SGLang spellings (and argparse prefixes people use) → canonical key
+ALIASES = {
+    "--tp": "tp", "--tp-size": "tp", "--tensor-parallel-size": "tp",
+    "--pp-size": "pp", "--pipeline-parallel-size": "pp",
+    "--ep": "ep", "--ep-size": "ep", "--expert-parallel-size": "ep",
+    "--dp": "dp", "--dp-size": "dp", "--data-parallel-size": "dp",
+    "--attention-backend": "attention_backend",
+    "--prefill-attention-backend": "prefill_attention_backend",
+    "--decode-attention-backend": "decode_attention_backend",
+    "--mm-attention-backend": "mm_attention_backend",
+    "--moe-runner-backend": "moe_runner_backend",
+    "--fp8-gemm-backend": "fp8_gemm_backend",
+    "--kv-cache-dtype": "kv_cache_dtype",
+    "--quantization": "quantization",
+    "--mem-fraction-static": "mem_fraction_static",
+    "--chunked-prefill-size": "chunked_prefill_size",
+    "--context-length": "context_length",
+    "--page-size": "page_size",
+    "--cuda-graph-max-bs": "cuda_graph_max_bs",
+}
+SWITCHES = {
+    "--disable-radix-cache": "disable_radix_cache",
+    "--disable-cuda-graph": "disable_cuda_graph",
+    "--disable-custom-all-reduce": "disable_custom_all_reduce",
+    "--enable-dp-attention": "enable_dp_attention",
+    "--disable-shared-experts-fusion": "disable_shared_experts_fusion",
+    "--trust-remote-code": "trust_remote_code",
+    "--disable-piecewise-cuda-graph": "disable_piecewise_cuda_graph",
+}
+INT_KEYS = {"tp", "pp", "ep", "dp", "chunked_prefill_size", "context_length", "page_size", "cuda_graph_max_bs"}
+FLOAT_KEYS = {"mem_fraction_static"}
+
+
+@dataclass(frozen=True)
+class Launch:
+    values: dict[str, object] = field(default_factory=dict)
+    args: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+
+    def get(self, key: str, default: object = None) -> object:
+        return self.values.get(key, default)
+
+    def tp(self, gpu_count: int) -> int:
+        return int(self.values.get("tp") or max(gpu_count, 1))
+
+
+def parse_launch(args: list[str]) -> Launch:
+    values: dict[str, object] = {}
+    unknown: list[str] = []
+    i = 0
+    while i < len(args):
+        raw = args[i]
+        flag, eq, inline = raw.partition("=")
+        flag = flag.replace("_", "-") if flag.startswith("--") else flag
+        if flag in SWITCHES:
+            values[SWITCHES[flag]] = True
+        elif flag in ALIASES:
+            if not eq:
+                i += 1
+                if i >= len(args):
+                    raise UsageError(f"engine flag {flag} needs a value")
+                inline = args[i]
+            values[ALIASES[flag]] = _typed(ALIASES[flag], flag, inline)
+        else:
+            unknown.append(raw)
+        i += 1
+    return Launch(values=values, args=tuple(args), unknown=tuple(unknown))
+
+
+def _typed(key: str, flag: str, text: str) -> object:
+    try:
+        if key in INT_KEYS:
+            value = int(text)
+            if not -1 <= value <= 1 << 24:
+                raise ValueError
+            return value
+        if key in FLOAT_KEYS:
+            value = float(text)
+            if not 0 < value <= 1:
+                raise ValueError
+            return value
+    except ValueError as exc:
+        raise UsageError(f"engine flag {flag}: {text!r} is not a valid value") from exc
+    return text

@@ -1,0 +1,26 @@
+"""Environment variables that change what an engine does, with secrets redacted."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+PREFIXES = ("SGLANG_", "VLLM_", "TRITON_", "FLASHINFER_", "NCCL_", "TORCH_", "CUDA_", "TRTLLM_", "HF_HUB_")
+EXACT = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "LD_LIBRARY_PATH", "HF_HOME")
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|AUTH|PRIVATE", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
+REDACTED = "<redacted>"
+
+
+def probe_env(environ: Mapping[str, str]) -> dict[str, str]:
+    selected = {}
+    for name in sorted(environ):
+        if name in EXACT or name.startswith(PREFIXES):
+            selected[name] = redact(name, environ[name])
+    return selected
+
+
+def redact(name: str, value: str) -> str:
+    if _SECRET_NAME.search(name):
+        return REDACTED
+    return _URL_CREDENTIALS.sub(lambda m: m.group("scheme") + REDACTED + "@", value)

@@ -1,0 +1,68 @@
+"""Installed library versions, read from package metadata and files: nothing is imported."""
+
+from __future__ import annotations
+
+import re
+from importlib import metadata
+from pathlib import Path
+
+from doctor.facts import Library
+
+# Distribution names as published on PyPI; the first one found wins for each key.
+TRACKED: dict[str, tuple[str, ...]] = {
+    "torch": ("torch",),
+    "triton": ("triton", "pytorch-triton"),
+    "sglang": ("sglang",),
+    "sgl-kernel": ("sgl-kernel", "sglang-kernel"),
+    "vllm": ("vllm",),
+    "flashinfer-python": ("flashinfer-python", "flashinfer"),
+    "flashinfer-cubin": ("flashinfer-cubin",),
+    "flashinfer-jit-cache": ("flashinfer-jit-cache",),
+    "tensorrt-llm": ("tensorrt-llm", "tensorrt_llm"),
+    "transformers": ("transformers",),
+    "nvidia-cutlass-dsl": ("nvidia-cutlass-dsl",),
+    "cudnn": ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12", "nvidia-cudnn-cu11"),
+    "nvidia-ml-py": ("nvidia-ml-py",),
+    "pynvml": ("pynvml",),
+    "huggingface-hub": ("huggingface-hub", "huggingface_hub"),
+}
+
+_TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
+
+
+def probe_libraries() -> dict[str, Library]:
+    found: dict[str, Library] = {}
+    for key, dist_names in TRACKED.items():
+        for dist_name in dist_names:
+            library = _library(key, dist_name)
+            if library is not None:
+                found[key] = library
+                break
+    return found
+
+
+def _library(key: str, dist_name: str) -> Library | None:
+    try:
+        dist = metadata.distribution(dist_name)
+    except metadata.PackageNotFoundError:
+        return None
+    version = dist.version
+    if not version:
+        return None
+    location = str(dist.locate_file(""))
+    details: dict[str, object] = {"distribution": dist.metadata.get("Name", dist_name)}
+    if key == "torch":
+        details.update(_torch_details(Path(location)))
+    return Library(name=key, version=version, location=location, details=details)
+
+
+def _torch_details(site: Path) -> dict[str, object]:
+    """torch/version.py carries the CUDA version it was built with; read it as text."""
+    try:
+        text = (site / "torch" / "version.py").read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    match = _TORCH_CUDA.search(text)
+    if not match or match.group(1) in ("None", ""):
+        return {"cuda_version": None}
+    return {"cuda_version": match.group(1)}

@@ -1,0 +1,145 @@
+"""Find a model's config: local directory → Hugging Face cache → hub → configs bundled with the doctor.
+
+The hub is asked only when the cache misses and HF_HUB_OFFLINE is not set, with a short timeout;
+any failure there falls through to the bundled configs, and the fact records which source answered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from doctor.errors import InputError
+from doctor.facts import Model
+from doctor.probe.model_config import parse_model
+
+REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}$")
+MAX_CONFIG_BYTES = 16 << 20
+HUB_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class ConfigFiles:
+    config: Any
+    hf_quant: Any
+    source: str
+    path: str | None
+    reconstructed: bool = False
+
+
+def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> Model:
+    files = find_config(spec, environ, offline)
+    return parse_model(files.config, files.hf_quant, model_id=spec, source=files.source,
+                       source_path=files.path, reconstructed=files.reconstructed)
+
+
+def find_config(spec: str, environ: Mapping[str, str], offline: bool = False) -> ConfigFiles:
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return _from_dir(path, "local")
+    if _looks_like_path(spec):
+        raise InputError(f"model directory {spec} does not exist")
+    if not REPO_ID.match(spec):
+        raise InputError(f"{spec!r} is neither a local directory nor a Hugging Face model id (org/name)")
+    misses = []
+    cached = _from_hf_cache(spec)
+    if cached is not None:
+        return cached
+    misses.append("not in the Hugging Face cache")
+    if offline or environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        misses.append("hub not asked (offline)")
+    else:
+        hub, why = _from_hub(spec)
+        if hub is not None:
+            return hub
+        misses.append(f"hub unreachable ({why})")
+    bundled = _from_bundle(spec)
+    if bundled is not None:
+        return bundled
+    misses.append("not bundled (see `sm120-doctor models`)")
+    raise InputError(f"model {spec} not found: " + "; ".join(misses))
+
+
+def bundled_models() -> dict[str, dict[str, str]]:
+    index = resources.files("doctor") / "data" / "models" / "index.json"
+    return json.loads(index.read_text(encoding="utf-8"))
+
+
+def _looks_like_path(spec: str) -> bool:
+    return spec.startswith((".", "/", "~")) or os.sep in spec.strip("/").replace("/", "", 1)
+
+
+def _from_dir(path: Path, source: str, reconstructed: bool = False) -> ConfigFiles:
+    config_path = path / "config.json"
+    if not config_path.is_file():
+        raise InputError(f"model directory {path} has no config.json")
+    config = _read_json(config_path)
+    quant_path = path / "hf_quant_config.json"
+    hf_quant = _read_json(quant_path) if quant_path.is_file() else None
+    return ConfigFiles(config, hf_quant, source, str(path), reconstructed)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise InputError(f"{path} is {size} bytes; a config file is at most {MAX_CONFIG_BYTES}")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not UTF-8 text") from exc
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"{path} is not valid JSON: {exc}") from exc
+
+
+def _from_hf_cache(repo_id: str) -> ConfigFiles | None:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    found = try_to_load_from_cache(repo_id, "config.json")
+    if not isinstance(found, str):
+        return None
+    return _from_dir(Path(found).parent, "hf-cache")
+
+
+def _from_hub(repo_id: str) -> tuple[ConfigFiles | None, str]:
+    try:
+        from huggingface_hub import hf_hub_download
+    except ImportError:
+        return None, "huggingface-hub is not installed"
+    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", str(int(HUB_TIMEOUT_S)))
+    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", str(int(HUB_TIMEOUT_S)))
+    try:
+        config_path = Path(hf_hub_download(repo_id, "config.json"))
+    except Exception as exc:  # any hub, network or auth failure: fall through to the bundle
+        return None, _one_line(exc)
+    try:
+        hf_hub_download(repo_id, "hf_quant_config.json")
+    except Exception:  # optional file
+        pass
+    return _from_dir(config_path.parent, "hub"), ""
+
+
+def _from_bundle(repo_id: str) -> ConfigFiles | None:
+    index = bundled_models()
+    match = next((k for k in index if k.lower() == repo_id.lower()), None)
+    if match is None:
+        return None
+    entry = index[match]
+    folder = resources.files("doctor") / "data" / "models" / entry["dir"]
+    return _from_dir(Path(str(folder)), "bundled", entry["provenance"] == "reconstructed")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:160]}" if text else type(exc).__name__

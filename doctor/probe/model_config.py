@@ -1,0 +1,171 @@
+"""config.json (plus hf_quant_config.json) → a normalised Model fact. JSON only: model code is never
+imported and trust_remote_code is never honoured. Implausible values are rejected with one clear line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.errors import InputError
+from doctor.facts import Attention, Model, Moe, Vision
+from doctor.probe.quant import normalise_quantization
+
+LIMITS = {  # upper bounds far beyond any real model; above them a config is corrupt or hostile
+    "hidden_size": 1 << 20,
+    "num_hidden_layers": 10_000,
+    "num_attention_heads": 1 << 16,
+    "num_key_value_heads": 1 << 16,
+    "head_dim": 1 << 14,
+    "vocab_size": 1 << 27,
+    "intermediate_size": 1 << 22,
+    "moe_intermediate_size": 1 << 22,
+    "experts": 1 << 16,
+    "max_position_embeddings": 1 << 31,
+}
+MLA_FAMILIES = {"deepseek_v3", "deepseek_v2", "kimi_k2"}
+
+
+def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, source_path: str | None,
+                reconstructed: bool = False) -> Model:
+    if not isinstance(config, dict):
+        raise InputError(f"{model_id}: config.json must be a JSON object")
+    if hf_quant is not None and not isinstance(hf_quant, dict):
+        raise InputError(f"{model_id}: hf_quant_config.json must be a JSON object")
+    text = _text_config(config)
+    architecture = _architecture(config)
+    model_type = _str(text.get("model_type") or config.get("model_type") or "unknown", "model_type")
+    dtype = _str(text.get("dtype") or text.get("torch_dtype") or config.get("dtype")
+                 or config.get("torch_dtype") or "bfloat16", "torch_dtype")
+    quant_source = text if "quantization_config" in text else config
+    hidden = _pos(text, "hidden_size")
+    return Model(
+        id=model_id,
+        source=source,
+        source_path=source_path,
+        architecture=architecture,
+        model_type=_str(config.get("model_type") or model_type, "model_type"),
+        family=_family(model_type, text),
+        hidden_size=hidden,
+        num_layers=_pos(text, "num_hidden_layers"),
+        vocab_size=_pos(text, "vocab_size"),
+        dtype=dtype,
+        attention=_attention(text, hidden, model_type),
+        quantization=normalise_quantization(quant_source, hf_quant, dtype),
+        intermediate_size=_pos(text, "intermediate_size", required=False),
+        max_position_embeddings=_pos(text, "max_position_embeddings", required=False),
+        moe=_moe(text),
+        vision=_vision(config),
+        nextn_layers=_nonneg(text, "num_nextn_predict_layers"),
+        tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
+        reconstructed=reconstructed,
+    )
+
+
+def _text_config(config: dict[str, Any]) -> dict[str, Any]:
+    inner = config.get("text_config")
+    if inner is None:
+        return config
+    if not isinstance(inner, dict):
+        raise InputError("config.json: text_config must be an object")
+    return inner
+
+
+def _architecture(config: dict[str, Any]) -> str:
+    archs = config.get("architectures")
+    if archs is None:
+        return "unknown"
+    if not isinstance(archs, list) or not archs or not isinstance(archs[0], str):
+        raise InputError("config.json: architectures must be a non-empty list of strings")
+    return archs[0]
+
+
+def _family(model_type: str, text: dict[str, Any]) -> str:
+    if model_type in MLA_FAMILIES or "kv_lora_rank" in text:
+        return "deepseek_v3"
+    return model_type
+
+
+def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
+    heads = _pos(text, "num_attention_heads")
+    if text.get("kv_lora_rank") is not None:
+        nope = _pos(text, "qk_nope_head_dim")
+        rope = _pos(text, "qk_rope_head_dim")
+        return Attention(kind="mla", num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
+                         v_head_dim=_pos(text, "v_head_dim"), kv_lora_rank=_pos(text, "kv_lora_rank"),
+                         qk_rope_head_dim=rope, qk_nope_head_dim=nope)
+    kv_heads = _pos(text, "num_key_value_heads", required=False) or heads
+    if kv_heads > heads:
+        raise InputError(f"config.json: num_key_value_heads={kv_heads} exceeds num_attention_heads={heads}")
+    head_dim = _pos(text, "head_dim", required=False) or hidden // heads
+    if head_dim < 1:
+        raise InputError(f"config.json: head_dim derived from hidden_size/num_attention_heads is {head_dim}")
+    window = _pos(text, "sliding_window", required=False, limit=1 << 31)
+    layer_types = text.get("layer_types")
+    sliding_layers = 0
+    if isinstance(layer_types, list):
+        sliding_layers = sum(1 for t in layer_types if t == "sliding_attention")
+    elif window:
+        sliding_layers = _pos(text, "num_hidden_layers")
+    return Attention(kind="gqa" if kv_heads < heads else "mha", num_heads=heads, num_kv_heads=kv_heads,
+                     head_dim=head_dim, v_head_dim=head_dim, sliding_window=window,
+                     sliding_window_layers=sliding_layers if window else 0,
+                     sinks=model_type == "gpt_oss")
+
+
+def _moe(text: dict[str, Any]) -> Moe | None:
+    key = next((k for k in ("n_routed_experts", "num_local_experts", "num_experts") if text.get(k)), None)
+    if key is None:
+        return None
+    experts = _pos(text, key, limit=LIMITS["experts"])
+    top_k = _pos(text, "num_experts_per_tok")
+    if top_k > experts:
+        raise InputError(f"config.json: num_experts_per_tok={top_k} exceeds {key}={experts}")
+    size = _pos(text, "moe_intermediate_size", required=False) or _pos(text, "intermediate_size")
+    dense = _nonneg(text, "first_k_dense_replace")
+    if isinstance(text.get("mlp_only_layers"), list):
+        dense = max(dense, len(text["mlp_only_layers"]))
+    return Moe(routed_experts=experts, top_k=top_k, intermediate_size=size,
+               shared_experts=_nonneg(text, "n_shared_experts"), first_dense_layers=dense)
+
+
+def _vision(config: dict[str, Any]) -> Vision | None:
+    vision = config.get("vision_config")
+    if not isinstance(vision, dict):
+        return None
+    hidden = vision.get("vt_hidden_size", vision.get("hidden_size"))
+    heads = vision.get("vt_num_attention_heads", vision.get("num_attention_heads", vision.get("num_heads")))
+    layers = vision.get("vt_num_hidden_layers", vision.get("num_hidden_layers", vision.get("depth")))
+    values = {"vision hidden_size": hidden, "vision num_heads": heads, "vision num_layers": layers}
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 1 << 20:
+            raise InputError(f"config.json: {name}={value!r} is not a plausible positive integer")
+    head_dim = vision.get("head_dim") or hidden // heads
+    return Vision(num_layers=layers, hidden_size=hidden, num_heads=heads, head_dim=head_dim)
+
+
+def _pos(cfg: dict[str, Any], key: str, *, required: bool = True, limit: int | None = None) -> Any:
+    value = cfg.get(key)
+    if value is None:
+        if required:
+            raise InputError(f"config.json: required field {key!r} is missing")
+        return None
+    limit = limit or LIMITS.get(key, 1 << 31)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"config.json: {key} must be an integer, got {type(value).__name__}")
+    if not 0 < value <= limit:
+        raise InputError(f"config.json: {key}={value} is not a plausible value (expected 1..{limit})")
+    return value
+
+
+def _nonneg(cfg: dict[str, Any], key: str) -> int:
+    value = cfg.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100_000:
+        raise InputError(f"config.json: {key}={value!r} is not a plausible non-negative integer")
+    return value
+
+
+def _str(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"config.json: {key} must be a string, got {type(value).__name__}")
+    return value
