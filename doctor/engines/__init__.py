@@ -28,7 +28,8 @@ def parse_engine_spec(spec: str) -> Library:
     name, version = match.group(1).lower(), match.group(2)
     key = KNOWN_ENGINES.get(name)
     if key is None:
-        raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {', '.join(sorted(set(KNOWN_ENGINES.values())))})")
+        known = ", ".join(sorted(set(KNOWN_ENGINES.values())))
+        raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")
     try:
         Version(version)
     except InvalidVersion as exc:

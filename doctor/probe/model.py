@@ -6,6 +6,7 @@ any failure there falls through to the bundled configs, and the fact records whi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -123,10 +124,8 @@ def _from_hub(repo_id: str) -> tuple[ConfigFiles | None, str]:
         config_path = Path(hf_hub_download(repo_id, "config.json"))
     except Exception as exc:  # any hub, network or auth failure: fall through to the bundle
         return None, _one_line(exc)
-    try:
+    with contextlib.suppress(Exception):  # optional file
         hf_hub_download(repo_id, "hf_quant_config.json")
-    except Exception:  # optional file
-        pass
     return _from_dir(config_path.parent, "hub"), ""
 
 

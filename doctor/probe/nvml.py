@@ -8,6 +8,7 @@ nvidia-ml-py 13.615.71, so the P2P indexes are our own ints; NUMA id is NotSuppo
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,10 +50,8 @@ def probe_nvml(environ: Mapping[str, str], sysfs: Path = Path("/sys")) -> NvmlRe
     try:
         return _probe(pynvml, environ, sysfs, order)
     finally:
-        try:
+        with contextlib.suppress(pynvml.NVMLError):
             pynvml.nvmlShutdown()
-        except pynvml.NVMLError:
-            pass
 
 
 def _probe(nvml: Any, environ: Mapping[str, str], sysfs: Path, order: str) -> NvmlResult:
@@ -66,9 +65,17 @@ def _probe(nvml: Any, environ: Mapping[str, str], sysfs: Path, order: str) -> Nv
         cuda_device_order=order,
     )
     count = ask.value(nvml.nvmlDeviceGetCount) or 0
-    handles = [nvml.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
+    handles, notes = [], []
+    for i in range(count):
+        handle = ask.value(nvml.nvmlDeviceGetHandleByIndex, i)
+        if handle is None:
+            notes.append(f"NVML device {i} could not be opened (lost, or no permission); it is left out")
+        else:
+            handles.append(handle)
     gpus = [_gpu(nvml, i, h, sysfs) for i, h in enumerate(handles)]
-    gpus, notes = _assign_cuda_indices(gpus, environ, order)
+    gpus, order_notes = _assign_cuda_indices(gpus, environ, order)
+    notes.extend(order_notes)
+    count = len(handles)
     links = tuple(_link(nvml, gpus, handles, a, b) for a in range(count) for b in range(a + 1, count))
     return NvmlResult(driver, tuple(gpus), links, notes)
 
