@@ -1,0 +1,23 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+@pytest.fixture(autouse=True)
+def _never_touch_the_hub(monkeypatch, tmp_path_factory):
+    """Tests never reach the Hugging Face hub, and never see the developer's cache."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path_factory.getbasetemp() / "hf-home"))
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SGLANG_", "VLLM_", "CUDA_"))}
+    env.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO), "COLUMNS": "200"})
+    env.update(extra)
+    return env
