@@ -49,7 +49,7 @@ def find_config(spec: str, environ: Mapping[str, str], offline: bool = False) ->
     if not REPO_ID.match(spec):
         raise InputError(f"{spec!r} is neither a local directory nor a Hugging Face model id (org/name)")
     misses = []
-    cached = _from_hf_cache(spec)
+    cached = _from_hf_cache(spec, environ)
     if cached is not None:
         return cached
     misses.append("not in the Hugging Face cache")
@@ -102,15 +102,29 @@ def _read_json(path: Path) -> Any:
         raise InputError(f"{path} is not valid JSON: {exc}") from exc
 
 
-def _from_hf_cache(repo_id: str) -> ConfigFiles | None:
+def hf_cache_dir(environ: Mapping[str, str]) -> Path:
+    """Where huggingface-hub keeps its cache: HF_HUB_CACHE, else HF_HOME/hub, else XDG_CACHE_HOME."""
+    if environ.get("HF_HUB_CACHE"):
+        return Path(environ["HF_HUB_CACHE"]).expanduser()
+    if environ.get("HF_HOME"):
+        return Path(environ["HF_HOME"]).expanduser() / "hub"
+    xdg = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg).expanduser() / "huggingface" / "hub"
+
+
+def _from_hf_cache(repo_id: str, environ: Mapping[str, str]) -> ConfigFiles | None:
+    """Read the cache layout directly (models--org--name/refs/main → snapshots/<commit>/config.json):
+    importing huggingface-hub costs more than the whole check."""
+    repo = hf_cache_dir(environ) / ("models--" + repo_id.replace("/", "--"))
     try:
-        from huggingface_hub import try_to_load_from_cache
-    except ImportError:
+        commit = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
+    except OSError:
+        snapshots = sorted((repo / "snapshots").glob("*/config.json")) if (repo / "snapshots").is_dir() else []
+        return _from_dir(snapshots[-1].parent, "hf-cache") if snapshots else None
+    snapshot = repo / "snapshots" / commit
+    if not (snapshot / "config.json").is_file():
         return None
-    found = try_to_load_from_cache(repo_id, "config.json")
-    if not isinstance(found, str):
-        return None
-    return _from_dir(Path(found).parent, "hf-cache")
+    return _from_dir(snapshot, "hf-cache")
 
 
 def _from_hub(repo_id: str) -> tuple[ConfigFiles | None, str]:

@@ -21,7 +21,8 @@ def test_kimi_k25_nested_text_config():
     m = load_model("moonshotai/Kimi-K2.5", {})
     assert m.architecture == "KimiK25ForConditionalGeneration" and m.family == "deepseek_v3"
     att = m.attention
-    assert (att.kind, att.kv_lora_rank, att.qk_rope_head_dim, att.head_dim, att.v_head_dim) == ("mla", 512, 64, 192, 128)
+    assert (att.kind, att.kv_lora_rank, att.qk_rope_head_dim) == ("mla", 512, 64)
+    assert (att.head_dim, att.v_head_dim) == (192, 128)
     assert (m.moe.routed_experts, m.moe.top_k, m.moe.shared_experts, m.moe.first_dense_layers) == (384, 8, 1, 1)
     q = m.quantization
     assert (q.scheme, q.method, q.bits) == ("int4-w4a16", "compressed-tensors", 4)
@@ -69,24 +70,33 @@ def test_local_directory_wins_over_bundle(tmp_path):
     assert m.source == "local" and m.source_path == str(folder)
 
 
-def test_hf_cache_is_used_before_the_bundle(tmp_path, monkeypatch):
+def test_hf_cache_is_used_before_the_bundle(tmp_path):
     hub = tmp_path / "hf" / "hub" / "models--moonshotai--Kimi-K2.5"
     snap = hub / "snapshots" / "abc123"
     snap.mkdir(parents=True)
     shutil.copy(BUNDLED / "moonshotai--Kimi-K2.5" / "config.json", snap / "config.json")
     (hub / "refs").mkdir()
     (hub / "refs" / "main").write_text("abc123")
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    import importlib
-
-    import huggingface_hub.constants as constants
-    importlib.reload(constants)
-    import huggingface_hub.file_download as fd
-    importlib.reload(fd)
-    import huggingface_hub
-    importlib.reload(huggingface_hub)
-    files = find_config("moonshotai/Kimi-K2.5", {"HF_HUB_OFFLINE": "1"})
+    files = find_config("moonshotai/Kimi-K2.5", {"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")})
+    assert files.source == "hf-cache" and files.path == str(snap)
+    files = find_config("moonshotai/Kimi-K2.5", {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "hf" / "hub")})
     assert files.source == "hf-cache"
+
+
+def test_cache_layout_matches_huggingface_hub(tmp_path):
+    """Our direct read of the cache agrees with huggingface-hub's own lookup."""
+    import subprocess
+    import sys
+
+    snap = tmp_path / "hub" / "models--org--m" / "snapshots" / "c0ffee"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text("{}")
+    (tmp_path / "hub" / "models--org--m" / "refs").mkdir()
+    (tmp_path / "hub" / "models--org--m" / "refs" / "main").write_text("c0ffee")
+    code = "from huggingface_hub import try_to_load_from_cache as t; print(t('org/m', 'config.json'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"HF_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=60)
+    assert out.stdout.strip() == str(snap / "config.json")
 
 
 def test_offline_unknown_model_says_where_it_looked():
