@@ -20,7 +20,7 @@ from doctor.hardware import smem_per_block_optin
 P2P_READ, P2P_WRITE, P2P_NVLINK, P2P_ATOMICS = 0, 1, 2, 3
 P2P_STATUS_OK = 0
 TOPOLOGY_LEVELS = {0: "PSB", 10: "PIX", 20: "PXB", 30: "PHB", 40: "NODE", 50: "SYS"}
-NVLINK_MAX_LINKS = 18
+NVLINK_MAX_LINKS = 36  # NVML_NVLINK_MAX_LINKS in NVML 13; a missing link stops the walk
 
 
 class _Unsupported(Exception):
@@ -76,7 +76,9 @@ def _probe(nvml: Any, environ: Mapping[str, str], sysfs: Path, order: str) -> Nv
     gpus, order_notes = _assign_cuda_indices(gpus, environ, order)
     notes.extend(order_notes)
     count = len(handles)
-    links = tuple(_link(nvml, gpus, handles, a, b) for a in range(count) for b in range(a + 1, count))
+    bus_ids = {g.pci_bus_id.lower() for g in gpus if g.pci_bus_id}
+    nvlinks = [_nvlink_remotes(ask, nvml, h) for h in handles]
+    links = tuple(_link(nvml, gpus, handles, nvlinks, bus_ids, a, b) for a in range(count) for b in range(a + 1, count))
     return NvmlResult(driver, tuple(gpus), links, notes)
 
 
@@ -151,12 +153,11 @@ def _gpu(nvml: Any, index: int, handle: Any, sysfs: Path) -> Gpu:
     )
 
 
-def _link(nvml: Any, gpus: list[Gpu], handles: list[Any], a: int, b: int) -> Link:
+def _link(nvml: Any, gpus: list[Gpu], handles: list[Any], nvlinks: list[list[str]], bus_ids: set[str],
+          a: int, b: int) -> Link:
     ask = _Asker(nvml)
-    nvlinks = _count_nvlinks(ask, nvml, handles[a], gpus[b].pci_bus_id)
-    if nvlinks:
-        kind = f"NV{nvlinks}"
-    else:
+    kind = _nvlink_kind(nvlinks[a], nvlinks[b], gpus[b].pci_bus_id, bus_ids)
+    if kind is None:
         level = ask.value(nvml.nvmlDeviceGetTopologyCommonAncestor, handles[a], handles[b])
         kind = TOPOLOGY_LEVELS.get(level, "unknown") if level is not None else "unknown"
 
@@ -168,8 +169,22 @@ def _link(nvml: Any, gpus: list[Gpu], handles: list[Any], a: int, b: int) -> Lin
                 p2p_atomics=p2p(P2P_ATOMICS), p2p_nvlink=p2p(P2P_NVLINK))
 
 
-def _count_nvlinks(ask: _Asker, nvml: Any, handle: Any, peer_bus_id: str | None) -> int:
-    count = 0
+def _nvlink_kind(remotes_a: list[str], remotes_b: list[str], bus_b: str | None, gpu_buses: set[str]) -> str | None:
+    """NV<n> as nvidia-smi prints it: links straight to the peer, or, on NVSwitch systems (remote end is
+    not a GPU), the links both GPUs have into the switch fabric."""
+    direct = sum(1 for remote in remotes_a if bus_b and remote == bus_b.lower())
+    if direct:
+        return f"NV{direct}"
+    to_switch_a = sum(1 for remote in remotes_a if remote not in gpu_buses)
+    to_switch_b = sum(1 for remote in remotes_b if remote not in gpu_buses)
+    if to_switch_a and to_switch_b:
+        return f"NV{min(to_switch_a, to_switch_b)}"
+    return None
+
+
+def _nvlink_remotes(ask: _Asker, nvml: Any, handle: Any) -> list[str]:
+    """PCI bus ids at the far end of each active NVLink of one GPU (a peer GPU or an NVSwitch)."""
+    remotes = []
     for link in range(NVLINK_MAX_LINKS):
         try:
             if ask.call(nvml.nvmlDeviceGetNvLinkState, handle, link) != 1:
@@ -177,9 +192,8 @@ def _count_nvlinks(ask: _Asker, nvml: Any, handle: Any, peer_bus_id: str | None)
             remote = ask.call(nvml.nvmlDeviceGetNvLinkRemotePciInfo, handle, link)
         except _Unsupported:
             break  # no NVLink on this device, or past its last link
-        if peer_bus_id and _text(remote.busId).lower() == peer_bus_id.lower():
-            count += 1
-    return count
+        remotes.append(_text(remote.busId).lower())
+    return remotes
 
 
 def _assign_cuda_indices(gpus: list[Gpu], environ: Mapping[str, str], order: str) -> tuple[list[Gpu], list[str]]:

@@ -87,3 +87,14 @@ def test_no_driver_is_a_fact_not_a_crash(install, tmp_path):
     result = probe_nvml({}, sysfs=tmp_path)
     assert not result.driver.present
     assert "Library Not Found" in result.driver.error
+
+
+def test_nvswitch_fabric_counts_as_nvlink(install, tmp_path):
+    """HGX boxes: every NVLink ends at an NVSwitch, never at the peer GPU (seen on a real 2x H200:
+    nvidia-smi prints NV18 while the common ancestor is PHB)."""
+    switches = [f"00000000:{0x80 + i:02X}:00.0" for i in range(18)]
+    gpus = [FakeGpu("NVIDIA H200", (9, 0), "00000000:00:06.0", 141 << 30, "GPU-a", dict(enumerate(switches))),
+            FakeGpu("NVIDIA H200", (9, 0), "00000000:00:07.0", 141 << 30, "GPU-b", dict(enumerate(switches)))]
+    install(make_pynvml(gpus, {(0, 1): 30}, p2p_ok=True))
+    link = probe_nvml({}, sysfs=tmp_path).topology[0]
+    assert link.kind == "NV18" and link.p2p_nvlink is True
