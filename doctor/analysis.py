@@ -24,6 +24,7 @@ class KernelCheck:
     bytes: int
     limit: int
     method: str
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def fits(self) -> bool:
@@ -32,7 +33,7 @@ class KernelCheck:
     def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.kernel, "engine": self.engine, "path": self.path, "when": self.when,
                 "shape": self.shape, "config": self.config, "bytes": self.bytes, "limit": self.limit,
-                "fits": self.fits, "method": self.method}
+                "fits": self.fits, "method": self.method, "details": self.details}
 
 
 @dataclass(frozen=True)
