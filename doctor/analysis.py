@@ -4,10 +4,13 @@ tiles, and how much shared memory each needs against the GPU's limit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from doctor.engines import version_of
+from doctor.engines.pysource import SourceShapeError
 from doctor.engines.sglang import attention as sglang_attention
+from doctor.engines.sglang import source as sglang_source
 from doctor.facts import Facts, Gpu
 from doctor.kernels import extend_attention_smem
 from doctor.launch import Launch
@@ -87,8 +90,9 @@ def _extend_attention_checks(facts: Facts, gpu: Gpu, version: Any, tp: int) -> l
         return []
     kv_dtype = "fp8" if str(facts.model.quantization.kv_cache_dtype or "").startswith("fp8") else "bf16"
     checks = []
+    source_file = _installed_file(facts, version)
     for path in sglang_attention.extend_paths(facts.model, tp):
-        tiles = sglang_attention.extend_tiles(version, gpu.capability, path.lq, path.lv)
+        tiles, tiles_from = _extend_tiles(source_file, version, gpu, path)
         needed = extend_attention_smem(gpu.capability, path.lq, path.lv, tiles.block_m, tiles.block_n,
                                        tiles.num_warps, tiles.num_stages, kv_dtype=kv_dtype,
                                        kv_group=path.kv_group)
@@ -97,8 +101,28 @@ def _extend_attention_checks(facts: Facts, gpu: Gpu, version: Any, tp: int) -> l
             shape={"lq": path.lq, "lv": path.lv, "kv_group": path.kv_group, "kv_dtype": kv_dtype},
             config={"block_m": tiles.block_m, "block_n": tiles.block_n, "num_warps": tiles.num_warps,
                     "num_stages": tiles.num_stages},
-            bytes=needed, limit=limit, method="analytic"))
+            bytes=needed, limit=limit, method="analytic", details={"tiles_from": tiles_from}))
     return checks
+
+
+def _installed_file(facts: Facts, version: Any) -> Path | None:
+    """The installed engine's extend_attention.py: its source is the truth (local patches included)."""
+    library = facts.library("sglang")
+    if library is None or library.what_if or not library.location:
+        return None
+    path = sglang_source.extend_attention_file(Path(library.location), version)
+    return path if path.is_file() else None
+
+
+def _extend_tiles(source_file: Path | None, version: Any, gpu: Gpu, path: Any) -> tuple[Any, str]:
+    if source_file is not None:
+        try:
+            return sglang_source.extend_tiles_from_source(source_file, gpu.capability, path.lq, path.lv), \
+                f"installed source {source_file}"
+        except SourceShapeError as exc:
+            fallback = f"SGLang {version} knowledge (installed source not readable: {exc})"
+            return sglang_attention.extend_tiles(version, gpu.capability, path.lq, path.lv), fallback
+    return sglang_attention.extend_tiles(version, gpu.capability, path.lq, path.lv), f"SGLang {version} knowledge"
 
 
 def _why_no_kernel_analysis(facts: Facts, gpu: Gpu | None) -> tuple[str, ...]:
