@@ -16,7 +16,7 @@ from doctor.errors import DoctorError, UsageError
 from doctor.output import write_text_atomic
 
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
-FEATURE_COMMANDS: tuple[str, ...] = ()
+FEATURE_COMMANDS: tuple[str, ...] = ("doctor.fix.command",)
 
 
 class Parser(argparse.ArgumentParser):
@@ -97,6 +97,9 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
                    help="exit 1 when a finding at or above this severity exists (default: error)")
     p.add_argument("--deep", action="store_true", help="also ask torch (imports torch; slower)")
     p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
+    p.add_argument("--fix", action="store_true", help="apply safe fixes (new files you own), then check again")
+    p.add_argument("--unsafe-fixes", action="store_true", help="with --fix: also patch installed packages")
+    p.add_argument("--dry-run", action="store_true", help="with --fix: show diffs and files, change nothing")
     p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
     p.set_defaults(handler=_handler("doctor.commands:check"))
 

@@ -12,6 +12,7 @@ from rich.table import Table
 from doctor.check import CheckRequest, run_check
 from doctor.cli import engine_args, environment
 from doctor.errors import UsageError
+from doctor.fix.session import fix_and_recheck
 from doctor.formats.console import render_console
 from doctor.formats.json import render_json
 from doctor.hardware import load_profile, profile_names
@@ -26,9 +27,14 @@ def check(args: argparse.Namespace) -> int:
         if args.tp < 1:
             raise UsageError("--tp must be at least 1")
         extra = ["--tp-size", str(args.tp), *extra]
-    report = run_check(CheckRequest(
+    if (args.unsafe_fixes or args.dry_run) and not args.fix:
+        raise UsageError("--unsafe-fixes and --dry-run go with --fix")
+    request = CheckRequest(
         model=args.model, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
-        engine_args=extra, deep=args.deep, offline=args.offline, environ=environment()))
+        engine_args=extra, deep=args.deep, offline=args.offline, environ=environment())
+    report = run_check(request)
+    if args.fix:
+        report = fix_and_recheck(report, request, args)
     if args.output is not None:
         write_text_atomic(args.output, render_json(report) + "\n")
     if args.format == "json":

@@ -1,0 +1,105 @@
+"""`--fix`: turn findings into changes. Safe fixes write only new files the user owns; unsafe fixes edit
+installed packages and need `--unsafe-fixes`; manual fixes are printed, never run. Every write goes
+through doctor.fix.writer (backup, journal, atomic replace, verify)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.version import Version
+
+from doctor.fix.journal import Entry, FixError, Journal, state_dir
+from doctor.fix.patches import PATCHES, patched_source, verify_patched_file
+from doctor.fix.writer import check_writable, write_with_journal
+from doctor.report import Report
+
+
+@dataclass(frozen=True)
+class Action:
+    rule_id: str
+    safety: str
+    summary: str
+    path: Path | None = None
+    new_bytes: bytes | None = None
+    old_bytes: bytes | None = None
+    patch_id: str | None = None
+    skipped: str | None = None  # why it will not be applied
+
+    def diff(self) -> str:
+        if self.path is None or self.new_bytes is None:
+            return ""
+        old = (self.old_bytes or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+        new = self.new_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}"))
+
+
+@dataclass
+class FixOutcome:
+    actions: list[Action] = field(default_factory=list)
+    written: list[Entry] = field(default_factory=list)
+    unchanged: list[Action] = field(default_factory=list)
+
+
+def plan_fixes(report: Report, unsafe: bool) -> list[Action]:
+    actions: list[Action] = []
+    seen: set[str] = set()
+    for finding in report.findings:
+        for fix in finding.fixes:
+            key = f"{fix.kind}:{fix.details.get('patch') or fix.summary}"
+            if key in seen:
+                continue
+            seen.add(key)
+            if fix.kind == "patch":
+                actions.append(_patch_action(report, finding.id, fix.details.get("patch", ""), unsafe))
+            elif fix.safety == "manual" or fix.kind in ("upgrade", "manual"):
+                actions.append(Action(finding.id, "manual", fix.summary, skipped="manual: run it yourself"))
+    return actions
+
+
+def _patch_action(report: Report, rule_id: str, patch_id: str, unsafe: bool) -> Action:
+    patch = PATCHES.get(patch_id)
+    summary = f"patch {patch_id}"
+    if patch is None:
+        return Action(rule_id, "unsafe", summary, skipped=f"no such patch {patch_id!r}")
+    library = report.facts.library("sglang")
+    if library is None or library.what_if or not library.location:
+        return Action(rule_id, "unsafe", summary, patch_id=patch_id,
+                      skipped="SGLang is not installed here (a what-if version cannot be patched)")
+    path = Path(library.location) / patch.relative_path(Version(library.version))
+    try:
+        old = path.read_bytes()
+    except OSError as exc:
+        raise FixError(f"{patch_id}: cannot read {path}: {exc.strerror or exc}") from exc
+    new_text = patched_source(patch, old.decode("utf-8"))
+    if new_text is None:
+        return Action(rule_id, "unsafe", summary, path=path, patch_id=patch_id, skipped="already applied")
+    if not unsafe:
+        return Action(rule_id, "unsafe", summary, path=path, new_bytes=new_text.encode(), old_bytes=old,
+                      patch_id=patch_id, skipped="unsafe: edits an installed package; pass --unsafe-fixes")
+    return Action(rule_id, "unsafe", summary, path=path, new_bytes=new_text.encode(), old_bytes=old,
+                  patch_id=patch_id)
+
+
+def apply_actions(actions: list[Action], environ: Mapping[str, str]) -> FixOutcome:
+    outcome = FixOutcome(actions=actions)
+    runnable = [a for a in actions if a.skipped is None and a.path is not None and a.new_bytes is not None]
+    for action in runnable:
+        check_writable(action.path)  # refuse everything before touching anything
+    with Journal(state_dir(environ)).locked() as journal:
+        for action in runnable:
+            patch = PATCHES[action.patch_id] if action.patch_id else None
+
+            def verify(tmp: Path, patch=patch) -> None:
+                if patch is not None:
+                    verify_patched_file(patch, tmp)
+
+            entry = write_with_journal(journal, action.path, action.new_bytes, action.rule_id,
+                                       action.summary, verify)
+            if entry is None:
+                outcome.unchanged.append(action)
+            else:
+                outcome.written.append(entry)
+    return outcome

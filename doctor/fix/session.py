@@ -1,0 +1,44 @@
+"""`check --fix`: plan, show (or apply), then check again and say which findings the fixes cleared."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.console import Console
+
+from doctor.check import CheckRequest, run_check
+from doctor.fix import apply_actions, plan_fixes
+from doctor.report import Report
+
+
+def fix_and_recheck(report: Report, request: CheckRequest, args: argparse.Namespace) -> Report:
+    err = Console(stderr=True, highlight=False, markup=False)
+    actions = plan_fixes(report, unsafe=args.unsafe_fixes)
+    if not actions:
+        err.print("--fix: nothing to fix")
+        return report
+    if args.dry_run:
+        for action in actions:
+            _describe(err, action, dry_run=True)
+            if action.skipped in (None, "unsafe: edits an installed package; pass --unsafe-fixes"):
+                sys.stderr.write(action.diff())
+        return report
+    outcome = apply_actions(actions, request.environ)
+    for action in actions:
+        _describe(err, action, dry_run=False)
+    for entry in outcome.written:
+        err.print(f"wrote {entry.path} (journal {entry.id}; undo with `sm120-doctor revert {entry.id}`)")
+    if not outcome.written:
+        return report
+    after = run_check(request)
+    cleared = sorted({f.id for f in report.findings} - {f.id for f in after.findings})
+    err.print(f"re-checked: cleared {', '.join(cleared) if cleared else 'nothing'}")
+    return after
+
+
+def _describe(err: Console, action, dry_run: bool) -> None:
+    verb = "would apply" if dry_run and action.skipped is None else "apply" if action.skipped is None else "skip"
+    reason = f" ({action.skipped})" if action.skipped else ""
+    where = f" → {action.path}" if action.path else ""
+    err.print(f"[{action.safety}] {verb} {action.rule_id}: {action.summary}{where}{reason}")

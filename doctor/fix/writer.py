@@ -1,0 +1,117 @@
+"""The one way `--fix` writes a file: backup, journal, temp file in the same directory, fsync, verify,
+atomic replace. A kill at any moment leaves the file either original or fully changed."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from doctor.fix.journal import Entry, FixError, Journal, sha256_bytes, sha256_file
+
+
+def write_with_journal(journal: Journal, path: Path, new_bytes: bytes, rule_id: str, action: str,
+                       verify: Callable[[Path], None]) -> Entry | None:
+    """Returns the journal entry, or None when the file already has exactly these bytes (a no-op)."""
+    before = sha256_file(path)
+    after = sha256_bytes(new_bytes)
+    if before == after:
+        return None
+    entry = journal.new_entry(rule_id, action, path, before, after)
+    if entry.backup is not None:
+        _copy_durably(path, Path(entry.backup))
+    _pause()
+    journal.record(entry)  # pending: from here on a kill is settled by Journal.reconcile
+    _pause()
+    tmp = _temp_beside(path, new_bytes)
+    try:
+        _pause()
+        verify(Path(tmp))
+        _pause()
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        journal.record(dataclasses.replace(entry, status="aborted"))
+        raise
+    _pause()
+    applied = dataclasses.replace(entry, status="applied")
+    journal.record(applied)
+    return applied
+
+
+def _pause() -> None:
+    """Fault-injection aid for the kill test (bench/bench_fix_kill.py): widen each step's window."""
+    delay = os.environ.get("SM120_DOCTOR_FIX_STEP_DELAY_S")
+    if delay:
+        time.sleep(float(delay))
+
+
+def restore(journal: Journal, entry: Entry, force: bool) -> Entry:
+    path = Path(entry.path)
+    current = sha256_file(path)
+    if current != entry.sha256_after and not force:
+        raise FixError(f"{path} changed since sm120-doctor wrote it (journal {entry.id}); not reverting "
+                       "(use --force to restore the original anyway)")
+    if entry.backup is None:
+        path.unlink(missing_ok=True)
+    else:
+        original = Path(entry.backup).read_bytes()
+        if sha256_bytes(original) != entry.sha256_before:
+            raise FixError(f"backup {entry.backup} does not match the recorded hash; not reverting")
+        tmp = _temp_beside(path, original)
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    reverted = dataclasses.replace(entry, status="reverted")
+    journal.record(reverted)
+    return reverted
+
+
+def _temp_beside(path: Path, data: bytes) -> str:
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".sm120-doctor.tmp", dir=path.parent)
+    except OSError as exc:
+        raise FixError(f"cannot write in {path.parent}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            shutil.copymode(path, tmp)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise FixError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return tmp
+
+
+def _copy_durably(source: Path, target: Path) -> None:
+    try:
+        data = source.read_bytes()
+        with open(target, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise FixError(f"cannot back up {source}: {exc.strerror or exc}") from exc
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def check_writable(path: Path) -> None:
+    """Refuse up front (before any backup or journal line) when the target cannot be replaced."""
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.R_OK)):
+        raise FixError(f"permission denied: cannot replace {path} (read-only install?); nothing was changed")

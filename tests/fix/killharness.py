@@ -1,0 +1,85 @@
+"""Kill `check --fix --unsafe-fixes` with SIGKILL at random moments and check what it leaves behind:
+the file is byte-identical to the original or to the fully patched version, no temp file survives the
+next run, and the journal (after reconcile) agrees with the file."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from doctor.fix.journal import Journal
+
+KIMI = ["check", "moonshotai/Kimi-K2.5", "--hardware", "rtx-pro-6000-x8", "--fix", "--unsafe-fixes",
+        "--format", "json"]
+
+
+@dataclass
+class TrialResult:
+    killed_after_s: float
+    outcome: str  # original | patched
+    journal: list[str]
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run_trials(site, trials: int, seed: int, step_delay_s: float = 0.05) -> list[TrialResult]:
+    """`site` is tests.fix.conftest.Site. Each trial starts from the original file and a fresh journal."""
+    rng = random.Random(seed)
+    target = site.extend_file
+    pristine = target.read_bytes()
+    original = sha(target)
+    env = site.env(SM120_DOCTOR_FIX_STEP_DELAY_S=str(step_delay_s))
+    duration = _full_run_seconds(site, env, pristine)
+    patched = sha(target)
+    results = []
+    for _ in range(trials):
+        target.write_bytes(pristine)
+        shutil.rmtree(site.state, ignore_errors=True)
+        delay = rng.uniform(0, duration)
+        proc = subprocess.Popen([sys.executable, "-m", "doctor", *KIMI], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        results.append(_inspect(site, target, original, patched, delay))
+    target.write_bytes(pristine)
+    return results
+
+
+def _full_run_seconds(site, env, pristine: bytes) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "doctor", *KIMI], env=env, capture_output=True, check=False)
+    elapsed = time.perf_counter() - start
+    shutil.rmtree(site.state, ignore_errors=True)
+    return elapsed
+
+
+def _inspect(site, target: Path, original: str, patched: str, delay: float) -> TrialResult:
+    current = sha(target)
+    if current not in (original, patched):
+        raise AssertionError(f"corrupt file after a kill at {delay:.3f}s: sha {current}")
+    journal = Journal(site.state)
+    if site.state.exists():
+        with journal.locked():  # reconciles pending entries and removes stray temp files
+            pass
+    strays = list(target.parent.glob(f".{target.name}.*.sm120-doctor.tmp"))
+    if strays:
+        raise AssertionError(f"temp files left after reconcile: {strays}")
+    statuses = [e.status for e in journal.entries()]
+    applied = [e for e in journal.entries() if e.status == "applied"]
+    if current == patched and len(applied) != 1:
+        raise AssertionError(f"file patched but journal says {statuses}")
+    if current == original and applied:
+        raise AssertionError(f"file original but journal says {statuses}")
+    if "pending" in statuses:
+        raise AssertionError("pending entry survived reconcile")
+    return TrialResult(delay, "patched" if current == patched else "original", statuses)

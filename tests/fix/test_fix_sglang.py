@@ -1,0 +1,132 @@
+"""`check --fix` against a real SGLang wheel installed into a temporary site-packages."""
+
+import hashlib
+import json
+
+import pytest
+
+from doctor.fix.journal import Journal
+
+pytestmark = pytest.mark.wheel
+KIMI = ["check", "moonshotai/Kimi-K2.5", "--hardware", "rtx-pro-6000-x8"]
+
+
+def sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def finding_ids(result):
+    return {f["id"] for f in json.loads(result.stdout)["findings"]}
+
+
+def test_installed_058_is_seen_and_flagged(sglang_058):
+    result = sglang_058.run(*KIMI, "--format", "json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["facts"]["libraries"]["sglang"]["version"] == "0.5.8"
+    absorbed = next(k for k in report["analysis"]["kernels"] if k["path"] == "mla-absorbed")
+    assert absorbed["details"]["tiles_from"].startswith("installed source")
+    assert "SGL101" in finding_ids(result)
+
+
+def test_safe_fix_does_not_touch_installed_packages(sglang_058):
+    before = sha(sglang_058.extend_file)
+    result = sglang_058.run(*KIMI, "--fix", "--format", "json")
+    assert result.returncode == 1
+    assert "pass --unsafe-fixes" in result.stderr
+    assert sha(sglang_058.extend_file) == before
+
+
+def test_dry_run_prints_the_diff_and_changes_nothing(sglang_058):
+    before = sha(sglang_058.extend_file)
+    result = sglang_058.run(*KIMI, "--fix", "--unsafe-fixes", "--dry-run", "--format", "json")
+    assert sha(sglang_058.extend_file) == before
+    assert "+        if _is_cuda and CUDA_CAPABILITY[0] == 12:" in result.stderr
+    assert "-        if _is_cuda and CUDA_CAPABILITY[0] >= 9:" in result.stderr
+    assert "+        elif _is_cuda and CUDA_CAPABILITY[0] >= 9:" in result.stderr
+    assert not (sglang_058.state / "journal.jsonl").exists()
+
+
+def test_unsafe_fix_patches_rechecks_reverts(sglang_058):
+    original = sha(sglang_058.extend_file)
+    fixed = sglang_058.run(*KIMI, "--fix", "--unsafe-fixes", "--format", "json")
+    assert "cleared SGL101" in fixed.stderr, fixed.stderr
+    assert fixed.returncode == 0 and "SGL101" not in finding_ids(fixed)
+    patched = sha(sglang_058.extend_file)
+    assert patched != original
+    report = json.loads(fixed.stdout)
+    absorbed = next(k for k in report["analysis"]["kernels"] if k["path"] == "mla-absorbed")
+    assert (absorbed["config"]["block_m"], absorbed["config"]["block_n"], absorbed["bytes"]) == (32, 32, 71680)
+
+    again = sglang_058.run(*KIMI, "--fix", "--unsafe-fixes", "--format", "json")
+    assert "nothing to fix" in again.stderr and sha(sglang_058.extend_file) == patched
+    entries = Journal(sglang_058.state).entries()
+    assert [e.status for e in entries] == ["applied"]
+    assert entries[0].sha256_before == original and entries[0].sha256_after == patched
+
+    reverted = sglang_058.run("revert")
+    assert reverted.returncode == 0, reverted.stderr
+    assert sha(sglang_058.extend_file) == original
+    assert [e.status for e in Journal(sglang_058.state).entries()] == ["reverted"]
+
+
+def test_revert_refuses_a_file_changed_since(sglang_058):
+    sglang_058.run(*KIMI, "--fix", "--unsafe-fixes")
+    sglang_058.extend_file.write_text(sglang_058.extend_file.read_text() + "\n# edited by hand\n")
+    edited = sha(sglang_058.extend_file)
+    result = sglang_058.run("revert")
+    assert result.returncode == 2 and "changed since" in result.stderr
+    assert sha(sglang_058.extend_file) == edited
+    assert sglang_058.run("revert", "--force").returncode == 0
+
+
+def test_hand_mutated_file_is_refused_untouched(sglang_058):
+    text = sglang_058.extend_file.read_text().replace("if _is_cuda and CUDA_CAPABILITY[0] >= 9:",
+                                                      "if _is_cuda and CUDA_CAPABILITY[0] > 8:")
+    sglang_058.extend_file.write_text(text)
+    before = sha(sglang_058.extend_file)
+    result = sglang_058.run(*KIMI, "--fix", "--unsafe-fixes")
+    assert result.returncode == 2
+    assert "changed by hand or is an unknown version" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert sha(sglang_058.extend_file) == before
+
+
+def test_nothing_to_patch_on_059(sglang_059):
+    before = sha(sglang_059.extend_file)
+    result = sglang_059.run(*KIMI, "--fix", "--unsafe-fixes", "--format", "json")
+    assert result.returncode == 0 and "SGL101" not in finding_ids(result)
+    assert sha(sglang_059.extend_file) == before
+    assert not (sglang_059.state / "journal.jsonl").exists() or not Journal(sglang_059.state).entries()
+
+
+def test_permission_denied_changes_nothing(sglang_058, monkeypatch):
+    """Read-only site-packages: refused before any backup or journal line (os.access is what decides,
+    so as root the read-only case is simulated through it)."""
+    import os
+
+    from doctor.check import CheckRequest, run_check
+    from doctor.errors import DoctorError
+    from doctor.fix import apply_actions, plan_fixes
+
+    monkeypatch.syspath_prepend(str(sglang_058.site))
+    import importlib
+
+    importlib.invalidate_caches()
+    env = {"HF_HUB_OFFLINE": "1", "SM120_DOCTOR_STATE_DIR": str(sglang_058.state)}
+    report = run_check(CheckRequest(model="moonshotai/Kimi-K2.5", hardware="rtx-pro-6000-x8", environ=env))
+    actions = plan_fixes(report, unsafe=True)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if "triton_ops" in str(p) else real_access(p, mode))
+    before = sha(sglang_058.extend_file)
+    with pytest.raises(DoctorError, match="permission denied"):
+        apply_actions(actions, env)
+    assert sha(sglang_058.extend_file) == before
+    assert not (sglang_058.state / "journal.jsonl").exists()
+
+
+def test_concurrent_fix_is_locked_out(sglang_058):
+    journal = Journal(sglang_058.state)
+    with journal.locked():
+        result = sglang_058.run(*KIMI, "--fix", "--unsafe-fixes")
+    assert result.returncode == 2 and "another sm120-doctor" in result.stderr
