@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.fix.conftest import Site  # noqa: E402
-from tests.fix.killharness import run_trials  # noqa: E402
+from tests.fix.conftest import Site
+from tests.fix.killharness import run_trials
 
 
 def main() -> None:
