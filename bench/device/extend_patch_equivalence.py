@@ -64,19 +64,22 @@ def problem(lq: int, lv: int, heads: int, kv_heads: int, prefix: list[int], exte
 
 def run_kernel(module, p) -> tuple[torch.Tensor, int, tuple]:
     out = torch.empty(p["q"].shape[0], p["heads"], p["lv"], device="cuda", dtype=torch.bfloat16)
+    before = _compiled(module)
     module.extend_attention_fwd(p["q"], p["k_ext"], p["v_ext"], out, p["k_buf"], p["v_buf"], p["qo"], p["kvp"],
                                 p["kv_indices"], None, True, None, max(p["extend"]))
     torch.cuda.synchronize()
     tiles = module._get_block_sizes_for_extend_attention(p["lq"], p["lv"])
-    return out, _launched_shared(module), tiles
+    new = [kernel for key, kernel in _compiled(module).items() if key not in before]
+    return out, (new[0].metadata.shared if new else -1), tiles
 
 
-def _launched_shared(module) -> int:
-    shared = []
-    for cache in module._fwd_kernel.device_caches.values():
-        for kernel in cache[0].values():
-            shared.append(kernel.metadata.shared)
-    return max(shared)
+def _compiled(module) -> dict:
+    """Every specialisation of `_fwd_kernel` compiled so far, by cache key."""
+    kernels = {}
+    for device, cache in module._fwd_kernel.device_caches.items():
+        for key, kernel in cache[0].items():
+            kernels[(device, key)] = kernel
+    return kernels
 
 
 def reference(p) -> torch.Tensor:

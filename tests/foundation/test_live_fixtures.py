@@ -47,3 +47,17 @@ def test_h200_deep_smem_from_torch_equals_the_table():
 def test_nvml_unsupported_queries_are_recorded_not_fatal():
     facts = load_facts(FIXTURES / "facts" / "h200-x2-live.json")
     assert all("numa_node_id: not supported" in g.unsupported for g in facts.gpus)
+
+
+def test_h100_single_gpu_live_snapshot():
+    facts = load_facts(FIXTURES / "facts" / "h100-live.json")
+    deep = load_facts(FIXTURES / "facts" / "h100-live-deep.json")
+    row = smi_rows("h100-nvidia-smi.csv")[0]
+    props = (FIXTURES / "device" / "h100-torch-props.txt").read_text()
+    gpu, deep_gpu = facts.gpus[0], deep.gpus[0]
+    assert len(facts.gpus) == 1 and facts.topology == ()
+    assert gpu.name == row["name"] == "NVIDIA H100 80GB HBM3" and gpu.compute_capability == "9.0"
+    assert gpu.memory_total_bytes == int(row["memory.total [MiB]"].split()[0]) << 20
+    assert deep_gpu.smem_source == "torch" and deep_gpu.smem_per_block_optin == 232448
+    assert props.strip().endswith(str(smem_per_block_optin(gpu.capability)))
+    assert deep_gpu.sm_count == 132
