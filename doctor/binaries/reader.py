@@ -138,7 +138,7 @@ def _collect(info: BinaryInfo, offsets: dict[int, int], buf) -> None:
     """Read every fatbin; keep what was read before an error, and report the first error."""
     sass: set[str] = set()
     ptx: set[str] = set()
-    per_module: Counter[tuple[str, ...]] = Counter()
+    per_module: Counter[frozenset[str]] = Counter()
     for offset, limit in sorted(offsets.items()):
         try:
             entries = fatbin.read_fatbin(buf, offset, limit)
@@ -153,10 +153,10 @@ def _collect(info: BinaryInfo, offsets: dict[int, int], buf) -> None:
                 (sass if entry.arch.kind == SASS else ptx).add(entry.arch.token)
         if tokens:  # an empty fatbin (no loadable image) is not a kernel module
             info.modules += 1
-            per_module[tuple(sort_tokens(tokens))] += 1
+            per_module[frozenset(tokens)] += 1
     info.sass = sort_tokens(sass)
     info.ptx = sort_tokens(ptx)
-    info.module_archs = [(list(key), count) for key, count in per_module.most_common()]
+    info.module_archs = [(sort_tokens(key), count) for key, count in per_module.most_common()]
 
 
 def _standalone_cubin_arch(buf, header: elf.ElfHeader, sections: list[elf.Section]) -> Arch:
