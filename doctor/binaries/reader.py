@@ -33,6 +33,7 @@ class BinaryInfo:
     error: str | None = None
     format: str = "unknown"  # "elf" (fatbins inside), "cubin", "fatbin", "elf-no-cuda", "unknown"
     modules: int = 0
+    entries: int = 0
     compressed: int = 0
     module_archs: list[tuple[list[str], int]] = field(default_factory=list)
 
@@ -48,7 +49,7 @@ class BinaryInfo:
         return {
             "path": self.path, "sass": self.sass, "ptx": self.ptx, "size": self.size,
             "error": self.error, "format": self.format, "modules": self.modules,
-            "compressed_entries": self.compressed,
+            "entries": self.entries, "compressed_entries": self.compressed,
         }
 
 
@@ -83,7 +84,7 @@ def _read_into(info: BinaryInfo, buf) -> None:
         info.format = "cubin"
         arch = _standalone_cubin_arch(buf, header, sections)
         info.sass = [arch.token]
-        info.modules = 1
+        info.modules = info.entries = 1
         info.module_archs = [([arch.token], 1)]
         return
     offsets = _fatbin_offsets(buf, sections)
@@ -147,6 +148,7 @@ def _collect(info: BinaryInfo, offsets: dict[int, int], buf) -> None:
             continue
         tokens = set()
         for entry in entries:
+            info.entries += entry.arch is not None
             info.compressed += entry.compressed
             if entry.arch is not None:
                 tokens.add(entry.arch.token)
