@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 SASS = "sass"
 PTX = "ptx"
@@ -42,11 +43,15 @@ class Arch:
 
     @classmethod
     def parse(cls, token: str) -> Arch:
-        match = _TOKEN.match(token.strip().lower())
-        if not match:
-            raise ValueError(f"not an arch name: {token!r} (expected e.g. sm_120a or compute_120)")
-        kind = SASS if match.group(1) == "sm" else PTX
-        return cls(int(match.group(2)), match.group(3), kind)
+        return _parse_token(token)
+
+
+@lru_cache(maxsize=512)
+def _parse_token(token: str) -> Arch:
+    match = _TOKEN.match(token.strip().lower())
+    if not match:
+        raise ValueError(f"not an arch name: {token!r} (expected e.g. sm_120a or compute_120)")
+    return Arch(int(match.group(2)), match.group(3), SASS if match.group(1) == "sm" else PTX)
 
 
 def sort_tokens(tokens) -> list[str]:

@@ -63,6 +63,9 @@ class DistIndex:
     def _relative(self, path: Path) -> str | None:
         if self.site_dir is None:
             return None
+        text, prefix = str(path), str(self.site_dir) + os.sep
+        if text.startswith(prefix):  # the scanner's paths are built from the root, so this is the rule
+            return os.path.normpath(text[len(prefix):])
         try:
             return os.path.normpath(os.path.relpath(path, self.site_dir))
         except ValueError:

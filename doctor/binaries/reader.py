@@ -19,6 +19,7 @@ from doctor.binaries.archs import PTX, SASS, Arch, sort_tokens
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 WRAPPER_SECTION = ".nvFatBinSegment"
 COMPAT_SECTION = ".nv.compat"
+SMALL_FILE = 256 * 1024  # read outright: cheaper than mapping (standalone cubins are mostly this small)
 _COMPAT_ISA_CLASS = 0x09  # .nv.compat attribute: 1 = arch-specific (`a`) cubin
 
 
@@ -62,8 +63,11 @@ def read_cuda_archs(path: str | os.PathLike) -> BinaryInfo:
             if info.size == 0:
                 info.error = "empty file"
                 return info
-            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-                _read_into(info, buf)
+            if info.size <= SMALL_FILE:
+                _read_into(info, handle.read())
+            else:
+                with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+                    _read_into(info, buf)
     except (elf.ElfError, fatbin.FatbinError) as exc:
         info.error = str(exc)
     except OSError as exc:
@@ -79,39 +83,47 @@ def _read_into(info: BinaryInfo, buf) -> None:
         _collect(info, _fatbins_in(buf, 0, len(buf)), buf)
         return
     header = elf.read_header(buf)
-    sections = elf.sections(buf, header)
     if header.machine == elf.EM_CUDA:
         info.format = "cubin"
-        arch = _standalone_cubin_arch(buf, header, sections)
+        arch = _standalone_cubin_arch(buf, header)
         info.sass = [arch.token]
         info.modules = info.entries = 1
         info.module_archs = [([arch.token], 1)]
         return
-    offsets = _fatbin_offsets(buf, sections)
+    offsets = _fatbin_offsets(buf, header)
     info.format = "elf" if offsets is not None else "elf-no-cuda"
     if offsets:
         _collect(info, offsets, buf)
 
 
-def _fatbin_offsets(buf, sections: list[elf.Section]) -> dict[int, int] | None:
+def _fatbin_offsets(buf, header: elf.ElfHeader) -> dict[int, int] | None:
     """Fatbin offset -> end limit for every fatbin in the file; None when it has no CUDA sections."""
     found: dict[int, int] = {}
-    containers = [s for s in sections if s.name in FATBIN_SECTIONS]
-    wrappers = [s for s in sections if s.name == WRAPPER_SECTION]
-    if not containers and not wrappers:
+    wanted = elf.find_sections(buf, header, (*FATBIN_SECTIONS, WRAPPER_SECTION))
+    if not wanted:
         return None
+    containers = [s for s in wanted if s.name in FATBIN_SECTIONS]
     for sec in containers:
         _require_in_file(buf, sec)
         found.update(_fatbins_in(buf, sec.offset, sec.offset + sec.size))
-    for sec in wrappers:
+    for sec in (s for s in wanted if s.name == WRAPPER_SECTION):
         _require_in_file(buf, sec)
-        for address in fatbin.wrapper_targets(buf, sec.offset, sec.offset + sec.size):
-            offset = elf.vaddr_to_offset(sections, address)
-            if offset is not None and offset not in found and _inside_any(found, offset) is None:
-                limit = _section_end(sections, offset)
-                if buf[offset:offset + 4] == fatbin.FATBIN_MAGIC_BYTES:
-                    found[offset] = limit
+        addresses = fatbin.wrapper_targets(buf, sec.offset, sec.offset + sec.size)
+        outside = [a for a in addresses if not any(c.addr <= a < c.addr + c.size for c in containers)]
+        if outside:
+            _follow_wrappers(buf, header, outside, found)
     return found
+
+
+def _follow_wrappers(buf, header: elf.ElfHeader, addresses: list[int], found: dict[int, int]) -> None:
+    """Fatbins that wrappers place outside the usual sections (some toolchains use .rodata)."""
+    sections = elf.sections(buf, header)
+    for address in addresses:
+        offset = elf.vaddr_to_offset(sections, address)
+        if offset is None or offset in found or _inside_any(found, offset) is not None:
+            continue
+        if buf[offset:offset + 4] == fatbin.FATBIN_MAGIC_BYTES:
+            found[offset] = _section_end(sections, offset)
 
 
 def _fatbins_in(buf, start: int, end: int) -> dict[int, int]:
@@ -161,20 +173,20 @@ def _collect(info: BinaryInfo, offsets: dict[int, int], buf) -> None:
     info.module_archs = [(sort_tokens(key), count) for key, count in per_module.most_common()]
 
 
-def _standalone_cubin_arch(buf, header: elf.ElfHeader, sections: list[elf.Section]) -> Arch:
+def _standalone_cubin_arch(buf, header: elf.ElfHeader) -> Arch:
     if header.abiversion >= fatbin.CUBIN_ABI_V2:
         number, accel = (header.flags >> 8) & 0xFF, header.flags & fatbin.EF_ACCEL_V2
     else:
         number, accel = header.flags & 0xFF, header.flags & fatbin.EF_ACCEL_V1
     if not 10 <= number <= 255:
         raise elf.ElfError(f"cubin e_flags {header.flags:#x} name no SM")
-    specific = bool(accel) or _compat_isa_class(buf, sections) == 1
+    specific = bool(accel) or _compat_isa_class(buf, header) == 1
     return Arch(number, "a" if specific else "", SASS)
 
 
-def _compat_isa_class(buf, sections: list[elf.Section]) -> int | None:
+def _compat_isa_class(buf, header: elf.ElfHeader) -> int | None:
     """The ISA class attribute of a cubin's `.nv.compat` section (CUDA 13 marks `a` cubins there)."""
-    sec = next((s for s in sections if s.name == COMPAT_SECTION), None)
+    sec = next(iter(elf.find_sections(buf, header, (COMPAT_SECTION,))), None)
     if sec is None or not elf.section_bytes_ok(buf, sec):
         return None
     pos, end = sec.offset, sec.offset + sec.size

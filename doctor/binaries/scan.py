@@ -162,6 +162,7 @@ def scan_environment(roots: list[Path] | None = None, packages: list[str] | None
     report = ScanReport(capability, [str(r) for r in roots])
     wanted = [normalize(p) for p in packages] if packages else None
     seen: set[tuple[int, int]] = set()
+    verdicts: dict[tuple, Verdict] = {}  # thousands of cubins share a handful of arch sets
     for root in roots:
         index = DistIndex.for_root(root)
         for path in iter_candidates(root):
@@ -173,19 +174,25 @@ def scan_environment(roots: list[Path] | None = None, packages: list[str] | None
             if wanted is not None and not package_matches(package, index.top_level(path), wanted):
                 continue
             report.candidates += 1
-            _add(report, path, package, version, explicit=root.is_file())
+            _add(report, path, package, version, root.is_file(), verdicts)
     report.files.sort(key=lambda f: (f.package, f.path))
     report.elapsed_s = time.perf_counter() - started
     return report
 
 
-def _add(report: ScanReport, path: Path, package: str, version: str | None, explicit: bool) -> None:
+def _add(report: ScanReport, path: Path, package: str, version: str | None, explicit: bool,
+         verdicts: dict[tuple, Verdict]) -> None:
     info = read_cuda_archs(path)
     report.bytes_scanned += info.size
     if not info.has_device_code and info.error is None and not explicit:
         report.skipped_non_cuda += 1
         return
-    report.files.append(FileEntry(str(path), package, version, info, verdict_for(info, report.capability)))
+    key = (tuple(info.sass), tuple(info.ptx), info.format, info.error, info.modules,
+           tuple((tuple(tokens), count) for tokens, count in info.module_archs))
+    verdict = verdicts.get(key)
+    if verdict is None:
+        verdict = verdicts[key] = verdict_for(info, report.capability)
+    report.files.append(FileEntry(str(path), package, version, info, verdict))
 
 
 def _file_key(path: Path) -> tuple[int, int] | None:

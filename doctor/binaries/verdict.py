@@ -16,7 +16,7 @@ JIT_COST = ("the driver JIT-compiles it at first launch (seconds to minutes per 
             "cached in ~/.nv/ComputeCache up to CUDA_CACHE_MAXSIZE)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     """`deliberate`: verdict is none, but every image is an `a`/`f` build for other GPUs, i.e. the
     library targets named hardware on purpose (FA3 for sm_90a, say) and engines gate it by capability.
@@ -57,9 +57,15 @@ def verdict_for(info: BinaryInfo, capability: tuple[int, int]) -> Verdict:
         if best.number < capability[0] * 10 + capability[1]:
             reason += f"; the code is {best.token}-level, without newer-arch features"
         return Verdict(PTX_JIT, reason + _suffix(missing, info), modules_without_image=missing)
-    deliberate = all(a.variant in ("a", "f") and a.major != capability[0] for a in archs)
-    return Verdict(NONE, _none_reason(sass, ptx, capability), deliberate=deliberate,
-                   modules_without_image=info.modules)
+    other_major = all(a.major != capability[0] for a in archs)
+    # A standalone cubin is picked by its loader for the GPU it names, so one for another major is
+    # as deliberate as an `a`/`f` build (cubin e_flags cannot tell `f` from plain; cuobjdump can't either).
+    standalone = info.format == "cubin" and other_major
+    deliberate = standalone or (other_major and all(a.variant in ("a", "f") for a in archs))
+    reason = _none_reason(sass, ptx, capability)
+    if standalone:
+        reason += "; a standalone cubin, loaded only on the GPU it was built for"
+    return Verdict(NONE, reason, deliberate=deliberate, modules_without_image=info.modules)
 
 
 def _best(native: list[Arch], capability: tuple[int, int]) -> Arch:

@@ -57,6 +57,9 @@ def test_deliberate_only_for_other_majors() -> None:
     assert not verdict_for(info("sm_90", "sm_80"), (12, 0)).deliberate      # plain: a real gap
     assert not verdict_for(info("sm_120a"), (12, 1)).deliberate            # same major: a real gap
     assert not verdict_for(info("sm_90a"), (9, 0)).deliberate              # it runs
+    cubin = BinaryInfo("k.cubin", sass=["sm_100"], format="cubin", modules=1, module_archs=[(["sm_100"], 1)])
+    assert verdict_for(cubin, (12, 0)).deliberate                          # standalone, picked per GPU
+    assert not verdict_for(cubin, (10, 3)).deliberate
 
 
 def test_modules_without_image_counted() -> None:
