@@ -1,8 +1,8 @@
 """read_cuda_archs: the SASS and PTX targets compiled into one file, from its headers alone.
 
-Handles ELF shared objects and object files with fatbins (`.nv_fatbin`, `__nv_relfatbin`, or any
-section a `.nvFatBinSegment` wrapper points into), standalone cubins (ELF with e_machine EM_CUDA, as
-flashinfer-cubin ships them) and raw fatbin files. The file is mmapped, never loaded.
+Handles ELF shared objects and object files with fatbins (`.nv_fatbin`, `__nv_relfatbin` of objects
+built with -rdc, or any section a `.nvFatBinSegment` wrapper points into), standalone cubins (ELF with
+e_machine EM_CUDA, as flashinfer-cubin ships them) and raw fatbin files. Nothing is ever loaded.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from doctor.binaries import elf, fatbin
 from doctor.binaries.archs import PTX, SASS, Arch, sort_tokens
 
-FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
+RELOCATABLE_SECTION = "__nv_relfatbin"
+FATBIN_SECTIONS = (".nv_fatbin", RELOCATABLE_SECTION)
 WRAPPER_SECTION = ".nvFatBinSegment"
 COMPAT_SECTION = ".nv.compat"
 SMALL_FILE = 256 * 1024  # read outright: cheaper than mapping (standalone cubins are mostly this small)
@@ -37,6 +38,7 @@ class BinaryInfo:
     entries: int = 0
     compressed: int = 0
     module_archs: list[tuple[list[str], int]] = field(default_factory=list)
+    rdc_ptx: list[str] = field(default_factory=list)
 
     @property
     def has_device_code(self) -> bool:
@@ -50,7 +52,7 @@ class BinaryInfo:
         return {
             "path": self.path, "sass": self.sass, "ptx": self.ptx, "size": self.size,
             "error": self.error, "format": self.format, "modules": self.modules,
-            "entries": self.entries, "compressed_entries": self.compressed,
+            "entries": self.entries, "compressed_entries": self.compressed, "rdc_ptx": self.rdc_ptx,
         }
 
 
@@ -93,26 +95,40 @@ def _read_into(info: BinaryInfo, buf) -> None:
     offsets = _fatbin_offsets(buf, header)
     info.format = "elf" if offsets is not None else "elf-no-cuda"
     if offsets:
-        _collect(info, offsets, buf)
+        linked, relocatable = offsets
+        _collect(info, linked or relocatable, buf)
+        if linked and relocatable:
+            info.rdc_ptx = _relocatable_ptx(buf, relocatable)
 
 
-def _fatbin_offsets(buf, header: elf.ElfHeader) -> dict[int, int] | None:
-    """Fatbin offset -> end limit for every fatbin in the file; None when it has no CUDA sections."""
+def _fatbin_offsets(buf, header: elf.ElfHeader) -> tuple[dict[int, int], dict[int, int]] | None:
+    """Fatbin offset -> end limit, for the loadable fatbins and for the relocatable (`-rdc`) ones;
+    None when the file has no CUDA sections."""
     found: dict[int, int] = {}
+    relocatable: dict[int, int] = {}
     wanted = elf.find_sections(buf, header, (*FATBIN_SECTIONS, WRAPPER_SECTION))
     if not wanted:
         return None
     containers = [s for s in wanted if s.name in FATBIN_SECTIONS]
     for sec in containers:
         _require_in_file(buf, sec)
-        found.update(_fatbins_in(buf, sec.offset, sec.offset + sec.size))
+        target = relocatable if sec.name == RELOCATABLE_SECTION else found
+        target.update(_fatbins_in(buf, sec.offset, sec.offset + sec.size))
     for sec in (s for s in wanted if s.name == WRAPPER_SECTION):
         _require_in_file(buf, sec)
         addresses = fatbin.wrapper_targets(buf, sec.offset, sec.offset + sec.size)
         outside = [a for a in addresses if not any(c.addr <= a < c.addr + c.size for c in containers)]
         if outside:
             _follow_wrappers(buf, header, outside, found)
-    return found
+    return found, relocatable
+
+
+def _relocatable_ptx(buf, offsets: dict[int, int]) -> list[str]:
+    """PTX kept in `__nv_relfatbin` next to a device-linked image. cuobjdump does not list it and the
+    runtime loads the linked image, so it is reported apart and not counted as JIT-able."""
+    scratch = BinaryInfo(path="")
+    _collect(scratch, offsets, buf)
+    return scratch.ptx
 
 
 def _follow_wrappers(buf, header: elf.ElfHeader, addresses: list[int], found: dict[int, int]) -> None:

@@ -7,7 +7,7 @@ import re
 import site
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from doctor.binaries.archs import capability_name, sort_tokens
@@ -18,6 +18,7 @@ from doctor.binaries.verdict import NATIVE, NONE, Verdict, verdict_for, worst
 _BINARY_NAME = re.compile(r"\.(?:so(?:\.\d+)*|cubin|fatbin)$")
 _SKIP_DIRS = {"__pycache__", ".git", "node_modules"}
 LARGEST = 3
+_CUDA_VARIANT = re.compile(r"^(.*?)(cuda|cu)(\d{2,3})(\..*)$")
 
 
 @dataclass
@@ -175,6 +176,7 @@ def scan_environment(roots: list[Path] | None = None, packages: list[str] | None
                 continue
             report.candidates += 1
             _add(report, path, package, version, root.is_file(), verdicts)
+    _mark_alternative_builds(report.files)
     report.files.sort(key=lambda f: (f.package, f.path))
     report.elapsed_s = time.perf_counter() - started
     return report
@@ -193,6 +195,31 @@ def _add(report: ScanReport, path: Path, package: str, version: str | None, expl
     if verdict is None:
         verdict = verdicts[key] = verdict_for(info, report.capability)
     report.files.append(FileEntry(str(path), package, version, info, verdict))
+
+
+def _mark_alternative_builds(files: list[FileEntry]) -> None:
+    """Per-CUDA-version builds of one library (libbitsandbytes_cuda118.so ... _cuda130.so): the package
+    loads the one matching torch's CUDA, so a variant that cannot run is not a failure while a sibling can."""
+    groups: dict[tuple[str, str, str], list[FileEntry]] = {}
+    for entry in files:
+        match = _CUDA_VARIANT.match(os.path.basename(entry.path))
+        if match:
+            key = (os.path.dirname(entry.path), match.group(1) + match.group(2), match.group(4))
+            groups.setdefault(key, []).append(entry)
+    for variants in groups.values():
+        runnable = sorted((v for v in variants if v.verdict.verdict == NATIVE), key=_cuda_version)
+        if len(variants) < 2 or not runnable:
+            continue
+        good = os.path.basename(runnable[-1].path)
+        for entry in variants:
+            if entry.verdict.verdict == NONE and not entry.verdict.deliberate:
+                reason = f"{entry.verdict.reason}; an alternative build: {good} runs natively"
+                entry.verdict = replace(entry.verdict, reason=reason, deliberate=True)
+
+
+def _cuda_version(entry: FileEntry) -> int:
+    match = _CUDA_VARIANT.match(os.path.basename(entry.path))
+    return int(match.group(3)) if match else 0
 
 
 def _file_key(path: Path) -> tuple[int, int] | None:

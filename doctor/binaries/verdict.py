@@ -63,6 +63,9 @@ def verdict_for(info: BinaryInfo, capability: tuple[int, int]) -> Verdict:
     standalone = info.format == "cubin" and other_major
     deliberate = standalone or (other_major and all(a.variant in ("a", "f") for a in archs))
     reason = _none_reason(sass, ptx, capability)
+    rdc = [t for t in info.rdc_ptx if ptx_jits(Arch.parse(t), capability)]
+    if rdc:
+        reason += f"; relocatable (-rdc) PTX {', '.join(rdc)} is kept too, but only JIT linking could use it"
     if standalone:
         reason += "; a standalone cubin, loaded only on the GPU it was built for"
     return Verdict(NONE, reason, deliberate=deliberate, modules_without_image=info.modules)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -58,6 +59,7 @@ BUILDS = [
     Build("rdc_sm90", ("-rdc=true", *_gencode("compute_90", "sm_90")), ("sm_90",), (), output="o"),
 ]
 BUILDS_BY_NAME = {b.name: b for b in BUILDS}
+_LISTED = re.compile(r"^(ELF|PTX) file\s+\d+: .*\.(sm_\d+[af]?)\.(?:cubin|ptx)$")
 
 
 def find_nvcc() -> str | None:
@@ -119,3 +121,21 @@ def bitsandbytes_wheel() -> Path:
     from tests.wheels import unpacked_wheel
 
     return unpacked_wheel("bitsandbytes", "0.50.2")
+
+
+def cuobjdump_names(tool: Path, path: Path) -> set[str]:
+    result = subprocess.run([str(tool), "--list-elf", "--list-ptx", str(path)],
+                            capture_output=True, text=True, timeout=120)
+    names = set()
+    for line in result.stdout.splitlines():
+        match = _LISTED.match(line.strip())
+        if match:
+            prefix = "sm" if match.group(1) == "ELF" else "compute"
+            names.add(match.group(2).replace("sm_", f"{prefix}_", 1))
+    return names
+
+
+def as_cuobjdump_names(sass: list[str], ptx: list[str]) -> set[str]:
+    # cuobjdump names family cubins after the plain arch (sm_120f SASS lists as sm_120) but keeps the
+    # `f` on PTX; the fatbin entry header does mark the cubin as family (flag 0x200000).
+    return {s[:-1] if s.endswith("f") else s for s in sass} | set(ptx)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from doctor.binaries import read_cuda_archs
-from tests.binaries.conftest import BUILDS, BUILDS_BY_NAME
-
-_LISTED = re.compile(r"^(ELF|PTX) file\s+\d+: .*\.(sm_\d+[af]?)\.(?:cubin|ptx)$")
+from tests.binaries.conftest import BUILDS, BUILDS_BY_NAME, as_cuobjdump_names, cuobjdump_names
 
 
 @pytest.mark.parametrize("build", BUILDS, ids=[b.name for b in BUILDS])
@@ -42,28 +39,10 @@ def test_module_archs_count_each_fatbin(built: dict[str, Path]) -> None:
     assert (["sm_120", "compute_120"], 1) in info.module_archs
 
 
-def _cuobjdump_names(tool: Path, path: Path) -> set[str]:
-    result = subprocess.run([str(tool), "--list-elf", "--list-ptx", str(path)],
-                            capture_output=True, text=True, timeout=120)
-    names = set()
-    for line in result.stdout.splitlines():
-        match = _LISTED.match(line.strip())
-        if match:
-            prefix = "sm" if match.group(1) == "ELF" else "compute"
-            names.add(match.group(2).replace("sm_", f"{prefix}_", 1))
-    return names
-
-
-def _as_cuobjdump_names(sass: list[str], ptx: list[str]) -> set[str]:
-    # cuobjdump names family cubins after the plain arch (sm_120f SASS lists as sm_120) but keeps the
-    # `f` on PTX; the fatbin entry header does mark the cubin as family (flag 0x200000).
-    return {s[:-1] if s.endswith("f") else s for s in sass} | set(ptx)
-
-
 @pytest.mark.parametrize("name", [b.name for b in BUILDS if b.output == "so"])
 def test_matches_cuobjdump(built: dict[str, Path], cuobjdump: Path, name: str) -> None:
     info = read_cuda_archs(built[name])
-    assert _cuobjdump_names(cuobjdump, built[name]) == _as_cuobjdump_names(info.sass, info.ptx)
+    assert cuobjdump_names(cuobjdump, built[name]) == as_cuobjdump_names(info.sass, info.ptx)
 
 
 def test_extracted_cubins_read_like_cuobjdump_names_them(built: dict[str, Path], cuobjdump: Path,
