@@ -20,7 +20,9 @@ RELOCATABLE_SECTION = "__nv_relfatbin"
 FATBIN_SECTIONS = (".nv_fatbin", RELOCATABLE_SECTION)
 WRAPPER_SECTION = ".nvFatBinSegment"
 COMPAT_SECTION = ".nv.compat"
-SMALL_FILE = 256 * 1024  # read outright: cheaper than mapping (standalone cubins are mostly this small)
+# Read outright below this size (cheaper than mapping, measured); above it, mmap touches only the
+# header pages of large libraries (libtorch_cuda.so: 1 GB, a few MB touched).
+SMALL_FILE = 256 * 1024
 _COMPAT_ISA_CLASS = 0x09  # .nv.compat attribute: 1 = arch-specific (`a`) cubin
 
 

@@ -97,8 +97,9 @@ class ScanReport:
 
     @property
     def verdict(self) -> str:
-        counted = [f.verdict.verdict for f in self.files if not f.deliberate_none]
-        return worst(counted) if counted else NATIVE
+        """Worst verdict, deliberate builds left out unless all files are; native when nothing to check."""
+        counted = [f for f in self.files if not f.deliberate_none] or self.files
+        return worst(f.verdict.verdict for f in counted)
 
     def to_dict(self) -> dict:
         return {
