@@ -1,0 +1,107 @@
+"""CUDA architecture names: SASS (`sm_120a`) and PTX (`compute_120f`) targets, and target parsing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+SASS = "sass"
+PTX = "ptx"
+
+# "" = plain (forward compatible), "a" = arch-specific (this exact GPU only), "f" = family-specific.
+VARIANTS = ("", "a", "f")
+
+_TOKEN = re.compile(r"^(sm|compute)_(\d{2,3})([af]?)$")
+_TARGET_FORMS = (
+    re.compile(r"^(?:sm|compute)_?(\d{2,3})[af]?$"),
+    re.compile(r"^(\d{1,2})[.,](\d)[af]?$"),
+    re.compile(r"^(\d{2,3})$"),
+)
+
+
+@dataclass(frozen=True, order=True)
+class Arch:
+    """One compiled image target. `number` is major*10 + minor, as in the fatbin header (120 = 12.0)."""
+
+    number: int
+    variant: str = ""
+    kind: str = SASS
+
+    @property
+    def major(self) -> int:
+        return self.number // 10
+
+    @property
+    def minor(self) -> int:
+        return self.number % 10
+
+    @property
+    def token(self) -> str:
+        prefix = "sm" if self.kind == SASS else "compute"
+        return f"{prefix}_{self.number}{self.variant}"
+
+    @classmethod
+    def parse(cls, token: str) -> Arch:
+        return _parse_token(token)
+
+
+@lru_cache(maxsize=512)
+def _parse_token(token: str) -> Arch:
+    match = _TOKEN.match(token.strip().lower())
+    if not match:
+        raise ValueError(f"not an arch name: {token!r} (expected e.g. sm_120a or compute_120)")
+    return Arch(int(match.group(2)), match.group(3), SASS if match.group(1) == "sm" else PTX)
+
+
+def sort_tokens(tokens) -> list[str]:
+    """Sort names like torch does: by arch number, plain before `a` before `f`; SASS before PTX."""
+    archs = {Arch.parse(t) for t in tokens}
+    return [a.token for a in sorted(archs, key=lambda a: (a.kind != SASS, a.number, a.variant))]
+
+
+def parse_capability(text: str) -> tuple[int, int]:
+    """Parse a target GPU: `sm120`, `sm_120`, `sm_121a`, `12.0`, `12,1`, `120`. Raises ValueError."""
+    value = text.strip().lower()
+    for form in _TARGET_FORMS:
+        match = form.match(value)
+        if not match:
+            continue
+        if len(match.groups()) == 2:
+            cap = int(match.group(1)), int(match.group(2))
+        else:
+            number = int(match.group(1))
+            cap = number // 10, number % 10
+        if cap[0] >= 3:
+            return cap
+    raise ValueError(f"cannot parse GPU arch {text!r} (try sm120, sm_121, 12.0 or 120)")
+
+
+def capability_name(capability: tuple[int, int]) -> str:
+    return f"sm_{capability[0]}{capability[1]}"
+
+
+def sass_runs(arch: Arch, capability: tuple[int, int]) -> bool:
+    """Can the GPU run this SASS image as is?
+
+    SASS is binary compatible within a major, upwards in minor (sm_120 runs on 12.1); family (`f`)
+    images keep that rule; arch-specific (`a`) images run only on exactly their GPU.
+    """
+    major, minor = capability
+    if arch.variant == "a":
+        return (arch.major, arch.minor) == (major, minor)
+    return arch.major == major and arch.minor <= minor
+
+
+def ptx_jits(arch: Arch, capability: tuple[int, int]) -> bool:
+    """Can the driver JIT this PTX for the GPU? Plain PTX: any newer GPU; `f`: its family; `a`: its GPU."""
+    major, minor = capability
+    if arch.variant == "a":
+        return (arch.major, arch.minor) == (major, minor)
+    if arch.variant == "f":
+        return arch.major == major and arch.minor <= minor
+    return arch.number <= major * 10 + minor
+
+
+def runs(arch: Arch, capability: tuple[int, int]) -> bool:
+    return sass_runs(arch, capability) if arch.kind == SASS else ptx_jits(arch, capability)
