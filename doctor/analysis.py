@@ -3,10 +3,12 @@ tiles, and how much shared memory each needs against the GPU's limit."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from doctor.binaries import BinaryInfo, verdict_for
 from doctor.engines import version_of
 from doctor.engines.pysource import SourceShapeError
 from doctor.engines.sglang import attention as sglang_attention
@@ -47,17 +49,24 @@ class Analysis:
     attention_backend: str | None = None
     attention_backend_source: str | None = None
     kernels: tuple[KernelCheck, ...] = ()
+    binaries: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
         return {"engine": self.engine, "engine_version": self.engine_version, "tp": self.tp,
                 "attention_backend": self.attention_backend,
                 "attention_backend_source": self.attention_backend_source,
-                "kernels": [k.to_dict() for k in self.kernels], "notes": list(self.notes)}
+                "kernels": [k.to_dict() for k in self.kernels], "binaries": list(self.binaries),
+                "notes": list(self.notes)}
 
 
 def analyze(facts: Facts, launch: Launch) -> Analysis:
     gpu = facts.gpus[0] if facts.gpus else None
+    binaries = tuple(binary_verdicts(facts, gpu.capability)) if gpu else ()
+    return dataclasses.replace(_analyze_engine(facts, launch, gpu), binaries=binaries)
+
+
+def _analyze_engine(facts: Facts, launch: Launch, gpu: Gpu | None) -> Analysis:
     tp = launch.tp(len(facts.gpus))
     sglang = facts.library("sglang")
     version = version_of(sglang)
@@ -133,3 +142,25 @@ def _why_no_kernel_analysis(facts: Facts, gpu: Gpu | None) -> tuple[str, ...]:
     if facts.library("sglang") is None:
         return ("SGLang is not installed: pass --engine sglang==VERSION to analyse a version",)
     return ("the installed SGLang version could not be parsed",)
+
+
+def binary_verdicts(facts: Facts, capability: tuple[int, int]) -> list[dict[str, Any]]:
+    """Per package: can this GPU run the CUDA code the probe found in its extensions?"""
+    out = []
+    for name, library in sorted(facts.libraries.items()):
+        files = library.details.get("cuda_binaries")
+        if not files:
+            continue
+        verdicts = [(f, verdict_for(BinaryInfo(**f), capability)) for f in files]
+        counted = [(f, v) for f, v in verdicts if not v.deliberate] or verdicts
+        worst = "none" if any(v.verdict == "none" for _, v in counted) else \
+            "ptx-jit" if any(v.verdict == "ptx-jit" for _, v in counted) else "native"
+        out.append({
+            "package": name, "version": library.version, "verdict": worst,
+            "none_files": [f["path"] for f, v in counted if v.verdict == "none"],
+            "ptx_jit_files": [f["path"] for f, v in counted if v.verdict == "ptx-jit"],
+            "deliberate_none_files": [f["path"] for f, v in verdicts if v.deliberate and v.verdict == "none"],
+            "reasons": sorted({v.reason for _, v in counted if v.verdict != "native"}),
+            "sass": sorted({t for f in files for t in f["sass"]}), "ptx": sorted({t for f in files for t in f["ptx"]}),
+        })
+    return out

@@ -16,7 +16,7 @@ from doctor.errors import DoctorError, UsageError
 from doctor.output import write_text_atomic
 
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
-FEATURE_COMMANDS: tuple[str, ...] = ("doctor.fix.command",)
+FEATURE_COMMANDS: tuple[str, ...] = ("doctor.fix.command", "doctor.binaries.command")
 
 
 class Parser(argparse.ArgumentParser):
@@ -29,7 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv
     try:
         args = build_parser().parse_args(_split_engine_args(argv))
-        return args.handler(args)
+        handler = getattr(args, "handler", None) or args.func
+        return handler(args)
     except DoctorError as exc:
         _fail(str(exc), debug)
         return exc.exit_code

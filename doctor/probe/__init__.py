@@ -10,6 +10,7 @@ from pathlib import Path
 from doctor.engines import parse_engine_spec
 from doctor.facts import Facts, Source, load_facts
 from doctor.hardware import load_profile
+from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
 from doctor.probe.host import probe_host
 from doctor.probe.libraries import probe_libraries
@@ -25,7 +26,7 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
         driver=nvml.driver,
         gpus=nvml.gpus,
         topology=nvml.topology,
-        libraries=probe_libraries(),
+        libraries=with_binary_facts(probe_libraries()),
         env=probe_env(environ),
     )
     if deep:
@@ -42,7 +43,7 @@ def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, fac
         facts = load_facts(facts_file)
     elif hardware is not None:
         profile = load_profile(hardware)
-        facts = profile.replace(libraries=probe_libraries(), env=probe_env(environ))
+        facts = profile.replace(libraries=with_binary_facts(probe_libraries()), env=probe_env(environ))
     else:
         facts = live_facts(environ, deep=deep)
     facts = with_engines(facts, engines)

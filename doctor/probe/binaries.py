@@ -1,0 +1,50 @@
+"""Compiled CUDA archs of the installed engine packages, read from their fatbins (doctor.binaries):
+facts only — which GPU they run on is decided in the analysis, so profiles and snapshots work too."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from doctor.binaries import scan_environment, torch_arch_list
+from doctor.facts import Library
+
+# Library keys whose CUDA extensions `check` reads. flashinfer-cubin is left out on purpose: its
+# ~16k standalone SM100 cubins take seconds to walk and never hold SM12x code.
+SCANNED = ("sgl-kernel", "vllm", "flashinfer-python", "flashinfer-jit-cache", "tensorrt-llm")
+FIELDS = ("sass", "ptx", "format", "modules", "rdc_ptx", "size", "error")
+
+
+def with_binary_facts(libraries: dict[str, Library]) -> dict[str, Library]:
+    out = dict(libraries)
+    torch = out.get("torch")
+    if torch is not None and torch.location and not torch.what_if:
+        archs = torch_arch_list([Path(torch.location)])
+        if archs is not None:
+            details = {**torch.details, "arch_list": archs, "arch_list_source": "fatbin scan of torch/lib"}
+            out["torch"] = dataclasses.replace(torch, details=details)
+    by_site: dict[str, list[Library]] = {}
+    for key in SCANNED:
+        library = out.get(key)
+        if library is not None and library.location and not library.what_if:
+            by_site.setdefault(library.location, []).append(library)
+    for site, members in by_site.items():
+        names = [str(m.details.get("distribution", m.name)) for m in members]
+        report = scan_environment(roots=[Path(site)], packages=names)
+        for library in members:
+            files = [_file_fact(entry, site) for entry in report.files if _owned(entry.package, library)]
+            out[library.name] = dataclasses.replace(library, details={**library.details, "cuda_binaries": files})
+    return out
+
+
+def _owned(package: str, library: Library) -> bool:
+    wanted = str(library.details.get("distribution", library.name)).lower().replace("_", "-")
+    return package.lower().replace("_", "-") == wanted
+
+
+def _file_fact(entry: object, site: str) -> dict[str, object]:
+    info = entry.info  # type: ignore[attr-defined]
+    fact = {name: getattr(info, name) for name in FIELDS}
+    path = Path(info.path)
+    fact["path"] = str(path.relative_to(site)) if path.is_relative_to(site) else str(path)
+    return fact
