@@ -3,6 +3,7 @@ tiles, and how much shared memory each needs against the GPU's limit."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,7 @@ from doctor.engines.sglang import attention as sglang_attention
 from doctor.facts import Facts, Gpu
 from doctor.kernels import extend_attention_smem
 from doctor.launch import Launch
+from doctor.plan.summary import plan_summary
 
 
 @dataclass(frozen=True)
@@ -45,15 +47,20 @@ class Analysis:
     attention_backend_source: str | None = None
     kernels: tuple[KernelCheck, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    plan: dict[str, Any] | None = None  # doctor.plan.summary: requested and best layout, memory verdict
 
     def to_dict(self) -> dict[str, Any]:
         return {"engine": self.engine, "engine_version": self.engine_version, "tp": self.tp,
                 "attention_backend": self.attention_backend,
                 "attention_backend_source": self.attention_backend_source,
-                "kernels": [k.to_dict() for k in self.kernels], "notes": list(self.notes)}
+                "kernels": [k.to_dict() for k in self.kernels], "notes": list(self.notes), "plan": self.plan}
 
 
 def analyze(facts: Facts, launch: Launch) -> Analysis:
+    return dataclasses.replace(_analyze(facts, launch), plan=plan_summary(facts, launch))
+
+
+def _analyze(facts: Facts, launch: Launch) -> Analysis:
     gpu = facts.gpus[0] if facts.gpus else None
     tp = launch.tp(len(facts.gpus))
     sglang = facts.library("sglang")

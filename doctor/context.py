@@ -20,6 +20,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "launch": {**launch.values, "tp": analysis.tp, "args": list(launch.args)},
         "analysis": analysis.to_dict(),
         "kernels": [k.to_dict() for k in analysis.kernels],
+        "plan": analysis.plan,
         "env": dict(facts.env),
         "topology": _topology(facts),
     }

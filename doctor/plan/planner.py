@@ -113,7 +113,9 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     comm = communication(facts, layout) if len(facts.gpus) >= layout.gpus else None
     fits = not bad and tokens > 0
     reasons = _reasons(bad, weights, total, free, mem, budget_min or 0, tokens, context, concurrent, source, comm)
-    score = _score(fits, tokens >= context, comm.cost if comm else 9.0, tokens, budget_min or 0, layout)
+    idle = max(0, len(facts.gpus) - layout.gpus)
+    score = _score(fits, tokens >= context, (comm.cost if comm else 9.0) + idle * 0.5, tokens, budget_min or 0,
+                   layout)
     return Plan(
         tp=layout.tp, pp=layout.pp, ep=layout.ep, fits=fits, weights_per_gpu_bytes=weights,
         kv_bytes_per_token=cell_max, kv_capacity_tokens=tokens, kv_budget_bytes=budget_min or 0,
