@@ -16,6 +16,7 @@ from doctor.engines.sglang import source as sglang_source
 from doctor.facts import Facts, Gpu
 from doctor.kernels import extend_attention_smem
 from doctor.launch import Launch
+from doctor.plan.summary import plan_summary
 
 
 @dataclass(frozen=True)
@@ -51,19 +52,21 @@ class Analysis:
     kernels: tuple[KernelCheck, ...] = ()
     binaries: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    plan: dict[str, Any] | None = None  # doctor.plan.summary: requested and best layout, memory verdict
 
     def to_dict(self) -> dict[str, Any]:
         return {"engine": self.engine, "engine_version": self.engine_version, "tp": self.tp,
                 "attention_backend": self.attention_backend,
                 "attention_backend_source": self.attention_backend_source,
                 "kernels": [k.to_dict() for k in self.kernels], "binaries": list(self.binaries),
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "plan": self.plan}
 
 
 def analyze(facts: Facts, launch: Launch) -> Analysis:
     gpu = facts.gpus[0] if facts.gpus else None
     binaries = tuple(binary_verdicts(facts, gpu.capability)) if gpu else ()
-    return dataclasses.replace(_analyze_engine(facts, launch, gpu), binaries=binaries)
+    return dataclasses.replace(_analyze_engine(facts, launch, gpu), binaries=binaries,
+                               plan=plan_summary(facts, launch))
 
 
 def _analyze_engine(facts: Facts, launch: Launch, gpu: Gpu | None) -> Analysis:

@@ -21,6 +21,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "analysis": analysis.to_dict(),
         "kernels": [k.to_dict() for k in analysis.kernels],
         "binaries": list(analysis.binaries),
+        "plan": analysis.plan,
         "env": dict(facts.env),
         "topology": _topology(facts),
     }

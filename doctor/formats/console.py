@@ -26,6 +26,8 @@ def render_console(report: Report, console: Console) -> None:
         console.print(_model(facts))
     if report.analysis.kernels:
         console.print(_kernels(report))
+    if report.analysis.plan and report.analysis.plan.get("requested"):
+        console.print(_plan(report.analysis.plan))
     for note in report.analysis.notes:
         console.print(Text(f"note: {note}", style="dim"))
     console.print(_findings(report))
@@ -127,6 +129,30 @@ def _kernels(report: Report) -> Table:
         verdict = Text("fits", style="green") if k.fits else Text("OVERFLOW", style="bold red")
         table.add_row(k.kernel, k.path, shape, config, str(k.bytes), str(k.limit), verdict)
     return table
+
+
+def _plan(plan: dict) -> Text:
+    """Memory plan: the requested layout's verdict and, when it differs, the best layout that fits."""
+    req, best = plan["requested"], plan.get("best")
+    text = Text("memory plan (SGLang " + str(plan.get("engine_version")) + "): ", style="bold")
+    text.append(_plan_line(req))
+    if best and (best["tp"], best["pp"], best["ep"]) != (req["tp"], req["pp"], req["ep"]):
+        text.append("\n  best that fits: ")
+        text.append(_plan_line(best))
+        text.append("\n  flags: " + " ".join(best["flags"]), style="dim")
+    elif not best:
+        text.append("\n  no layout of these GPUs holds the weights plus a KV cache (`sm120-doctor plan` for detail)",
+                    style="red")
+    return text
+
+
+def _plan_line(p: dict) -> str:
+    verdict = "fits" if p["fits"] else "does NOT fit"
+    if p.get("borderline"):
+        verdict += " (borderline)"
+    return (f"TP{p['tp']} PP{p['pp']} EP{p['ep']}: weights {p['weights_per_gpu_bytes'] / GiB:.2f} GiB/GPU of "
+            f"{p['gpu_memory_bytes'] / GiB:.2f}, KV {p['kv_capacity_tokens']:,} tokens "
+            f"({p['kv_bytes_per_token']:,} B/token, {p['kv_cache_dtype']}), {verdict}")
 
 
 def _findings(report: Report) -> Group | Text:

@@ -1,0 +1,114 @@
+"""`sm120-doctor plan MODEL`: memory and parallelism plans for a model on a machine, best first."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from doctor.errors import UsageError
+from doctor.plan.advice import no_fit_advice
+from doctor.plan.kv import KV_DTYPES
+from doctor.plan.planner import Plan, PlanRequest, make_plans
+from doctor.plan.summary import engine_version, source_for
+
+GiB = 1 << 30
+SHOWN = 12
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="plan TP/PP/EP layouts: weights and KV cache per GPU, what fits",
+                       description="Rank the TP x PP x EP layouts of MODEL on a machine: weights on the fullest "
+                                   "GPU, the KV cache SGLang's memory formula leaves, tokens and concurrent "
+                                   "requests, the communication path, and the launch flags.")
+    p.add_argument("model", help="Hugging Face model id or local model directory")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--hardware", metavar="PROFILE", help="use a built-in hardware profile (no GPU needed)")
+    source.add_argument("--facts", type=Path, metavar="FILE", help="use a recorded facts snapshot")
+    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION",
+                   help="evaluate as if this version were installed, e.g. sglang==0.5.8 (repeatable)")
+    p.add_argument("--tp", type=int, help="only this tensor-parallel size first (default: rank all layouts)")
+    p.add_argument("--pp", type=int, help="pipeline-parallel size of the requested layout")
+    p.add_argument("--ep", type=int, help="expert-parallel size of the requested layout (divides TP in SGLang)")
+    p.add_argument("--kv-cache-dtype", choices=sorted(KV_DTYPES), help="KV cache dtype (default: auto)")
+    p.add_argument("--mem-fraction-static", type=float, help="override SGLang's default for the GPU size")
+    p.add_argument("--context-length", type=int, help="request length for concurrency (default: the model's)")
+    p.add_argument("--page-size", type=int, help="KV page size (default 1)")
+    p.add_argument("--speculative", action="store_true", help="count MTP/nextn draft layers and their reserve")
+    p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
+    p.add_argument("--format", choices=("console", "json"), default="console")
+    p.set_defaults(handler=run)
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    for name in ("tp", "pp", "ep", "context_length", "page_size"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+    fraction = args.mem_fraction_static
+    if fraction is not None and not 0 < fraction <= 1:
+        raise UsageError("--mem-fraction-static must be in (0, 1]")
+
+
+def run(args: argparse.Namespace) -> int:
+    from doctor.probe import gather_facts
+
+    _check_args(args)
+    environ = dict(os.environ)
+    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
+                         model=args.model, offline=args.offline)
+    assert facts.model is not None
+    version, note = engine_version(facts)
+    request = PlanRequest(engine_version=version, tp=args.tp, pp=args.pp, ep=args.ep,
+                          kv_cache_dtype=args.kv_cache_dtype, mem_fraction_static=args.mem_fraction_static,
+                          context_length=args.context_length, page_size=args.page_size, speculative=args.speculative)
+    source = source_for(facts, environ, args.offline)
+    plans = make_plans(facts, facts.model, request, source)
+    notes = ([note] if note else []) + list(source.notes)
+    if facts.model.reconstructed:
+        notes.append(f"{facts.model.id}: the bundled config is reconstructed, not a copy of the published file")
+    document = {"model": facts.model.id, "hardware": facts.source.name or facts.source.kind, "engine": "sglang",
+                "engine_version": version, "weights_source": source.kind, "notes": notes,
+                "plans": [p.to_dict() for p in plans]}
+    if plans and not any(p.fits for p in plans):
+        document["advice"] = no_fit_advice(facts, facts.model, request, source, plans[0])
+    if args.format == "json":
+        print(json.dumps(document, indent=2))
+    else:
+        _render(document, plans)
+        for line in document.get("advice", {}).get("lines", []):
+            Console(highlight=False).print(Text(f"  no fit: {line}", style="yellow"))
+    return 0
+
+
+def _render(document: dict[str, Any], plans: list[Plan]) -> None:
+    console = Console(highlight=False)
+    console = console if console.is_terminal else Console(highlight=False, width=140)
+    where = f"  {document['model']} on {document['hardware']}, SGLang {document['engine_version']}"
+    console.print(Text.assemble(("sm120-doctor plan", "bold"), where))
+    for note in document["notes"]:
+        console.print(Text(f"  {note}", style="dim"))
+    table = Table(title="Layouts, best first", title_justify="left")
+    for column in ("TP", "PP", "EP", "GPUs", "weights/GPU", "KV/token", "KV tokens", "requests", "verdict"):
+        table.add_column(column)
+    for plan in plans[:SHOWN]:
+        verdict = Text("fits", style="green") if plan.fits else Text("does not fit", style="red")
+        if plan.borderline:
+            verdict.append(" (borderline)", style="yellow")
+        table.add_row(str(plan.tp), str(plan.pp), str(plan.ep), str(plan.tp * plan.pp),
+                      f"{plan.weights_per_gpu_bytes / GiB:.2f} GiB", f"{plan.kv_bytes_per_token:,} B",
+                      f"{plan.kv_capacity_tokens:,}", str(plan.max_concurrent_requests), verdict)
+    console.print(table)
+    if len(plans) > SHOWN:
+        console.print(Text(f"  {len(plans) - SHOWN} more layouts in --format json", style="dim"))
+    top = plans[0]
+    console.print(Text(f"TP{top.tp} PP{top.pp} EP{top.ep}:", style="bold"))
+    for reason in top.reasons:
+        console.print(f"  - {reason}")
+    console.print(Text("  flags: " + " ".join(top.flags), style="bold" if top.fits else "dim"))

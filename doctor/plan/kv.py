@@ -1,0 +1,107 @@
+"""KV cache per token per GPU and capacity in tokens, as SGLang sizes its pool
+(`get_cell_size_per_token`, `profile_max_num_token`, `set_num_tokens_hybrid_swa`; research/sglang.md §6).
+
+- MLA: (kv_lora_rank + qk_rope_head_dim) x layers x elem bytes; every TP rank stores the whole latent,
+  so it is NOT divided by TP.
+- MHA/GQA: max(1, kv_heads // attn_tp) x (head_dim + v_head_dim) x layers x elem bytes: heads are
+  replicated once TP exceeds the KV heads.
+- fp4 (fp4_e2m1) halves the bytes and adds one scale byte per 16 elements.
+- Only the layers of this PP stage count; SGLang MIN-reduces the token count over the stages.
+- Hybrid sliding-window models (gpt-oss) split the pool into full and SWA layers by
+  swa_full_tokens_ratio (0.8); the capacity reported is the full-attention layers' tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.errors import UsageError
+from doctor.facts import Model
+
+KV_DTYPES = {"auto": None, "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
+             "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2", "fp4_e2m1": "fp4_e2m1", "nvfp4": "fp4_e2m1"}
+ELEM_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp4_e2m1": 1}
+SWA_FULL_TOKENS_RATIO = 0.8
+
+
+@dataclass(frozen=True)
+class KvShape:
+    dtype: str
+    cell_bytes: int  # per token per GPU, this stage's layers
+    layers: int
+    full_layers: int
+    swa_layers: int
+
+
+def resolve_kv_dtype(model: Model, requested: str | None) -> str:
+    """`--kv-cache-dtype auto`: the checkpoint's declared FP8 KV, else the model dtype."""
+    key = (requested or "auto").lower()
+    if key not in KV_DTYPES:
+        raise UsageError(f"--kv-cache-dtype {requested!r}: expected one of {', '.join(KV_DTYPES)}")
+    explicit = KV_DTYPES[key]
+    if explicit:
+        return explicit
+    declared = model.quantization.kv_cache_dtype
+    if declared and declared.startswith("fp8"):
+        return "fp8_e4m3"
+    return {"float16": "fp16", "float32": "fp32"}.get(model.dtype, "bf16")
+
+
+def attention_layers(model: Model, start: int, end: int) -> tuple[int, int]:
+    """(full, sliding-window) attention layers in [start, end). SGLang treats the pattern as alternating
+    for the models it runs as hybrid SWA; the counts come from the config's layer_types."""
+    a = model.attention
+    total = end - start
+    if not a.sliding_window or not a.sliding_window_layers or a.sliding_window_layers >= model.num_layers:
+        return total, 0
+    swa = round(total * a.sliding_window_layers / model.num_layers)
+    return total - swa, swa
+
+
+def cell_bytes(model: Model, attn_tp: int, layers: int, dtype: str) -> int:
+    a = model.attention
+    elem = ELEM_BYTES[dtype]
+    if a.kind == "mla":
+        width = (a.kv_lora_rank or 512) + (a.qk_rope_head_dim or 64)
+        cell = width * layers * elem
+        if dtype == "fp4_e2m1":
+            cell = cell // 2 + (width // 16) * layers * elem
+        return cell
+    heads = max(1, a.num_kv_heads // attn_tp)
+    cell = heads * (a.head_dim + a.v_head_dim) * layers * elem
+    if dtype == "fp4_e2m1":
+        cell = cell // 2 + (heads * a.head_dim * layers * 2 * elem) // 16
+    return cell
+
+
+def kv_shape(model: Model, attn_tp: int, start: int, end: int, dtype: str) -> KvShape:
+    full, swa = attention_layers(model, start, end)
+    return KvShape(dtype, cell_bytes(model, attn_tp, end - start, dtype), end - start, full, swa)
+
+
+def tokens_for_bytes(budget: int, shape: KvShape, page_size: int = 1) -> int:
+    """`int(rest_GiB * 2**30) // cell_size`, rounded down to the page size; hybrid SWA returns the
+    full-attention layers' share."""
+    if budget <= 0 or shape.cell_bytes <= 0:
+        return 0
+    tokens = budget // shape.cell_bytes
+    tokens = tokens // page_size * page_size
+    if shape.swa_layers:
+        per_layer_total = tokens * shape.layers
+        tokens = int(per_layer_total / (SWA_FULL_TOKENS_RATIO * shape.swa_layers + shape.full_layers))
+        tokens = tokens // page_size * page_size
+    return tokens
+
+
+def swa_tokens(full_tokens: int, shape: KvShape) -> int:
+    return int(full_tokens * SWA_FULL_TOKENS_RATIO) if shape.swa_layers else full_tokens
+
+
+def concurrent_requests(tokens: int, shape: KvShape, context_length: int, window: int | None) -> int:
+    """Requests of `context_length` tokens that fit in the pool at once."""
+    if context_length <= 0 or tokens <= 0:
+        return 0
+    full = tokens // context_length
+    if not shape.swa_layers or not window:
+        return full
+    return min(full, swa_tokens(tokens, shape) // min(context_length, window))

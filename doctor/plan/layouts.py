@@ -1,0 +1,160 @@
+"""TP x PP x EP layouts: which are valid for a model (SGLang's divisibility checks) and what
+communication path each one takes on a machine's topology.
+
+SGLang places ranks as rank = pp_rank * tp + tp_rank on GPUs 0..tp*pp-1 (CUDA order), so TP group s is
+GPUs [s*tp, (s+1)*tp) and pipeline stages talk between consecutive groups. EP subdivides the TP group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts import Facts, Model
+
+# Worst-first order of `nvidia-smi topo -m` link kinds (NV<n> is best).
+LINK_RANK = {"NV": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}
+LINK_WORDS = {
+    "NV": "over NVLink", "PIX": "under one PCIe switch (PIX)", "PXB": "across PCIe switches (PXB)",
+    "PHB": "through one CPU host bridge (PHB)", "NODE": "inside one NUMA node, across root ports (NODE)",
+    "SYS": "across CPU sockets (SYS)",
+}
+
+
+@dataclass(frozen=True)
+class Layout:
+    tp: int
+    pp: int
+    ep: int = 1
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp
+
+
+@dataclass(frozen=True)
+class Comm:
+    tp_link: str | None
+    pp_link: str | None
+    custom_all_reduce: bool
+    cost: float
+    reasons: tuple[str, ...]
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def invalid_reasons(model: Model, layout: Layout) -> list[str]:
+    """Why SGLang would refuse this layout at startup (empty when it is valid)."""
+    a, tp, pp, ep = model.attention, layout.tp, layout.pp, layout.ep
+    why = []
+    if a.num_heads % tp:
+        why.append(f"{a.num_heads} attention heads are not divisible by TP {tp}")
+    if a.kind != "mla" and a.num_kv_heads % tp and tp % a.num_kv_heads:
+        why.append(f"{a.num_kv_heads} KV heads and TP {tp}: neither divides the other")
+    if pp > model.num_layers:
+        why.append(f"PP {pp} exceeds the {model.num_layers} layers")
+    moe = model.moe
+    if moe is None:
+        if ep > 1:
+            why.append("EP needs a mixture-of-experts model")
+        return why
+    if tp % ep:
+        why.append(f"EP {ep} must divide TP {tp} (SGLang runs EP inside the TP group)")
+        return why
+    if moe.routed_experts % ep:
+        why.append(f"{moe.routed_experts} experts are not divisible by EP {ep}")
+    moe_tp = tp // ep
+    if moe.intermediate_size % moe_tp:
+        why.append(f"expert intermediate size {moe.intermediate_size} is not divisible by {moe_tp}")
+    else:
+        why.extend(_quant_alignment(model, moe.intermediate_size // moe_tp, "expert"))
+    return why
+
+
+def _quant_alignment(model: Model, per_rank: int, what: str) -> list[str]:
+    q = model.quantization
+    if "routed_experts" not in q.quantized:
+        return []
+    if q.scheme == "fp8-block" and q.block_shape:
+        block = q.block_shape[0]
+        if per_rank % block:
+            return [f"{what} intermediate per rank {per_rank} is not divisible by the FP8 weight block {block}"]
+    if q.scheme in ("int4-w4a16", "nvfp4", "mxfp4", "awq", "gptq"):
+        group = q.group_size or (16 if q.scheme == "nvfp4" else 32 if q.scheme == "mxfp4" else 128)
+        if per_rank % group:
+            return [f"{what} intermediate per rank {per_rank} is not a multiple of the quantization group {group}"]
+    return []
+
+
+def enumerate_layouts(model: Model, gpu_count: int) -> list[Layout]:
+    """Every valid TP x PP x EP on up to `gpu_count` GPUs."""
+    out = []
+    for world in range(1, gpu_count + 1):
+        for tp in _divisors(world):
+            pp = world // tp
+            eps = [1] if model.moe is None else [e for e in _divisors(tp)]
+            for ep in eps:
+                layout = Layout(tp, pp, ep)
+                if not invalid_reasons(model, layout):
+                    out.append(layout)
+    return out
+
+
+def _kind(kind: str) -> str:
+    return "NV" if kind.startswith("NV") else kind
+
+
+def _worst(facts: Facts, a_ids: list[int], b_ids: list[int] | None = None) -> str | None:
+    worst: str | None = None
+    pairs = ([(x, y) for i, x in enumerate(a_ids) for y in a_ids[i + 1:]] if b_ids is None
+             else [(x, y) for x in a_ids for y in b_ids])
+    for x, y in pairs:
+        link = facts.link(x, y)
+        kind = _kind(link.kind) if link else "SYS"
+        if worst is None or LINK_RANK.get(kind, 5) > LINK_RANK.get(worst, 5):
+            worst = kind
+    return worst
+
+
+def communication(facts: Facts, layout: Layout) -> Comm:
+    ids = [g.index for g in facts.gpus][: layout.gpus]
+    groups = [ids[s * layout.tp:(s + 1) * layout.tp] for s in range(layout.pp)]
+    tp_link = max((_worst(facts, g) for g in groups if len(g) > 1), key=lambda k: LINK_RANK.get(k or "", 5),
+                  default=None)
+    pp_link = None
+    if layout.pp > 1:
+        pp_link = max((_worst(facts, groups[s], groups[s + 1]) for s in range(layout.pp - 1)),
+                      key=lambda k: LINK_RANK.get(k or "", 5))
+    reasons: list[str] = []
+    cost = 0.0
+    if tp_link:
+        reasons.append(f"TP{layout.tp} all-reduce {LINK_WORDS.get(tp_link, tp_link)}")
+        cost += LINK_RANK.get(tp_link, 5)
+    custom_ar = _custom_all_reduce(facts, layout, groups)
+    if layout.tp > 2 and tp_link != "NV":
+        reasons.append(f"custom all-reduce disabled: SGLang allows it on more than two GPUs only with full "
+                       f"NVLink; TP{layout.tp} uses NCCL over PCIe (pass --disable-custom-all-reduce to skip the "
+                       f"probe and its warning)")
+        cost += 1.0
+    if pp_link:
+        reasons.append(f"PP{layout.pp} sends activations between stages {LINK_WORDS.get(pp_link, pp_link)}; "
+                       f"point-to-point traffic is small, pipeline bubbles cost decode latency")
+        cost += 0.25 * LINK_RANK.get(pp_link, 5) + 1.5 * (layout.pp - 1)
+    if layout.ep > 1:
+        where = "NVLink" if tp_link == "NV" else "PCIe"
+        reasons.append(f"EP{layout.ep} all-to-all of tokens over {where}"
+                       + ("" if where == "NVLink" else "; on PCIe this usually costs more than TP's all-reduce"))
+        cost += 0.0 if where == "NVLink" else 2.0
+    return Comm(tp_link, pp_link, custom_ar, cost, tuple(reasons))
+
+
+def _custom_all_reduce(facts: Facts, layout: Layout, groups: list[list[int]]) -> bool:
+    """`custom_all_reduce.py`: world size in (2,4,6,8); > 2 GPUs need full NVLink; P2P must work."""
+    tp = layout.tp
+    if tp not in (2, 4, 6, 8):
+        return False
+    links = [facts.link(x, y) for g in groups for i, x in enumerate(g) for y in g[i + 1:]]
+    if tp > 2 and not all(link is not None and link.kind.startswith("NV") for link in links):
+        return False
+    return not any(link is not None and link.p2p_read is False for link in links)

@@ -1,0 +1,195 @@
+"""Plans: for each layout, weights on the fullest rank, the KV budget SGLang's formula leaves, the
+tokens and concurrent requests it holds, the communication path, the flags to launch it; ranked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from doctor.engines.sglang import memory as sgl_memory
+from doctor.errors import InputError, UsageError
+from doctor.facts import Facts, Model
+from doctor.plan import kv as kvmod
+from doctor.plan.layouts import Layout, communication, enumerate_layouts, invalid_reasons
+from doctor.plan.weights import WeightSource, engine_extra_pieces, rank_weights, vision_of, weight_source
+
+DEFAULT_SGLANG = "0.5.9"
+# Error of this estimate near zero KV: the runtime's memory before load is an estimate (1.1-3.1 GiB seen)
+# and weights accounting is within ~1-2 % of SGLang's measured usage.
+GiB = 1 << 30
+BORDERLINE_BYTES = 2 * GiB
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    engine_version: str = DEFAULT_SGLANG
+    tp: int | None = None
+    pp: int | None = None
+    ep: int | None = None
+    kv_cache_dtype: str | None = None
+    mem_fraction_static: float | None = None
+    context_length: int | None = None
+    page_size: int | None = None
+    chunked_prefill_size: int | None = None
+    cuda_graph_max_bs: int | None = None
+    speculative: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    tp: int
+    pp: int
+    ep: int
+    fits: bool
+    weights_per_gpu_bytes: int
+    kv_bytes_per_token: int
+    kv_capacity_tokens: int
+    kv_budget_bytes: int
+    max_concurrent_requests: int
+    context_length: int
+    kv_cache_dtype: str
+    flags: tuple[str, ...]
+    reasons: tuple[str, ...]
+    valid: bool = True
+    context_fits: bool = False
+    borderline: bool = False
+    rank_score: float = 0.0
+    gpu_memory_bytes: int = 0
+    memory: dict[str, Any] = field(default_factory=dict)
+    stages: tuple[dict[str, Any], ...] = ()
+    comm: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "gpus": self.tp * self.pp, "valid": self.valid,
+                "fits": self.fits, "context_fits": self.context_fits, "borderline": self.borderline,
+                "weights_per_gpu_bytes": self.weights_per_gpu_bytes, "kv_bytes_per_token": self.kv_bytes_per_token,
+                "kv_capacity_tokens": self.kv_capacity_tokens, "kv_budget_bytes": self.kv_budget_bytes,
+                "max_concurrent_requests": self.max_concurrent_requests, "context_length": self.context_length,
+                "kv_cache_dtype": self.kv_cache_dtype, "gpu_memory_bytes": self.gpu_memory_bytes,
+                "flags": list(self.flags), "reasons": list(self.reasons), "memory": self.memory,
+                "stages": list(self.stages), "comm": self.comm}
+
+
+def gpu_memory_bytes(facts: Facts) -> int:
+    sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
+    if not sizes:
+        raise InputError("the facts give no GPU memory size: planning needs a GPU, --hardware or --facts")
+    return min(sizes)  # SGLang sizes by the smallest GPU (nvidia-smi minimum)
+
+
+def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
+                source: WeightSource | None = None) -> Plan:
+    source = source or weight_source(model)
+    bad = invalid_reasons(model, layout)
+    if layout.gpus > len(facts.gpus):
+        bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)}")
+    total = gpu_memory_bytes(facts)
+    pieces = list(source.pieces) + engine_extra_pieces(model)
+    ranks = rank_weights(pieces, model, layout.tp, layout.pp, req.speculative)
+    dtype = kvmod.resolve_kv_dtype(model, req.kv_cache_dtype)
+    context = req.context_length or model.max_position_embeddings or 4096
+    mem = sgl_memory.memory_defaults(
+        req.engine_version, total / sgl_memory.MiB, tp=layout.tp, pp=layout.pp, speculative=req.speculative,
+        vision=vision_of(model), chunked_prefill_size=req.chunked_prefill_size,
+        cuda_graph_max_bs=req.cuda_graph_max_bs, mem_fraction_static=req.mem_fraction_static,
+        page_size=req.page_size)
+    free = sgl_memory.preload_free_bytes(total, layout.gpus, any(g.unified_memory for g in facts.gpus))
+    stages, tokens, budget_min, cell_max = [], None, None, 0
+    for r in ranks:
+        shape = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype)
+        budget = sgl_memory.kv_budget_bytes(free, r.bytes, mem.mem_fraction_static)
+        stage_tokens = kvmod.tokens_for_bytes(budget, shape, mem.page_size)
+        tokens = stage_tokens if tokens is None else min(tokens, stage_tokens)
+        budget_min = budget if budget_min is None else min(budget_min, budget)
+        cell_max = max(cell_max, shape.cell_bytes)
+        stages.append({"stage": r.stage, "layers": list(r.layers), "weights_bytes": r.bytes,
+                       "kv_bytes_per_token": shape.cell_bytes, "kv_budget_bytes": budget,
+                       "kv_tokens": stage_tokens, "by_kind": r.by_kind})
+    tokens = tokens or 0
+    last = kvmod.kv_shape(model, layout.tp, ranks[-1].layers[0], ranks[-1].layers[1], dtype)
+    concurrent = min(kvmod.concurrent_requests(tokens, last, context, model.attention.sliding_window),
+                     sgl_memory.max_running_requests(tokens, context))
+    weights = max(r.bytes for r in ranks)
+    comm = communication(facts, layout) if len(facts.gpus) >= layout.gpus else None
+    fits = not bad and tokens > 0
+    reasons = _reasons(bad, weights, total, free, mem, budget_min or 0, tokens, context, concurrent, source, comm)
+    idle = max(0, len(facts.gpus) - layout.gpus)
+    score = _score(fits, tokens >= context, (comm.cost if comm else 9.0) + idle * 0.5, tokens, budget_min or 0,
+                   layout)
+    return Plan(
+        tp=layout.tp, pp=layout.pp, ep=layout.ep, fits=fits, weights_per_gpu_bytes=weights,
+        kv_bytes_per_token=cell_max, kv_capacity_tokens=tokens, kv_budget_bytes=budget_min or 0,
+        max_concurrent_requests=concurrent, context_length=context, kv_cache_dtype=dtype,
+        flags=_flags(layout, mem.mem_fraction_static, dtype, req, comm), reasons=tuple(reasons), valid=not bad,
+        context_fits=fits and tokens >= context, rank_score=score,
+        borderline=not bad and abs(budget_min or 0) < BORDERLINE_BYTES, gpu_memory_bytes=total,
+        memory={**mem.to_dict(), "preload_free_bytes": free, "weights_source": source.kind,
+                "checkpoint_bytes": source.checkpoint_bytes, "notes": list(source.notes)},
+        stages=tuple(stages),
+        comm={} if comm is None else {"tp_link": comm.tp_link, "pp_link": comm.pp_link,
+                                      "custom_all_reduce": comm.custom_all_reduce, "cost": comm.cost})
+
+
+def _reasons(bad: list[str], weights: int, total: int, free: int, mem: Any, budget: int, tokens: int,
+             context: int, concurrent: int, source: WeightSource, comm: Any) -> list[str]:
+    reasons = [f"invalid: {b}" for b in bad]
+    usable = free * mem.mem_fraction_static
+    reasons.append(f"weights {weights / GiB:.2f} GiB on the fullest GPU of {total / GiB:.2f} GiB; SGLang "
+                   f"{mem.version} keeps {mem.mem_fraction_static:.3f} of the {free / GiB:.2f} GiB free at load "
+                   f"= {usable / GiB:.2f} GiB for weights + KV")
+    if budget <= 0:
+        reasons.append(f"does not fit: {-budget / GiB:.2f} GiB short before any KV cache "
+                       f"(SGLang: 'Not enough memory. Please try to increase --mem-fraction-static')")
+    if abs(budget) < BORDERLINE_BYTES:
+        reasons.append(f"borderline: the KV budget is within {BORDERLINE_BYTES / GiB:.0f} GiB of zero, inside this "
+                       f"estimate's error (runtime memory before load, allocator slack); measure before relying on it")
+    if budget > 0:
+        reasons.append(f"KV cache {budget / GiB:.2f} GiB = {tokens:,} tokens; {concurrent} concurrent request(s) "
+                       f"of {context:,} tokens")
+        if tokens < context:
+            reasons.append(f"KV cache holds fewer tokens than one {context:,}-token request: lower "
+                           f"--context-length or free memory")
+    if comm is not None:
+        reasons.extend(comm.reasons)
+    return reasons
+
+
+def _score(fits: bool, context_ok: bool, comm_cost: float, tokens: int, budget: int, layout: Layout) -> float:
+    """Higher is better: fitting first, then a full-length request, then cheap communication, then KV;
+    among layouts that do not fit, the smallest shortfall first."""
+    if not fits:
+        return -1e6 + budget / GiB
+    return 1e6 + (1e5 if context_ok else 0) - comm_cost * 1e3 + min(tokens, 10**8) / 1e5 + layout.gpus * 1e-3
+
+
+def _flags(layout: Layout, fraction: float, dtype: str, req: PlanRequest, comm: Any) -> tuple[str, ...]:
+    flags = ["--tp-size", str(layout.tp)]
+    if layout.pp > 1:
+        flags += ["--pp-size", str(layout.pp)]
+    if layout.ep > 1:
+        flags += ["--ep-size", str(layout.ep)]
+    flags += ["--mem-fraction-static", f"{fraction:.3f}"]
+    if req.kv_cache_dtype or dtype.startswith("fp8"):
+        flags += ["--kv-cache-dtype", dtype]
+    if req.context_length:
+        flags += ["--context-length", str(req.context_length)]
+    if comm is not None and layout.tp > 2 and comm.tp_link != "NV":
+        flags.append("--disable-custom-all-reduce")
+    return tuple(flags)
+
+
+def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSource | None = None) -> list[Plan]:
+    """All valid layouts on this machine, best first; a requested layout comes first whatever it scores."""
+    if not facts.gpus:
+        raise InputError("no GPU in the facts: planning needs a GPU, --hardware PROFILE or --facts FILE")
+    source = source or weight_source(model)
+    layouts = enumerate_layouts(model, len(facts.gpus))
+    if req.tp or req.pp or req.ep:
+        wanted = Layout(req.tp or max(1, len(facts.gpus) // (req.pp or 1)), req.pp or 1, req.ep or 1)
+        if wanted.tp < 1 or wanted.pp < 1 or wanted.ep < 1:
+            raise UsageError("--tp, --pp and --ep must be at least 1")
+        first = plan_layout(facts, model, wanted, req, source)
+        rest = [plan_layout(facts, model, lay, req, source) for lay in layouts if lay != wanted]
+        return [first, *sorted(rest, key=lambda p: -p.rank_score)]
+    plans = [plan_layout(facts, model, lay, req, source) for lay in layouts]
+    return sorted(plans, key=lambda p: -p.rank_score)

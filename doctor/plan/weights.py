@@ -1,0 +1,133 @@
+"""Weights per GPU for a TP x PP (x EP) layout.
+
+Sources, best first: the checkpoint's safetensors headers (a local model directory, or the hub's
+headers through huggingface-hub, cached), else the config's parameter counts x the storage of each
+module's quantization. A bundled checkpoint size (`data/checkpoints.json`, measured file sizes) is a
+cross-check of the computed total; when the two disagree by more than 2 % the computed pieces are scaled
+to the measured size and the plan says so.
+
+EP in SGLang subdivides the TP group (moe_tp = tp / ep; each rank holds experts/ep experts at
+intermediate/moe_tp), so routed-expert bytes per rank are total/tp either way: EP changes traffic,
+not memory.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from doctor.facts import Model
+from doctor.plan.arch import Piece, model_pieces, raw_text_config
+
+SCALE_TOLERANCE = 0.02
+
+
+@dataclass(frozen=True)
+class WeightSource:
+    kind: str  # safetensors-local | safetensors-hub | config | config-scaled
+    pieces: tuple[Piece, ...]
+    checkpoint_bytes: int
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RankWeights:
+    stage: int
+    layers: tuple[int, int]
+    bytes: int
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+
+def pp_layers(num_layers: int, pp: int, stage: int) -> tuple[int, int]:
+    """SGLang `get_pp_indices`: even split, the last `remainder` stages take one more layer."""
+    base, remainder = divmod(num_layers, pp)
+    if stage >= pp - remainder:
+        start = stage * (base + 1) - (pp - remainder)
+        return start, start + base + 1
+    return stage * base, stage * base + base
+
+
+def bundled_checkpoint_bytes(model_id: str) -> tuple[int, str] | None:
+    text = (resources.files("doctor.plan") / "data" / "checkpoints.json").read_text(encoding="utf-8")
+    table: dict[str, Any] = json.loads(text)
+    entry = next((v for k, v in table.items() if k.lower() == model_id.lower()), None)
+    if entry is None:
+        return None
+    return int(entry["bytes"]), str(entry["source"])
+
+
+def weight_source(model: Model, header_pieces: list[Piece] | None = None, header_kind: str = "") -> WeightSource:
+    if header_pieces:
+        total = sum(p.nbytes for p in header_pieces)
+        return WeightSource(header_kind, tuple(header_pieces), total,
+                            (f"weights from the checkpoint's safetensors headers ({header_kind})",))
+    pieces = model_pieces(model)
+    total = sum(p.nbytes for p in pieces)
+    bundled = bundled_checkpoint_bytes(model.id)
+    if bundled is None:
+        return WeightSource("config", tuple(pieces), total,
+                            (f"weights computed from the config: {total / 1e9:.2f} GB in the checkpoint",))
+    measured, where = bundled
+    ratio = measured / total
+    note = (f"computed checkpoint {total / 1e9:.2f} GB vs measured {measured / 1e9:.2f} GB ({where}): "
+            f"{(ratio - 1) * 100:+.2f}%")
+    if abs(ratio - 1) <= SCALE_TOLERANCE:
+        return WeightSource("config", tuple(pieces), total, (note,))
+    scaled = tuple(Piece(p.kind, int(p.nbytes * ratio), p.shard, p.layer, p.place) for p in pieces)
+    return WeightSource("config-scaled", scaled, measured, (note + "; pieces scaled to the measured size",))
+
+
+def engine_extra_pieces(model: Model) -> list[Piece]:
+    """What SGLang allocates at load beyond the checkpoint: MLA's absorbed w_kc/w_vc, a bf16 copy of each
+    layer's kv_b_proj (`post_load_weights`; fp8 kv_b_proj is dequantized to bf16 for it)."""
+    a = model.attention
+    if a.kind != "mla":
+        return []
+    nope = a.qk_nope_head_dim or 128
+    per_layer = a.num_heads * (nope + a.v_head_dim) * (a.kv_lora_rank or 512) * 2
+    return [Piece("engine", per_layer, "tp", layer) for layer in range(model.num_layers)]
+
+
+def rank_weights(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, pp: int,
+                 speculative: bool = False) -> list[RankWeights]:
+    """Bytes on one rank of each PP stage (ranks inside a stage hold the same amount)."""
+    kv_heads = model.attention.num_kv_heads
+    out = []
+    for stage in range(pp):
+        start, end = pp_layers(model.num_layers, pp, stage)
+        by_kind: dict[str, int] = {}
+        for p in pieces:
+            if not _on_stage(p, model, stage, pp, start, end, speculative):
+                continue
+            by_kind[p.kind] = by_kind.get(p.kind, 0) + _share(p, tp, kv_heads)
+        out.append(RankWeights(stage, (start, end), sum(by_kind.values()), by_kind))
+    return out
+
+
+def _on_stage(p: Piece, model: Model, stage: int, pp: int, start: int, end: int, speculative: bool) -> bool:
+    if p.kind == "mtp" or (p.layer is not None and p.layer >= model.num_layers):
+        return speculative and stage == pp - 1  # SGLang skips nextn weights unless a draft model loads them
+    if p.layer is not None:
+        return start <= p.layer < end
+    return stage == 0 if p.place == "first" else stage == pp - 1
+
+
+def _share(p: Piece, tp: int, kv_heads: int) -> int:
+    if p.shard == "rep":
+        return p.nbytes
+    if p.shard == "kv":
+        return p.nbytes // min(tp, kv_heads) if tp > 1 else p.nbytes
+    return p.nbytes // tp
+
+
+def vision_of(model: Model) -> tuple[int, int] | None:
+    """(layers, hidden) of the ViT as SGLang's `adjust_mem_fraction_for_vlm` sees them."""
+    if model.vision is None:
+        return None
+    return model.vision.num_layers, model.vision.hidden_size
+
+
+__all__ = ["RankWeights", "WeightSource", "bundled_checkpoint_bytes", "engine_extra_pieces", "pp_layers",
+           "rank_weights", "raw_text_config", "vision_of", "weight_source"]
