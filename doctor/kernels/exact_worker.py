@@ -134,19 +134,58 @@ def _arg_type(value: Any, param: Any) -> tuple[str, bool]:
     raise TypeError(f"unsupported launch value {value!r}")
 
 
+class _SharedKnown(Exception):
+    """Raised by the truncated pipeline once `metadata["shared"]` is final."""
+
+    def __init__(self, shared: int) -> None:
+        super().__init__(shared)
+        self.shared = shared
+
+
+def stop_after_llir() -> None:
+    """Fast mode: end the compile once TTGIR -> LLIR has allocated shared memory.
+
+    `metadata["shared"]` is read from the TTGIR module's `ttg.shared` attribute in make_llir;
+    the later stages (LLVM -O3, PTX, ptxas) cannot change it and are most of the compile time.
+    """
+    from triton.backends.nvidia import compiler as nvidia
+
+    original = nvidia.CUDABackend.add_stages
+
+    def add_stages(self, stages, options, language=None):
+        if language is None:
+            original(self, stages, options)
+        else:
+            original(self, stages, options, language)
+
+        def done(src, metadata):
+            raise _SharedKnown(int(metadata["shared"]))
+
+        stages["ptx"] = done
+        stages.pop("cubin", None)
+
+    nvidia.CUDABackend.add_stages = add_stages
+    nvidia.llvm.optimize_module = lambda *args, **kwargs: None
+
+
 def compile_shared(job: dict[str, Any]) -> int:
     module = load_module(job["source"])
     name, args, options = exact_launch.build(job["kernel"], job["cc"], job["params"])
     fn = getattr(module, name)
     signature, constexprs, attrs = specialise(fn, args)
     src = ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs)
-    kernel = triton.compile(src, target=GPUTarget("cuda", job["cc"], 32), options=options)
+    try:
+        kernel = triton.compile(src, target=GPUTarget("cuda", job["cc"], 32), options=options)
+    except _SharedKnown as known:
+        return known.shared
     return int(kernel.metadata.shared)
 
 
 def main() -> int:
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="sm120-doctor-tcache-"))
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    if os.environ.get("SM120_DOCTOR_FULL_COMPILE") != "1":
+        stop_after_llir()
     for line in sys.stdin:
         if not line.strip():
             continue
