@@ -38,9 +38,11 @@ class _Loop:
     stages: int
     skip_tile: bool
 
+    aligned: bool = True
+
     @property
     def pipelined(self) -> bool:
-        return self.stages >= 2 and not self.skip_tile
+        return self.stages >= 2 and not self.skip_tile and self.aligned
 
     def p_tile(self, width: int) -> int:
         if self.kind == "mma" and self.bm < self.dv:
@@ -64,8 +66,10 @@ class _Loop:
 def _barriers(kind: str, loops: list[_Loop]) -> int:
     if kind != "tcgen05":
         return 0
-    pipelined = sum(1 for loop in loops if loop.pipelined)
-    return 16 * pipelined if pipelined else 8
+    # mbarriers; pipelined loops and 128-row tiles also pad the allocation to 1 KiB
+    if any(loop.pipelined for loop in loops) or loops[0].bm >= 128:
+        return 1024
+    return 8
 
 
 def _two_loop_smem(cc: Arch, kind: str, bm: int, dm: int, dpe: int, prefix: _Loop, extend: _Loop,
@@ -124,14 +128,18 @@ def decode_attention_smem(cc: str | int | Arch, lk: int, lv: int, block_n: int, 
     if width == 2:
         return q_tile + loop.bytes(2) + _barriers(kind, [loop])
     if kind == "mma" and arch[0] in (9, 10):
-        return 2 * q_tile + loop.fallback_fp8_bytes()
-    return q_tile + block_h * (dm + dpe) + loop.bytes(1) + _barriers(kind, [loop])
+        # fp8 dots upcast to fp16 here; with stages K and V are held together (not a ring)
+        if num_stages >= 2:
+            kv = (num_stages - 1) * block_n * (dm + dpe + dv + 8)
+            return q_tile + kv + block_h * block_n * 2
+        return q_tile + loop.fallback_fp8_bytes()
+    return q_tile + loop.bytes(1) + _barriers(kind, [loop])
 
 
 def _mha_decode_smem(cc: Arch, lk: int, lv: int, block_n: int, warps: int, width: int) -> int:
     """MHA decode has no tl.dot: shared memory is only cross-warp reduction scratch."""
-    del cc, lk, lv, block_n, width
-    return 4 * 32 * warps // 32 * 8
+    del cc, lk, block_n, width
+    return 4 * warps * _pow2(lv)
 
 
 def prefill_attention_smem(cc: str | int | Arch, head_dim: int, block: int, num_warps: int,
@@ -141,5 +149,5 @@ def prefill_attention_smem(cc: str | int | Arch, head_dim: int, block: int, num_
     width = _KV_WIDTH[dtype]
     d = _pow2(head_dim)
     kind = mma_kind(arch, block, num_warps)
-    loop = _Loop(arch, kind, block, block, d, 0, d, num_stages, False)
+    loop = _Loop(arch, kind, block, block, d, 0, d, num_stages, False, head_dim % 16 == 0)
     return block * d * width + loop.bytes(width) + _barriers(kind, [loop])

@@ -34,13 +34,13 @@ def _warps_v2(m: int, n: int, warps: int) -> tuple[int, int]:
     return wm, wn
 
 
-def epilogue_scratch(cc: Arch, bm: int, bn: int, warps: int) -> int:
+def epilogue_scratch(cc: Arch, bm: int, bn: int, warps: int, kind: str = "mma") -> int:
     """Scratch for convert_layout(mma accumulator -> coalesced store layout) of a bf16 tile.
 
     The conversion only needs to stage the row bits that are not register bits in both
     layouts; bits that are registers in both are iterated instead of stored.
     """
-    wm, _ = _warps_v2(bm, bn, warps)
+    wm = min(warps, max(1, bm // 16)) if kind == "wgmma" else _warps_v2(bm, bn, warps)[0]
     rows = _log2(bm)
     t_n = min(32, max(1, bn // 8))
     t_m = 32 // t_n
@@ -52,13 +52,14 @@ def epilogue_scratch(cc: Arch, bm: int, bn: int, warps: int) -> int:
     return bm * bn * 2 >> shared_bits
 
 
-def _ring(kind: str, cc: Arch, a: int, b: int, stages: int, warps: int) -> int:
+def _ring(kind: str, cc: Arch, a: int, b: int, stages: int, warps: int, fp8: bool = False) -> int:
     if kind == "wgmma":
         return stages * (a + b)
     if kind == "tcgen05":
         return stages * (a + b) + (8 if stages == 1 else 16)
     if stages <= 1:
-        return max(a, b) if cc[0] in (9, 10) else a + b
+        # sm90/10x have no fp8 mma.sync: both tiles are upcast through one shared buffer
+        return max(a, b) if fp8 and cc[0] in (9, 10) else a + b
 
     def copies(tile: int) -> int:
         return stages - 1 if tile // (32 * warps) >= 4 else 1
@@ -68,7 +69,7 @@ def _ring(kind: str, cc: Arch, a: int, b: int, stages: int, warps: int) -> int:
 
 def _block_scale_extra(kind: str, bm: int, bn: int, warps: int) -> int:
     threads = 32 * warps
-    a_term = 4 * bm if (bm > threads if kind == "tcgen05" else bm >= threads) else 0
+    a_term = 4 * bm if bm >= threads else 0
     b_term = 4 * bn if kind != "tcgen05" and bn > 128 and bn >= threads else 0
     return max(a_term, b_term)
 
@@ -116,15 +117,15 @@ def _moe(cc: Arch, kind: str, dtype: str, wa: int, wb: int, bm: int, bn: int, bk
     a, b = bm * bk * wa, bk * bn * wb
     if dtype == "int8_w8a16" and kind in ("wgmma", "tcgen05"):
         # the int8 tile is widened to bf16 in registers and re-stored for the async MMA
-        ring = stages * a + max(stages - 1, 1) * b + bk * bn * 2
+        ring = stages * a + (stages - 1) * b + bk * bn * 2
         ring += 0 if kind == "wgmma" else (8 if stages == 1 else 16)
     else:
-        ring = _ring(kind, cc, a, b, stages, warps)
-    if dtype == "fp8_w8a8" and block_shape is not None and all(block_shape):
+        ring = _ring(kind, cc, a, b, stages, warps, fp8=dtype == "fp8_w8a8")
+    if dtype == "fp8_w8a8" and block_shape is not None and all(block_shape) and stages >= 2:
         ring += _block_scale_extra(kind, bm, bn, warps)
-    if kind != "mma":
+    if kind == "tcgen05":
         return ring
-    return max(ring, epilogue_scratch(cc, bm, bn, warps))
+    return max(ring, epilogue_scratch(cc, bm, bn, warps, kind))
 
 
 def _gptq_awq_smem(cc: Arch, bm: int, bn: int, bk: int, warps: int, stages: int) -> int:
