@@ -216,3 +216,24 @@ def exact_smem(kernel: str, sglang_dir: str | os.PathLike[str] | None, cc: int,
     if "shared" not in result:
         raise ExactError(f"{kernel} did not compile for sm_{cc}: {result.get('error')}")
     return int(result["shared"])
+
+
+def fetch_sglang(version: str, root: Path | None = None) -> Path:
+    """Site-like dir of sglang==version's wheel (pip download --no-deps, unpacked once)."""
+    import zipfile
+
+    base = (root or user_cache()) / "sglang" / version
+    marker = base / ".complete"
+    if marker.exists():
+        return base / "site"
+    wheels = base / "wheel"
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d",
+           str(wheels), f"sglang=={version}"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    found = sorted(wheels.glob("sglang-*.whl"))
+    if done.returncode != 0 or not found:
+        raise ExactError(f"cannot download sglang=={version}: {done.stderr.strip()[-300:]}")
+    with zipfile.ZipFile(found[0]) as archive:
+        archive.extractall(base / "site")
+    marker.write_text(found[0].name)
+    return base / "site"
