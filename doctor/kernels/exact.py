@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -115,30 +116,41 @@ def _cache_key(job: Job, source: Path, version: str) -> str:
     return digest.hexdigest()
 
 
-def _run_worker(site: Path | None, jobs: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
+def _run_worker(site: Path | None, jobs: list[dict[str, Any]], timeout: float,
+                on_line: Callable[[dict[str, Any]], None]) -> None:
+    """Feed jobs to one worker process and hand back each result as soon as it is printed."""
     env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1")
     if site is not None:
         env["PYTHONPATH"] = str(site)
     else:
         env.pop("PYTHONPATH", None)
-    payload = "".join(json.dumps(job) + "\n" for job in jobs)
-    done = subprocess.run([sys.executable, str(WORKER)], input=payload, capture_output=True,
-                          text=True, env=env, timeout=timeout)
-    results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 and len(results) < len(jobs):
-        tail = done.stderr.strip().splitlines()[-1:] or ["worker failed"]
+    payload = "".join(json.dumps({k: v for k, v in job.items() if k != "key"}) + "\n" for job in jobs)
+    with subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(payload)
+        proc.stdin.close()
+        seen = 0
+        for line in proc.stdout:
+            if line.startswith("{"):
+                on_line(json.loads(line))
+                seen += 1
+        stderr = proc.stderr.read() if proc.stderr else ""
+        proc.wait(timeout=timeout)
+    if seen < len(jobs):
+        tail = stderr.strip().splitlines()[-1:] or ["worker failed"]
         raise ExactError(f"compile worker failed: {tail[0]}")
-    return results
 
 
-def _chunks(jobs: list[dict[str, Any]], workers: int) -> list[list[dict[str, Any]]]:
-    """One task list per (arch, slice): a process never compiles for two targets."""
+def _chunks(jobs: list[dict[str, Any]], size: int = 12) -> list[list[dict[str, Any]]]:
+    """Task lists of one arch each (a process never compiles for two targets), small enough
+    to balance the worker pool."""
     by_cc: dict[int, list[dict[str, Any]]] = {}
     for job in jobs:
         by_cc.setdefault(job["cc"], []).append(job)
     tasks: list[list[dict[str, Any]]] = []
     for group in by_cc.values():
-        parts = max(1, min(workers, len(group) // 4 or 1))
+        parts = max(1, -(-len(group) // size))
         tasks.extend(group[i::parts] for i in range(parts))
     return sorted(tasks, key=len, reverse=True)
 
@@ -165,24 +177,30 @@ def compile_many(jobs: Sequence[Job], sglang_dir: str | os.PathLike[str] | None 
         pending.append({"id": index, "kernel": job.kernel, "source": str(source), "cc": job.cc,
                         "params": job.params, "key": key})
     bar = _progress(len(pending)) if progress and pending else None
+    keys = {job["id"]: job["key"] for job in pending}
+    lock = threading.Lock()
+
+    def record(res: dict[str, Any]) -> None:
+        with lock:
+            _store(cache, keys[res["id"]], res)
+            results[res["id"]] = res
+            if on_result:
+                on_result(res["id"], res)
+            if bar:
+                bar.advance()
+
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for batch in pool.map(lambda t: _run_worker(triton_site, t, timeout), _chunks(pending, workers)):
-            for result in batch:
-                _store(cache, pending, result)
-                results[result["id"]] = result
-                if on_result:
-                    on_result(result["id"], result)
-                if bar:
-                    bar.advance()
+        futures = [pool.submit(_run_worker, triton_site, task, timeout, record) for task in _chunks(pending)]
+        for future in futures:
+            future.result()
     if bar:
         bar.stop()
     return [r if r is not None else {"error": "not compiled"} for r in results]
 
 
-def _store(cache: Path, pending: list[dict[str, Any]], result: dict[str, Any]) -> None:
+def _store(cache: Path, key: str, result: dict[str, Any]) -> None:
     if "shared" not in result:
         return
-    key = next(job["key"] for job in pending if job["id"] == result["id"])
     cache.mkdir(parents=True, exist_ok=True)
     (cache / f"{key}.json").write_text(json.dumps({"shared": result["shared"], "secs": result["secs"]}))
 

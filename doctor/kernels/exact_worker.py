@@ -21,19 +21,18 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import exact_launch  # noqa: E402
-
-import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.compiler import ASTSource  # noqa: E402
+import exact_launch
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
 
 _MODULES: dict[str, Any] = {}
 
 
 def _is_jit(node: ast.AST) -> bool:
     target = node.func if isinstance(node, ast.Call) else node
-    return isinstance(target, ast.Attribute) and target.attr == "jit" or (
+    return (isinstance(target, ast.Attribute) and target.attr == "jit") or (
         isinstance(target, ast.Name) and target.id == "jit")
 
 
@@ -143,10 +142,12 @@ class _SharedKnown(Exception):
 
 
 def stop_after_llir() -> None:
-    """Fast mode: end the compile once TTGIR -> LLIR has allocated shared memory.
+    """Fast mode: end the compile once shared memory has been allocated.
 
-    `metadata["shared"]` is read from the TTGIR module's `ttg.shared` attribute in make_llir;
-    the later stages (LLVM -O3, PTX, ptxas) cannot change it and are most of the compile time.
+    make_llir runs the TTGIR passes (shared-memory allocation included) and then copies the
+    module's `ttg.shared` attribute into `metadata["shared"]`; what follows (LLVM IR
+    translation, -O3, PTX, ptxas) cannot change it and is most of the compile time. So the
+    value is taken where make_llir hands the module to LLVM.
     """
     from triton.backends.nvidia import compiler as nvidia
 
@@ -164,8 +165,11 @@ def stop_after_llir() -> None:
         stages["ptx"] = done
         stages.pop("cubin", None)
 
+    def to_module(mod, *args, **kwargs):
+        raise _SharedKnown(int(mod.get_int_attr("ttg.shared")))
+
     nvidia.CUDABackend.add_stages = add_stages
-    nvidia.llvm.optimize_module = lambda *args, **kwargs: None
+    nvidia.llvm.to_module = to_module
 
 
 def compile_shared(job: dict[str, Any]) -> int:

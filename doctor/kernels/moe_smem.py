@@ -108,7 +108,7 @@ def fused_moe_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int,
 
 
 def _version(text: str) -> tuple[int, int]:
-    major, minor = (text.split(".") + ["0"])[:2]
+    major, minor = [*text.split("."), "0"][:2]
     return int(major), int(minor)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+TRITON_BASE = "3.5.1"  # torch 2.9.1, SGLang 0.5.6 .. 0.5.10
+TRITON_NEWEST = "3.9.0"  # newest Triton on PyPI when this was written
 ARCHS = (80, 86, 89, 90, 100, 120)
 # (E, N, K) of real MoE layers at common TP: the up GEMM is [E, 2N, K], the down GEMM [E, K, N].
 MOE_SHAPES = ((161, 192, 5120), (257, 256, 7168), (384, 256, 7168), (128, 768, 2048),
@@ -23,7 +25,8 @@ def _moe_case(rng: random.Random) -> dict[str, Any]:
     gemm_n, gemm_k = (k, n) if down else (2 * n, k)
     bk_choices = (32, 64, 128) if block_shape else (32, 64, 128, 256)
     while True:
-        bm, bn, bk = rng.choice((16, 32, 64, 128, 256)), rng.choice((32, 64, 128, 256)), rng.choice(bk_choices)
+        bm = rng.choice((16, 32, 64, 128, 256))
+        bn, bk = rng.choice((32, 64, 128, 256)), rng.choice(bk_choices)
         stages = rng.choice((1, 2, 3, 4, 5))
         width = 2 if dtype in ("bf16", "fp16") else 1
         if bm * bn <= 128 * 256 and (bm * bk + bk * bn) * width * max(stages - 1, 1) <= 256 * 1024:
