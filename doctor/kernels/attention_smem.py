@@ -66,10 +66,10 @@ class _Loop:
 def _barriers(kind: str, loops: list[_Loop]) -> int:
     if kind != "tcgen05":
         return 0
-    # mbarriers; pipelined loops and 128-row tiles also pad the allocation to 1 KiB
-    if any(loop.pipelined for loop in loops) or loops[0].bm >= 128:
-        return 1024
-    return 8
+    # an 8-byte mbarrier, but depending on the layout scratch placed before it the allocation is
+    # padded to the next 1 KiB; counting the padding keeps the estimate an upper bound
+    del loops
+    return 1024
 
 
 def _two_loop_smem(cc: Arch, kind: str, bm: int, dm: int, dpe: int, prefix: _Loop, extend: _Loop,
@@ -123,17 +123,30 @@ def decode_attention_smem(cc: str | int | Arch, lk: int, lv: int, block_n: int, 
     dm, dpe = head_split(lk) if lk in (576, 288) else (_pow2(lk), 0)
     dv = _pow2(lv)
     kind = mma_kind(arch, block_h, num_warps)
-    loop = _Loop(arch, kind, block_h, block_n, dm, dpe, dv, num_stages, False)
     q_tile = block_h * (dm + dpe) * 2
-    if width == 2:
-        return q_tile + loop.bytes(2) + _barriers(kind, [loop])
-    if kind == "mma" and arch[0] in (9, 10):
-        # fp8 dots upcast to fp16 here; with stages K and V are held together (not a ring)
-        if num_stages >= 2:
-            kv = (num_stages - 1) * block_n * (dm + dpe + dv + 8)
-            return q_tile + kv + block_h * block_n * 2
-        return q_tile + loop.fallback_fp8_bytes()
-    return q_tile + loop.bytes(1) + _barriers(kind, [loop])
+    if kind != "mma":
+        loop = _Loop(arch, kind, block_h, block_n, dm, dpe, dv, num_stages, False)
+        return q_tile + loop.bytes(width) + _barriers(kind, [loop])
+    return q_tile + _gathered_kv(arch, block_h, block_n, dm, dpe, dv, num_stages, width)
+
+
+def _gathered_kv(cc: Arch, bh: int, bn: int, dm: int, dpe: int, dv: int, stages: int, width: int) -> int:
+    """K/V tiles of the decode loop, gathered through kv_indices.
+
+    The index load must run a stage ahead of the K/V loads it addresses, so K and V are never
+    multi-buffered: with 1 stage one tile slot is reused, with 2+ K, K_pe, V and p are all
+    live, and from 3 stages the int64 index tile gets an (S-1)-deep ring.
+    """
+    k, kpe, v = bn * dm * width, bn * dpe * width, bn * dv * width
+    p_tile = bh * bn * 2 if bh < dv else 0
+    if width == 1 and cc[0] not in (9, 10) and stages <= 2:
+        p_tile = bh * bn if bh < dv else 0
+    if stages <= 1:
+        if width == 1 and cc[0] in (9, 10):  # fp8 upcast to fp16 through one buffer
+            return max(bn * dm, bn * dpe, bn * dv, bh * bn * 2)
+        return max(k, kpe, v + p_tile)
+    index_ring = (stages - 1) * bn * 8 if stages >= 3 else 0
+    return k + kpe + v + p_tile + index_ring
 
 
 def _mha_decode_smem(cc: Arch, lk: int, lv: int, block_n: int, warps: int, width: int) -> int:

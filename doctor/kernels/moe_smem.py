@@ -68,9 +68,16 @@ def _ring(kind: str, cc: Arch, a: int, b: int, stages: int, warps: int, fp8: boo
 
 
 def _block_scale_extra(kind: str, bm: int, bn: int, warps: int) -> int:
+    """Pipelined per-block scales (a_scale [BM], b_scale [BN] fp32) once a thread gets >= 1.
+
+    mma/wgmma: measured as the larger of the two; tcgen05 varies with the layout, so both are
+    counted there (at most 1.5 KiB high, never low).
+    """
     threads = 32 * warps
     a_term = 4 * bm if bm >= threads else 0
-    b_term = 4 * bn if kind != "tcgen05" and bn > 128 and bn >= threads else 0
+    b_term = 4 * bn if bn > 128 and bn >= threads else 0
+    if kind == "tcgen05":
+        return 4 * bm + 4 * bn
     return max(a_term, b_term)
 
 
