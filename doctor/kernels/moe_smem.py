@@ -136,7 +136,11 @@ def _moe(cc: Arch, kind: str, dtype: str, wa: int, wb: int, bm: int, bn: int, bk
 
 
 def _gptq_awq_smem(cc: Arch, bm: int, bn: int, bk: int, warps: int, stages: int) -> int:
-    """`fused_moe_kernel_gptq_awq` (int4_w4a16): the bf16 A ring plus a dequantised bf16 B tile."""
-    a = bm * bk * 2
-    b = bk * bn * 2
-    return max(stages - 1, 1) * a + b + max(stages - 1, 1) * (bk // 2) * bn
+    """`fused_moe_kernel_gptq_awq` (int4_w4a16): the packed weights are dequantised in
+    registers, so only A is ring-buffered; B lands in shared memory once, as bf16.
+    tcgen05 is bounded with 1 KiB for barriers and padding (not measured)."""
+    a, b = bm * bk * 2, bk * bn * 2
+    kind = mma_kind(cc, bm, warps)
+    if kind == "mma":
+        return max(stages - 1, 1) * a + b
+    return stages * a + b + (1024 if kind == "tcgen05" else 0)

@@ -59,3 +59,17 @@ def test_compile_error_is_reported_not_raised(sglang_058, triton351, tmp_path):
     assert "error" in res[0] and "K >= 32" in res[0]["error"]
     with pytest.raises(ExactError):
         exact_smem("extend_attention", sglang_058, 120, triton351, tmp_path, **bad)
+
+
+@pytest.mark.parametrize(("cc", "tile"), [(120, (16, 32, 64, 8, 4)), (90, (128, 64, 64, 4, 3)),
+                                         (89, (64, 256, 128, 8, 4))])
+def test_int4_w4a16_closed_form(cc, tile, sglang_058, triton351, smem_cache):
+    """int4_w4a16 runs `fused_moe_kernel_gptq_awq`; its closed form equals the compile."""
+    from doctor.kernels import fused_moe_smem
+
+    bm, bn, bk, warps, stages = tile
+    config = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 1,
+              "num_warps": warps, "num_stages": stages}
+    params = {"dtype": "int4_w4a16", "block_shape": [0, 128], "config": config, "n": 1024, "k": 2048}
+    shared = exact_smem("fused_moe", sglang_058, cc, triton351, smem_cache, **params)
+    assert fused_moe_smem(cc, "int4_w4a16", bm, bn, bk, 1, warps, stages) == shared
