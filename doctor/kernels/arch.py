@@ -1,0 +1,69 @@
+"""Target architectures: parsing, opt-in shared-memory limits and the tensor-core path Triton takes."""
+
+from __future__ import annotations
+
+import re
+
+# cudaDevAttrMaxSharedMemoryPerBlockOptin per compute capability.
+_LIMITS: dict[tuple[int, int], int] = {
+    (7, 0): 98304, (7, 2): 98304, (7, 5): 65536,
+    (8, 0): 166912, (8, 6): 101376, (8, 7): 166912, (8, 9): 101376,
+    (9, 0): 232448, (10, 0): 232448, (10, 3): 232448, (11, 0): 232448,
+    (12, 0): 101376, (12, 1): 101376,
+}
+_NAMES = {"sm120": (12, 0), "sm121": (12, 1), "sm100": (10, 0), "sm103": (10, 3), "sm90": (9, 0),
+          "sm89": (8, 9), "sm86": (8, 6), "sm80": (8, 0), "sm75": (7, 5)}
+
+Arch = tuple[int, int]
+
+
+def parse_arch(value: str | int | tuple[int, int] | list[int]) -> Arch:
+    """Accept (12, 0), "12.0", "sm120", "sm_120a", 120 or "120" and return (major, minor)."""
+    if isinstance(value, (tuple, list)):
+        major, minor = value
+        return int(major), int(minor)
+    text = str(value).strip().lower()
+    match = re.fullmatch(r"(?:sm_?|compute_?)?(\d+)(?:\.(\d+))?[af]?", text)
+    if not match:
+        raise ValueError(f"unrecognised architecture {value!r} (try sm120 or 12.0)")
+    if match.group(2) is not None:
+        return int(match.group(1)), int(match.group(2))
+    digits = int(match.group(1))
+    if digits < 20:
+        return digits, 0
+    return digits // 10, digits % 10
+
+
+def cc_int(cc: Arch) -> int:
+    """(12, 0) -> 120, the form GPUTarget wants."""
+    return cc[0] * 10 + cc[1]
+
+
+def arch_name(cc: Arch) -> str:
+    return f"sm{cc_int(cc)}"
+
+
+def smem_limit(cc: str | int | Arch) -> int:
+    """Opt-in shared memory per block (bytes) that a Triton launch is checked against."""
+    arch = parse_arch(cc)
+    if arch in _LIMITS:
+        return _LIMITS[arch]
+    if arch[0] == 10:
+        return 232448
+    if arch[0] == 12:
+        return 101376
+    raise ValueError(f"no shared-memory limit known for compute capability {arch[0]}.{arch[1]}")
+
+
+def mma_kind(cc: Arch, block_m: int, num_warps: int, int8: bool = False) -> str:
+    """Tensor-core path Triton picks for a dot of M=block_m: 'wgmma', 'tcgen05' or 'mma'.
+
+    sm90 / sm10x use the async warp-group paths only for M tiles of 64k rows and 4k warps;
+    every sm8x and sm12x dot is mma.sync, fed by cp.async pipelining.
+    """
+    big = block_m % 64 == 0 and num_warps % 4 == 0
+    if cc[0] == 9 and big:
+        return "wgmma"
+    if cc[0] == 10 and big and not int8:
+        return "tcgen05"
+    return "mma"

@@ -1,0 +1,257 @@
+"""Exact mode: compile SGLang's own Triton kernels ahead of time and read `metadata.shared`.
+
+Triton is never imported here: compiles run in `exact_worker.py` subprocesses whose PYTHONPATH
+points at a chosen Triton site dir (one process per target arch, see smem.md §4.5). Results are
+cached on disk, keyed by kernel-source hash, Triton version, target and launch parameters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+WORKER = Path(__file__).resolve().parent / "exact_worker.py"
+LAUNCH = Path(__file__).resolve().parent / "exact_launch.py"
+NEWEST_TRITON = "3.9.0"
+
+# Where each kernel file lived, newest layout first (moved in 0.5.11 and 0.5.16).
+KERNEL_FILES: dict[str, tuple[str, ...]] = {
+    "fused_moe": (
+        "sglang/kernels/ops/moe/fused_moe_triton_kernels.py",
+        "sglang/srt/layers/moe/moe_runner/triton_utils/fused_moe_triton_kernels.py",
+        "sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
+        "sglang/srt/layers/moe/fused_moe_triton/fused_moe.py",
+    ),
+    "extend_attention": (
+        "sglang/kernels/ops/attention/extend_attention.py",
+        "sglang/srt/layers/attention/triton_ops/extend_attention.py",
+    ),
+    "decode_attention": (
+        "sglang/kernels/ops/attention/decode_attention.py",
+        "sglang/srt/layers/attention/triton_ops/decode_attention.py",
+    ),
+    "prefill_attention": (
+        "sglang/kernels/ops/attention/prefill_attention.py",
+        "sglang/srt/layers/attention/triton_ops/prefill_attention.py",
+    ),
+}
+
+
+class ExactError(RuntimeError):
+    """A kernel could not be located or compiled."""
+
+
+@dataclass(frozen=True)
+class Job:
+    kernel: str
+    cc: int
+    params: dict[str, Any] = field(hash=False)
+
+
+def user_cache() -> Path:
+    base = os.environ.get("SM120_DOCTOR_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "sm120-doctor")
+    return Path(base)
+
+
+def kernel_source(kernel: str, sglang_dir: str | os.PathLike[str]) -> Path:
+    """The SGLang file defining `kernel` under a site dir (or the `sglang` package dir itself)."""
+    root = Path(sglang_dir)
+    if root.name == "sglang" and not (root / "sglang").exists():
+        root = root.parent
+    for rel in KERNEL_FILES[kernel]:
+        if (root / rel).exists():
+            return root / rel
+    raise ExactError(f"no {kernel} kernel source under {root}")
+
+
+def installed_sglang_dir() -> Path | None:
+    """Site dir of an installed sglang, found without importing it."""
+    spec = importlib.util.find_spec("sglang")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))).parent
+
+
+def triton_version(site: Path | None) -> str:
+    if site is None:
+        try:
+            return importlib.metadata.version("triton")
+        except importlib.metadata.PackageNotFoundError as exc:
+            raise ExactError("no Triton installed; pass a Triton site dir or --triton V") from exc
+    infos = sorted(site.glob("triton-*.dist-info"))
+    if not infos:
+        raise ExactError(f"{site} holds no triton-*.dist-info")
+    return infos[0].name[len("triton-"):-len(".dist-info")]
+
+
+def ensure_triton(version: str, root: Path | None = None) -> Path:
+    """A private site dir holding triton==version, pip-installed (--no-deps --target) on first use."""
+    site = (root or user_cache()) / f"triton-{version}"
+    if not list(site.glob("triton-*.dist-info")):
+        cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site),
+               f"triton=={version}"]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        if done.returncode != 0:
+            raise ExactError(f"cannot install triton=={version}: {done.stderr.strip()[-300:]}")
+    return site
+
+
+def _cache_key(job: Job, source: Path, version: str) -> str:
+    digest = hashlib.sha256()
+    for part in (source.read_bytes(), LAUNCH.read_bytes(), version.encode(), str(job.cc).encode(),
+                 job.kernel.encode(), json.dumps(job.params, sort_keys=True).encode()):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
+def _run_worker(site: Path | None, jobs: list[dict[str, Any]], timeout: float,
+                on_line: Callable[[dict[str, Any]], None]) -> None:
+    """Feed jobs to one worker process and hand back each result as soon as it is printed."""
+    env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1")
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    else:
+        env.pop("PYTHONPATH", None)
+    payload = "".join(json.dumps({k: v for k, v in job.items() if k != "key"}) + "\n" for job in jobs)
+    with subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(payload)
+        proc.stdin.close()
+        seen = 0
+        for line in proc.stdout:
+            if line.startswith("{"):
+                on_line(json.loads(line))
+                seen += 1
+        stderr = proc.stderr.read() if proc.stderr else ""
+        proc.wait(timeout=timeout)
+    if seen < len(jobs):
+        tail = stderr.strip().splitlines()[-1:] or ["worker failed"]
+        raise ExactError(f"compile worker failed: {tail[0]}")
+
+
+def _chunks(jobs: list[dict[str, Any]], size: int = 12) -> list[list[dict[str, Any]]]:
+    """Task lists of one arch each (a process never compiles for two targets), small enough
+    to balance the worker pool."""
+    by_cc: dict[int, list[dict[str, Any]]] = {}
+    for job in jobs:
+        by_cc.setdefault(job["cc"], []).append(job)
+    tasks: list[list[dict[str, Any]]] = []
+    for group in by_cc.values():
+        parts = max(1, -(-len(group) // size))
+        tasks.extend(group[i::parts] for i in range(parts))
+    return sorted(tasks, key=len, reverse=True)
+
+
+def compile_many(jobs: Sequence[Job], sglang_dir: str | os.PathLike[str] | None = None,
+                 triton_site: Path | None = None, workers: int = 2, cache_dir: Path | None = None,
+                 progress: bool = False, timeout: float = 3600,
+                 on_result: Callable[[int, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Compile every job; each result is {"shared": int, "secs": float} or {"error": str}."""
+    base = Path(sglang_dir) if sglang_dir else installed_sglang_dir()
+    if base is None:
+        raise ExactError("no sglang installed; pass --engine sglang==V or a wheel dir")
+    version = triton_version(triton_site)
+    cache = (cache_dir or user_cache() / "smem") / f"triton-{version}"
+    results: list[dict[str, Any] | None] = [None] * len(jobs)
+    pending: list[dict[str, Any]] = []
+    for index, job in enumerate(jobs):
+        source = kernel_source(job.kernel, base)
+        key = _cache_key(job, source, version)
+        hit = cache / f"{key}.json"
+        if hit.exists():
+            results[index] = json.loads(hit.read_text())
+            continue
+        pending.append({"id": index, "kernel": job.kernel, "source": str(source), "cc": job.cc,
+                        "params": job.params, "key": key})
+    bar = _progress(len(pending)) if progress and pending else None
+    keys = {job["id"]: job["key"] for job in pending}
+    lock = threading.Lock()
+
+    def record(res: dict[str, Any]) -> None:
+        with lock:
+            _store(cache, keys[res["id"]], res)
+            results[res["id"]] = res
+            if on_result:
+                on_result(res["id"], res)
+            if bar:
+                bar.advance()
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(_run_worker, triton_site, task, timeout, record) for task in _chunks(pending)]
+        for future in futures:
+            future.result()
+    if bar:
+        bar.stop()
+    return [r if r is not None else {"error": "not compiled"} for r in results]
+
+
+def _store(cache: Path, key: str, result: dict[str, Any]) -> None:
+    if "shared" not in result:
+        return
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / f"{key}.json").write_text(json.dumps({"shared": result["shared"], "secs": result["secs"]}))
+
+
+class _progress:
+    """Rich progress bar when rich is importable; silent otherwise."""
+
+    def __init__(self, total: int) -> None:
+        try:
+            from rich.progress import Progress
+        except ImportError:
+            self._bar = None
+            return
+        self._bar = Progress(transient=True)
+        self._task = self._bar.add_task("compiling kernels", total=total)
+        self._bar.start()
+
+    def advance(self) -> None:
+        if self._bar:
+            self._bar.advance(self._task)
+
+    def stop(self) -> None:
+        if self._bar:
+            self._bar.stop()
+
+
+def exact_smem(kernel: str, sglang_dir: str | os.PathLike[str] | None, cc: int,
+               triton_site: Path | None = None, cache_dir: Path | None = None, **params: Any) -> int:
+    """`metadata.shared` of one SGLang kernel config compiled for sm_<cc> (e.g. cc=120)."""
+    result = compile_many([Job(kernel, cc, params)], sglang_dir, triton_site, 1, cache_dir)[0]
+    if "shared" not in result:
+        raise ExactError(f"{kernel} did not compile for sm_{cc}: {result.get('error')}")
+    return int(result["shared"])
+
+
+def fetch_sglang(version: str, root: Path | None = None) -> Path:
+    """Site-like dir of sglang==version's wheel (pip download --no-deps, unpacked once)."""
+    import zipfile
+
+    base = (root or user_cache()) / "sglang" / version
+    marker = base / ".complete"
+    if marker.exists():
+        return base / "site"
+    wheels = base / "wheel"
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d",
+           str(wheels), f"sglang=={version}"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    found = sorted(wheels.glob("sglang-*.whl"))
+    if done.returncode != 0 or not found:
+        raise ExactError(f"cannot download sglang=={version}: {done.stderr.strip()[-300:]}")
+    with zipfile.ZipFile(found[0]) as archive:
+        archive.extractall(base / "site")
+    marker.write_text(found[0].name)
+    return base / "site"

@@ -1,0 +1,210 @@
+"""Subprocess worker: compile SGLang Triton kernels ahead of time and print `metadata.shared`.
+
+Run as a script (never imported by the doctor) with PYTHONPATH pointing at a Triton site dir:
+    python exact_worker.py < jobs.jsonl > results.jsonl
+Each job: {"id", "kernel", "source", "cc", "params"}; each result: {"id", "shared"|"error", "secs"}.
+No GPU, torch or sglang import is needed: the @triton.jit functions are copied out of the
+SGLang file into a scratch module.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import exact_launch
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+_MODULES: dict[str, Any] = {}
+
+
+def _is_jit(node: ast.AST) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return (isinstance(target, ast.Attribute) and target.attr == "jit") or (
+        isinstance(target, ast.Name) and target.id == "jit")
+
+
+def _package_root(source: Path) -> Path:
+    """Directory that holds the top-level `sglang` package of `source`."""
+    for parent in source.parents:
+        if parent.name == "sglang":
+            return parent.parent
+    return source.parent
+
+
+def _jit_sources(path: Path, seen: set[Path], wanted: set[str] | None = None) -> list[str]:
+    """Source text of the @triton.jit functions in `path` (only `wanted` ones for an imported
+    module), plus jit helpers the file imports from other sglang modules."""
+    if path in seen or not path.exists():
+        return []
+    seen.add(path)
+    text = path.read_text()
+    tree = ast.parse(text)
+    out: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sglang."):
+            dep = _package_root(path) / (node.module.replace(".", "/") + ".py")
+            out.extend(_jit_sources(dep, seen, {alias.name for alias in node.names}))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and wanted is None:
+            out.append(ast.get_source_segment(text, node) or "")
+        elif isinstance(node, ast.FunctionDef) and any(_is_jit(d) for d in node.decorator_list):
+            if wanted is not None and node.name not in wanted:
+                continue
+            jit = next(d for d in node.decorator_list if _is_jit(d))
+            body = ast.get_source_segment(text, node) or ""
+            start = body.index("def ")
+            out.append("@" + (ast.get_source_segment(text, jit) or "triton.jit") + "\n" + body[start:])
+    return out
+
+
+def load_module(source: str) -> Any:
+    """Scratch module holding the kernel file's jit functions (cached per process)."""
+    if source in _MODULES:
+        return _MODULES[source]
+    header = "import triton\nimport triton.language as tl\nfrom triton.language.extra import libdevice\n"
+    body = "\n\n".join(_jit_sources(Path(source), set()))
+    scratch = Path(tempfile.mkdtemp(prefix="sm120-doctor-")) / f"k{len(_MODULES)}.py"
+    scratch.write_text(header + "\n\n" + body + "\n")
+    spec = importlib.util.spec_from_file_location(scratch.stem, scratch)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _MODULES[source] = module
+    return module
+
+
+def _tl_dtype(name: str) -> Any:
+    return {"bf16": tl.bfloat16, "fp16": tl.float16, "fp32": tl.float32}[name]
+
+
+def specialise(fn: Any, args: dict[str, Any]) -> tuple[dict, dict, dict]:
+    """(signature, constexprs, attrs) exactly as Triton 3.5's runtime binder builds them."""
+    signature: dict[str, str] = {}
+    constexprs: dict[tuple[int, ...], Any] = {}
+    attrs: dict[tuple[int, ...], list] = {}
+    for i, param in enumerate(fn.params):
+        name = param.name
+        if name in args:
+            value = args[name]
+        elif param.has_default:
+            value = param.default
+        else:
+            raise KeyError(f"no launch value for required parameter {name!r}")
+        if isinstance(value, dict) and "tl" in value:
+            value = _tl_dtype(value["tl"])
+        if param.is_constexpr or value is None:
+            signature[name], constexprs[(i,)] = "constexpr", value
+            continue
+        ty, divisible = _arg_type(value, param)
+        if ty == "constexpr":
+            signature[name], constexprs[(i,)] = "constexpr", 1
+            continue
+        signature[name] = ty
+        if divisible:
+            attrs[(i,)] = [["tt.divisibility", 16]]
+    return signature, constexprs, attrs
+
+
+def _arg_type(value: Any, param: Any) -> tuple[str, bool]:
+    specialise_value = not param.do_not_specialize
+    align = not getattr(param, "do_not_specialize_on_alignment", False)
+    if isinstance(value, dict):
+        return "*" + value["ptr"], align
+    if isinstance(value, bool):
+        return "u1", False
+    if isinstance(value, int):
+        if value == 1 and specialise_value:
+            return "constexpr", False
+        ty = "i32" if -(2**31) <= value <= 2**31 - 1 else "i64"
+        return ty, specialise_value and align and value % 16 == 0
+    if isinstance(value, float):
+        return "fp32", False
+    raise TypeError(f"unsupported launch value {value!r}")
+
+
+class _SharedKnown(Exception):
+    """Raised by the truncated pipeline once `metadata["shared"]` is final."""
+
+    def __init__(self, shared: int) -> None:
+        super().__init__(shared)
+        self.shared = shared
+
+
+def stop_after_llir() -> None:
+    """Fast mode: end the compile once shared memory has been allocated.
+
+    make_llir runs the TTGIR passes (shared-memory allocation included) and then copies the
+    module's `ttg.shared` attribute into `metadata["shared"]`; what follows (LLVM IR
+    translation, -O3, PTX, ptxas) cannot change it and is most of the compile time. So the
+    value is taken where make_llir hands the module to LLVM.
+    """
+    from triton.backends.nvidia import compiler as nvidia
+
+    original = nvidia.CUDABackend.add_stages
+
+    def add_stages(self, stages, options, language=None):
+        if language is None:
+            original(self, stages, options)
+        else:
+            original(self, stages, options, language)
+
+        def done(src, metadata):
+            raise _SharedKnown(int(metadata["shared"]))
+
+        stages["ptx"] = done
+        stages.pop("cubin", None)
+
+    def to_module(mod, *args, **kwargs):
+        raise _SharedKnown(int(mod.get_int_attr("ttg.shared")))
+
+    nvidia.CUDABackend.add_stages = add_stages
+    nvidia.llvm.to_module = to_module
+
+
+def compile_shared(job: dict[str, Any]) -> int:
+    module = load_module(job["source"])
+    name, args, options = exact_launch.build(job["kernel"], job["cc"], job["params"])
+    fn = getattr(module, name)
+    signature, constexprs, attrs = specialise(fn, args)
+    src = ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs)
+    try:
+        kernel = triton.compile(src, target=GPUTarget("cuda", job["cc"], 32), options=options)
+    except _SharedKnown as known:
+        return known.shared
+    return int(kernel.metadata.shared)
+
+
+def main() -> int:
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="sm120-doctor-tcache-"))
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    if os.environ.get("SM120_DOCTOR_FULL_COMPILE") != "1":
+        stop_after_llir()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        start = time.perf_counter()
+        result: dict[str, Any] = {"id": job["id"]}
+        try:
+            result["shared"] = compile_shared(job)
+        except Exception as exc:  # report per job; one bad config must not stop a batch
+            lines = traceback.format_exception_only(type(exc), exc)
+            result["error"] = "".join(lines).strip()[-600:]
+        result["secs"] = round(time.perf_counter() - start, 3)
+        print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

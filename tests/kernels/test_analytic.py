@@ -1,0 +1,87 @@
+"""Closed forms: published numbers, limits, and the no-triton/no-torch default path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from doctor.kernels import (
+    SmemResult,
+    decode_attention_smem,
+    extend_attention_smem,
+    fused_moe_smem,
+    parse_arch,
+    prefill_attention_smem,
+    result,
+    smem_limit,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(("cc", "limit"), [((12, 0), 101376), ((12, 1), 101376), ((9, 0), 232448),
+                                           ((10, 0), 232448), ((8, 0), 166912), ((8, 6), 101376),
+                                           ((8, 9), 101376), ((7, 5), 65536), ("sm120", 101376)])
+def test_limits(cc, limit):
+    assert smem_limit(cc) == limit
+
+
+@pytest.mark.parametrize(("text", "cc"), [("sm120", (12, 0)), ("12.1", (12, 1)), ("sm_90a", (9, 0)),
+                                          (100, (10, 0)), ("8.6", (8, 6))])
+def test_parse_arch(text, cc):
+    assert parse_arch(text) == cc
+
+
+def test_parse_arch_rejects_garbage():
+    with pytest.raises(ValueError):
+        parse_arch("rtx5090")
+
+
+def test_published_failures():
+    # Kimi K2 absorbed-MLA extend on SGLang <= 0.5.8 (PR #14311) and the GLM-4.7-FP8 default
+    assert extend_attention_smem((12, 0), 576, 512, 32, 64, 8, kv_group=8) == 106496
+    assert fused_moe_smem((12, 0), "fp8_w8a8", 128, 256, 128, 32, 8, 4, per_channel=True) == 147456
+    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2) == 89088
+    assert prefill_attention_smem((12, 0), 128, 128, 8, dtype="fp32") == 131072
+    assert prefill_attention_smem((12, 0), 256, 128, 8) == 163840
+
+
+def test_fixes_fit_sm120():
+    assert extend_attention_smem((12, 0), 576, 512, 32, 32, 8) == 71680
+    assert fused_moe_smem((12, 0), "fp8_w8a8", 128, 256, 128, 32, 8, 3) == 98304
+    assert fused_moe_smem((12, 0), "fp8_w8a8", 64, 128, 256, 64, 4, 2) == 49152  # 0.5.14 low-smem
+
+
+def test_hopper_pipeline_keeps_all_stages():
+    # wgmma keeps S buffers, cp.async S-1
+    assert fused_moe_smem((9, 0), "fp8_w8a8", 128, 256, 128, 32, 8, 4) == 196608
+    assert fused_moe_smem((12, 0), "fp8_w8a8", 128, 256, 128, 32, 8, 4) == 147456
+
+
+def test_result_record():
+    res = result("fused_moe", "sm120", 147456, "analytic")
+    assert isinstance(res, SmemResult)
+    assert res.to_dict() == {"kernel": "fused_moe", "arch": "sm120", "bytes": 147456, "limit": 101376,
+                             "fits": False, "method": "analytic"}
+
+
+def test_unknown_dtype_rejected():
+    with pytest.raises(ValueError):
+        fused_moe_smem((12, 0), "fp4", 64, 64, 64, 1, 4, 3)
+
+
+def test_default_path_imports_no_torch_or_triton():
+    code = ("import sys, json, argparse\n"
+            "import doctor.kernels as k\n"
+            "from doctor.kernels import command\n"
+            "from doctor.engines.sglang import moe\n"
+            "k.fused_moe_smem((12,0),'fp8_w8a8',128,256,128,32,8,4)\n"
+            "k.generate_safe_moe_config((12,0),161,192,5120,'fp8_w8a8',per_channel=True)\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch','triton'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, check=True)
+    assert json.loads(out.stdout) == []
