@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from doctor.binaries import BinaryInfo, verdict_for
 from doctor.engines import version_of
-from doctor.engines.pysource import SourceShapeError
 from doctor.engines.sglang import attention as sglang_attention
-from doctor.engines.sglang import source as sglang_source
+from doctor.engines.sglang import kernel_plan
 from doctor.facts import Facts, Gpu
-from doctor.kernels import extend_attention_smem
 from doctor.launch import Launch
 from doctor.plan.summary import plan_summary
 
@@ -77,11 +74,27 @@ def _analyze_engine(facts: Facts, launch: Launch, gpu: Gpu | None) -> Analysis:
         return Analysis(engine="sglang" if sglang else None, engine_version=sglang.version if sglang else None,
                         tp=tp, notes=_why_no_kernel_analysis(facts, gpu))
     backend, source = _attention_backend(facts, launch, version, gpu)
-    kernels: list[KernelCheck] = []
-    if backend == "triton":
-        kernels.extend(_extend_attention_checks(facts, gpu, version, tp))
+    planned, notes = _sglang_kernels(facts, launch, gpu, version, tp, backend)
+    limit = gpu.smem_per_block_optin or 0
+    kernels = tuple(KernelCheck(kernel=p.kernel, engine="sglang", path=p.path, when=p.when, shape=p.shape,
+                                config=p.config, bytes=p.bytes, limit=limit, method="analytic", details=p.details)
+                    for p in planned)
     return Analysis(engine="sglang", engine_version=sglang.version, tp=tp, attention_backend=backend,
-                    attention_backend_source=source, kernels=tuple(kernels))
+                    attention_backend_source=source, kernels=kernels, notes=tuple(notes))
+
+
+def _sglang_kernels(facts: Facts, launch: Launch, gpu: Gpu, version: Any, tp: int,
+                    backend: str) -> tuple[list[kernel_plan.Planned], list[str]]:
+    target = kernel_plan.target_for(facts, gpu, version, launch.values, tp)
+    planned: list[kernel_plan.Planned] = []
+    if backend == "triton":
+        planned += kernel_plan.extend_kernels(target)
+    if (launch.get("decode_attention_backend") or backend) == "triton":
+        planned += kernel_plan.decode_kernels(target)
+    if (launch.get("mm_attention_backend") or kernel_plan.default_mm_backend(version, gpu.capability)) == "triton_attn":
+        planned += kernel_plan.vision_kernels(target)
+    moe_checks, notes = kernel_plan.moe_kernels(target)
+    return planned + moe_checks, notes
 
 
 def _attention_backend(facts: Facts, launch: Launch, version: Any, gpu: Gpu) -> tuple[str, str]:
@@ -89,52 +102,11 @@ def _attention_backend(facts: Facts, launch: Launch, version: Any, gpu: Gpu) -> 
     if chosen:
         return str(chosen), "launch flags"
     assert facts.model is not None
-    default = sglang_attention.default_attention_backend(
-        version, facts.model, gpu.capability, flashinfer_available="flashinfer-python" in facts.libraries
-        or facts.library("sglang").what_if)
-    return default, f"SGLang {facts.library('sglang').version} default for this GPU and model"
-
-
-def _extend_attention_checks(facts: Facts, gpu: Gpu, version: Any, tp: int) -> list[KernelCheck]:
-    assert facts.model is not None
-    limit = gpu.smem_per_block_optin
-    if limit is None:
-        return []
-    kv_dtype = "fp8" if str(facts.model.quantization.kv_cache_dtype or "").startswith("fp8") else "bf16"
-    checks = []
-    source_file = _installed_file(facts, version)
-    for path in sglang_attention.extend_paths(facts.model, tp):
-        tiles, tiles_from = _extend_tiles(source_file, version, gpu, path)
-        needed = extend_attention_smem(gpu.capability, path.lq, path.lv, tiles.block_m, tiles.block_n,
-                                       tiles.num_warps, tiles.num_stages, kv_dtype=kv_dtype,
-                                       kv_group=path.kv_group)
-        checks.append(KernelCheck(
-            kernel="extend_attention", engine="sglang", path=path.name, when=path.when,
-            shape={"lq": path.lq, "lv": path.lv, "kv_group": path.kv_group, "kv_dtype": kv_dtype},
-            config={"block_m": tiles.block_m, "block_n": tiles.block_n, "num_warps": tiles.num_warps,
-                    "num_stages": tiles.num_stages},
-            bytes=needed, limit=limit, method="analytic", details={"tiles_from": tiles_from}))
-    return checks
-
-
-def _installed_file(facts: Facts, version: Any) -> Path | None:
-    """The installed engine's extend_attention.py: its source is the truth (local patches included)."""
     library = facts.library("sglang")
-    if library is None or library.what_if or not library.location:
-        return None
-    path = sglang_source.extend_attention_file(Path(library.location), version)
-    return path if path.is_file() else None
-
-
-def _extend_tiles(source_file: Path | None, version: Any, gpu: Gpu, path: Any) -> tuple[Any, str]:
-    if source_file is not None:
-        try:
-            return sglang_source.extend_tiles_from_source(source_file, gpu.capability, path.lq, path.lv), \
-                f"installed source {source_file}"
-        except SourceShapeError as exc:
-            fallback = f"SGLang {version} knowledge (installed source not readable: {exc})"
-            return sglang_attention.extend_tiles(version, gpu.capability, path.lq, path.lv), fallback
-    return sglang_attention.extend_tiles(version, gpu.capability, path.lq, path.lv), f"SGLang {version} knowledge"
+    default = sglang_attention.default_attention_backend(
+        version, facts.model, gpu.capability,
+        flashinfer_available="flashinfer-python" in facts.libraries or bool(library and library.what_if))
+    return default, f"SGLang {library.version if library else '?'} default for this GPU and model"
 
 
 def _why_no_kernel_analysis(facts: Facts, gpu: Gpu | None) -> tuple[str, ...]:

@@ -16,7 +16,9 @@ from doctor.errors import DoctorError, UsageError
 from doctor.output import write_text_atomic
 
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
-FEATURE_COMMANDS: tuple[str, ...] = ("doctor.fix.command", "doctor.binaries.command", "doctor.plan.command")
+FEATURE_COMMANDS: tuple[str, ...] = (
+    "doctor.fix.command", "doctor.binaries.command", "doctor.plan.command", "doctor.kernels.command",
+)
 
 
 class Parser(argparse.ArgumentParser):

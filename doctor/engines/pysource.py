@@ -131,3 +131,24 @@ def _eval(node: ast.expr, scope: dict[str, Any]) -> Any:
         if name in CALLS:
             return CALLS[name](*(_eval(a, scope) for a in node.args))
     raise SourceShapeError(f"unsupported expression {ast.unparse(node)!r} at line {node.lineno}")
+
+
+def evaluate_assignment(path: Path, function: str, name: str, env: Mapping[str, Any]) -> Any:
+    """Run only the capability-dependent `if` chain that assigns `name` inside `function` (the rest of
+    the function may do anything: it is not evaluated) and return the value it assigns."""
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceShapeError(f"cannot read {path}: {exc}") from exc
+    node = find_function(source, function)
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.If) and "CUDA_CAPABILITY" in ast.unparse(stmt.test) and _assigns(stmt, name):
+            scope = dict(env)
+            _run(stmt, scope)
+            if name in scope:
+                return scope[name]
+    raise SourceShapeError(f"no capability branch assigning {name} in {function}")
+
+
+def _assigns(stmt: ast.If, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt))

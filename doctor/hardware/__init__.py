@@ -11,6 +11,8 @@ from doctor.facts import Facts, facts_from_dict
 # Max shared memory per block with opt-in, bytes, by compute capability (CUDA Programming Guide,
 # "Compute Capabilities", Tables 31-32; see shared/research/anchors.md §1.1).
 SMEM_PER_BLOCK_OPTIN = {
+    (7, 0): 98304,
+    (7, 2): 98304,
     (7, 5): 65536,
     (8, 0): 166912,
     (8, 6): 101376,

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import re
 
-# cudaDevAttrMaxSharedMemoryPerBlockOptin per compute capability.
-_LIMITS: dict[tuple[int, int], int] = {
-    (7, 0): 98304, (7, 2): 98304, (7, 5): 65536,
-    (8, 0): 166912, (8, 6): 101376, (8, 7): 166912, (8, 9): 101376,
-    (9, 0): 232448, (10, 0): 232448, (10, 3): 232448, (11, 0): 232448,
-    (12, 0): 101376, (12, 1): 101376,
-}
+from doctor.hardware import SMEM_PER_BLOCK_OPTIN as _LIMITS  # one table: cudaDevAttrMaxSharedMemoryPerBlockOptin
+
 _NAMES = {"sm120": (12, 0), "sm121": (12, 1), "sm100": (10, 0), "sm103": (10, 3), "sm90": (9, 0),
           "sm89": (8, 9), "sm86": (8, 6), "sm80": (8, 0), "sm75": (7, 5)}
 

@@ -36,7 +36,7 @@ def test_file_names():
 
 @pytest.mark.parametrize("version", ["0.5.8", "0.5.23"])
 def test_name_builder_matches_wheel_source(version):
-    from wheels import unpacked_wheel
+    from tests.wheels import unpacked_wheel
 
     root = unpacked_wheel("sglang", version)
     config_py = moe.package_config_dir(root, version).joinpath("fused_moe_triton_config.py")
@@ -50,7 +50,7 @@ def test_name_builder_matches_wheel_source(version):
 
 
 def test_fallback_rules_in_wheels(sglang_058):
-    from wheels import unpacked_wheel
+    from tests.wheels import unpacked_wheel
 
     old = moe.package_config_dir(unpacked_wheel("sglang", "0.5.11"), "0.5.11") / "fused_moe_triton_config.py"
     new = moe.package_config_dir(unpacked_wheel("sglang", "0.5.12"), "0.5.12") / "fused_moe_triton_config.py"
