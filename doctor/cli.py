@@ -18,6 +18,7 @@ from doctor.output import write_text_atomic
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
 FEATURE_COMMANDS: tuple[str, ...] = (
     "doctor.fix.command", "doctor.binaries.command", "doctor.plan.command", "doctor.kernels.command",
+    "doctor.fix.moe_config",
 )
 
 
@@ -103,6 +104,8 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fix", action="store_true", help="apply safe fixes (new files you own), then check again")
     p.add_argument("--unsafe-fixes", action="store_true", help="with --fix: also patch installed packages")
     p.add_argument("--dry-run", action="store_true", help="with --fix: show diffs and files, change nothing")
+    p.add_argument("--fix-dir", type=Path, default=Path("sm120-doctor-fix"), metavar="DIR",
+                   help="with --fix: where new files (MoE configs, env.sh) go (default: ./sm120-doctor-fix)")
     p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
     p.set_defaults(handler=_handler("doctor.commands:check"))
 

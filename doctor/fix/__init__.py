@@ -43,8 +43,8 @@ class FixOutcome:
     unchanged: list[Action] = field(default_factory=list)
 
 
-def plan_fixes(report: Report, unsafe: bool) -> list[Action]:
-    actions: list[Action] = []
+def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> list[Action]:
+    actions: list[Action] = _moe_config_actions(report, fix_dir) if fix_dir is not None else []
     seen: set[str] = set()
     for finding in report.findings:
         for fix in finding.fixes:
@@ -56,6 +56,25 @@ def plan_fixes(report: Report, unsafe: bool) -> list[Action]:
                 actions.append(_patch_action(report, finding.id, fix.details.get("patch", ""), unsafe))
             elif fix.safety == "manual" or fix.kind in ("upgrade", "manual"):
                 actions.append(Action(finding.id, "manual", fix.summary, skipped="manual: run it yourself"))
+    return actions
+
+
+def _moe_config_actions(report: Report, fix_dir: Path) -> list[Action]:
+    from doctor.fix.moe_config import safe_config_files
+
+    rule_id = next((f.id for f in report.findings if f.evidence.get("item.kernel") == "fused_moe"), "fused_moe")
+    actions = []
+    for made in safe_config_files(report):
+        path = fix_dir / made.relative_path
+        old = path.read_bytes() if path.is_file() else None
+        actions.append(Action(rule_id, "safe", f"smem-safe MoE config ({len(made.table)} entries, largest "
+                              f"{made.worst_bytes} B), used through SGLANG_MOE_CONFIG_DIR={fix_dir}",
+                              path=path, new_bytes=made.text().encode(), old_bytes=old))
+    if actions:
+        env_file = fix_dir / "env.sh"
+        text = f"# written by sm120-doctor --fix\nexport SGLANG_MOE_CONFIG_DIR={fix_dir}\n"
+        actions.append(Action(rule_id, "safe", "environment for the launch (source it)", path=env_file,
+                              new_bytes=text.encode(), old_bytes=env_file.read_bytes() if env_file.is_file() else None))
     return actions
 
 
@@ -87,6 +106,8 @@ def apply_actions(actions: list[Action], environ: Mapping[str, str]) -> FixOutco
     outcome = FixOutcome(actions=actions)
     runnable = [a for a in actions if a.skipped is None and a.path is not None and a.new_bytes is not None]
     for action in runnable:
+        if action.safety == "safe":
+            _make_parent(action.path)
         check_writable(action.path)  # refuse everything before touching anything
     with Journal(state_dir(environ)).locked() as journal:
         for action in runnable:
@@ -103,3 +124,10 @@ def apply_actions(actions: list[Action], environ: Mapping[str, str]) -> FixOutco
             else:
                 outcome.written.append(entry)
     return outcome
+
+
+def _make_parent(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FixError(f"cannot create {path.parent}: {exc.strerror or exc}") from exc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from rich.console import Console
@@ -14,7 +15,8 @@ from doctor.report import Report
 
 def fix_and_recheck(report: Report, request: CheckRequest, args: argparse.Namespace) -> Report:
     err = Console(stderr=True, highlight=False, markup=False)
-    actions = plan_fixes(report, unsafe=args.unsafe_fixes)
+    fix_dir = args.fix_dir.resolve()
+    actions = plan_fixes(report, unsafe=args.unsafe_fixes, fix_dir=fix_dir)
     if not actions:
         err.print("--fix: nothing to fix")
         return report
@@ -31,6 +33,10 @@ def fix_and_recheck(report: Report, request: CheckRequest, args: argparse.Namesp
         err.print(f"wrote {entry.path} (journal {entry.id}; undo with `sm120-doctor revert {entry.id}`)")
     if not outcome.written:
         return report
+    if any(str(e.path).startswith(str(fix_dir)) for e in outcome.written):
+        # the launch will run with SGLANG_MOE_CONFIG_DIR set (env.sh): check as that launch would see it
+        request = dataclasses.replace(request, environ={**request.environ, "SGLANG_MOE_CONFIG_DIR": str(fix_dir)})
+        err.print(f"re-checking with SGLANG_MOE_CONFIG_DIR={fix_dir} (source {fix_dir / 'env.sh'} before launching)")
     after = run_check(request)
     cleared = sorted({f.id for f in report.findings} - {f.id for f in after.findings})
     err.print(f"re-checked: cleared {', '.join(cleared) if cleared else 'nothing'}")
