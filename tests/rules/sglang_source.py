@@ -37,7 +37,7 @@ def server_args(version: str) -> ServerArgsSource:
     wheel = download_wheel("sglang", version)
     out = ServerArgsSource(version)
     with zipfile.ZipFile(wheel) as archive:
-        names = [n for n in archive.namelist() if n.endswith(".py") and n.startswith(("sglang/srt/", "sglang/kernels/"))]
+        names = [n for n in archive.namelist() if _wanted(n)]
         for name in names:
             out.texts[name] = archive.read(name).decode("utf-8", errors="replace")
     constants: dict[str, list[str]] = {}
@@ -49,6 +49,15 @@ def server_args(version: str) -> ServerArgsSource:
     for name in [*ARG_FILES, *sorted(n for n in out.texts if n.startswith(FIELD_DIR))]:
         _annotated_fields(ast.parse(out.texts[name]), constants, out)
     return out
+
+
+# Only the files that hold server arguments and the version facts the rules rely on
+WANTED = ("server_args.py", "/environ.py", "extend_attention.py", "fused_moe_triton_config.py")
+
+
+def _wanted(name: str) -> bool:
+    return name.endswith(".py") and name.startswith(("sglang/srt/", "sglang/kernels/")) and (
+        name.endswith(WANTED) or "/arg_groups/" in name)
 
 
 def wheel_file_text(version: str, path: str) -> str | None:
