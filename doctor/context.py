@@ -13,6 +13,8 @@ from doctor.facts import Facts, to_jsonable
 from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
 
+ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
+
 
 def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str, Any]:
     return {
@@ -90,7 +92,7 @@ def _libraries(facts: Facts) -> dict[str, Any]:
         cuda_archs = library.details.get("cuda_archs")
         if isinstance(cuda_archs, list):
             entry["has_sm12x_sass"] = any(a.startswith("sm_12") for a in cuda_archs)
-            entry["has_sm12x_arch_specific"] = any(a in ("sm_120a", "sm_120f", "sm_121a", "sm_121f") for a in cuda_archs)
+            entry["has_sm12x_arch_specific"] = any(a in ARCH_SPECIFIC_SM12X for a in cuda_archs)
             entry["has_ptx"] = any(a.startswith("compute_") for a in cuda_archs)
         out[name] = entry
         if "." in name:  # dotted paths cannot name `llama.cpp`: rules address it as lib.llama_cpp

@@ -57,7 +57,8 @@ def test_deprecations_are_announced_in_the_source(version):
 
 def test_check_flags_catches_removed_flags_and_bad_choices():
     v0523, v058 = Version("0.5.23"), Version("0.5.8")
-    assert flags.check_flags(["--cuda-graph-max-bs", "8"], v0523) == ["--cuda-graph-max-bs does not exist in SGLang 0.5.23"]
+    assert flags.check_flags(["--cuda-graph-max-bs", "8"], v0523) == [
+        "--cuda-graph-max-bs does not exist in SGLang 0.5.23"]
     assert flags.check_flags(["--fp4-gemm-backend", "cutlass"], v0523) == [
         "--fp4-gemm-backend cutlass is not a choice in SGLang 0.5.23"]
     assert flags.check_flags(["--attention-backend=triton", "--tp-size", "8"], v058) == []
