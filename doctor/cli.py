@@ -16,7 +16,7 @@ from doctor.errors import DoctorError, UsageError
 from doctor.output import write_text_atomic
 
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
-FEATURE_COMMANDS: tuple[str, ...] = ()
+FEATURE_COMMANDS: tuple[str, ...] = ("doctor.explain",)
 
 
 class Parser(argparse.ArgumentParser):
