@@ -38,10 +38,12 @@ def run_check(request: CheckRequest) -> Report:
     analysis = analyze(facts, launch)
     findings = tuple(evaluate(rules, build_context(facts, analysis, launch)))
     findings = annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch))
-    plan = compose_launch(facts, launch, analysis.tp, findings)
+    plan = compose_launch(facts, launch, analysis.tp, findings,
+                          recheck=lambda args: fired_ids(rules, facts, parse_launch(args), severity="error"))
     return Report(facts=facts, analysis=analysis, findings=findings, launch=plan.to_dict() if plan else None)
 
 
-def fired_ids(rules: list[Rule], facts: Facts, launch: Launch) -> set[str]:
+def fired_ids(rules: list[Rule], facts: Facts, launch: Launch, severity: str | None = None) -> set[str]:
     """The pure part of `check` (analysis and rules, no probing): which rule IDs fire for these facts."""
-    return {f.id for f in evaluate(rules, build_context(facts, analyze(facts, launch), launch))}
+    found = evaluate(rules, build_context(facts, analyze(facts, launch), launch))
+    return {f.id for f in found if severity is None or f.severity == severity}

@@ -5,6 +5,7 @@ conflict resolved (the more severe finding wins) and explained in a note."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +68,11 @@ class _Flags:
         return out
 
 
-def compose_launch(facts: Facts, launch: Launch, tp: int, findings: tuple[Finding, ...]) -> LaunchPlan | None:
+Recheck = Callable[[list[str]], set[str]]  # engine args → IDs of the error findings they still produce
+
+
+def compose_launch(facts: Facts, launch: Launch, tp: int, findings: tuple[Finding, ...],
+                   recheck: Recheck | None = None) -> LaunchPlan | None:
     engine = chosen_engine(facts)
     if engine is None:
         return None
@@ -85,6 +90,11 @@ def compose_launch(facts: Facts, launch: Launch, tp: int, findings: tuple[Findin
         parsed = version_of(facts.library("sglang"))
         if parsed is not None:
             plan.notes.extend(f"still wrong: {p}" for p in sglang_flags.check_flags(given.argv(), parsed))
+    if recheck is not None:
+        remaining = sorted(recheck(given.argv()))
+        if remaining:
+            plan.notes.append("this command still has error finding(s) " + ", ".join(remaining)
+                              + ": no flag fixes them on this version (see the upgrades below)")
     for finding in findings:
         for fix in finding.fixes:
             if fix.kind == "upgrade" and "package" in fix.details:
@@ -138,6 +148,8 @@ def _rewrite_sglang(given: _Flags, version_text: str, notes: list[str]) -> None:
     """Abbreviations to full spellings; flags this release renamed or dropped to what it accepts."""
     version = version_of_text(version_text)
     for flag in list(given.items):
+        if flag not in given.items:  # taken by an earlier rewrite (value_from)
+            continue
         value = given.items[flag]
         full = sglang_flags.ABBREVIATIONS.get(flag)
         if full and flag not in sglang_flags.AMBIGUOUS:
@@ -148,6 +160,9 @@ def _rewrite_sglang(given: _Flags, version_text: str, notes: list[str]) -> None:
         if known is None or version is None:
             continue
         if not known.exists(version) or (known.is_deprecated(version) and flag != "--disable-cuda-graph"):
+            if known.value_from and known.value_from in given.items:
+                value = given.items.pop(known.value_from)
+                notes.append(f"moved the value of {known.value_from} to {known.replacement[0]}")
             _replace(given, flag, known.replacement, value, version_text, notes)
 
 

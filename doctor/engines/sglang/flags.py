@@ -29,6 +29,7 @@ class Flag:
     deprecated: str | None = None
     replacement: tuple[str, ...] = ()  # what to pass instead, once deprecated or removed
     takes_value: bool = True
+    value_from: str | None = None  # the replacement takes this flag's value, and that flag goes
 
     def exists(self, version: Version) -> bool:
         v = release(version)
@@ -69,7 +70,8 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     _f("--disable-piecewise-cuda-graph", added="0.5.10", removed="0.5.23", deprecated="0.5.14",
        takes_value=False, replacement=("--cuda-graph-backend-prefill", "disabled")),
     # 0.5.20 does not deprecate it yet (sglang.md §5); 0.5.23 is the first checked release that does
-    _f("--enable-dp-attention", deprecated="0.5.23", takes_value=False, replacement=("--attn-dp-size",)),
+    _f("--enable-dp-attention", deprecated="0.5.23", takes_value=False, replacement=("--attn-dp-size",),
+       value_from="--dp-size"),
     _f("--attn-dp-size", added="0.5.23"),
 )}
 
