@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from doctor.analysis import analyze
+from doctor.compose import compose_launch
 from doctor.context import build_context
-from doctor.launch import parse_launch
+from doctor.facts import Facts
+from doctor.launch import Launch, parse_launch
 from doctor.probe import gather_facts
 from doctor.report import Report
-from doctor.rules import evaluate, load_rules
+from doctor.rules import Rule, evaluate, load_rules
+from doctor.upgrades import annotate_upgrades
 
 
 @dataclass(frozen=True)
@@ -33,5 +36,14 @@ def run_check(request: CheckRequest) -> Report:
                          engines=request.engines, model=request.model, deep=request.deep,
                          offline=request.offline)
     analysis = analyze(facts, launch)
-    findings = evaluate(rules, build_context(facts, analysis, launch))
-    return Report(facts=facts, analysis=analysis, findings=tuple(findings))
+    findings = tuple(evaluate(rules, build_context(facts, analysis, launch)))
+    findings = annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch))
+    plan = compose_launch(facts, launch, analysis.tp, findings,
+                          recheck=lambda args: fired_ids(rules, facts, parse_launch(args), severity="error"))
+    return Report(facts=facts, analysis=analysis, findings=findings, launch=plan.to_dict() if plan else None)
+
+
+def fired_ids(rules: list[Rule], facts: Facts, launch: Launch, severity: str | None = None) -> set[str]:
+    """The pure part of `check` (analysis and rules, no probing): which rule IDs fire for these facts."""
+    found = evaluate(rules, build_context(facts, analyze(facts, launch), launch))
+    return {f.id for f in found if severity is None or f.severity == severity}

@@ -17,8 +17,8 @@ from doctor.output import write_text_atomic
 
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
 FEATURE_COMMANDS: tuple[str, ...] = (
-    "doctor.fix.command", "doctor.binaries.command", "doctor.plan.command", "doctor.kernels.command",
-    "doctor.fix.moe_config",
+    "doctor.explain", "doctor.fix.command", "doctor.binaries.command", "doctor.plan.command",
+    "doctor.kernels.command", "doctor.fix.moe_config",
 )
 
 

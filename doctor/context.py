@@ -4,9 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from doctor.analysis import Analysis
+from doctor.engines import chosen_engine
+from doctor.engines.sglang.defaults import sglang_view
 from doctor.facts import Facts, to_jsonable
+from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
+
+ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
+
+
+ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries", "plan",
+         "env", "topology", "engine", "sglang")
+
+
+def context_roots() -> tuple[str, ...]:
+    """The top-level keys of build_context; rule files may address nothing else."""
+    return ROOTS
 
 
 def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str, Any]:
@@ -17,14 +33,22 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "host": to_jsonable(facts.host),
         "lib": _libraries(facts),
         "model": to_jsonable(facts.model) if facts.model else None,
-        "launch": {**launch.values, "tp": analysis.tp, "args": list(launch.args)},
+        "launch": _launch(launch, analysis),
         "analysis": analysis.to_dict(),
         "kernels": [k.to_dict() for k in analysis.kernels],
         "binaries": list(analysis.binaries),
         "plan": analysis.plan,
         "env": dict(facts.env),
         "topology": _topology(facts),
+        "engine": chosen_engine(facts),
+        "sglang": sglang_view(facts, launch),
     }
+
+
+def _launch(launch: Launch, analysis: Analysis) -> dict[str, Any]:
+    backends = [launch.get(k) for k in ("attention_backend", "prefill_attention_backend", "decode_attention_backend")]
+    return {**launch.values, "tp": analysis.tp, "args": list(launch.args), "flags": launch.flags(),
+            "unknown": list(launch.unknown), "attention_backends": [b for b in backends if b]}
 
 
 def _gpu(facts: Facts) -> dict[str, Any]:
@@ -39,7 +63,14 @@ def _gpu(facts: Facts) -> dict[str, Any]:
         "capability_minor": minor,
         "capability": major + minor / 10,
         "mixed": len({(g.name, g.compute_capability) for g in facts.gpus}) > 1,
+        "names": sorted({g.name for g in facts.gpus}),
+        "smem_table": smem_per_block_optin((major, minor)),
+        "smem_matches_table": _smem_matches(first.smem_per_block_optin, smem_per_block_optin((major, minor))),
     }
+
+
+def _smem_matches(reported: int | None, table: int | None) -> bool | None:
+    return None if reported is None or table is None else reported == table
 
 
 def _driver(facts: Facts) -> dict[str, Any]:
@@ -47,7 +78,17 @@ def _driver(facts: Facts) -> dict[str, Any]:
     version = facts.driver.driver_version
     if version and version.split(".")[0].isdigit():
         data["major"] = int(version.split(".")[0])
+    data["cuda_below_torch"] = _cuda_below(facts.driver.cuda_driver_version, facts.library("torch"))
     return data
+
+
+def _cuda_below(driver_cuda: str | None, torch: Any) -> bool | None:
+    """Does the driver's CUDA version fall below the CUDA torch was built with? None when either is unknown."""
+    built = torch.details.get("cuda_version") if torch is not None else None
+    try:
+        return Version(driver_cuda).release[:2] < Version(built).release[:2] if driver_cuda and built else None
+    except InvalidVersion:
+        return None
 
 
 def _libraries(facts: Facts) -> dict[str, Any]:
@@ -59,7 +100,14 @@ def _libraries(facts: Facts) -> dict[str, Any]:
         if isinstance(archs, list):
             entry["has_sm12x_code"] = any(a.startswith(("sm_12", "compute_12")) for a in archs)
             entry["has_ptx"] = any(a.startswith("compute_") for a in archs)
+        cuda_archs = library.details.get("cuda_archs")
+        if isinstance(cuda_archs, list):
+            entry["has_sm12x_sass"] = any(a.startswith("sm_12") for a in cuda_archs)
+            entry["has_sm12x_arch_specific"] = any(a in ARCH_SPECIFIC_SM12X for a in cuda_archs)
+            entry["has_ptx"] = any(a.startswith("compute_") for a in cuda_archs)
         out[name] = entry
+        if "." in name:  # dotted paths cannot name `llama.cpp`: rules address it as lib.llama_cpp
+            out[name.replace(".", "_")] = entry
     return out
 
 
@@ -72,4 +120,22 @@ def _topology(facts: Facts) -> dict[str, Any]:
         "pcie_only": bool(kinds) and not nvlink,
         "full_nvlink": bool(kinds) and len(nvlink) == len(kinds),
         "kinds": sorted(set(kinds)),
+        "p2p_unsupported_pairs": sum(1 for link in facts.topology if link.p2p_read is False or link.p2p_write is False),
+        "numa_group_size": (group := _sys_free_group(facts)),
+        "numa_groups": len(facts.gpus) // group if group else None,
     }
+
+
+def _sys_free_group(facts: Facts) -> int | None:
+    """Size of the largest set of GPUs that reach each other without a SYS (cross-socket) hop."""
+    if not any(link.kind == "SYS" for link in facts.topology):
+        return None
+    best = 1
+    for gpu in facts.gpus:
+        group = [gpu.index]
+        for other in facts.gpus:
+            if other.index not in group and all(
+                    (link := facts.link(other.index, g)) is not None and link.kind != "SYS" for g in group):
+                group.append(other.index)
+        best = max(best, len(group))
+    return best

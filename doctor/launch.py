@@ -10,7 +10,7 @@ from doctor.errors import UsageError
 # SGLang spellings (and argparse prefixes people use) → canonical key
 ALIASES = {
     "--tp": "tp", "--tp-size": "tp", "--tensor-parallel-size": "tp",
-    "--pp-size": "pp", "--pipeline-parallel-size": "pp",
+    "--pp": "pp", "--pp-size": "pp", "--pipeline-parallel-size": "pp",
     "--ep": "ep", "--ep-size": "ep", "--expert-parallel-size": "ep",
     "--dp": "dp", "--dp-size": "dp", "--data-parallel-size": "dp",
     "--attention-backend": "attention_backend",
@@ -19,6 +19,8 @@ ALIASES = {
     "--mm-attention-backend": "mm_attention_backend",
     "--moe-runner-backend": "moe_runner_backend",
     "--fp8-gemm-backend": "fp8_gemm_backend",
+    "--fp4-gemm-backend": "fp4_gemm_backend",
+    "--moe-backend": "moe_backend",  # vLLM >= 0.17, TensorRT-LLM
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--mem-fraction-static": "mem_fraction_static",
@@ -48,6 +50,10 @@ class Launch:
 
     def get(self, key: str, default: object = None) -> object:
         return self.values.get(key, default)
+
+    def flags(self) -> list[str]:
+        """The flag names given, normalised (`--tp_size=8` → `--tp-size`), in order, without values."""
+        return [a.partition("=")[0].replace("_", "-") for a in self.args if a.startswith("--")]
 
     def tp(self, gpu_count: int) -> int:
         return int(self.values.get("tp") or max(gpu_count, 1))

@@ -47,6 +47,7 @@ class Report:
     facts: Facts
     analysis: Analysis
     findings: tuple[Finding, ...]
+    launch: dict[str, Any] | None = None  # doctor.compose.LaunchPlan.to_dict(): the composed command
 
     def counts(self) -> dict[str, int]:
         counts = {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
@@ -67,4 +68,5 @@ class Report:
             "analysis": self.analysis.to_dict(),
             "findings": [f.to_dict() for f in self.findings],
             "summary": self.counts(),
+            "launch": self.launch,
         }

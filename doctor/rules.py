@@ -16,6 +16,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from doctor.context import context_roots
 from doctor.errors import DoctorError
 from doctor.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
@@ -30,7 +31,11 @@ OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", 
        "matches")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
              "fixes", "references"}
-FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command"}
+FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
+            "remove"}
+# Roots a condition, `for_each` or `{placeholder}` may address: what doctor/context.py builds, plus `item`.
+CONTEXT_ROOTS = {*context_roots(), "item"}
+ENGINES = ("sglang", "vllm", "tensorrt-llm", "llama.cpp")
 _MISSING = object()
 
 
@@ -105,11 +110,50 @@ def _validate(raw: Any, source: str) -> Rule:
         _validate_condition(condition, where)
     for fix in raw.get("fixes", []):
         _validate_fix(fix, where)
+    _validate_paths(raw, where)
     return Rule(id=raw["id"], area=raw["area"], title=raw["title"], severity=raw["severity"],
                 summary=raw["summary"].strip(), why=raw["why"].strip(), message=raw["message"].strip(),
                 when=tuple(raw["when"]), fixes=tuple(raw.get("fixes", [])),
                 references=tuple(raw["references"]), for_each=raw.get("for_each"),
                 evidence=tuple(raw.get("evidence", [])), source=source)
+
+
+def _validate_paths(raw: dict[str, Any], where: str) -> None:
+    """Every `{placeholder}`, condition fact, evidence path and `for_each` must start at a known root."""
+    texts: list[str] = [raw["title"], raw["message"]]
+    for fix in raw.get("fixes", []):
+        texts.append(fix["summary"])
+        for key in ("flags", "env", "package", "patch", "config", "command"):
+            texts.extend(_strings_in(fix.get(key)))
+    paths = [m.group(1) for text in texts for m in PLACEHOLDER.finditer(text)]
+    paths += _condition_facts(raw["when"]) + list(raw.get("evidence", []))
+    if raw.get("for_each"):
+        paths.append(raw["for_each"])
+    for path in paths:
+        root = path.split(".")[0]
+        if root not in CONTEXT_ROOTS or (root == "item" and not raw.get("for_each")):
+            raise RuleError(f"{where}: {path!r} does not start at a known context root "
+                            f"({', '.join(sorted(CONTEXT_ROOTS))}; `item` only with for_each)")
+
+
+def _strings_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    if isinstance(value, dict):
+        return [v for v in value.values() if isinstance(v, str)]
+    return []
+
+
+def _condition_facts(conditions: list[Any]) -> list[str]:
+    facts = []
+    for condition in conditions:
+        if isinstance(condition, dict) and "any" in condition:
+            facts += _condition_facts(condition["any"])
+        elif isinstance(condition, dict) and "fact" in condition:
+            facts.append(condition["fact"])
+    return facts
 
 
 def _validate_condition(condition: Any, where: str) -> None:
@@ -148,6 +192,18 @@ def _validate_fix(fix: Any, where: str) -> None:
         raise RuleError(f"{where}: fix safety must be one of {FIX_SAFETY}")
     if not fix.get("summary"):
         raise RuleError(f"{where}: fix needs a summary")
+    if ("flags" in fix or "remove" in fix or "versions" in fix) and fix.get("engine") not in ENGINES:
+        raise RuleError(f"{where}: a fix with flags, remove or versions must name its engine, one of {ENGINES}")
+    for key in ("flags", "remove"):
+        if key in fix and not (isinstance(fix[key], list) and all(isinstance(v, str) for v in fix[key])):
+            raise RuleError(f"{where}: fix {key} must be a list of strings")
+    if "env" in fix and not (isinstance(fix["env"], dict) and all(isinstance(v, str) for v in fix["env"].values())):
+        raise RuleError(f"{where}: fix env must be a table of strings")
+    if "versions" in fix:
+        try:
+            SpecifierSet(fix["versions"])
+        except InvalidSpecifier as exc:
+            raise RuleError(f"{where}: bad fix versions specifier {fix['versions']!r}") from exc
 
 
 # --- evaluation ---------------------------------------------------------------------------------
@@ -239,12 +295,23 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
         evidence[path] = None if value is _MISSING else value
     return Finding(id=rule.id, severity=rule.severity, title=render(rule.title, context),
                    message=render(rule.message, context), evidence=evidence,
-                   fixes=tuple(_fix(spec, context) for spec in rule.fixes), references=rule.references)
+                   fixes=tuple(_fix(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
+                   references=rule.references)
+
+
+def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:
+    """A fix for an engine applies only where that engine is present (at a version inside `versions`)."""
+    if "engine" not in spec:
+        return True
+    version = lookup(context, f"lib.{spec['engine'].replace('.', '_')}.version")
+    if version is _MISSING or version is None:
+        return False
+    return "versions" not in spec or _compare("version", version, spec["versions"])
 
 
 def _fix(spec: dict[str, Any], context: dict[str, Any]) -> Fix:
     details = {}
-    for key in ("flags", "env", "package", "patch", "config", "command"):
+    for key in ("flags", "env", "package", "patch", "config", "command", "engine", "remove"):
         if key in spec:
             value = spec[key]
             if isinstance(value, str):

@@ -7,7 +7,7 @@ import re
 from packaging.version import InvalidVersion, Version
 
 from doctor.errors import UsageError
-from doctor.facts import Library
+from doctor.facts import Facts, Library
 
 KNOWN_ENGINES = {
     "sglang": "sglang", "vllm": "vllm", "triton": "triton", "torch": "torch",
@@ -16,7 +16,10 @@ KNOWN_ENGINES = {
     "flashinfer-cubin": "flashinfer-cubin", "sgl-kernel": "sgl-kernel",
     "nvidia-cutlass-dsl": "nvidia-cutlass-dsl", "cutlass-dsl": "nvidia-cutlass-dsl",
     "transformers": "transformers", "cudnn": "cudnn", "llama.cpp": "llama.cpp", "llama-cpp": "llama.cpp",
+    "nvcc": "nvcc", "cuda-toolkit": "nvcc", "flashinfer-jit-cache": "flashinfer-jit-cache",
 }
+# Serving engines, in the order `check` prefers one when several are present (what-ifs before installed).
+SERVING_ENGINES = ("sglang", "vllm", "tensorrt-llm", "llama.cpp")
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*==\s*([A-Za-z0-9_.+-]+)\s*$")
 
 
@@ -49,3 +52,13 @@ def version_of(library: Library | None) -> Version | None:
 def release(version: Version) -> Version:
     """0.5.8.post1 and 0.5.10rc0 behave like their release for feature gates: compare on the release."""
     return Version(".".join(str(p) for p in version.release))
+
+
+def chosen_engine(facts: Facts) -> dict[str, object] | None:
+    """The engine a launch command is composed for: a what-if first, else an installed one."""
+    for what_if in (True, False):
+        for name in SERVING_ENGINES:
+            library = facts.library(name)
+            if library is not None and library.what_if is what_if:
+                return {"name": name, "version": library.version, "what_if": library.what_if}
+    return None

@@ -31,6 +31,8 @@ def render_console(report: Report, console: Console) -> None:
     for note in report.analysis.notes:
         console.print(Text(f"note: {note}", style="dim"))
     console.print(_findings(report))
+    if report.launch:
+        console.print(_launch(report.launch))
     console.print(_summary(report))
 
 
@@ -176,6 +178,15 @@ def _finding_panel(finding: Finding) -> Panel:
     body.append(f"\n\n  run `sm120-doctor explain {finding.id}`", style="dim")
     title = f"{finding.severity.upper()} {finding.id}: {finding.title}"
     return Panel(body, title=title, title_align="left", border_style=STYLE[finding.severity])
+
+
+def _launch(launch: dict) -> Panel:
+    body = Text(launch["command"], style="bold")
+    for note in launch.get("notes", []):
+        body.append(f"\n  note: {note}", style="dim")
+    applied = ", ".join(launch.get("applied") or ["none"])
+    title = f"Launch command ({launch['engine']} {launch['version']}, fixes from: {applied})"
+    return Panel(body, title=title, title_align="left", border_style="green")
 
 
 def _summary(report: Report) -> Text:

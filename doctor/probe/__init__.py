@@ -26,7 +26,7 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
         driver=nvml.driver,
         gpus=nvml.gpus,
         topology=nvml.topology,
-        libraries=with_binary_facts(probe_libraries()),
+        libraries=with_binary_facts(probe_libraries(environ)),
         env=probe_env(environ),
     )
     if deep:
@@ -43,7 +43,7 @@ def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, fac
         facts = load_facts(facts_file)
     elif hardware is not None:
         profile = load_profile(hardware)
-        facts = profile.replace(libraries=with_binary_facts(probe_libraries()), env=probe_env(environ))
+        facts = profile.replace(libraries=with_binary_facts(probe_libraries(environ)), env=probe_env(environ))
     else:
         facts = live_facts(environ, deep=deep)
     facts = with_engines(facts, engines)

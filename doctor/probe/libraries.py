@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 
 from doctor.facts import Library
+from doctor.probe.toolkit import probe_llama_cpp, probe_nvcc
 
 # Distribution names as published on PyPI; the first one found wins for each key.
 TRACKED: dict[str, tuple[str, ...]] = {
@@ -30,7 +32,7 @@ TRACKED: dict[str, tuple[str, ...]] = {
 _TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 
 
-def probe_libraries() -> dict[str, Library]:
+def probe_libraries(environ: Mapping[str, str] | None = None) -> dict[str, Library]:
     found: dict[str, Library] = {}
     for key, dist_names in TRACKED.items():
         for dist_name in dist_names:
@@ -38,6 +40,10 @@ def probe_libraries() -> dict[str, Library]:
             if library is not None:
                 found[key] = library
                 break
+    if environ is not None:  # toolchain and native binaries: only where the caller passes the environment
+        for library in (probe_nvcc(environ), probe_llama_cpp(environ)):
+            if library is not None:
+                found[library.name] = library
     return found
 
 

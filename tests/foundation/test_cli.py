@@ -92,7 +92,8 @@ def test_engine_args_after_double_dash_choose_the_backend():
     report = json.loads(result.stdout)
     assert report["analysis"]["attention_backend"] == "triton"
     assert report["analysis"]["attention_backend_source"] == "launch flags"
-    assert [k["bytes"] for k in report["analysis"]["kernels"]] == [49152]
+    assert [(k["kernel"], k["bytes"]) for k in report["analysis"]["kernels"]] == [
+        ("extend_attention", 49152), ("decode_attention", 21504)]
 
 
 BAD_INPUTS = [

@@ -157,3 +157,11 @@ def test_duplicate_ids_rejected(tmp_path: Path):
     (tmp_path / "b.toml").write_text(rule)
     with pytest.raises(RuleError, match="twice"):
         load_rules(tmp_path)
+
+
+def test_context_roots_are_exactly_what_build_context_builds():
+    from doctor.context import context_roots
+
+    facts = profile("rtx-5090", "meta-llama/Llama-3.1-8B-Instruct", ["sglang==0.5.8"])
+    launch = parse_launch([])
+    assert tuple(build_context(facts, analyze(facts, launch), launch)) == context_roots()

@@ -204,7 +204,8 @@ def test_check_fires_mem001_and_validates_against_the_schema():
     assert result.returncode == 1
     report = json.loads(result.stdout)
     jsonschema.validate(report, report_schema())
-    assert [f["id"] for f in report["findings"]] == ["MEM001"]
+    ids = [f["id"] for f in report["findings"]]
+    assert "MEM001" in ids and ids[0] == "MEM001"
     assert report["analysis"]["plan"]["requested"]["fits"] is False
 
 

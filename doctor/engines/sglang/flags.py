@@ -1,0 +1,191 @@
+"""SGLang server flags per release: which spellings exist, which are deprecated, which choices they take.
+
+Read from the released wheels' argument definitions (`sglang/srt/server_args.py` `add_argument` calls
+through 0.5.16; from 0.5.14 also annotated `A[...]` fields, in `sglang/srt/arg_groups/fields/*.py` by 0.5.23;
+shared/research/sglang.md §5). `tests/rules/test_sglang_flags.py` checks every entry against the wheels of
+the boundary releases 0.5.8, 0.5.9, 0.5.13, 0.5.14, 0.5.16 and 0.5.23 (source text, never imported).
+
+`added` is the first release known to have a spelling and `removed` the first known without it; between two
+checked releases the boundary comes from the research notes, or is the checked release on the safe side
+(a flag is only offered where it is known to exist).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
+
+from doctor.engines import release
+
+CHECKED_RELEASES = ("0.5.8", "0.5.9", "0.5.13", "0.5.14", "0.5.16", "0.5.23")
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str
+    added: str | None = None  # None: older than every release checked
+    removed: str | None = None
+    deprecated: str | None = None
+    replacement: tuple[str, ...] = ()  # what to pass instead, once deprecated or removed
+    takes_value: bool = True
+    value_from: str | None = None  # the replacement takes this flag's value, and that flag goes
+
+    def exists(self, version: Version) -> bool:
+        v = release(version)
+        return (self.added is None or v >= Version(self.added)) and (self.removed is None or v < Version(self.removed))
+
+    def is_deprecated(self, version: Version) -> bool:
+        return self.deprecated is not None and release(version) >= Version(self.deprecated) and self.exists(version)
+
+
+def _f(name: str, **kw: object) -> Flag:
+    return Flag(name, **kw)  # type: ignore[arg-type]
+
+
+FLAGS: dict[str, Flag] = {f.name: f for f in (
+    _f("--model-path"),
+    _f("--tp-size"), _f("--tensor-parallel-size"),
+    _f("--pp-size"), _f("--pipeline-parallel-size"),
+    _f("--ep-size"), _f("--ep"), _f("--expert-parallel-size"),
+    _f("--dp-size"), _f("--data-parallel-size"),
+    _f("--attention-backend"), _f("--prefill-attention-backend"), _f("--decode-attention-backend"),
+    _f("--mm-attention-backend"), _f("--moe-runner-backend"), _f("--fp8-gemm-backend"),
+    _f("--fp4-gemm-backend"), _f("--kv-cache-dtype"), _f("--quantization"), _f("--mem-fraction-static"),
+    _f("--chunked-prefill-size"), _f("--context-length"), _f("--page-size"),
+    _f("--trust-remote-code", takes_value=False),
+    _f("--disable-radix-cache", takes_value=False),
+    _f("--disable-custom-all-reduce", takes_value=False),
+    _f("--disable-shared-experts-fusion", takes_value=False),
+    _f("--disable-cuda-graph", takes_value=False, deprecated="0.5.14",
+       replacement=("--cuda-graph-backend-decode", "disabled", "--cuda-graph-backend-prefill", "disabled")),
+    _f("--cuda-graph-backend-decode", added="0.5.14"),
+    _f("--cuda-graph-backend-prefill", added="0.5.14"),
+    _f("--disable-decode-cuda-graph", added="0.5.14", takes_value=False),
+    _f("--disable-prefill-cuda-graph", added="0.5.14", takes_value=False),
+    _f("--cuda-graph-max-bs", deprecated="0.5.14", removed="0.5.23", replacement=("--cuda-graph-max-bs-decode",)),
+    _f("--cuda-graph-max-bs-decode", added="0.5.14"),
+    # piecewise CUDA graph became default-on in 0.5.10, which added the --disable- spelling (sglang.md §2)
+    _f("--enable-piecewise-cuda-graph", removed="0.5.14", takes_value=False),
+    _f("--disable-piecewise-cuda-graph", added="0.5.10", removed="0.5.23", deprecated="0.5.14",
+       takes_value=False, replacement=("--cuda-graph-backend-prefill", "disabled")),
+    # 0.5.20 does not deprecate it yet (sglang.md §5); 0.5.23 is the first checked release that does
+    _f("--enable-dp-attention", deprecated="0.5.23", takes_value=False, replacement=("--attn-dp-size",),
+       value_from="--dp-size"),
+    _f("--attn-dp-size", added="0.5.23"),
+)}
+
+# Spellings people type that argparse resolves (or refuses) by prefix; canonical form to print instead.
+ABBREVIATIONS = {"--tp": "--tp-size", "--pp": "--pp-size", "--dp": "--dp-size"}
+AMBIGUOUS = {"--pp": ("--pp-size", "--pp-async-batch-depth", "--pp-max-micro-batch-size")}
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    added: str | None = None
+    removed: str | None = None
+
+    def valid(self, version: Version) -> bool:
+        v = release(version)
+        return (self.added is None or v >= Version(self.added)) and (self.removed is None or v < Version(self.removed))
+
+
+CHOICES: dict[str, dict[str, Choice]] = {
+    "--attention-backend": {c.value: c for c in (
+        Choice("triton"), Choice("torch_native"), Choice("flex_attention"), Choice("flashinfer"),
+        Choice("fa3"), Choice("fa4"), Choice("flashmla"), Choice("trtllm_mla"), Choice("trtllm_mha"),
+        Choice("cutlass_mla", removed="0.5.23"),
+    )},
+    "--mm-attention-backend": {c.value: c for c in (
+        Choice("sdpa"), Choice("fa3"), Choice("triton_attn"), Choice("fa4", added="0.5.9"),
+        Choice("flashinfer_cudnn", added="0.5.13"),
+    )},
+    "--moe-runner-backend": {c.value: c for c in (
+        Choice("auto"), Choice("triton"), Choice("triton_kernel"), Choice("flashinfer_trtllm"),
+        Choice("flashinfer_cutlass"), Choice("flashinfer_mxfp4"), Choice("cutlass"), Choice("deep_gemm"),
+        Choice("marlin", added="0.5.13"), Choice("flashinfer_trtllm_routed", added="0.5.13"),
+    )},
+    "--fp8-gemm-backend": {c.value: c for c in (
+        Choice("auto"), Choice("triton"), Choice("cutlass"), Choice("deep_gemm"), Choice("flashinfer_trtllm"),
+        Choice("flashinfer_cutlass", added="0.5.13"),
+    )},
+    "--fp4-gemm-backend": {c.value: c for c in (
+        Choice("auto"), Choice("flashinfer_cutlass"), Choice("flashinfer_cudnn"), Choice("flashinfer_trtllm"),
+        Choice("cutlass", added="0.5.13", removed="0.5.16"), Choice("marlin", added="0.5.13"),
+    )},
+    "--kv-cache-dtype": {c.value: c for c in (
+        Choice("auto"), Choice("fp8_e4m3"), Choice("fp8_e5m2"), Choice("bf16"),
+        Choice("fp4_e2m1", removed="0.5.23"), Choice("nvfp4", added="0.5.16"),
+    )},
+    "--cuda-graph-backend-decode": {"disabled": Choice("disabled", added="0.5.14")},
+    "--cuda-graph-backend-prefill": {"disabled": Choice("disabled", added="0.5.14")},
+}
+
+
+def parse_version(text: str | None) -> Version | None:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def canonical(flag: str) -> str:
+    """`--tp` → `--tp-size`; `--tp_size` → `--tp-size`; other spellings unchanged."""
+    flag = flag.replace("_", "-") if flag.startswith("--") else flag
+    return ABBREVIATIONS.get(flag, flag)
+
+
+def flag_exists(flag: str, version: Version) -> bool | None:
+    """True/False when the registry knows the flag, None when it does not."""
+    known = FLAGS.get(canonical(flag))
+    return None if known is None else known.exists(version)
+
+
+def choice_valid(flag: str, value: str, version: Version) -> bool | None:
+    choices = CHOICES.get(canonical(flag))
+    if choices is None:
+        return None
+    choice = choices.get(value)
+    return False if choice is None else choice.valid(version)
+
+
+def check_flags(tokens: list[str], version: Version) -> list[str]:
+    """Problems with a list of flag tokens for this release: unknown spellings, removed flags, bad choices."""
+    problems = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        flag, eq, inline = token.partition("=")
+        known = FLAGS.get(canonical(flag))
+        value = inline if eq else None
+        if known is not None and known.takes_value and not eq and i + 1 < len(tokens):
+            value = tokens[i + 1]
+            i += 1
+        if known is not None and not known.exists(version):
+            problems.append(f"{flag} does not exist in SGLang {version}")
+        elif value is not None and choice_valid(flag, value, version) is False:
+            problems.append(f"{flag} {value} is not a choice in SGLang {version}")
+        i += 1
+    return problems
+
+
+def user_flag_view(args: list[str], version: Version | None) -> dict[str, list[str]]:
+    """For rules: the user's flags this release rejects, deprecates, or cannot resolve."""
+    rejected, deprecated, ambiguous = [], [], []
+    for token in args:
+        if not token.startswith("--"):
+            continue
+        flag = token.partition("=")[0].replace("_", "-")
+        if flag in AMBIGUOUS:
+            ambiguous.append(f"{flag} (matches {', '.join(AMBIGUOUS[flag])})")
+            continue
+        known = FLAGS.get(canonical(flag))
+        if known is None or version is None:
+            continue
+        if not known.exists(version):
+            instead = " ".join(known.replacement) or "nothing: drop it"
+            rejected.append(f"{flag} (use {instead})")
+        elif known.is_deprecated(version) and known.name != "--disable-cuda-graph":  # that one has SGL112
+            deprecated.append(f"{flag} (use {' '.join(known.replacement)})")
+    return {"rejected_flags": rejected, "deprecated_flags": deprecated, "ambiguous_flags": ambiguous}

@@ -1,0 +1,59 @@
+"""For each finding with an upgrade fix: the lowest known release of that package that clears it, found by
+re-running the pure analysis and rules with the package replaced by each newer release (a what-if)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from doctor.engines import KNOWN_ENGINES
+from doctor.engines.releases import COMPLETE, newer_releases
+from doctor.facts import Facts, Library
+from doctor.report import Finding, Fix
+
+Evaluate = Callable[[Facts], set[str]]  # facts → IDs of the findings they produce
+
+
+def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Evaluate) -> tuple[Finding, ...]:
+    cache: dict[tuple[str, str], set[str]] = {}
+
+    def fired(package: str, version: str) -> set[str]:
+        if (package, version) not in cache:
+            what_if = Library(name=package, version=version, what_if=True)
+            cache[(package, version)] = evaluate(facts.replace(libraries={**facts.libraries, package: what_if}))
+        return cache[(package, version)]
+
+    return tuple(_annotate(f, facts, fired) for f in findings)
+
+
+def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[str]]) -> Finding:
+    fixes = []
+    for fix in finding.fixes:
+        package = _package(fix)
+        current = facts.library(package) if package else None
+        if package is None or current is None:
+            fixes.append(fix)
+            continue
+        lowest = next((v for v in newer_releases(package, current.version) if finding.id not in fired(package, v)),
+                      None)
+        fixes.append(_with_lowest(fix, package, lowest) if lowest else fix)
+    return dataclasses.replace(finding, fixes=tuple(fixes))
+
+
+def _package(fix: Fix) -> str | None:
+    if fix.kind != "upgrade" or not isinstance(fix.details.get("package"), str):
+        return None
+    try:
+        name = Requirement(fix.details["package"]).name.lower()
+    except InvalidRequirement:
+        return None
+    return KNOWN_ENGINES.get(name)
+
+
+def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:
+    exact = "lowest release" if package in COMPLETE else "lowest known release"
+    details = {**fix.details, "package": f"{package}>={lowest}", "lowest_clearing": lowest}
+    return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {exact} that clears this)",
+                               details=details)
