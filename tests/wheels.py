@@ -57,3 +57,13 @@ def unpacked_wheel(name: str, version: str, *extra_pip_args: str) -> Path:
                 archive.extractall(target)
             marker.write_text(wheel.name)
     return target
+
+
+def triton_site(version: str) -> Path:
+    """A private install of `triton==version` (never the global site-packages), for exact mode."""
+    from doctor.kernels.exact import ExactError, ensure_triton
+
+    try:
+        return ensure_triton(version, cache_root() / "triton")
+    except ExactError as exc:
+        pytest.skip(str(exc))

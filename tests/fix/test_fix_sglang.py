@@ -130,3 +130,28 @@ def test_concurrent_fix_is_locked_out(sglang_058):
     with journal.locked():
         result = sglang_058.run(*KIMI, "--fix", "--unsafe-fixes")
     assert result.returncode == 2 and "another sm120-doctor" in result.stderr
+
+
+@pytest.mark.slow
+def test_patched_kernel_fits_by_exact_compile_for_every_lq_kimi_uses(sglang_058):
+    """After --fix, the installed kernel's tiles for sm_120 (read from the patched source) compile, for
+    every Lq/Lv the model reaches, to shared memory within the limit — Triton's own number."""
+
+    from doctor.engines.sglang.attention import extend_paths
+    from doctor.engines.sglang.source import extend_tiles_from_source
+    from doctor.kernels import smem_limit
+    from doctor.kernels.exact import Job, compile_many
+    from doctor.probe.model import load_model
+    from tests.wheels import cache_root, triton_site
+
+    assert sglang_058.run(*KIMI, "--fix", "--unsafe-fixes").returncode in (0, 1)
+    jobs = []
+    for path in extend_paths(load_model("moonshotai/Kimi-K2.5", {}), tp=8):
+        tiles = extend_tiles_from_source(sglang_058.extend_file, (12, 0), path.lq, path.lv)
+        jobs.append(Job("extend_attention", 120, {"lq": path.lq, "lv": path.lv, "block_m": tiles.block_m,
+                                                  "block_n": tiles.block_n, "num_warps": tiles.num_warps,
+                                                  "num_stages": 1, "kv_group": path.kv_group}))
+    results = compile_many(jobs, sglang_058.site, triton_site("3.5.1"), workers=2, cache_dir=cache_root() / "smem")
+    shared = [r["shared"] for r in results]
+    assert all(s <= smem_limit((12, 0)) for s in shared), shared
+    assert shared == [49152, 71680]  # 192/128 at (64,64); 576/512 at (32,32)

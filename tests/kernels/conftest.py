@@ -6,16 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from doctor.kernels.exact import ExactError, ensure_triton
 from tests.kernels.corpus import TRITON_BASE, TRITON_NEWEST
-from tests.wheels import cache_root, unpacked_wheel
+from tests.wheels import cache_root, triton_site, unpacked_wheel
 
-
-def _triton(version: str) -> Path:
-    try:
-        return ensure_triton(version, cache_root() / "triton")
-    except ExactError as exc:
-        pytest.skip(str(exc))
+_triton = triton_site
 
 
 @pytest.fixture(scope="session")
