@@ -103,6 +103,7 @@ class Attention:
     head_dim: int  # q/k head dim as the kernels see it on the MHA path
     v_head_dim: int
     kv_lora_rank: int | None = None
+    q_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
     qk_nope_head_dim: int | None = None
     sliding_window: int | None = None

@@ -111,7 +111,7 @@ def _attention(b: _Builder, layer: int, kind_override: str | None) -> None:
     kind = kind_override or "attention"
     if a.kind == "mla":
         qk = (a.qk_nope_head_dim or 128) + (a.qk_rope_head_dim or 64)
-        q_lora = cfg.get("q_lora_rank")
+        q_lora = a.q_lora_rank or cfg.get("q_lora_rank")
         if isinstance(q_lora, int) and q_lora > 0:
             b.linear(kind, q_lora, h, "rep", layer, "attention")
             b.dense(kind, q_lora, "rep", layer)  # q_a_layernorm

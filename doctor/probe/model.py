@@ -10,6 +10,8 @@ import contextlib
 import json
 import os
 import re
+import socket
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -56,7 +58,7 @@ def find_config(spec: str, environ: Mapping[str, str], offline: bool = False) ->
     if offline or environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         misses.append("hub not asked (offline)")
     else:
-        hub, why = _from_hub(spec)
+        hub, why = _from_hub(spec, environ)
         if hub is not None:
             return hub
         misses.append(f"hub unreachable ({why})")
@@ -127,7 +129,22 @@ def _from_hf_cache(repo_id: str, environ: Mapping[str, str]) -> ConfigFiles | No
     return _from_dir(snapshot, "hf-cache")
 
 
-def _from_hub(repo_id: str) -> tuple[ConfigFiles | None, str]:
+def _hub_reachable(environ: Mapping[str, str]) -> str | None:
+    """A TCP connect to the hub first: huggingface-hub retries for ~25 s before giving up on a dead
+    network, while a failed connect (or DNS lookup) answers at once. Returns why not, or None."""
+    endpoint = urllib.parse.urlparse(environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    host, port = endpoint.hostname or "huggingface.co", endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=HUB_TIMEOUT_S):
+            return None
+    except OSError as exc:
+        return f"cannot connect to {host}:{port}: {exc.strerror or exc}"
+
+
+def _from_hub(repo_id: str, environ: Mapping[str, str]) -> tuple[ConfigFiles | None, str]:
+    unreachable = _hub_reachable(environ)
+    if unreachable:
+        return None, unreachable
     try:
         from huggingface_hub import hf_hub_download
     except ImportError:

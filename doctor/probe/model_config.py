@@ -91,6 +91,7 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
         rope = _pos(text, "qk_rope_head_dim")
         return Attention(kind="mla", num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
                          v_head_dim=_pos(text, "v_head_dim"), kv_lora_rank=_pos(text, "kv_lora_rank"),
+                         q_lora_rank=_pos(text, "q_lora_rank", required=False),
                          qk_rope_head_dim=rope, qk_nope_head_dim=nope)
     kv_heads = _pos(text, "num_key_value_heads", required=False) or heads
     if kv_heads > heads:
