@@ -18,7 +18,7 @@ from doctor.output import write_text_atomic
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
 FEATURE_COMMANDS: tuple[str, ...] = (
     "doctor.explain", "doctor.fix.command", "doctor.binaries.command", "doctor.plan.command",
-    "doctor.kernels.command", "doctor.fix.moe_config",
+    "doctor.kernels.command", "doctor.kernels.plan_command", "doctor.fix.moe_config",
 )
 
 
