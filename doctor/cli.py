@@ -9,7 +9,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from doctor import __version__
 from doctor.errors import DoctorError, UsageError
@@ -85,22 +85,45 @@ def _handler(target: str) -> Callable[[argparse.Namespace], int]:
     return handle
 
 
-def _add_check(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="check a model against this machine, a profile or a snapshot",
-                       description="Check MODEL (hub id or local directory). Engine launch flags may follow "
-                                   "`--`, e.g. `check MODEL -- --tp-size 8 --attention-backend triton`.")
-    p.add_argument("model", nargs="?", help="Hugging Face model id or local model directory")
+def add_target_options(p: argparse.ArgumentParser, tp_help: str = "tensor-parallel size (default: number of GPUs)",
+                       model_required: bool = True) -> None:
+    """MODEL plus where the machine facts come from, what-if versions and TP: shared by the commands
+    that analyse a model on a machine (check, kernels, plan, moe-config)."""
+    p.add_argument("model", nargs=None if model_required else "?",
+                   help="Hugging Face model id or local model directory")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--hardware", metavar="PROFILE", help="use a built-in hardware profile (no GPU needed)")
     source.add_argument("--facts", type=Path, metavar="FILE", help="use a recorded facts snapshot")
     p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION",
-                   help="evaluate as if this version were installed (repeatable)")
-    p.add_argument("--tp", type=int, help="tensor-parallel size (default: number of GPUs)")
+                   help="evaluate as if this version were installed, e.g. sglang==0.5.8 (repeatable)")
+    p.add_argument("--tp", type=int, help=tp_help)
+    p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
+
+
+def check_request(args: argparse.Namespace, **sizes: int | None) -> Any:
+    """A CheckRequest from add_target_options' arguments; --tp and `sizes` (e.g. ep=2) become launch flags."""
+    from doctor.check import CheckRequest
+
+    extra = engine_args(args)
+    for name, value in {"tp": args.tp, **sizes}.items():
+        if value is not None:
+            if value < 1:
+                raise UsageError(f"--{name} must be at least 1")
+            extra = [f"--{name}-size", str(value), *extra]
+    return CheckRequest(model=args.model, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
+                        engine_args=extra, deep=getattr(args, "deep", False), offline=args.offline,
+                        environ=environment())
+
+
+def _add_check(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="check a model against this machine, a profile or a snapshot",
+                       description="Check MODEL (hub id or local directory). Engine launch flags may follow "
+                                   "`--`, e.g. `check MODEL -- --tp-size 8 --attention-backend triton`.")
+    add_target_options(p, model_required=False)
     _add_format_options(p)
     p.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="error",
                    help="exit 1 when a finding at or above this severity exists (default: error)")
     p.add_argument("--deep", action="store_true", help="also ask torch (imports torch; slower)")
-    p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
     p.add_argument("--fix", action="store_true", help="apply safe fixes (new files you own), then check again")
     p.add_argument("--unsafe-fixes", action="store_true", help="with --fix: also patch installed packages")
     p.add_argument("--dry-run", action="store_true", help="with --fix: show diffs and files, change nothing")

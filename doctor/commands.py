@@ -9,8 +9,8 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from doctor.check import CheckRequest, run_check
-from doctor.cli import engine_args, environment
+from doctor.check import run_check
+from doctor.cli import check_request, environment
 from doctor.errors import UsageError
 from doctor.fix.session import fix_and_recheck
 from doctor.formats.console import render_console
@@ -22,16 +22,9 @@ from doctor.probe.model import bundled_models
 
 
 def check(args: argparse.Namespace) -> int:
-    extra = engine_args(args)
-    if args.tp is not None:
-        if args.tp < 1:
-            raise UsageError("--tp must be at least 1")
-        extra = ["--tp-size", str(args.tp), *extra]
     if (args.unsafe_fixes or args.dry_run) and not args.fix:
         raise UsageError("--unsafe-fixes and --dry-run go with --fix")
-    request = CheckRequest(
-        model=args.model, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
-        engine_args=extra, deep=args.deep, offline=args.offline, environ=environment())
+    request = check_request(args)
     report = run_check(request)
     if args.fix:
         report = fix_and_recheck(report, request, args)

@@ -226,17 +226,9 @@ def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
 
 
 def load_facts(path: Path) -> Facts:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read facts file {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"facts file {path} is not UTF-8 text") from exc
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"facts file {path} is not valid JSON: {exc}") from exc
-    return facts_from_dict(data, str(path))
+    from doctor.output import read_json_file
+
+    return facts_from_dict(read_json_file(path, "facts file"), str(path))
 
 
 # --- generic, validating dataclass reader ------------------------------------------------------

@@ -1,10 +1,13 @@
-"""Writing result files: atomically, so a crash never leaves half a report behind."""
+"""Files in and out: JSON read with one clear error per failure; results written atomically, so a crash
+never leaves half a report behind."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from doctor.errors import InputError
 
@@ -24,3 +27,19 @@ def write_text_atomic(path: Path, text: str) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def read_json_file(path: Path, label: str, max_bytes: int | None = None) -> Any:
+    """Parsed JSON of `path`; unreadable, oversized, non-UTF-8 or malformed files raise one InputError."""
+    try:
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            raise InputError(f"{label} {path} is {path.stat().st_size} bytes; at most {max_bytes} are read")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {label} {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{label} {path} is not UTF-8 text") from exc
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"{label} {path} is not valid JSON: {exc}") from exc

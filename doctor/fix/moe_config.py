@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from doctor.analysis import KernelCheck
-from doctor.check import CheckRequest, run_check
-from doctor.cli import engine_args, environment
+from doctor.check import run_check
+from doctor.cli import add_target_options, check_request
 from doctor.errors import UsageError
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config
 from doctor.output import write_text_atomic
@@ -65,30 +65,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("moe-config", help="write smem-safe fused-MoE config files for a model and GPU",
                        description="Writes DIR/configs/triton_X_Y_Z/<file> for the model's MoE GEMMs; "
                                    "point SGLang at it with SGLANG_MOE_CONFIG_DIR=DIR.")
-    p.add_argument("model")
-    source = p.add_mutually_exclusive_group()
-    source.add_argument("--hardware", metavar="PROFILE")
-    source.add_argument("--facts", type=Path, metavar="FILE")
-    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION")
-    p.add_argument("--tp", type=int)
-    p.add_argument("--ep", type=int)
+    add_target_options(p)
+    p.add_argument("--ep", type=int, help="expert-parallel size")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
     p.add_argument("--all", action="store_true", help="also when the config SGLang would use already fits")
-    p.add_argument("--offline", action="store_true")
     p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    extra = engine_args(args)
-    for flag, value in (("--tp-size", args.tp), ("--ep-size", args.ep)):
-        if value is not None:
-            if value < 1:
-                raise UsageError(f"{flag} must be at least 1")
-            extra = [flag, str(value), *extra]
-    report = run_check(CheckRequest(model=args.model, hardware=args.hardware, facts_file=args.facts,
-                                    engines=args.engine, engine_args=extra, offline=args.offline,
-                                    environ=environment()))
+    report = run_check(check_request(args, ep=args.ep))
     if report.analysis.engine != "sglang":
         raise UsageError("moe-config needs SGLang: install it or pass --engine sglang==VERSION")
     files = safe_config_files(report, only_overflowing=not args.all)

@@ -13,37 +13,24 @@ from rich.console import Console
 from rich.table import Table
 
 from doctor.analysis import KernelCheck
-from doctor.check import CheckRequest, run_check
-from doctor.cli import engine_args, environment
+from doctor.check import run_check
+from doctor.cli import add_target_options, check_request
 from doctor.errors import UsageError
 from doctor.report import Report
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("kernels", help="Triton kernels the engine launches for MODEL, bytes of shared memory each")
-    p.add_argument("model")
-    source = p.add_mutually_exclusive_group()
-    source.add_argument("--hardware", metavar="PROFILE")
-    source.add_argument("--facts", type=Path, metavar="FILE")
-    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION")
-    p.add_argument("--tp", type=int)
+    add_target_options(p)
     p.add_argument("--exact", action="store_true", help="compile each kernel ahead of time with Triton (CPU)")
     p.add_argument("--triton", metavar="VERSION", help="with --exact: the Triton to compile with (from PyPI)")
     p.add_argument("--format", choices=("console", "json"), default="console")
-    p.add_argument("--offline", action="store_true")
     p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    extra = engine_args(args)
-    if args.tp is not None:
-        if args.tp < 1:
-            raise UsageError("--tp must be at least 1")
-        extra = ["--tp-size", str(args.tp), *extra]
-    report = run_check(CheckRequest(model=args.model, hardware=args.hardware, facts_file=args.facts,
-                                    engines=args.engine, engine_args=extra, offline=args.offline,
-                                    environ=environment()))
+    report = run_check(check_request(args))
     checks = list(report.analysis.kernels)
     if args.exact and checks:
         checks = exact_checks(report, checks, args.triton)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from doctor.cli import add_target_options
 from doctor.errors import UsageError
 from doctor.plan.advice import no_fit_advice
 from doctor.plan.kv import KV_DTYPES
@@ -27,13 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Rank the TP x PP x EP layouts of MODEL on a machine: weights on the fullest "
                                    "GPU, the KV cache SGLang's memory formula leaves, tokens and concurrent "
                                    "requests, the communication path, and the launch flags.")
-    p.add_argument("model", help="Hugging Face model id or local model directory")
-    source = p.add_mutually_exclusive_group()
-    source.add_argument("--hardware", metavar="PROFILE", help="use a built-in hardware profile (no GPU needed)")
-    source.add_argument("--facts", type=Path, metavar="FILE", help="use a recorded facts snapshot")
-    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION",
-                   help="evaluate as if this version were installed, e.g. sglang==0.5.8 (repeatable)")
-    p.add_argument("--tp", type=int, help="only this tensor-parallel size first (default: rank all layouts)")
+    add_target_options(p, tp_help="only this tensor-parallel size first (default: rank all layouts)")
     p.add_argument("--pp", type=int, help="pipeline-parallel size of the requested layout")
     p.add_argument("--ep", type=int, help="expert-parallel size of the requested layout (divides TP in SGLang)")
     p.add_argument("--kv-cache-dtype", choices=sorted(KV_DTYPES), help="KV cache dtype (default: auto)")
@@ -41,7 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--context-length", type=int, help="request length for concurrency (default: the model's)")
     p.add_argument("--page-size", type=int, help="KV page size (default 1)")
     p.add_argument("--speculative", action="store_true", help="count MTP/nextn draft layers and their reserve")
-    p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
     p.add_argument("--format", choices=("console", "json"), default="console")
     p.set_defaults(handler=run)
 

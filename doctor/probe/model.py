@@ -20,6 +20,7 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Model
+from doctor.output import read_json_file
 from doctor.probe.model_config import parse_model
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}$")
@@ -89,19 +90,7 @@ def _from_dir(path: Path, source: str, reconstructed: bool = False) -> ConfigFil
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise InputError(f"{path} is {size} bytes; a config file is at most {MAX_CONFIG_BYTES}")
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not UTF-8 text") from exc
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{path} is not valid JSON: {exc}") from exc
+    return read_json_file(path, "config file", MAX_CONFIG_BYTES)
 
 
 def hf_cache_dir(environ: Mapping[str, str]) -> Path:
