@@ -12,31 +12,9 @@ from doctor.engines import version_of
 from doctor.engines.sglang import attention as sglang_attention
 from doctor.engines.sglang import kernel_plan
 from doctor.facts import Facts, Gpu
+from doctor.kernels.check import KernelCheck
 from doctor.launch import Launch
 from doctor.plan.summary import plan_summary
-
-
-@dataclass(frozen=True)
-class KernelCheck:
-    kernel: str
-    engine: str
-    path: str
-    when: str
-    shape: dict[str, Any]
-    config: dict[str, Any]
-    bytes: int
-    limit: int
-    method: str
-    details: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def fits(self) -> bool:
-        return self.bytes <= self.limit
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kernel": self.kernel, "engine": self.engine, "path": self.path, "when": self.when,
-                "shape": self.shape, "config": self.config, "bytes": self.bytes, "limit": self.limit,
-                "fits": self.fits, "method": self.method, "details": self.details}
 
 
 @dataclass(frozen=True)
@@ -74,19 +52,15 @@ def _analyze_engine(facts: Facts, launch: Launch, gpu: Gpu | None) -> Analysis:
         return Analysis(engine="sglang" if sglang else None, engine_version=sglang.version if sglang else None,
                         tp=tp, notes=_why_no_kernel_analysis(facts, gpu))
     backend, source = _attention_backend(facts, launch, version, gpu)
-    planned, notes = _sglang_kernels(facts, launch, gpu, version, tp, backend)
-    limit = gpu.smem_per_block_optin or 0
-    kernels = tuple(KernelCheck(kernel=p.kernel, engine="sglang", path=p.path, when=p.when, shape=p.shape,
-                                config=p.config, bytes=p.bytes, limit=limit, method="analytic", details=p.details)
-                    for p in planned)
+    kernels, notes = _sglang_kernels(facts, launch, gpu, version, tp, backend)
     return Analysis(engine="sglang", engine_version=sglang.version, tp=tp, attention_backend=backend,
-                    attention_backend_source=source, kernels=kernels, notes=tuple(notes))
+                    attention_backend_source=source, kernels=tuple(kernels), notes=tuple(notes))
 
 
 def _sglang_kernels(facts: Facts, launch: Launch, gpu: Gpu, version: Any, tp: int,
-                    backend: str) -> tuple[list[kernel_plan.Planned], list[str]]:
+                    backend: str) -> tuple[list[KernelCheck], list[str]]:
     target = kernel_plan.target_for(facts, gpu, version, launch.values, tp)
-    planned: list[kernel_plan.Planned] = []
+    planned: list[KernelCheck] = []
     if backend == "triton":
         planned += kernel_plan.extend_kernels(target)
     if (launch.get("decode_attention_backend") or backend) == "triton":

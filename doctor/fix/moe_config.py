@@ -11,11 +11,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from doctor.analysis import KernelCheck
 from doctor.check import run_check
 from doctor.cli import add_target_options, check_request
 from doctor.errors import UsageError
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config
+from doctor.kernels.check import KernelCheck
 from doctor.output import write_text_atomic
 from doctor.report import Report
 

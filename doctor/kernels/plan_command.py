@@ -12,10 +12,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from doctor.analysis import KernelCheck
 from doctor.check import run_check
 from doctor.cli import add_target_options, check_request
 from doctor.errors import UsageError
+from doctor.kernels.check import KernelCheck
 from doctor.report import Report
 
 

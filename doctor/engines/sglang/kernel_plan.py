@@ -18,6 +18,7 @@ from doctor.engines.sglang import source as sglang_source
 from doctor.engines.sglang.attention import extend_paths, extend_tiles
 from doctor.facts import Facts, Gpu, Model
 from doctor.kernels import decode_attention_smem, extend_attention_smem, fused_moe_smem, prefill_attention_smem
+from doctor.kernels.check import KernelCheck
 
 # The Triton SGLang's torch pin brings (sglang.md §7); used when no Triton is installed.
 TRITON_PINS = ((Version("0.5.23"), "3.8.0"), (Version("0.5.18"), "3.7.1"), (Version("0.5.11"), "3.6.0"),
@@ -36,17 +37,6 @@ MOE_DTYPES = {"bf16": None, "fp16": None, "fp8-channel": "fp8_w8a8", "fp8-tensor
               "fp8-block": "fp8_w8a8", "int8-w8a8": "int8_w8a8", "int8-w8a16": "int8_w8a16"}
 NOT_TRITON_MOE = {"int4-w4a16": "Marlin (CompressedTensorsWNA16MarlinMoEMethod)", "nvfp4": "CUTLASS/FlashInfer FP4",
                   "mxfp4": "the MXFP4 runner of this version", "awq": "Marlin", "gptq": "Marlin"}
-
-
-@dataclass(frozen=True)
-class Planned:
-    kernel: str
-    path: str
-    when: str
-    shape: dict[str, Any]
-    config: dict[str, Any]
-    bytes: int
-    details: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -75,9 +65,15 @@ def kv_dtype(target: Target) -> str:
     return "fp8" if chosen.startswith("fp8") else "bf16"
 
 
+def _check(target: Target, kernel: str, path: str, when: str, shape: dict[str, Any], config: dict[str, Any],
+           nbytes: int, details: dict[str, Any]) -> KernelCheck:
+    return KernelCheck(kernel=kernel, engine="sglang", path=path, when=when, shape=shape, config=config,
+                       bytes=nbytes, limit=target.gpu.smem_per_block_optin or 0, method="analytic", details=details)
+
+
 # --- attention ---------------------------------------------------------------------------------
 
-def extend_kernels(target: Target) -> list[Planned]:
+def extend_kernels(target: Target) -> list[KernelCheck]:
     source_file = None
     if target.site is not None:
         candidate = sglang_source.extend_attention_file(target.site, target.version)
@@ -88,7 +84,7 @@ def extend_kernels(target: Target) -> list[Planned]:
         dtype = kv_dtype(target)
         needed = extend_attention_smem(target.gpu.capability, path.lq, path.lv, tiles.block_m, tiles.block_n,
                                        tiles.num_warps, tiles.num_stages, kv_dtype=dtype, kv_group=path.kv_group)
-        out.append(Planned("extend_attention", path.name, path.when,
+        out.append(_check(target, "extend_attention", path.name, path.when,
                            {"lq": path.lq, "lv": path.lv, "kv_group": path.kv_group, "kv_dtype": dtype},
                            {"block_m": tiles.block_m, "block_n": tiles.block_n, "num_warps": tiles.num_warps,
                             "num_stages": tiles.num_stages}, needed, {"tiles_from": tiles_from}))
@@ -106,7 +102,7 @@ def _extend_tiles(source_file: Path | None, target: Target, lq: int, lv: int) ->
     return extend_tiles(version, cc, lq, lv), f"SGLang {version} knowledge"
 
 
-def decode_kernels(target: Target) -> list[Planned]:
+def decode_kernels(target: Target) -> list[KernelCheck]:
     """Stage-1 decode kernel: BLOCK_N 32, BLOCK_H 16, 4 warps, 2 stages (grouped); MHA BLOCK 64."""
     att = target.model.attention
     dtype = kv_dtype(target)
@@ -119,19 +115,19 @@ def decode_kernels(target: Target) -> list[Planned]:
     needed = decode_attention_smem(target.gpu.capability, lk, lv, block_n, block_h, 4, 2, kv_dtype=dtype,
                                    grouped=grouped)
     name = "decode-grouped" if grouped else "decode-mha"
-    return [Planned("decode_attention", name, "every decode step", {"lk": lk, "lv": lv, "kv_dtype": dtype},
+    return [_check(target, "decode_attention", name, "every decode step", {"lk": lk, "lv": lv, "kv_dtype": dtype},
                     {"block_n": block_n, "block_h": block_h, "num_warps": 4, "num_stages": 2}, needed,
                     {"tiles_from": "SGLang decode_attention.py (no capability branch in any release)"})]
 
 
-def vision_kernels(target: Target) -> list[Planned]:
+def vision_kernels(target: Target) -> list[KernelCheck]:
     vision = target.model.vision
     if vision is None:
         return []
     block, block_from = _prefill_block(target)
     warps = 4 if vision.head_dim <= 64 else 8
     needed = prefill_attention_smem(target.gpu.capability, vision.head_dim, block, warps, 1, "bf16")
-    return [Planned("prefill_attention", "vision-tower", "every image or video in a request (vision encoder)",
+    return [_check(target, "prefill_attention", "vision-tower", "every image or video in a request (vision encoder)",
                     {"head_dim": vision.head_dim, "dtype": "bf16"},
                     {"block_m": block, "block_n": block, "num_warps": warps, "num_stages": 1}, needed,
                     {"tiles_from": block_from})]
@@ -162,7 +158,7 @@ def default_mm_backend(version: Version, capability: tuple[int, int]) -> str:
 
 # --- fused MoE ---------------------------------------------------------------------------------
 
-def moe_kernels(target: Target) -> tuple[list[Planned], list[str]]:
+def moe_kernels(target: Target) -> tuple[list[KernelCheck], list[str]]:
     model = target.model
     if model.moe is None:
         return [], []
@@ -189,7 +185,7 @@ def moe_kernels(target: Target) -> tuple[list[Planned], list[str]]:
         config = moe.launch_config(moe.default_config(str(target.version), M, E, N, K, model.moe.top_k, dtype,
                                                       block, low_smem=low_smem))
         needed = _moe_bytes(target, shape, config)
-        checks.append(Planned("fused_moe", f"default config, {m_range.split(' (')[0]}", m_range,
+        checks.append(_check(target, "fused_moe", f"default config, {m_range.split(' (')[0]}", m_range,
                               {**shape, "m_range": m_range}, config, needed, {**lookup, "source": "default"}))
     return checks, []
 
@@ -238,7 +234,7 @@ def _config_lookup(target: Target, E: int, N: int, dtype: str | None, block: lis
     return lookup
 
 
-def _tuned_check(target: Target, shape: dict[str, Any], lookup: dict[str, Any]) -> Planned:
+def _tuned_check(target: Target, shape: dict[str, Any], lookup: dict[str, Any]) -> KernelCheck:
     entries = moe.load_configs(lookup["config_path"])
     sized = [(M, moe.launch_config(cfg)) for M, cfg in sorted(entries.items())]
     bytes_by_m = {M: _moe_bytes(target, shape, cfg) for M, cfg in sized}
@@ -246,7 +242,7 @@ def _tuned_check(target: Target, shape: dict[str, Any], lookup: dict[str, Any]) 
     limit = target.gpu.smem_per_block_optin or 0
     details = {**lookup, "source": "file", "entries": len(sized),
                "overflowing_batch_sizes": [M for M, b in bytes_by_m.items() if b > limit]}
-    return Planned("fused_moe", "tuned config file", "every MoE layer (worst entry shown)",
+    return _check(target, "fused_moe", "tuned config file", "every MoE layer (worst entry shown)",
                    {**shape, "m_range": f"M={worst_m} (worst of {len(sized)} entries)"},
                    dict(sized)[worst_m], bytes_by_m[worst_m], details)
 

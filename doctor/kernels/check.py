@@ -1,0 +1,29 @@
+"""One kernel the engine will launch: its shape, launch config, and shared memory against the limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class KernelCheck:
+    kernel: str
+    engine: str
+    path: str
+    when: str
+    shape: dict[str, Any]
+    config: dict[str, Any]
+    bytes: int
+    limit: int
+    method: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fits(self) -> bool:
+        return self.bytes <= self.limit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kernel": self.kernel, "engine": self.engine, "path": self.path, "when": self.when,
+                "shape": self.shape, "config": self.config, "bytes": self.bytes, "limit": self.limit,
+                "fits": self.fits, "method": self.method, "details": self.details}
