@@ -5,6 +5,7 @@ through doctor.fix.writer (backup, journal, atomic replace, verify)."""
 from __future__ import annotations
 
 import difflib
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ class Action:
     old_bytes: bytes | None = None
     patch_id: str | None = None
     skipped: str | None = None  # why it will not be applied
+    mode: int | None = None  # file mode for a new file (e.g. an executable script)
 
     def diff(self) -> str:
         if self.path is None or self.new_bytes is None:
@@ -44,7 +46,10 @@ class FixOutcome:
 
 
 def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> list[Action]:
-    actions: list[Action] = _moe_config_actions(report, fix_dir) if fix_dir is not None else []
+    actions: list[Action] = []
+    if fix_dir is not None:
+        actions += _moe_config_actions(report, fix_dir)
+        actions += _launch_script_action(report, fix_dir, with_env_file=bool(actions))
     seen: set[str] = set()
     for finding in report.findings:
         for fix in finding.fixes:
@@ -69,13 +74,33 @@ def _moe_config_actions(report: Report, fix_dir: Path) -> list[Action]:
         old = path.read_bytes() if path.is_file() else None
         actions.append(Action(rule_id, "safe", f"smem-safe MoE config ({len(made.table)} entries, largest "
                               f"{made.worst_bytes} B), used through SGLANG_MOE_CONFIG_DIR={fix_dir}",
-                              path=path, new_bytes=made.text().encode(), old_bytes=old))
+                              path=path, new_bytes=made.text().encode(), old_bytes=old, mode=0o644))
     if actions:
         env_file = fix_dir / "env.sh"
         text = f"# written by sm120-doctor --fix\nexport SGLANG_MOE_CONFIG_DIR={fix_dir}\n"
         actions.append(Action(rule_id, "safe", "environment for the launch (source it)", path=env_file,
-                              new_bytes=text.encode(), old_bytes=env_file.read_bytes() if env_file.is_file() else None))
+                              new_bytes=text.encode(), old_bytes=env_file.read_bytes() if env_file.is_file() else None,
+                              mode=0o644))
     return actions
+
+
+def _launch_script_action(report: Report, fix_dir: Path, with_env_file: bool) -> list[Action]:
+    """A launch script with the composed command and env vars (doctor.compose), when there is a finding."""
+    launch = report.launch
+    if not launch or not report.findings:
+        return []
+    lines = ["#!/usr/bin/env bash", f"# written by sm120-doctor --fix: {launch['engine']} {launch['version']}",
+             *(f"# note (composed before --fix wrote its files): {n}" for n in launch.get("notes", [])),
+             "set -euo pipefail"]
+    if with_env_file:
+        lines.append('source "$(dirname "$0")/env.sh"')
+    lines += [f"export {key}={shlex.quote(str(value))}" for key, value in launch.get("env", {}).items()]
+    lines.append("exec " + shlex.join(launch["argv"]))
+    path = fix_dir / f"launch-{launch['engine']}.sh"
+    applied = ", ".join(launch.get("applied", [])) or "no flag fixes"
+    old = path.read_bytes() if path.is_file() else None
+    return [Action("launch", "safe", f"launch script with the composed command ({applied})", path=path,
+                   new_bytes=("\n".join(lines) + "\n").encode(), old_bytes=old, mode=0o755)]
 
 
 def _patch_action(report: Report, rule_id: str, patch_id: str, unsafe: bool) -> Action:
@@ -118,7 +143,7 @@ def apply_actions(actions: list[Action], environ: Mapping[str, str]) -> FixOutco
                     verify_patched_file(patch, tmp)
 
             entry = write_with_journal(journal, action.path, action.new_bytes, action.rule_id,
-                                       action.summary, verify)
+                                       action.summary, verify, mode=action.mode)
             if entry is None:
                 outcome.unchanged.append(action)
             else:

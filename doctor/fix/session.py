@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from pathlib import Path
 import sys
 
 from rich.console import Console
@@ -33,7 +34,7 @@ def fix_and_recheck(report: Report, request: CheckRequest, args: argparse.Namesp
         err.print(f"wrote {entry.path} (journal {entry.id}; undo with `sm120-doctor revert {entry.id}`)")
     if not outcome.written:
         return report
-    if any(str(e.path).startswith(str(fix_dir)) for e in outcome.written):
+    if any(Path(e.path).is_relative_to(fix_dir / "configs") for e in outcome.written):
         # the launch will run with SGLANG_MOE_CONFIG_DIR set (env.sh): check as that launch would see it
         request = dataclasses.replace(request, environ={**request.environ, "SGLANG_MOE_CONFIG_DIR": str(fix_dir)})
         err.print(f"re-checking with SGLANG_MOE_CONFIG_DIR={fix_dir} (source {fix_dir / 'env.sh'} before launching)")

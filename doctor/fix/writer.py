@@ -15,7 +15,7 @@ from doctor.fix.journal import Entry, FixError, Journal, sha256_bytes, sha256_fi
 
 
 def write_with_journal(journal: Journal, path: Path, new_bytes: bytes, rule_id: str, action: str,
-                       verify: Callable[[Path], None]) -> Entry | None:
+                       verify: Callable[[Path], None], mode: int | None = None) -> Entry | None:
     """Returns the journal entry, or None when the file already has exactly these bytes (a no-op)."""
     before = sha256_file(path)
     after = sha256_bytes(new_bytes)
@@ -29,6 +29,8 @@ def write_with_journal(journal: Journal, path: Path, new_bytes: bytes, rule_id: 
     _pause()
     tmp = _temp_beside(path, new_bytes)
     try:
+        if mode is not None and before is None:
+            os.chmod(tmp, mode)
         _pause()
         verify(Path(tmp))
         _pause()

@@ -31,7 +31,7 @@ class Site:
 
     def run(self, *args: str, **extra: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "doctor", *args], capture_output=True, text=True,
-                              env=self.env(**extra), timeout=120)
+                              env=self.env(**extra), timeout=120, cwd=self.root)
 
 
 @pytest.fixture

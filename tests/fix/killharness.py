@@ -44,8 +44,9 @@ def run_trials(site, trials: int, seed: int, step_delay_s: float = 0.05) -> list
     for _ in range(trials):
         target.write_bytes(pristine)
         shutil.rmtree(site.state, ignore_errors=True)
+        shutil.rmtree(site.root / "sm120-doctor-fix", ignore_errors=True)
         delay = rng.uniform(0, duration)
-        proc = subprocess.Popen([sys.executable, "-m", "doctor", *KIMI], env=env,
+        proc = subprocess.Popen([sys.executable, "-m", "doctor", *KIMI], env=env, cwd=site.root,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
@@ -57,7 +58,7 @@ def run_trials(site, trials: int, seed: int, step_delay_s: float = 0.05) -> list
 
 def _full_run_seconds(site, env, pristine: bytes) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "doctor", *KIMI], env=env, capture_output=True, check=False)
+    subprocess.run([sys.executable, "-m", "doctor", *KIMI], env=env, cwd=site.root, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
     shutil.rmtree(site.state, ignore_errors=True)
     return elapsed
@@ -74,8 +75,9 @@ def _inspect(site, target: Path, original: str, patched: str, delay: float) -> T
     strays = list(target.parent.glob(f".{target.name}.*.sm120-doctor.tmp"))
     if strays:
         raise AssertionError(f"temp files left after reconcile: {strays}")
-    statuses = [e.status for e in journal.entries()]
-    applied = [e for e in journal.entries() if e.status == "applied"]
+    entries = [e for e in journal.entries() if e.path == str(target)]
+    statuses = [e.status for e in entries]
+    applied = [e for e in entries if e.status == "applied"]
     if current == patched and len(applied) != 1:
         raise AssertionError(f"file patched but journal says {statuses}")
     if current == original and applied:

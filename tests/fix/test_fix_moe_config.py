@@ -62,8 +62,15 @@ def test_safe_moe_config_is_found_by_sglang_and_fits(sglang_058, tmp_path):
                              capture_output=True, text=True, env={}, timeout=60)
     assert json.loads(without.stdout) is None  # the wheel ships no file for this card
 
+    script = fix_dir / "launch-sglang.sh"
+    assert script.stat().st_mode & 0o111, "launch script is executable"
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    text = script.read_text()
+    assert 'source "$(dirname "$0")/env.sh"' in text
+    assert "exec python -m sglang.launch_server --model-path zai-org/GLM-4.7-FP8 --tp-size 8" in text
+
     assert sglang_058.run("revert").returncode == 0
-    assert not written.exists() and not (fix_dir / "env.sh").exists()
+    assert not written.exists() and not (fix_dir / "env.sh").exists() and not script.exists()
 
 
 @pytest.mark.slow
