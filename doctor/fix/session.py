@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from pathlib import Path
 import sys
+from pathlib import Path
 
 from rich.console import Console
 
