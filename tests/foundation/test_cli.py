@@ -201,3 +201,18 @@ def test_check_never_imports_torch_or_triton(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, result.stderr[-500:]
     assert "IMPORTED []" in result.stderr
+
+
+def test_acceptance_glm47_fp8_on_058_reports_moe_default_overflow_and_missing_file():
+    result = run("check", "zai-org/GLM-4.7-FP8", "--hardware", "rtx-pro-6000-x8", "--engine", "sglang==0.5.8",
+                 "--format", "json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    finding = next(f for f in report["findings"] if f["id"] == "SGL102")
+    name = ("E=161,N=192,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition,"
+            "dtype=fp8_w8a8,per_channel_quant=True.json")
+    assert "147456" in finding["message"] and "101376" in finding["message"] and name in finding["message"]
+    assert report["facts"]["model"]["reconstructed"] is True
+    clean = json.loads(run("check", "zai-org/GLM-4.7-FP8", "--hardware", "rtx-pro-6000-x8", "--engine",
+                           "sglang==0.5.14", "--format", "json").stdout)
+    assert "SGL102" not in {f["id"] for f in clean["findings"]}
