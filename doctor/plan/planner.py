@@ -84,8 +84,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)}")
     total = gpu_memory_bytes(facts)
-    pieces = list(source.pieces) + engine_extra_pieces(model)
-    ranks = rank_weights(pieces, model, layout.tp, layout.pp, req.speculative)
+    ranks = _ranks(source, model, layout, req.speculative)
     dtype = kvmod.resolve_kv_dtype(model, req.kv_cache_dtype)
     context = req.context_length or model.max_position_embeddings or 4096
     mem = sgl_memory.memory_defaults(
@@ -176,6 +175,24 @@ def _flags(layout: Layout, fraction: float, dtype: str, req: PlanRequest, comm: 
     if comm is not None and layout.tp > 2 and comm.tp_link != "NV":
         flags.append("--disable-custom-all-reduce")
     return tuple(flags)
+
+
+_RANK_CACHE: dict[tuple[int, str, int, int, bool], tuple[Model, list]] = {}
+
+
+def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool) -> list:
+    """rank_weights per layout, memoised: `check` plans ~26 layouts for each of several what-if analyses
+    of the same model, and the weights depend only on the model, the source, TP, PP and speculation."""
+    key = (id(model), source.kind, layout.tp, layout.pp, speculative)
+    hit = _RANK_CACHE.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    pieces = list(source.pieces) + engine_extra_pieces(model)
+    ranks = rank_weights(pieces, model, layout.tp, layout.pp, speculative)
+    if len(_RANK_CACHE) > 512:
+        _RANK_CACHE.clear()
+    _RANK_CACHE[key] = (model, ranks)
+    return ranks
 
 
 def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSource | None = None) -> list[Plan]:

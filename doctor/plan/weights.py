@@ -93,25 +93,40 @@ def engine_extra_pieces(model: Model) -> list[Piece]:
 def rank_weights(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, pp: int,
                  speculative: bool = False) -> list[RankWeights]:
     """Bytes on one rank of each PP stage (ranks inside a stage hold the same amount)."""
-    kv_heads = model.attention.num_kv_heads
+    per_layer, first, last = _rank_bytes_by_place(pieces, model, tp, speculative)
     out = []
     for stage in range(pp):
         start, end = pp_layers(model.num_layers, pp, stage)
         by_kind: dict[str, int] = {}
-        for p in pieces:
-            if not _on_stage(p, model, stage, pp, start, end, speculative):
-                continue
-            by_kind[p.kind] = by_kind.get(p.kind, 0) + _share(p, tp, kv_heads)
+        parts = [per_layer.get(layer, {}) for layer in range(start, end)]
+        parts += [first] if stage == 0 else []
+        parts += [last] if stage == pp - 1 else []
+        for part in parts:
+            for kind, nbytes in part.items():
+                by_kind[kind] = by_kind.get(kind, 0) + nbytes
         out.append(RankWeights(stage, (start, end), sum(by_kind.values()), by_kind))
     return out
 
 
-def _on_stage(p: Piece, model: Model, stage: int, pp: int, start: int, end: int, speculative: bool) -> bool:
-    if p.kind == "mtp" or (p.layer is not None and p.layer >= model.num_layers):
-        return speculative and stage == pp - 1  # SGLang skips nextn weights unless a draft model loads them
-    if p.layer is not None:
-        return start <= p.layer < end
-    return stage == 0 if p.place == "first" else stage == pp - 1
+def _rank_bytes_by_place(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, speculative: bool
+                         ) -> tuple[dict[int, dict[str, int]], dict[str, int], dict[str, int]]:
+    """One pass over the pieces: this rank's bytes per kind for each decoder layer, for the first stage
+    (embeddings, ViT) and for the last (lm_head; MTP/nextn layers only when a draft loads them)."""
+    kv_heads = model.attention.num_kv_heads
+    per_layer: dict[int, dict[str, int]] = {}
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for p in pieces:
+        if p.kind == "mtp" or (p.layer is not None and p.layer >= model.num_layers):
+            if not speculative:
+                continue  # SGLang skips nextn weights unless a draft model loads them
+            bucket = last
+        elif p.layer is not None:
+            bucket = per_layer.setdefault(p.layer, {})
+        else:
+            bucket = first if p.place == "first" else last
+        bucket[p.kind] = bucket.get(p.kind, 0) + _share(p, tp, kv_heads)
+    return per_layer, first, last
 
 
 def _share(p: Piece, tp: int, kv_heads: int) -> int:
