@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from doctor.engines import release
+from doctor.engines.pysource import next_power_of_2
 from doctor.facts import Model
 
 V0_5_9, V0_5_11, V0_5_13 = Version("0.5.9"), Version("0.5.11"), Version("0.5.13")
@@ -74,11 +75,11 @@ def extend_paths(model: Model, tp: int) -> list[ExtendPath]:
 def extend_tiles(version: Version, capability: tuple[int, int], lq: int, lv: int) -> ExtendTiles:
     dmodel, dpe = _split_head_dim(lq)
     block_m, block_n = _extend_blocks(release(version), capability, lq)
-    return ExtendTiles(dmodel, dpe, _next_pow2(lv), block_m, block_n, 4 if lq <= 64 else 8)
+    return ExtendTiles(dmodel, dpe, next_power_of_2(lv), block_m, block_n, 4 if lq <= 64 else 8)
 
 
 def _split_head_dim(lq: int) -> tuple[int, int]:
-    return {576: (512, 64), 288: (256, 32), 192: (128, 64)}.get(lq, (_next_pow2(lq), 0))
+    return {576: (512, 64), 288: (256, 32), 192: (128, 64)}.get(lq, (next_power_of_2(lq), 0))
 
 
 def _extend_blocks(version: Version, capability: tuple[int, int], lq: int) -> tuple[int, int]:
@@ -97,7 +98,3 @@ def _extend_blocks(version: Version, capability: tuple[int, int], lq: int) -> tu
     if major == 8:
         return (128, 128) if small else (64, 64) if medium else (32, 64)
     return (64, 64) if small else (32, 32)
-
-
-def _next_pow2(n: int) -> int:
-    return 1 << max(0, (n - 1).bit_length())
