@@ -28,27 +28,37 @@ class TrialResult:
 
 
 def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha_bytes(path.read_bytes())
+
+
+def sha_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def run_trials(site, trials: int, seed: int, step_delay_s: float = 0.05) -> list[TrialResult]:
-    """`site` is tests.fix.conftest.Site. Each trial starts from the original file and a fresh journal."""
+    """`site` is tests.fix.conftest.Site. Each trial starts from the original file and a fresh journal.
+
+    A quarter of the kills land anywhere in the run; the rest land inside the write phase (from the first
+    journal line to the end), where a kill can actually do harm, so every run exercises it."""
     rng = random.Random(seed)
     target = site.extend_file
     pristine = target.read_bytes()
     original = sha(target)
     env = site.env(SM120_DOCTOR_FIX_STEP_DELAY_S=str(step_delay_s))
-    duration = _full_run_seconds(site, env, pristine)
+    duration, write_window = _calibrate(site, env, target, pristine)
     patched = sha(target)
     results = []
-    for _ in range(trials):
-        target.write_bytes(pristine)
-        shutil.rmtree(site.state, ignore_errors=True)
-        shutil.rmtree(site.root / "sm120-doctor-fix", ignore_errors=True)
-        delay = rng.uniform(0, duration)
+    for trial in range(trials):
+        _reset(site, target, pristine)
         proc = subprocess.Popen([sys.executable, "-m", "doctor", *KIMI], env=env, cwd=site.root,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
+        started = time.perf_counter()
+        if trial % 4 == 0:
+            time.sleep(rng.uniform(0, duration))
+        else:
+            _wait_for(site.state / "journal.jsonl", proc)
+            time.sleep(rng.uniform(0, write_window))
+        delay = time.perf_counter() - started
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         results.append(_inspect(site, target, original, patched, delay))
@@ -56,12 +66,31 @@ def run_trials(site, trials: int, seed: int, step_delay_s: float = 0.05) -> list
     return results
 
 
-def _full_run_seconds(site, env, pristine: bytes) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "doctor", *KIMI], env=env, cwd=site.root, capture_output=True, check=False)
-    elapsed = time.perf_counter() - start
+def _reset(site, target: Path, pristine: bytes) -> None:
+    target.write_bytes(pristine)
     shutil.rmtree(site.state, ignore_errors=True)
-    return elapsed
+    shutil.rmtree(site.root / "sm120-doctor-fix", ignore_errors=True)
+
+
+def _wait_for(path: Path, proc: subprocess.Popen) -> None:
+    while not path.exists() and proc.poll() is None:
+        time.sleep(0.002)
+
+
+def _calibrate(site, env, target: Path, pristine: bytes) -> tuple[float, float]:
+    """(whole run, write phase) in seconds, from one uninterrupted run; leaves the file patched."""
+    _reset(site, target, pristine)
+    proc = subprocess.Popen([sys.executable, "-m", "doctor", *KIMI], env=env, cwd=site.root,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    started = time.perf_counter()
+    _wait_for(site.state / "journal.jsonl", proc)
+    first_write = time.perf_counter()
+    _, stderr = proc.communicate()
+    ended = time.perf_counter()
+    if sha(target) == sha_bytes(pristine):
+        raise AssertionError(f"the uninterrupted --fix run did not patch the file: {stderr.decode()[-500:]}")
+    shutil.rmtree(site.state, ignore_errors=True)
+    return ended - started, ended - first_write
 
 
 def _inspect(site, target: Path, original: str, patched: str, delay: float) -> TrialResult:
