@@ -32,11 +32,12 @@ def run(args: argparse.Namespace) -> int:
             missing = [i for i in args.entries if i not in known]
             if missing:
                 raise FixError(f"no journal entry {missing[0]} (see `sm120-doctor revert --list`)")
-            applied = [known[i] for i in args.entries if known[i].status == "applied"]
+            wanted = set(args.entries)
+            applied = [e for e in entries if e.id in wanted and e.status == "applied"]
         if not applied:
             print("nothing to revert", file=sys.stderr)
             return 0
-        for entry in sorted(applied, key=lambda e: e.id, reverse=True):
+        for entry in reversed(applied):  # journal order, newest first: a later write to a file undone first
             restore(journal, entry, force=args.force)
             print(f"reverted {entry.path} (journal {entry.id})", file=sys.stderr)
     return 0

@@ -77,7 +77,8 @@ class Journal:
             yield self
 
     def entries(self) -> list[Entry]:
-        """Latest record per entry id (the file is append-only: status changes are new lines)."""
+        """Latest record per entry id, in the order the entries were first written (the file is append-only:
+        status changes are new lines)."""
         latest: dict[str, Entry] = {}
         try:
             lines = self.file.read_text(encoding="utf-8").splitlines()

@@ -156,3 +156,33 @@ def test_patched_kernel_fits_by_exact_compile_for_every_lq_kimi_uses(sglang_058)
     shared = [r["shared"] for r in results]
     assert all(s <= smem_limit((12, 0)) for s in shared), shared
     assert shared == [49152, 71680]  # 192/128 at (64,64); 576/512 at (32,32)
+
+
+def test_revert_undoes_several_writes_to_one_file_newest_first(tmp_path, monkeypatch):
+    """Writes to one file within one second get ids whose sort order is not their journal order (here:
+    descending); `revert` must undo them newest first by journal order."""
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    from doctor.fix.journal import Journal
+    from doctor.fix.writer import write_with_journal
+    from tests.conftest import cli_env
+
+    suffixes = iter(["f" * 32, "8" * 32, "0" * 32])  # ids sort opposite to write order
+    monkeypatch.setattr(time, "strftime", lambda *_: "20260101T000000")
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(next(suffixes)))
+    target = tmp_path / "launch.sh"
+    state = tmp_path / "state"
+    journal = Journal(state)
+    with journal.locked():
+        for text in (b"one\n", b"two\n", b"three\n"):
+            write_with_journal(journal, target, text, "X", "write", lambda _p: None)
+    ids = [e.id for e in journal.entries()]
+    assert ids == sorted(ids, reverse=True)
+    result = subprocess.run([sys.executable, "-m", "doctor", "revert"], capture_output=True, text=True,
+                            env=cli_env(SM120_DOCTOR_STATE_DIR=str(state)), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert not target.exists()
+    assert {e.status for e in Journal(state).entries()} == {"reverted"}
