@@ -13,7 +13,6 @@ from typing import Any, NoReturn
 
 from doctor import __version__
 from doctor.errors import DoctorError, UsageError
-from doctor.output import write_text_atomic
 
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
 FEATURE_COMMANDS: tuple[str, ...] = (
@@ -160,4 +159,4 @@ def environment() -> dict[str, str]:
     return dict(os.environ)
 
 
-__all__ = ["engine_args", "environment", "main", "write_text_atomic"]
+__all__ = ["engine_args", "environment", "main"]

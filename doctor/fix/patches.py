@@ -40,9 +40,7 @@ def _extend_path(version: Version) -> str:
 
 
 def _prefill_path(version: Version) -> str:
-    if version >= Version("0.5.16"):
-        return "sglang/kernels/ops/attention/prefill_attention.py"
-    return "sglang/srt/layers/attention/triton_ops/prefill_attention.py"
+    return str(sglang_source.prefill_attention_file(Path(), version))
 
 
 def _verify_extend(path: Path) -> None:

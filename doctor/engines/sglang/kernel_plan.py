@@ -135,9 +135,7 @@ def vision_kernels(target: Target) -> list[KernelCheck]:
 
 def _prefill_block(target: Target) -> tuple[int, str]:
     if target.site is not None:
-        relative = ("sglang/kernels/ops/attention/prefill_attention.py" if release(target.version) >= Version("0.5.16")
-                    else "sglang/srt/layers/attention/triton_ops/prefill_attention.py")
-        path = target.site / relative
+        path = sglang_source.prefill_attention_file(target.site, target.version)
         if path.is_file():
             try:
                 block = evaluate_assignment(path, "context_attention_fwd", "BLOCK",

@@ -21,6 +21,11 @@ def extend_attention_file(site: Path, version: Version) -> Path:
     return site / "sglang/srt/layers/attention/triton_ops/extend_attention.py"
 
 
+def prefill_attention_file(site: Path, version: Version) -> Path:
+    """`context_attention_fwd` (vision/prefill attention); moved with extend attention in 0.5.16."""
+    return extend_attention_file(site, version).with_name("prefill_attention.py")
+
+
 def gpu_env(capability: tuple[int, int]) -> dict[str, object]:
     """Module-level names the tile functions test, bound as on a CUDA machine with this GPU."""
     return {"CUDA_CAPABILITY": tuple(capability), "_is_cuda": True, "_is_hip": False, "_is_gfx95": False,
