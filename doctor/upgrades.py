@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from doctor.engines.releases import COMPLETE, newer_releases
+from doctor.engines.releases import known_releases, newer_releases
 from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.facts import Facts, Library
 from doctor.report import Finding, Fix
@@ -53,7 +53,7 @@ def _package(fix: Fix) -> str | None:
 
 
 def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:
-    exact = "lowest release" if package in COMPLETE else "lowest known release"
+    exact = "lowest release" if known_releases(package)[1] else "lowest known release"
     details = {**fix.details, "package": f"{package}>={lowest}", "lowest_clearing": lowest}
     return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {exact} that clears this)",
                                details=details)

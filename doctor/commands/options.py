@@ -27,7 +27,7 @@ def add_target_options(p: argparse.ArgumentParser, tp_help: str = "tensor-parall
     source.add_argument("--hardware", metavar="PROFILE", help="use a built-in hardware profile (no GPU needed)")
     source.add_argument("--facts", type=Path, metavar="FILE", help="use a recorded facts snapshot")
     p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION",
-                   help="evaluate as if this version were installed, e.g. sglang==0.5.8 (repeatable)")
+                   help="evaluate as if this version of an engine or package were installed (repeatable)")
     p.add_argument("--tp", type=int, help=tp_help)
     p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
     p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)

@@ -1,7 +1,7 @@
 """Evaluate a small, pure engine function from its source text, without importing or exec-ing it.
 
-Engines pick kernel tiles in short functions of plain ifs and tuples (SGLang's
-`_get_block_sizes_for_extend_attention`). Reading the installed file is the truth — it includes
+Engines pick kernel tiles in short functions of plain ifs and tuples (the extend-attention block-size
+function, for one). Reading the installed file is the truth — it includes
 local patches — but importing it needs torch and a GPU. So we walk the function's AST with the
 module-level names bound to the target GPU, and refuse anything outside a tiny, side-effect-free subset.
 """

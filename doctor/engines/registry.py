@@ -3,31 +3,24 @@
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 
 from doctor.engines.base import Engine
+from doctor.engines.llama_cpp.engine import LlamaCpp
+from doctor.engines.sglang.engine import SGLang
+from doctor.engines.tensorrt_llm.engine import TensorRTLLM
+from doctor.engines.vllm.engine import VLLM
 from doctor.errors import InputError
 from doctor.facts import Facts, Library
 
 ENTRY_POINT_GROUP = "sm120_doctor.engines"
-BUILTIN = {
-    "sglang": "doctor.engines.sglang.engine:SGLang",
-    "vllm": "doctor.engines.vllm.engine:VLLM",
-    "tensorrt-llm": "doctor.engines.tensorrt_llm.engine:TensorRTLLM",
-    "llama.cpp": "doctor.engines.llama_cpp.engine:LlamaCpp",
-}
-
-
-def _load(target: str) -> type[Engine]:
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
 
 
 @cache
 def engines() -> dict[str, Engine]:
     """Every engine, built-ins first in their order of preference, then plug-ins by name."""
-    found = {name: _load(target)() for name, target in BUILTIN.items()}
+    found = {cls.name: cls() for cls in BUILTIN}
     for name, engine in sorted(_plugins().items()):
         found.setdefault(name, engine)
     return found

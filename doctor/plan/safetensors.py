@@ -74,7 +74,7 @@ def tensor_bytes(info: TensorInfo) -> int:
 
 
 def classify(name: str, model: Model) -> tuple[str, str, int | None, str]:
-    """(kind, shard, layer, place) for one checkpoint tensor, by SGLang's module sharding."""
+    """(kind, shard, layer, place) for one checkpoint tensor, by the engines' module sharding (doctor.plan.arch)."""
     n = name.replace("language_model.", "")
     if any(key in n for key in ("vision_tower", "mm_projector", "visual.", "vision_model", "multi_modal_projector")):
         return "vision", "rep", None, "first"
