@@ -28,9 +28,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from doctor.check import run_check
-    from doctor.formats.console import render_console
     from doctor.formats.json import render_json
-    from doctor.output import write_text_atomic
 
     if (args.unsafe_fixes or args.dry_run) and not args.fix:
         raise UsageError("--unsafe-fixes and --dry-run go with --fix")
@@ -41,9 +39,13 @@ def run(args: argparse.Namespace) -> int:
 
         report = fix_and_recheck(report, request, args)
     if args.output is not None:
+        from doctor.output import write_text_atomic
+
         write_text_atomic(args.output, render_json(report) + "\n")
     if args.format == "json":
         print(render_json(report))
     else:
+        from doctor.formats.console import render_console
+
         render_console(report, console())
     return 1 if report.worst_at_or_above(args.fail_on) else 0

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from doctor.kernels.tiles import next_power_of_2
+
 
 class SourceShapeError(Exception):
     """The function is missing or uses constructs this evaluator does not model."""
@@ -28,10 +30,6 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
             ast.NotIn: lambda a, b: a not in b}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv}
-
-
-def next_power_of_2(n: int) -> int:
-    return 1 << max(0, (int(n) - 1).bit_length())
 
 
 CALLS = {"triton.next_power_of_2": next_power_of_2, "next_power_of_2": next_power_of_2,

@@ -27,18 +27,28 @@ def engines() -> dict[str, Engine]:
 
 
 def _plugins() -> dict[str, Engine]:
-    from importlib.metadata import entry_points
+    from doctor.probe.distributions import entry_points
 
     out: dict[str, Engine] = {}
-    for point in entry_points(group=ENTRY_POINT_GROUP):
+    for _, name, target in entry_points(ENTRY_POINT_GROUP):
         try:
-            cls = point.load()
+            cls = _load(target)
         except Exception as exc:  # a broken plug-in is one clear error, not a traceback
-            raise InputError(f"engine plug-in {point.name!r} ({point.value}) failed to load: {exc}") from exc
+            raise InputError(f"engine plug-in {name!r} ({target}) failed to load: {exc}") from exc
         if not (isinstance(cls, type) and issubclass(cls, Engine)):
-            raise InputError(f"engine plug-in {point.name!r} ({point.value}) is not a doctor Engine class")
+            raise InputError(f"engine plug-in {name!r} ({target}) is not a doctor Engine class")
         out[cls.name] = cls()
     return out
+
+
+def _load(target: str) -> object:
+    import importlib
+
+    module, _, attr = target.strip().partition(":")
+    loaded: object = importlib.import_module(module.strip())
+    for part in attr.strip().split(".") if attr.strip() else ():
+        loaded = getattr(loaded, part)
+    return loaded
 
 
 def get(name: str) -> Engine | None:

@@ -125,9 +125,9 @@ def local_tensors(model_dir: Path) -> dict[str, TensorInfo] | None:
 
 
 def cache_dir(environ: Mapping[str, str]) -> Path:
-    root = environ.get("SM120_DOCTOR_CACHE") or str(Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-                                                   / "sm120-doctor")
-    return Path(root).expanduser() / "safetensors"
+    from doctor.cache import cache_root
+
+    return cache_root(environ) / "safetensors"
 
 
 def hub_tensors(repo_id: str, environ: Mapping[str, str], offline: bool) -> tuple[dict[str, TensorInfo] | None, str]:
