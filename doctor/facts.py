@@ -174,6 +174,42 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Nic:
+    """A network interface from /sys/class/net (doctor/probe/network.py)."""
+
+    name: str
+    operstate: str | None = None
+    speed_mbps: int | None = None
+    mtu: int | None = None
+    device: str | None = None  # what /sys/class/net/NAME/device points at (a PCI bus id); None when virtual
+
+
+@dataclass(frozen=True)
+class RdmaPort:
+    """One port of an RDMA device from /sys/class/infiniband: InfiniBand, or RoCE when link_layer is Ethernet."""
+
+    device: str
+    port: int
+    link_layer: str | None = None
+    state: str | None = None
+    rate: str | None = None
+    netdev: str | None = None
+
+
+@dataclass(frozen=True)
+class Network:
+    """What multi-node NCCL/Gloo traffic would use on this node; `settings` holds NCCL_SOCKET_IFNAME, NCCL_IB_*,
+    GLOO_SOCKET_IFNAME as set. `peermem` and `nvidia_open_module` decide GPUDirect RDMA readiness."""
+
+    address: str | None = None
+    nics: tuple[Nic, ...] = ()
+    rdma: tuple[RdmaPort, ...] = ()
+    peermem: bool | None = None
+    nvidia_open_module: bool | None = None
+    settings: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Facts:
     source: Source
     host: Host = field(default_factory=Host)
@@ -183,6 +219,8 @@ class Facts:
     libraries: dict[str, Library] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     model: Model | None = None
+    node: str | None = None  # the node's name in a multi-node deployment (snapshot --node, Ray)
+    network: Network | None = None
     schema_version: str = SCHEMA_VERSION
 
     def library(self, name: str) -> Library | None:

@@ -3,7 +3,7 @@ launch line; it has no vLLM kernel plan or memory model yet, and says so rather 
 
 from __future__ import annotations
 
-from doctor.engines.base import Engine
+from doctor.engines.base import Engine, EngineRun, LaunchCommand, MultiNode, NodeLaunch
 from doctor.engines.releases import VLLM
 
 
@@ -18,3 +18,8 @@ class VLLM(Engine):
 
     def tp_flag(self) -> str:
         return "--tensor-parallel-size"
+
+    def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
+        from doctor.engines.vllm.multinode import node_launches
+
+        return node_launches(self, run, base, layout)
