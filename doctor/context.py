@@ -16,7 +16,7 @@ ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
 BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
-              "plan", "env", "topology", "engine")
+              "plan", "env", "topology", "engine", "cluster")
 
 
 def engine_root(name: str) -> str:
@@ -45,6 +45,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "env": dict(facts.env),
         "topology": _topology(facts),
         "engine": _engine(analysis),
+        "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         **_engine_views(analysis),
     }
 

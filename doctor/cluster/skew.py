@@ -13,6 +13,7 @@ from doctor.facts import Facts
 
 NOT_INSTALLED = "not installed"
 LIBRARIES = ("torch", "triton", "nccl", "flashinfer-python", "sgl-kernel", "transformers")
+LABELS = {"nccl": "NCCL", "flashinfer-python": "FlashInfer"}
 
 
 def _library(name: str) -> Callable[[Facts], str | None]:
@@ -37,7 +38,7 @@ def compared() -> list[tuple[str, str, Callable[[Facts], str | None]]]:
     """(what, kind, value of a node) for everything that must match across nodes."""
     engines = sorted({e.package for e in registry.engines().values()})
     items: list[tuple[str, str, Callable[[Facts], str | None]]] = [
-        (name, "version", _library(name)) for name in (*engines, *LIBRARIES)]
+        (LABELS.get(name, name), "version", _library(name)) for name in (*engines, *LIBRARIES)]
     items += [
         ("CUDA runtime (torch build)", "version", _torch_cuda),
         ("NVIDIA driver", "version", lambda f: f.driver.driver_version),

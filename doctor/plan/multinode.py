@@ -38,7 +38,7 @@ class InterNode:
 
     transport: str  # rdma | tcp | unknown
     gbps: float | None = None  # link speed NCCL would use, Gb/s
-    described: str = "network unknown (no network facts)"
+    described: str = "a network the facts do not describe"
 
 
 @dataclass(frozen=True)

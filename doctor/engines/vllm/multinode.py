@@ -12,6 +12,8 @@ EP size: `--enable-expert-parallel` runs the MoE layers with EP = TP x DP.
 
 from __future__ import annotations
 
+import ipaddress
+
 from doctor.engines.base import Engine, EngineRun, LaunchCommand, MultiNode, NodeLaunch
 from doctor.engines.multinode import command, flags_without
 
@@ -33,7 +35,7 @@ def node_launches(engine: Engine, run: EngineRun, base: LaunchCommand, layout: M
                          f"not the EP {layout.ep} planned")
     out = []
     for node in layout.nodes:
-        env = {**base.env, "VLLM_HOST_IP": node.address}
+        env = {**base.env, **({"VLLM_HOST_IP": node.address} if _is_ip(node.address) else {})}
         if node.rank == 0:
             steps = (command(base, ["ray", "start", "--head", f"--port={RAY_PORT}"], env),
                      command(base, [*engine.base_command(model), *sizes, *flags.argv()], env))
@@ -41,5 +43,15 @@ def node_launches(engine: Engine, run: EngineRun, base: LaunchCommand, layout: M
         else:
             steps = (command(base, ["ray", "start", f"--address={layout.head}:{RAY_PORT}", "--block"], env),)
             note = f"worker: joins the Ray cluster at {layout.head}:{RAY_PORT}; vLLM places its ranks here"
-        out.append(NodeLaunch(node.name, node.rank, steps, (note, *notes)))
+        unknown_ip = () if _is_ip(node.address) else (f"set VLLM_HOST_IP to {node.name}'s IP address (each node "
+                                                       f"its own; the facts do not record it)",)
+        out.append(NodeLaunch(node.name, node.rank, steps, (note, *notes, *unknown_ip)))
     return out
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
