@@ -13,7 +13,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.description = ("Check MODEL (hub id or local directory). Engine launch flags may follow `--`, e.g. "
                      "`check MODEL -- --tp-size 8 --attention-backend triton`. With no --engine, every serving "
                      "engine installed is analysed (or none, said in a note).")
-    add_target_options(p, model_required=False)
+    add_target_options(p, model_required=False, cluster=True)
     p.add_argument("--format", choices=("console", "json"), default="console")
     p.add_argument("--output", type=Path, metavar="FILE", help="also write the JSON report to FILE")
     p.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="error",
@@ -32,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.unsafe_fixes or args.dry_run) and not args.fix:
         raise UsageError("--unsafe-fixes and --dry-run go with --fix")
+    from doctor.commands import cluster
+
+    if cluster.is_cluster(args):
+        return cluster.run_check(args)
     request = check_request(args)
     report = run_check(request)
     if args.fix:
