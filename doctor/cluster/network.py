@@ -52,7 +52,7 @@ def node_network(facts: Facts) -> dict[str, Any]:
     """One node's view: transport, link speed, GPUDirect RDMA readiness, and interface settings that name
     nothing usable."""
     net = facts.network
-    if net is None:
+    if net is None or not (net.nics or net.rdma):  # no probe behind it (a profile, or only Ray's address)
         return {"node": facts.node, "known": False}
     up = _up(net)
     names = [nic.name for nic in up]
