@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from doctor.engines import KNOWN_ENGINES
 from doctor.engines.releases import COMPLETE, newer_releases
+from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.facts import Facts, Library
 from doctor.report import Finding, Fix
 
@@ -49,7 +49,7 @@ def _package(fix: Fix) -> str | None:
         name = Requirement(fix.details["package"]).name.lower()
     except InvalidRequirement:
         return None
-    return KNOWN_ENGINES.get(name)
+    return KNOWN_PACKAGES.get(name)
 
 
 def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:

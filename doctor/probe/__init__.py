@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from doctor.engines import parse_engine_spec
+from doctor.engines.versions import parse_engine_spec
 from doctor.facts import Facts, Source, load_facts
 from doctor.hardware import load_profile
 from doctor.probe.binaries import with_binary_facts

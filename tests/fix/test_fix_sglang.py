@@ -108,7 +108,8 @@ def test_permission_denied_changes_nothing(sglang_058, monkeypatch):
 
     from doctor.check import CheckRequest, run_check
     from doctor.errors import DoctorError
-    from doctor.fix import apply_actions, plan_fixes
+    from doctor.fix.apply import apply_actions
+    from doctor.fix.plan import plan_fixes
 
     monkeypatch.syspath_prepend(str(sglang_058.site))
     import importlib

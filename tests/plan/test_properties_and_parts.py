@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doctor.engines.sglang import memory
+from doctor.engines.sglang.memory import SGLangMemory
 from doctor.errors import InputError
 from doctor.formats.json import report_schema
 from doctor.hardware import load_profile
@@ -157,9 +158,9 @@ def test_bundled_models_never_ask_the_hub_for_headers():
 
 def test_user_flags_change_the_plan():
     facts, model = load_profile("rtx-pro-6000-x8"), LOADED["zai-org/GLM-4.7-FP8"]
-    base = plan_layout(facts, model, Layout(8, 1), PlanRequest(engine_version="0.5.8"))
-    fp8 = plan_layout(facts, model, Layout(8, 1), PlanRequest(engine_version="0.5.8", kv_cache_dtype="fp8_e4m3"))
-    lower = plan_layout(facts, model, Layout(8, 1), PlanRequest(engine_version="0.5.8", mem_fraction_static=0.7))
+    base = plan_layout(facts, model, Layout(8, 1), PlanRequest(SGLangMemory("0.5.8")))
+    fp8 = plan_layout(facts, model, Layout(8, 1), PlanRequest(SGLangMemory("0.5.8"), kv_cache_dtype="fp8_e4m3"))
+    lower = plan_layout(facts, model, Layout(8, 1), PlanRequest(SGLangMemory("0.5.8", mem_fraction_static=0.7)))
     assert fp8.kv_bytes_per_token * 2 == base.kv_bytes_per_token
     assert lower.kv_capacity_tokens < base.kv_capacity_tokens
     assert "--kv-cache-dtype" in fp8.flags and "--mem-fraction-static" in lower.flags

@@ -11,11 +11,11 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines import release
 from doctor.engines.pysource import SourceShapeError, evaluate_assignment
 from doctor.engines.sglang import moe
 from doctor.engines.sglang import source as sglang_source
 from doctor.engines.sglang.attention import extend_paths, extend_tiles
+from doctor.engines.versions import release
 from doctor.facts import Facts, Gpu, Model
 from doctor.kernels import decode_attention_smem, extend_attention_smem, fused_moe_smem, prefill_attention_smem
 from doctor.kernels.check import KernelCheck
