@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from doctor.check import CheckRequest, run_check
-from doctor.engines import SERVING_ENGINES, parse_engine_spec
+from doctor.engines import registry
+from doctor.engines.versions import parse_engine_spec
 from doctor.errors import DoctorError
+from doctor.facts import Facts
 from doctor.lint.find import expand_paths, launches_in_file
 from doctor.lint.site import LaunchSite
 from doctor.located import Span, Target
@@ -45,38 +47,69 @@ def lint(request: LintRequest) -> LintResult:
     files = expand_paths(request.paths)
     targets: list[Target] = []
     problems: list[LintProblem] = []
+    installed = _Installed(request)
     for path in files:
         for site in launches_in_file(path, shown_path(path)):
-            span = Span(site.path, site.line, site.end_line)
             try:
-                targets.append(analyse(site, request))
+                targets.append(analyse(site, request, installed))
             except DoctorError as exc:
-                problems.append(LintProblem(span, str(exc)))
+                problems.append(LintProblem(Span(site.path, site.line, site.end_line), str(exc)))
     return LintResult(targets=targets, problems=problems, files=len(files))
 
 
-def analyse(site: LaunchSite, request: LintRequest) -> Target:
-    engines, version_source = engine_specs(site, request.engines)
+def analyse(site: LaunchSite, request: LintRequest, installed: _Installed | None = None) -> Target:
+    engines, version, source = engine_specs(site, request.engines, installed or _Installed(request))
     report = run_check(CheckRequest(model=site.model, hardware=request.hardware, facts_file=request.facts_file,
                                     engines=engines, engine_args=site.engine_args, offline=request.offline,
                                     environ={**request.environ, **site.env}))
-    version = next((s.partition("==")[2] for s in engines if parse_engine_spec(s).name == site.engine), None)
-    launch = {"engine": site.engine, "version": version, "version_source": version_source, "model": site.model,
+    launch = {"engine": site.engine, "version": version, "version_source": source, "model": site.model,
               "argv": list(site.argv), "engine_args": list(site.engine_args), "notes": list(site.notes)}
     return Target(report=report, span=Span(site.path, site.line, site.end_line), launch=launch,
                   suppressed=site.suppressed)
 
 
-def engine_specs(site: LaunchSite, requested: Sequence[str]) -> tuple[list[str], str]:
-    """The what-ifs for this launch and where its engine version came from. Other serving engines' what-ifs
-    are dropped: `check` analyses the first serving engine it has a version for, and this launch is one."""
-    others = [s for s in requested if parse_engine_spec(s).name not in SERVING_ENGINES]
-    mine = [s for s in requested if parse_engine_spec(s).name == site.engine]
+def engine_specs(site: LaunchSite, requested: Sequence[str], installed: _Installed
+                 ) -> tuple[list[str], str | None, str]:
+    """The what-ifs for this launch, its engine version and where that came from: the file's pin, else
+    `--engine`, else the version installed here (or in the --facts snapshot). Other serving engines are left
+    out: `check` analyses every what-if engine, and this launch runs one."""
+    package = _package(site.engine)
+    serving = {engine.package for engine in registry.engines().values()}
+    others = [s for s in requested if parse_engine_spec(s).name not in serving]
+    mine = [s for s in requested if parse_engine_spec(s).name == package]
     if site.pin is not None:
-        return [f"{site.engine}=={site.pin.version}", *others], site.pin.describe()
-    if mine:
-        return [mine[-1], *others], "--engine"
-    return others, "not pinned: the installed package, if any"
+        version, source = site.pin.version, site.pin.describe()
+    elif mine:
+        version, source = mine[-1].partition("==")[2].strip(), "--engine"
+    else:
+        version, source = installed.version(package)
+    return ([f"{site.engine}=={version}"] if version else []) + others, version, source
+
+
+def _package(engine: str) -> str:
+    found = registry.get(engine)
+    return found.package if found is not None else engine
+
+
+class _Installed:
+    """Engine versions of the target when the launch file pins none: the --facts snapshot's libraries, or
+    this environment's (read once, as `check` reads them)."""
+
+    def __init__(self, request: LintRequest) -> None:
+        self.request = request
+        self.facts: Facts | None = None
+
+    def version(self, package: str) -> tuple[str | None, str]:
+        if self.facts is None:
+            from doctor.probe import gather_facts
+
+            self.facts = gather_facts(environ=self.request.environ, hardware=self.request.hardware,
+                                      facts_file=self.request.facts_file)
+        library = self.facts.library(package)
+        where = "the facts snapshot" if self.request.facts_file else "this environment"
+        if library is None:
+            return None, f"not pinned, not given with --engine and not installed in {where}: no engine analysis"
+        return library.version, f"installed in {where}"
 
 
 def shown_path(path: Path) -> str:
