@@ -24,6 +24,14 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Problem:
+    """A launch that could not be analysed (e.g. its model cannot be found): the gate cannot vouch for it."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
 class Target:
     report: Report  # its findings are what the gate kept
     span: Span | None = None

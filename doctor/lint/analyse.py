@@ -15,7 +15,7 @@ from doctor.errors import DoctorError
 from doctor.facts import Facts
 from doctor.lint.find import expand_paths, launches_in_file
 from doctor.lint.site import LaunchSite
-from doctor.located import Span, Target
+from doctor.located import Problem, Span, Target
 
 
 @dataclass(frozen=True)
@@ -29,31 +29,23 @@ class LintRequest:
 
 
 @dataclass(frozen=True)
-class LintProblem:
-    """A launch that could not be analysed (e.g. its model cannot be found): the gate cannot vouch for it."""
-
-    span: Span
-    message: str
-
-
-@dataclass(frozen=True)
 class LintResult:
     targets: list[Target]
-    problems: list[LintProblem]
+    problems: list[Problem]
     files: int
 
 
 def lint(request: LintRequest) -> LintResult:
     files = expand_paths(request.paths)
     targets: list[Target] = []
-    problems: list[LintProblem] = []
+    problems: list[Problem] = []
     installed = _Installed(request)
     for path in files:
         for site in launches_in_file(path, shown_path(path)):
             try:
                 targets.append(analyse(site, request, installed))
             except DoctorError as exc:
-                problems.append(LintProblem(Span(site.path, site.line, site.end_line), str(exc)))
+                problems.append(Problem(Span(site.path, site.line, site.end_line), str(exc)))
     return LintResult(targets=targets, problems=problems, files=len(files))
 
 
