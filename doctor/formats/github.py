@@ -15,8 +15,9 @@ def render_github(targets: Sequence[Target], problems: Sequence[Problem] = ()) -
     lines = []
     for target in targets:
         for finding, _ in target.findings():
-            title = f"{finding.id}: {finding.title}"
-            lines.append(workflow_command(COMMANDS[finding.severity], message_text(finding), target.span, title))
+            message = message_text(finding, with_title=False)
+            lines.append(workflow_command(COMMANDS[finding.severity], message, target.span,
+                                          f"{finding.id}: {finding.title}"))
     for problem in problems:
         lines.append(workflow_command("error", problem.message, problem.span, "sm120-doctor could not analyse this"))
     return "\n".join(lines)

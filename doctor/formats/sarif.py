@@ -80,9 +80,9 @@ def _result(target: Target, finding: Finding, fingerprint: str, index: dict[str,
     return result
 
 
-def message_text(finding: Finding) -> str:
+def message_text(finding: Finding, with_title: bool = True) -> str:
     fixes = [f"Fix ({fix.kind}, {fix.safety}): {fix.summary}" for fix in finding.fixes]
-    return "\n".join([f"{finding.title}.", finding.message, *fixes])
+    return "\n".join([*([f"{finding.title}."] if with_title else []), finding.message, *fixes])
 
 
 def _location(target: Target) -> dict[str, Any]:

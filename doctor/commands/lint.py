@@ -1,0 +1,66 @@
+"""`sm120-doctor lint FILE...`: find engine launch commands in shell scripts, Dockerfiles, docker-compose
+files, Kubernetes manifests and systemd units, and check each against a hardware profile or facts snapshot;
+findings point at the file and line of the launch."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from doctor.commands.gate_options import (
+    add_gate_options,
+    apply_target_defaults,
+    gate_settings,
+    summary,
+    update_baseline,
+    write_outputs,
+)
+from doctor.commands.options import environment
+from doctor.errors import UsageError
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = ("Find engine launches (python -m sglang.launch_server, sglang/vllm serve, trtllm-serve, "
+                     "llama-server) in launch files and check each one. The engine version comes from the file "
+                     "(image tag, pip install NAME==VER), else --engine, else what is installed.")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                   help="launch files, or folders to search for them (*.sh, Dockerfile*, *.yaml, *.service)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--hardware", metavar="PROFILE", help="the target machine: a built-in hardware profile")
+    source.add_argument("--facts", type=Path, metavar="FILE", help="the target machine: a recorded facts snapshot")
+    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION",
+                   help="engine version where the file pins none, e.g. sglang==0.5.8 (repeatable)")
+    p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
+    add_gate_options(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from doctor.formats.lint import render_lint_json, render_lint_text
+    from doctor.gate import gate
+    from doctor.lint.analyse import LintRequest, lint
+
+    settings = gate_settings(args)
+    apply_target_defaults(args, settings.config)
+    if args.hardware is None and args.facts is None:
+        raise UsageError("lint needs the target machine: --hardware PROFILE or --facts FILE (or hardware/facts in "
+                         "the project config)")
+    found = lint(LintRequest(paths=args.paths, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
+                             offline=args.offline, environ=environment()))
+    if settings.update_baseline:
+        return update_baseline(gate(found.targets, settings.config), settings)
+    result = gate(found.targets, settings.config, settings.baseline)
+    counts = summary(result, found.files)
+    json_text = render_lint_json(result.targets, found.problems, counts)
+    write_outputs(result, args, found.problems, json_text)
+    if args.format == "console":
+        print(render_lint_text(result.targets, found.problems, counts))
+    elif args.format == "json":
+        print(json_text)
+    if not found.targets and not found.problems:
+        print(f"sm120-doctor: no engine launch found in {found.files} file(s)", file=sys.stderr)
+    for problem in found.problems:
+        print(f"sm120-doctor: error: {problem.span.path}:{problem.span.line}: {problem.message}", file=sys.stderr)
+    if found.problems:
+        return 2
+    return 1 if result.fails(settings.fail_on) else 0
