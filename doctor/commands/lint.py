@@ -8,15 +8,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from doctor.commands.gate_options import (
-    add_gate_options,
-    apply_target_defaults,
-    gate_settings,
-    summary,
-    update_baseline,
-    write_outputs,
-)
-from doctor.commands.options import environment
+from doctor.commands import gate_options as gates
+from doctor.commands.options import add_machine_options, environment
 from doctor.errors import UsageError
 
 
@@ -26,13 +19,8 @@ def register(p: argparse.ArgumentParser) -> None:
                      "(image tag, pip install NAME==VER), else --engine, else what is installed.")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                    help="launch files, or folders to search for them (*.sh, Dockerfile*, *.yaml, *.service)")
-    source = p.add_mutually_exclusive_group()
-    source.add_argument("--hardware", metavar="PROFILE", help="the target machine: a built-in hardware profile")
-    source.add_argument("--facts", type=Path, metavar="FILE", help="the target machine: a recorded facts snapshot")
-    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION",
-                   help="engine version where the file pins none, e.g. sglang==0.5.8 (repeatable)")
-    p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
-    add_gate_options(p)
+    add_machine_options(p, engine_help="engine version where a file pins none, e.g. sglang==0.5.8 (repeatable)")
+    gates.add_gate_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,19 +28,19 @@ def run(args: argparse.Namespace) -> int:
     from doctor.gate import gate
     from doctor.lint.analyse import LintRequest, lint
 
-    settings = gate_settings(args)
-    apply_target_defaults(args, settings.config)
+    settings = gates.gate_settings(args)
+    gates.apply_target_defaults(args, settings.config)
     if args.hardware is None and args.facts is None:
         raise UsageError("lint needs the target machine: --hardware PROFILE or --facts FILE (or hardware/facts in "
                          "the project config)")
     found = lint(LintRequest(paths=args.paths, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
                              offline=args.offline, environ=environment()))
     if settings.update_baseline:
-        return update_baseline(gate(found.targets, settings.config), settings)
+        return gates.update_baseline(gate(found.targets, settings.config), settings)
     result = gate(found.targets, settings.config, settings.baseline)
-    counts = summary(result, found.files)
+    counts = gates.summary(result, found.files)
     json_text = render_lint_json(result.targets, found.problems, counts)
-    write_outputs(result, args, found.problems, json_text)
+    gates.write_outputs(result, args, found.problems, json_text)
     if args.format == "console":
         print(render_lint_text(result.targets, found.problems, counts))
     elif args.format == "json":

@@ -23,14 +23,20 @@ def add_target_options(p: argparse.ArgumentParser, tp_help: str = "tensor-parall
     that analyse a model on a machine (check, kernels, plan, moe-config)."""
     p.add_argument("model", nargs=None if model_required else "?",
                    help="Hugging Face model id or local model directory")
+    add_machine_options(p)
+    p.add_argument("--tp", type=int, help=tp_help)
+    p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
+
+
+def add_machine_options(p: argparse.ArgumentParser,
+                        engine_help: str = "evaluate as if this version were installed, e.g. sglang==0.5.8 "
+                                           "(repeatable)") -> None:
+    """Where the machine facts come from (--hardware or --facts), what-if versions, --offline."""
     source = p.add_mutually_exclusive_group()
     source.add_argument("--hardware", metavar="PROFILE", help="use a built-in hardware profile (no GPU needed)")
     source.add_argument("--facts", type=Path, metavar="FILE", help="use a recorded facts snapshot")
-    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION",
-                   help="evaluate as if this version were installed, e.g. sglang==0.5.8 (repeatable)")
-    p.add_argument("--tp", type=int, help=tp_help)
+    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION", help=engine_help)
     p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
-    p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
 
 
 def add_format_option(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("console", "json")) -> None:
