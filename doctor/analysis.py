@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from doctor.binaries import BinaryInfo, verdict_for
 from doctor.engines import registry
 from doctor.engines.base import Engine, EngineAnalysis, EngineRun, parse_version
 from doctor.facts import Facts, Library
@@ -121,6 +120,10 @@ def _binaries(facts: Facts) -> tuple[dict[str, Any], ...]:
 
 def binary_verdicts(facts: Facts, capability: tuple[int, int]) -> list[dict[str, Any]]:
     """Per package: can this GPU run the CUDA code the probe found in its extensions?"""
+    if not any(library.details.get("cuda_binaries") for library in facts.libraries.values()):
+        return []
+    from doctor.binaries import BinaryInfo, verdict_for
+
     out = []
     for name, library in sorted(facts.libraries.items()):
         files = library.details.get("cuda_binaries")

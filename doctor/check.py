@@ -37,8 +37,14 @@ def run_check(request: CheckRequest) -> Report:
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
                          engines=request.engines, model=request.model, deep=request.deep,
                          offline=request.offline)
-    argv = list(request.engine_args)
-    results = [_check_one(rules, facts, analysis) for analysis in analyze_all(facts, argv, dict(request.environ))]
+    return check_facts(facts, list(request.engine_args), rules, dict(request.environ))
+
+
+def check_facts(facts: Facts, argv: list[str], rules: list[Rule] | None = None,
+                environ: dict[str, str] | None = None) -> Report:
+    """The pure part of `check`: facts already gathered → analyses, findings, launch commands."""
+    rules = load_rules() if rules is None else rules
+    results = [_check_one(rules, facts, analysis) for analysis in analyze_all(facts, argv, environ)]
     return Report(facts=facts, analyses=tuple(a for a, _, _ in results), findings=_merge(results),
                   launches=tuple(launch for _, _, launch in results if launch is not None))
 

@@ -20,7 +20,7 @@ BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "anal
 
 
 def engine_root(name: str) -> str:
-    """The context root of an engine's own view: `sglang`, `vllm`, `tensorrt_llm`, `llama_cpp`."""
+    """The context root of an engine's own view: its name with dots and dashes as underscores."""
     return name.replace(".", "_").replace("-", "_")
 
 

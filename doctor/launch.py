@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from doctor.errors import UsageError
 
-# SGLang spellings (and argparse prefixes people use) → canonical key
+# Engine flag spellings (and argparse prefixes people use) → canonical key
 ALIASES = {
     "--tp": "tp", "--tp-size": "tp", "--tensor-parallel-size": "tp",
     "--pp": "pp", "--pp-size": "pp", "--pipeline-parallel-size": "pp",

@@ -7,15 +7,16 @@ once per item of a list in the context (e.g. each kernel check), with the item r
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from doctor import cache
 from doctor.context import BASE_ROOTS, context_roots, engine_root
 from doctor.engines import registry
 from doctor.errors import DoctorError
@@ -66,16 +67,35 @@ class Rule:
 
 
 def rules_dir() -> Path:
-    packaged = resources.files("doctor") / "_rules"
-    if packaged.is_dir():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parent.parent / "rules"
+    """The rules shipped in the wheel (`doctor/_rules`), else the checkout's `rules/`."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_rules"
+    return packaged if packaged.is_dir() else here.parent / "rules"
 
 
 def load_rules(folder: Path | None = None) -> list[Rule]:
+    """Every rule of the folder, validated. The validated rules are cached as JSON per file set (path, size,
+    mtime): parsing ~70 TOML rules costs ~40 ms, a third of a cold `check`."""
     folder = folder or rules_dir()
+    paths = sorted(folder.glob("*.toml"))
+    stamp = cache.file_stamp(paths)
+    cached = cache.load("rules", stamp)
+    if isinstance(cached, list):
+        try:
+            return [Rule(**{k: tuple(v) if k in _TUPLE_FIELDS else v for k, v in raw.items()}) for raw in cached]
+        except TypeError:
+            pass  # a cache from another shape of Rule: parse again
+    rules = _parse_rules(folder, paths)
+    cache.store("rules", stamp, [dataclasses.asdict(r) for r in rules])
+    return rules
+
+
+_TUPLE_FIELDS = ("when", "fixes", "references", "evidence")
+
+
+def _parse_rules(folder: Path, paths: list[Path]) -> list[Rule]:
     rules: list[Rule] = []
-    for path in sorted(folder.glob("*.toml")):
+    for path in paths:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -15,7 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "kernels": ("kernels", "Triton kernels the engine launches for MODEL, bytes of shared memory each"),
     "plan": ("plan", "plan TP/PP/EP layouts: weights and KV cache per GPU, what fits"),
     "moe-config": ("moe_config", "write smem-safe fused-MoE config files for a model and GPU"),
-    "smem": ("smem", "shared memory of SGLang Triton kernels on a target"),
+    "smem": ("smem", "shared memory of one Triton kernel config on a target (or every entry of a tuned file)"),
     "binaries": ("binaries", "check which GPU archs the installed CUDA binaries were compiled for"),
     "revert": ("revert", "undo changes made by --fix (all, or the given journal entries)"),
     "rules": ("rules", "list the knowledge base (rule IDs and titles)"),

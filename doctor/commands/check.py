@@ -32,7 +32,6 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from doctor.check import run_check
-    from doctor.formats.console import render_console
     from doctor.formats.json import render_json
     from doctor.gate import gate
     from doctor.located import Target
@@ -55,5 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(render_json(report))
     elif args.format == "console":
+        from doctor.formats.console import render_console
+
         render_console(report, console())
     return 1 if result.fails(settings.fail_on) else 0

@@ -29,7 +29,7 @@ def add_target_options(p: argparse.ArgumentParser, tp_help: str = "tensor-parall
 
 
 def add_machine_options(p: argparse.ArgumentParser,
-                        engine_help: str = "evaluate as if this version were installed, e.g. sglang==0.5.8 "
+                        engine_help: str = "evaluate as if this version of an engine or package were installed "
                                            "(repeatable)") -> None:
     """Where the machine facts come from (--hardware or --facts), what-if versions, --offline."""
     source = p.add_mutually_exclusive_group()

@@ -13,7 +13,7 @@ from doctor.rules import Rule, load_rules
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--area", help="only rules of this area (e.g. sglang, vllm, flashinfer) or ID prefix (SGL)")
+    p.add_argument("--area", help="only rules of this area (see the area column) or ID prefix")
     p.add_argument("--severity", choices=SEVERITIES, help="only rules of this severity")
     p.add_argument("--grep", metavar="TEXT", help="only rules whose ID, title, summary or explanation contain TEXT")
     add_format_option(p)

@@ -153,8 +153,8 @@ def _print(payload: Any, fmt: str | None, text: str) -> None:
 
 
 def _run_moe_config(args: argparse.Namespace, cc: Any) -> int:
-    from doctor.engines.sglang.moe import load_configs
     from doctor.kernels.moe_configs import check_moe_configs
+    from doctor.kernels.moe_tuned import load_configs
 
     try:
         configs = load_configs(args.moe_config)

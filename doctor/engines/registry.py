@@ -3,49 +3,52 @@
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 
 from doctor.engines.base import Engine
+from doctor.engines.llama_cpp.engine import LlamaCpp
+from doctor.engines.sglang.engine import SGLang
+from doctor.engines.tensorrt_llm.engine import TensorRTLLM
+from doctor.engines.vllm.engine import VLLM
 from doctor.errors import InputError
 from doctor.facts import Facts, Library
 
 ENTRY_POINT_GROUP = "sm120_doctor.engines"
-BUILTIN = {
-    "sglang": "doctor.engines.sglang.engine:SGLang",
-    "vllm": "doctor.engines.vllm.engine:VLLM",
-    "tensorrt-llm": "doctor.engines.tensorrt_llm.engine:TensorRTLLM",
-    "llama.cpp": "doctor.engines.llama_cpp.engine:LlamaCpp",
-}
-
-
-def _load(target: str) -> type[Engine]:
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
 
 
 @cache
 def engines() -> dict[str, Engine]:
     """Every engine, built-ins first in their order of preference, then plug-ins by name."""
-    found = {name: _load(target)() for name, target in BUILTIN.items()}
+    found = {cls.name: cls() for cls in BUILTIN}
     for name, engine in sorted(_plugins().items()):
         found.setdefault(name, engine)
     return found
 
 
 def _plugins() -> dict[str, Engine]:
-    from importlib.metadata import entry_points
+    from doctor.probe.distributions import entry_points
 
     out: dict[str, Engine] = {}
-    for point in entry_points(group=ENTRY_POINT_GROUP):
+    for _, name, target in entry_points(ENTRY_POINT_GROUP):
         try:
-            cls = point.load()
+            cls = _load(target)
         except Exception as exc:  # a broken plug-in is one clear error, not a traceback
-            raise InputError(f"engine plug-in {point.name!r} ({point.value}) failed to load: {exc}") from exc
+            raise InputError(f"engine plug-in {name!r} ({target}) failed to load: {exc}") from exc
         if not (isinstance(cls, type) and issubclass(cls, Engine)):
-            raise InputError(f"engine plug-in {point.name!r} ({point.value}) is not a doctor Engine class")
+            raise InputError(f"engine plug-in {name!r} ({target}) is not a doctor Engine class")
         out[cls.name] = cls()
     return out
+
+
+def _load(target: str) -> object:
+    import importlib
+
+    module, _, attr = target.strip().partition(":")
+    loaded: object = importlib.import_module(module.strip())
+    for part in attr.strip().split(".") if attr.strip() else ():
+        loaded = getattr(loaded, part)
+    return loaded
 
 
 def get(name: str) -> Engine | None:

@@ -27,9 +27,10 @@ def parse_engine_spec(spec: str) -> Library:
     if not match:
         raise UsageError(f"--engine {spec!r}: expected NAME==VERSION, e.g. sglang==0.5.8")
     name, version = match.group(1).lower(), match.group(2)
-    key = KNOWN_PACKAGES.get(name)
+    known_names = {**KNOWN_PACKAGES, **_engine_names()}
+    key = known_names.get(name)
     if key is None:
-        known = ", ".join(sorted(set(KNOWN_PACKAGES.values())))
+        known = ", ".join(sorted(set(known_names.values())))
         raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")
     try:
         Version(version)
@@ -50,3 +51,10 @@ def version_of(library: Library | None) -> Version | None:
 def release(version: Version) -> Version:
     """0.5.8.post1 and 0.5.10rc0 behave like their release for feature gates: compare on the release."""
     return Version(".".join(str(p) for p in version.release))
+
+
+def _engine_names() -> dict[str, str]:
+    """Names of every registered engine (plug-ins included) → the package whose version it is."""
+    from doctor.engines import registry
+
+    return {key: engine.package for engine in registry.engines().values() for key in (engine.name, engine.package)}

@@ -99,7 +99,7 @@ def _owned_by_findings(report: Report, actions: list[Action]) -> list[Action]:
 
 
 def launch_env(actions: list[Action]) -> dict[str, str]:
-    """The environment the written files need at launch (e.g. SGLANG_MOE_CONFIG_DIR)."""
+    """The environment the written files need at launch (an engine's config-directory variable)."""
     env: dict[str, str] = {}
     for action in actions:
         env.update(action.env)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from doctor.facts import Model
+from doctor.plan.arch import Piece
 
 
 @dataclass(frozen=True)
@@ -23,12 +24,16 @@ class LayoutShape:
 
 
 class MemoryModel(ABC):
-    engine: str  # display name, e.g. "SGLang"
+    engine: str  # display name, as the engine spells itself
     version: str
 
     @property
     def label(self) -> str:
         return f"{self.engine} {self.version}"
+
+    def load_extras(self, model: Model) -> list[Piece]:
+        """What the engine allocates at load beyond the checkpoint's tensors (none by default)."""
+        return []
 
     @abstractmethod
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:

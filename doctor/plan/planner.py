@@ -12,10 +12,10 @@ from doctor.facts import Facts, Model
 from doctor.plan import kv as kvmod
 from doctor.plan.layouts import Layout, communication, enumerate_layouts, invalid_reasons
 from doctor.plan.memory import LayoutShape, MemoryModel
-from doctor.plan.weights import WeightSource, engine_extra_pieces, rank_weights, weight_source
+from doctor.plan.weights import WeightSource, rank_weights, weight_source
 
 # Error of this estimate near zero KV: the runtime's memory before load is an estimate (1.1-3.1 GiB seen)
-# and weights accounting is within ~1-2 % of SGLang's measured usage.
+# and weights accounting is within ~1-2 % of the engine's measured usage.
 GiB = 1 << 30
 BORDERLINE_BYTES = 2 * GiB
 
@@ -70,7 +70,7 @@ def gpu_memory_bytes(facts: Facts) -> int:
     sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
     if not sizes:
         raise InputError("the facts give no GPU memory size: planning needs a GPU, --hardware or --facts")
-    return min(sizes)  # SGLang sizes by the smallest GPU (nvidia-smi minimum)
+    return min(sizes)  # engines size by the smallest visible GPU
 
 
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
@@ -80,7 +80,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)}")
     total = gpu_memory_bytes(facts)
-    ranks = _ranks(source, model, layout, req.speculative)
+    ranks = _ranks(source, model, layout, req.speculative, req.memory)
     dtype = kvmod.resolve_kv_dtype(model, req.kv_cache_dtype)
     context = req.context_length or model.max_position_embeddings or 4096
     memory = req.memory
@@ -154,17 +154,18 @@ def _score(fits: bool, context_ok: bool, comm_cost: float, tokens: int, budget: 
     return 1e6 + (1e5 if context_ok else 0) - comm_cost * 1e3 + min(tokens, 10**8) / 1e5 + layout.gpus * 1e-3
 
 
-_RANK_CACHE: dict[tuple[int, str, int, int, bool], tuple[Model, list]] = {}
+_RANK_CACHE: dict[tuple[int, str, str, int, int, bool], tuple[Model, list]] = {}
 
 
-def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool) -> list:
+def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool, memory: MemoryModel) -> list:
     """rank_weights per layout, memoised: `check` plans ~26 layouts for each of several what-if analyses
-    of the same model, and the weights depend only on the model, the source, TP, PP and speculation."""
-    key = (id(model), source.kind, layout.tp, layout.pp, speculative)
+    of the same model, and the weights depend only on the model, the source, the engine's load extras,
+    TP, PP and speculation."""
+    key = (id(model), source.kind, type(memory).__name__, layout.tp, layout.pp, speculative)
     hit = _RANK_CACHE.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
-    pieces = list(source.pieces) + engine_extra_pieces(model)
+    pieces = list(source.pieces) + memory.load_extras(model)
     ranks = rank_weights(pieces, model, layout.tp, layout.pp, speculative)
     if len(_RANK_CACHE) > 512:
         _RANK_CACHE.clear()

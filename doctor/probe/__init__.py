@@ -15,10 +15,11 @@ from doctor.probe.env import probe_env
 from doctor.probe.host import probe_host
 from doctor.probe.libraries import probe_libraries
 from doctor.probe.model import load_model
-from doctor.probe.nvml import probe_nvml
 
 
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
+    from doctor.probe.nvml import probe_nvml
+
     nvml = probe_nvml(environ)
     facts = Facts(
         source=Source(kind="live", name="this machine", notes=tuple(nvml.notes)),

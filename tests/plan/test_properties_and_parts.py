@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doctor.engines.sglang import memory
-from doctor.engines.sglang.memory import SGLangMemory
+from doctor.engines.sglang.memory import SGLangMemory, load_extra_pieces
 from doctor.errors import InputError
 from doctor.formats.json import report_schema
 from doctor.hardware import load_profile
@@ -19,7 +19,7 @@ from doctor.plan import kv, safetensors
 from doctor.plan.arch import model_pieces
 from doctor.plan.layouts import Layout, communication
 from doctor.plan.planner import PlanRequest, plan_layout
-from doctor.plan.weights import engine_extra_pieces, rank_weights, weight_source
+from doctor.plan.weights import rank_weights, weight_source
 from doctor.probe.model import load_model
 from tests.conftest import cli_env
 
@@ -34,7 +34,7 @@ LOADED = {m: load_model(m, {}, offline=True) for m in MODELS}
        st.sampled_from([1, 2, 3, 4]))
 def test_more_gpus_never_increase_per_gpu_weights(model_id, tp, factor, pp):
     model = LOADED[model_id]
-    pieces = list(weight_source(model).pieces) + engine_extra_pieces(model)
+    pieces = list(weight_source(model).pieces) + load_extra_pieces(model)
 
     def largest(t, p):
         return max(r.bytes for r in rank_weights(pieces, model, t, p))

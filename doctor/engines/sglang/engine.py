@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from doctor.engines.base import Engine, EngineAnalysis, EngineRun
-from doctor.engines.releases import SGLANG
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import launch as sglang_launch
+from doctor.engines.sglang.releases import RELEASES
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
@@ -27,7 +27,7 @@ class SGLang(Engine):
     name = "sglang"
     display_name = "SGLang"
     package = "sglang"
-    releases = SGLANG
+    releases = RELEASES
     releases_complete = True
 
     def base_command(self, model: str) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.facts import Model
+from doctor.plan.arch import Piece
 from doctor.plan.memory import LayoutShape, MemoryModel
 
 GiB = 1 << 30
@@ -123,6 +124,17 @@ def req_to_token_bytes(max_total_tokens: int, context_len: int) -> int:
     return max_running_requests(max_total_tokens, context_len) * (context_len + REQ_TO_TOKEN_EXTRA) * 4
 
 
+def load_extra_pieces(model: Model) -> list[Piece]:
+    """What SGLang allocates at load beyond the checkpoint: MLA's absorbed w_kc/w_vc, a bf16 copy of each
+    layer's kv_b_proj (`post_load_weights`; fp8 kv_b_proj is dequantized to bf16 for it)."""
+    a = model.attention
+    if a.kind != "mla":
+        return []
+    nope = a.qk_nope_head_dim or 128
+    per_layer = a.num_heads * (nope + a.v_head_dim) * (a.kv_lora_rank or 512) * 2
+    return [Piece("engine", per_layer, "tp", layer) for layer in range(model.num_layers)]
+
+
 class SGLangMemory(MemoryModel):
     """SGLang's formula behind the planner's interface; the user's memory flags (None: SGLang's default)."""
 
@@ -134,6 +146,9 @@ class SGLangMemory(MemoryModel):
         self.version = version
         self.knobs = {"mem_fraction_static": mem_fraction_static, "chunked_prefill_size": chunked_prefill_size,
                       "cuda_graph_max_bs": cuda_graph_max_bs, "page_size": page_size}
+
+    def load_extras(self, model: Model) -> list[Piece]:
+        return load_extra_pieces(model)
 
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
         from doctor.plan.weights import vision_of

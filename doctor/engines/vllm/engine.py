@@ -1,5 +1,5 @@
 """vLLM behind the Engine interface. What the doctor knows of vLLM today is in rules/vllm.toml and the
-launch line; it has no vLLM kernel plan or memory model yet, and says so rather than borrow SGLang's."""
+launch line; it has no vLLM kernel plan or memory model yet, and says so rather than borrow another engine's."""
 
 from __future__ import annotations
 
