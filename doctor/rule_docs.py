@@ -31,7 +31,7 @@ def readable(template: str) -> str:
 
 
 def describe(condition: dict[str, Any]) -> str:
-    """One rule condition in words: `lib.sglang.version version <0.5.9`."""
+    """One rule condition in words: `lib.vllm.version version <0.15.1`."""
     if "any" in condition:
         return "(" + " or ".join(describe(c) for c in condition["any"]) + ")"
     op = next(k for k in condition if k != "fact")

@@ -14,12 +14,13 @@ from doctor.errors import UsageError
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    p.description = ("Find engine launches (python -m sglang.launch_server, sglang/vllm serve, trtllm-serve, "
-                     "llama-server) in launch files and check each one. The engine version comes from the file "
-                     "(image tag, pip install NAME==VER), else --engine, else what is installed.")
+    p.description = ("Find engine launch commands (the launchers every engine declares: python -m MODULE, "
+                     "vllm serve, trtllm-serve, llama-server, ...) in launch files and check each one. The engine "
+                     "version comes from the file (image tag, pip install NAME==VER), else --engine, else what "
+                     "is installed.")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                    help="launch files, or folders to search for them (*.sh, Dockerfile*, *.yaml, *.service)")
-    add_machine_options(p, engine_help="engine version where a file pins none, e.g. sglang==0.5.8 (repeatable)")
+    add_machine_options(p, engine_help="engine version where a file pins none, e.g. vllm==0.15.1 (repeatable)")
     gates.add_gate_options(p)
 
 

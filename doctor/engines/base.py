@@ -34,6 +34,18 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Launcher:
+    """One way a launch file starts the engine, as `lint` recognises it: `python -m MODULE ...` or
+    `COMMAND [SUBCOMMAND] ...`, and where the model goes (a flag, or the first positional argument)."""
+
+    module: str | None = None
+    command: str | None = None
+    subcommand: str | None = None
+    model_flags: tuple[str, ...] = ()
+    positional_model: bool = False
+
+
+@dataclass(frozen=True)
 class EngineRun:
     """One engine at one version on one machine: the input of every per-run question."""
 
@@ -120,6 +132,12 @@ class Engine:
             return (f"{self.display_name} {version} is older than the oldest release the doctor knows ({first}): "
                     f"findings use {first}'s knowledge")
         return None
+
+    # --- launch files (`lint`) ---------------------------------------------------------------------
+    launchers: ClassVar[tuple[Launcher, ...]] = ()  # how launch files start it, most specific first
+    images: ClassVar[tuple[str, ...]] = ()  # regexes on an image repository's last component naming it
+    # (image repository, its ENTRYPOINT): what runs when a file gives such an image only flags
+    image_entrypoints: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
 
     # --- launch ------------------------------------------------------------------------------------
     def parse_launch(self, argv: Sequence[str]) -> Launch:

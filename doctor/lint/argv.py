@@ -1,6 +1,6 @@
-"""Recognise an engine launch in an argv: `python3 -m sglang.launch_server`, `sglang serve`, `vllm serve`,
-`python -m vllm.entrypoints.openai.api_server`, `trtllm-serve`, `llama-server`, behind env assignments,
-`env`, `exec`, `nohup`, `docker run IMAGE`, or inside `sh -c SCRIPT`; split out the model and the flags."""
+"""Recognise an engine launch in an argv, by the launchers each engine declares (`Engine.launchers`:
+`python -m MODULE`, `COMMAND [SUBCOMMAND]`), behind env assignments, `env`, `exec`, `nohup`,
+`docker run IMAGE`, or inside `sh -c SCRIPT`; split out the model and the flags."""
 
 from __future__ import annotations
 
@@ -8,18 +8,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from doctor.engines import registry
+from doctor.engines.base import Launcher
 from doctor.lint.pins import image_entrypoint
 
 PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
 SHELLS = {"sh", "bash", "dash", "zsh", "ash"}
 CONTAINER_TOOLS = {"docker", "podman", "nerdctl"}
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-MODULES = {"sglang.launch_server": "sglang", "vllm.entrypoints.openai.api_server": "vllm"}
-SUBCOMMANDS = {"sglang": ("serve", "sglang"), "vllm": ("serve", "vllm")}  # `sglang serve`, `vllm serve`
-BINARIES = {"trtllm-serve": "tensorrt-llm", "llama-server": "llama.cpp"}
-# The flags that name the model, per engine (SGLang: `--model-path`/`--model`, server_args.py).
-MODEL_FLAGS = {"sglang": ("--model-path", "--model"), "vllm": ("--model",), "tensorrt-llm": ("--model",),
-               "llama.cpp": ("-hf", "--hf-repo", "-m", "--model")}
 CALLER_ARGS = {"$@", "$*", "${@}", "${*}"}  # "pass through whatever the caller adds": not a flag of ours
 # `docker run` options that take no value (everything else with a leading dash takes one).
 DOCKER_SWITCHES = {"-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "--rm", "--init",
@@ -68,8 +64,8 @@ def recognise(argv: Sequence[str], entrypoint: Sequence[str] = ()) -> EngineLaun
         found = _launcher(argv)
     if found is None:
         return None
-    engine, args_at, positional_model = found
-    model, engine_args = _split_model(engine, argv[args_at:], positional_model)
+    engine, args_at, launcher = found
+    model, engine_args = _split_model(launcher, argv[args_at:])
     return EngineLaunch(engine=engine, model=model, engine_args=tuple(engine_args), argv=tuple(argv), env=env,
                         image=image)
 
@@ -91,22 +87,24 @@ def _skip_wrappers(argv: list[str], env: dict[str, str]) -> int:
     return i
 
 
-def _launcher(argv: list[str]) -> tuple[str, int, bool] | None:
-    """(engine, index where its own arguments start, whether the model may be positional)."""
+def _launcher(argv: list[str]) -> tuple[str, int, Launcher] | None:
+    """(engine name, index where the engine's own arguments start, the launcher that matched)."""
     for i, word in enumerate(argv):
         base = word.rsplit("/", 1)[-1]
-        following = argv[i + 1] if i + 1 < len(argv) else None
-        if PYTHON.match(base):
-            module_at = _module_index(argv, i + 1)
-            if module_at is not None and argv[module_at] in MODULES:
-                return MODULES[argv[module_at]], module_at + 1, False
-        for engine, (subcommand, binary) in SUBCOMMANDS.items():
-            if base == binary and following == subcommand:
-                return engine, i + 2, engine == "vllm"
-        if base in BINARIES:
-            skip = 2 if base == "trtllm-serve" and following == "serve" else 1
-            return BINARIES[base], i + skip, base == "trtllm-serve"
+        module = argv[at] if PYTHON.match(base) and (at := _module_index(argv, i + 1)) is not None else None
+        for name, launcher in _launchers():
+            if module is not None and launcher.module == module:
+                return name, at + 1, launcher  # type: ignore[operator]
+            if launcher.command is not None and base == launcher.command:
+                if launcher.subcommand is None:
+                    return name, i + 1, launcher
+                if i + 1 < len(argv) and argv[i + 1] == launcher.subcommand:
+                    return name, i + 2, launcher
     return None
+
+
+def _launchers() -> list[tuple[str, Launcher]]:
+    return [(name, launcher) for name, engine in registry.engines().items() for launcher in engine.launchers]
 
 
 def _module_index(argv: list[str], i: int) -> int | None:
@@ -118,18 +116,17 @@ def _module_index(argv: list[str], i: int) -> int | None:
     return None
 
 
-def _split_model(engine: str, args: list[str], positional: bool) -> tuple[str | None, list[str]]:
-    flags = MODEL_FLAGS[engine]
+def _split_model(launcher: Launcher, args: list[str]) -> tuple[str | None, list[str]]:
     model: str | None = None
     rest: list[str] = []
     i = 0
     while i < len(args):
         flag, eq, inline = args[i].partition("=")
-        if flag in flags and model is None:
+        if flag in launcher.model_flags and model is None:
             model = inline if eq else (args[i + 1] if i + 1 < len(args) else None)
             i += 1 if eq else 2
             continue
-        if positional and model is None and i == 0 and not args[i].startswith("-"):
+        if launcher.positional_model and model is None and i == 0 and not args[i].startswith("-"):
             model = args[i]
         else:
             rest.append(args[i])

@@ -1,6 +1,6 @@
-"""Engine versions a launch file pins itself: the tag of the engine's container image, or a
-`pip install sglang==0.5.8` in the same file. Also the entrypoint an engine image runs when a file gives
-it only flags."""
+"""Engine versions a launch file pins itself: the tag of the engine's container image (`Engine.images`), or
+a `pip install NAME==VERSION` of its package in the same file. Also the entrypoint an engine image runs
+when a file gives it only flags (`Engine.image_entrypoints`)."""
 
 from __future__ import annotations
 
@@ -8,27 +8,15 @@ import re
 
 from packaging.version import InvalidVersion, Version
 
+from doctor.engines import registry
 from doctor.lint.site import Pin
 
-# Image repository name (last path component) → serving engine.
-IMAGE_ENGINES = (
-    (re.compile(r"sglang"), "sglang"),
-    (re.compile(r"vllm"), "vllm"),
-    (re.compile(r"tensorrt[-_]?llm|trtllm"), "tensorrt-llm"),
-    (re.compile(r"llama[.-]?cpp"), "llama.cpp"),
-)
-# What an engine image runs when the file passes only flags (compose `command:`, Kubernetes `args:`,
-# `docker run IMAGE --flags`). vLLM's OpenAI image: `ENTRYPOINT ["python3", "-m",
-# "vllm.entrypoints.openai.api_server"]` (vllm-project/vllm docker/Dockerfile, stage vllm-openai); SGLang's
-# images have no engine entrypoint (a command is always given).
-IMAGE_ENTRYPOINTS = {"vllm/vllm-openai": ("python3", "-m", "vllm.entrypoints.openai.api_server")}
 _TAG_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)*(?:\.?post\d+|rc\d+|\.dev\d+)?)(?:$|[-_+])")
-_PIP_PIN = re.compile(r"(?<![\w.-])(sglang|vllm|tensorrt[-_]llm)(?:\[[^\]]*\])?\s*==\s*([0-9][A-Za-z0-9.+!-]*)")
-_PIP_NAMES = {"sglang": "sglang", "vllm": "vllm", "tensorrt-llm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm"}
+_PIP_PIN = r"(?<![\w.-])({names})(?:\[[^\]]*\])?\s*==\s*([0-9][A-Za-z0-9.+!-]*)"
 
 
 def split_image(image: str) -> tuple[str, str | None]:
-    """`docker.io/lmsysorg/sglang:v0.5.8-cu129@sha256:...` → (`lmsysorg/sglang`, `v0.5.8-cu129`)."""
+    """`docker.io/vllm/vllm-openai:v0.11.0@sha256:...` → (`vllm/vllm-openai`, `v0.11.0`)."""
     name = image.split("@", 1)[0]
     repo, _, tag = name.rpartition(":") if ":" in name.rsplit("/", 1)[-1] else (name, "", "")
     parts = repo.split("/")
@@ -42,11 +30,12 @@ def split_image(image: str) -> tuple[str, str | None]:
 def image_engine(image: str) -> str | None:
     repo, _ = split_image(image)
     last = repo.rsplit("/", 1)[-1].lower()
-    return next((engine for pattern, engine in IMAGE_ENGINES if pattern.search(last)), None)
+    return next((name for name, engine in registry.engines().items()
+                 if any(re.search(pattern, last) for pattern in engine.images)), None)
 
 
 def image_pin(image: str | None, line: int | None) -> Pin | None:
-    """The engine version an image tag names (`lmsysorg/sglang:v0.5.8-cu129` → sglang 0.5.8), if any."""
+    """The engine version an image tag names (`vllm/vllm-openai:v0.11.0-cu129` → vllm 0.11.0), if any."""
     if not image or "$" in image:
         return None
     engine = image_engine(image)
@@ -61,18 +50,25 @@ def image_entrypoint(image: str | None) -> tuple[str, ...]:
     if not image:
         return ()
     repo, _ = split_image(image)
-    return IMAGE_ENTRYPOINTS.get(repo, ())
+    for engine in registry.engines().values():
+        for repository, entrypoint in engine.image_entrypoints:
+            if repository == repo:
+                return entrypoint
+    return ()
 
 
 def pip_pins(lines: list[str]) -> list[Pin]:
-    """`pip install "sglang[all]==0.5.8"` (pip, uv pip, pipx, requirements lines in RUN) anywhere in a file."""
+    """`pip install "vllm[audio]==0.11.0"` (pip, uv pip, pipx, RUN lines) of an engine's package, anywhere."""
+    names = {spelling: name for name, engine in registry.engines().items()
+             for spelling in {engine.package, engine.package.replace("-", "_")}}
+    pattern = re.compile(_PIP_PIN.format(names="|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))))
     pins = []
     for number, text in enumerate(lines, start=1):
         if "install" not in text:
             continue
-        for match in _PIP_PIN.finditer(text):
+        for match in pattern.finditer(text):
             if _is_version(match.group(2)):
-                pins.append(Pin(engine=_PIP_NAMES[match.group(1)], version=match.group(2), line=number,
+                pins.append(Pin(engine=names[match.group(1)], version=match.group(2), line=number,
                                 how=f"pip install {match.group(1)}=={match.group(2)}"))
     return pins
 

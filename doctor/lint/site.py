@@ -29,7 +29,7 @@ class Pin:
     engine: str
     version: str
     line: int
-    how: str  # e.g. "image lmsysorg/sglang:v0.5.8-cu129"
+    how: str  # e.g. "image vllm/vllm-openai:v0.11.0"
 
     def describe(self) -> str:
         return f"{self.how} (line {self.line})"
@@ -42,7 +42,7 @@ class LaunchSite:
     path: str
     line: int
     end_line: int
-    engine: str  # serving engine: sglang | vllm | tensorrt-llm | llama.cpp
+    engine: str  # the serving engine's registry name (doctor/engines/registry.py)
     model: str | None
     engine_args: tuple[str, ...]
     argv: tuple[str, ...]

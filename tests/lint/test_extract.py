@@ -193,3 +193,22 @@ def test_unreadable_and_binary_files_are_input_errors(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(InputError, match="not UTF-8"):
         launches_in_file(binary)
+
+
+def test_a_plug_in_engines_launcher_and_image_are_recognised(monkeypatch):
+    from doctor.engines import registry
+    from doctor.engines.base import Engine, Launcher
+    from doctor.lint.pins import image_pin
+
+    class MyServe(Engine):
+        name, display_name, package = "myserve", "MyServe", "myserve"
+        launchers = (Launcher(command="myserve", subcommand="up", model_flags=("--weights",)),)
+        images = (r"^myserve$",)
+
+    known = {**registry.engines(), "myserve": MyServe()}
+    monkeypatch.setattr(registry, "engines", lambda: known)
+    found = recognise(["myserve", "up", "--weights", "org/m", "--tp", "2"])
+    assert isinstance(found, EngineLaunch)
+    assert (found.engine, found.model, found.engine_args) == ("myserve", "org/m", ("--tp", "2"))
+    assert image_pin("acme/myserve:v1.2.3", 4).version == "1.2.3"
+    assert pip_pins(["pip install myserve==1.2.3"])[0].engine == "myserve"

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from doctor.engines.base import Engine
+from doctor.engines.base import Engine, Launcher
 
 
 class LlamaCpp(Engine):
     name = "llama.cpp"
     display_name = "llama.cpp"
     package = "llama.cpp"
+    launchers = (Launcher(command="llama-server", model_flags=("-hf", "--hf-repo", "-m", "--model")),)
+    images = (r"llama[.-]?cpp",)
 
     def base_command(self, model: str) -> list[str]:
         return ["llama-server", "-m", "MODEL.gguf"]

@@ -3,7 +3,7 @@ kernel plan or memory model yet."""
 
 from __future__ import annotations
 
-from doctor.engines.base import Engine
+from doctor.engines.base import Engine, Launcher
 from doctor.engines.releases import TENSORRT_LLM
 
 
@@ -12,6 +12,9 @@ class TensorRTLLM(Engine):
     display_name = "TensorRT-LLM"
     package = "tensorrt-llm"
     releases = TENSORRT_LLM
+    launchers = (Launcher(command="trtllm-serve", subcommand="serve", positional_model=True),
+                 Launcher(command="trtllm-serve", positional_model=True))
+    images = (r"tensorrt[-_]?llm|trtllm",)
 
     def base_command(self, model: str) -> list[str]:
         return ["trtllm-serve", model]

@@ -3,7 +3,7 @@ launch line; it has no vLLM kernel plan or memory model yet, and says so rather 
 
 from __future__ import annotations
 
-from doctor.engines.base import Engine
+from doctor.engines.base import Engine, Launcher
 from doctor.engines.releases import VLLM
 
 
@@ -12,6 +12,11 @@ class VLLM(Engine):
     display_name = "vLLM"
     package = "vllm"
     releases = VLLM
+    launchers = (Launcher(command="vllm", subcommand="serve", model_flags=("--model",), positional_model=True),
+                 Launcher(module="vllm.entrypoints.openai.api_server", model_flags=("--model",)))
+    images = (r"vllm",)
+    # the OpenAI image runs the server as its ENTRYPOINT (vllm-project/vllm docker/Dockerfile, stage vllm-openai)
+    image_entrypoints = (("vllm/vllm-openai", ("python3", "-m", "vllm.entrypoints.openai.api_server")),)
 
     def base_command(self, model: str) -> list[str]:
         return ["vllm", "serve", model]
