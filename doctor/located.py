@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from doctor.report import Finding, Report
+from doctor.report import SEVERITIES, Finding, Report
 
 FINGERPRINT_KEY = "sm120DoctorFinding/v1"
 ALL_RULES = "*"  # an inline `# sm120-doctor: ignore` without IDs suppresses every rule at that launch
@@ -80,7 +80,7 @@ def worst_at_or_above(targets: Sequence[Target], threshold: str) -> bool:
 
 
 def counts(targets: Sequence[Target]) -> dict[str, int]:
-    total: Counter[str] = Counter()
+    total: Counter[str] = Counter({severity: 0 for severity in (*SEVERITIES, "total")})
     for target in targets:
         total.update(target.report.counts())
     return dict(total)

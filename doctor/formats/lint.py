@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from typing import Any
 
 from doctor import __version__
@@ -59,3 +60,9 @@ def _launch(target: Target) -> dict[str, Any]:
             "end_line": span.end_line if span else None, **dict(target.launch),
             "fingerprints": list(target.fingerprints),
             "report": target.report.to_dict()}  # validates against schema/report.schema.json
+
+
+def lint_schema() -> dict[str, Any]:
+    """The JSON Schema of `lint --format json`; its launches' reports refer to report.schema.json."""
+    text = (resources.files("doctor.formats") / "schema" / "lint.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)

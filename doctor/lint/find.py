@@ -46,16 +46,19 @@ EXTRACTORS: dict[str, Extractor] = {"dockerfile": dockerfile_commands, "yaml": y
 
 
 def expand_paths(paths: Sequence[Path]) -> list[Path]:
-    """Files as given; directories walked for launch files (hidden and virtualenv folders skipped)."""
-    out: list[Path] = []
+    """Files as given; directories walked for launch files (hidden and virtualenv folders skipped); each file
+    once, however often it is named."""
+    out: dict[Path, Path] = {}
     for path in paths:
         if path.is_dir():
-            out.extend(_walk(path))
+            found = list(_walk(path))
         elif path.exists():
-            out.append(path)
+            found = [path]
         else:
             raise InputError(f"no such file: {path}")
-    return out
+        for file in found:
+            out.setdefault(file.resolve(), file)
+    return list(out.values())
 
 
 def _walk(folder: Path) -> Iterator[Path]:

@@ -54,6 +54,7 @@ def test_folders_are_searched_for_launch_files_only(tmp_path):
     (tmp_path / ".venv").mkdir()
     (tmp_path / ".venv" / "x.sh").write_text("vllm serve m\n")
     assert [p.name for p in expand_paths([tmp_path])] == ["serve.sh"]
+    assert len(expand_paths([tmp_path, tmp_path / "deploy" / "serve.sh"])) == 1
     with pytest.raises(InputError, match="no such file"):
         expand_paths([tmp_path / "missing.sh"])
 

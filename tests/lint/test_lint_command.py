@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 
 from doctor.formats.json import report_schema
+from doctor.formats.lint import lint_schema
 from tests.conftest import cli_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,6 +23,26 @@ PRO = ("--hardware", "rtx-pro-6000-x8")
 def lint(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "doctor", "lint", *args, "--offline"], capture_output=True,
                           text=True, env=cli_env(), timeout=180, cwd=cwd)
+
+
+def validate_lint(document: dict) -> None:
+    """Against lint.schema.json, whose launches' reports are checked against report.schema.json."""
+    from referencing import Registry, Resource
+
+    report = report_schema()
+    registry = Registry().with_resource(report["$id"], Resource.from_contents(report))
+    jsonschema.Draft202012Validator(lint_schema(), registry=registry).validate(document)
+
+
+def test_the_lint_schema_rejects_a_broken_report():
+    document = {"schema_version": "1", "tool": {"name": "sm120-doctor", "version": "0"}, "problems": [],
+                "summary": {"error": 0, "warning": 0, "info": 0, "total": 0, "launches": 1, "problems": 0,
+                            "files": 1, "suppressed": 0, "accepted": 0},
+                "launches": [{"file": "a.sh", "line": 1, "end_line": 1, "engine": "vllm", "version": None,
+                              "version_source": "x", "model": None, "argv": [], "engine_args": [], "notes": [],
+                              "fingerprints": [], "report": {"schema_version": "1"}}]}
+    with pytest.raises(jsonschema.ValidationError):
+        validate_lint(document)
 
 
 def finding_lines(stdout: str, rule: str) -> list[str]:
@@ -61,8 +82,8 @@ def test_a_file_pin_wins_over_engine_and_json_embeds_valid_reports():
         10, "0.5.8", "image lmsysorg/sglang:v0.5.8-cu129 (line 4)")
     assert (vllm["engine"], vllm["version"]) == ("vllm", "0.11.0")
     assert "VLLM002" in {f["id"] for f in vllm["report"]["findings"]}
+    validate_lint(document)
     for launch in document["launches"]:
-        jsonschema.validate(launch["report"], report_schema())
         assert len(launch["fingerprints"]) == len(launch["report"]["findings"])
     assert document["summary"]["files"] == 1 and document["summary"]["launches"] == 2
 
@@ -115,6 +136,8 @@ def test_files_without_launches_pass_with_a_note(tmp_path):
     (tmp_path / "values.yaml").write_text("replicas: 2\n")
     result = lint(str(tmp_path), *PRO)
     assert result.returncode == 0 and "no engine launch found in 1 file(s)" in result.stderr
+    empty = lint(str(tmp_path), *PRO, "--format", "json")
+    validate_lint(json.loads(empty.stdout))
 
 
 def test_a_folder_is_linted_from_inside_it(tmp_path):
