@@ -3,7 +3,6 @@ engine version the file pins (else `--engine`), against a built-in hardware prof
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,8 +104,11 @@ class _Installed:
 
 
 def shown_path(path: Path) -> str:
-    """The path as reported: relative to the working directory when under it (what code scanning expects)."""
+    """The path as reported: relative to the working directory when it lies under it (what code scanning
+    expects), else as given."""
+    if not path.is_absolute():
+        return path.as_posix()
     try:
-        return Path(os.path.relpath(path.resolve(), Path.cwd())).as_posix() if path.is_absolute() else path.as_posix()
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return path.as_posix()

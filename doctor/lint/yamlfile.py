@@ -16,18 +16,25 @@ from doctor.lint.site import Command
 
 KUBERNETES_CONTAINER_LISTS = {"containers", "initContainers", "ephemeralContainers"}
 COMMAND_KEYS = ("entrypoint", "command", "args")
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it: fast, and no deep recursion
 KUBE_VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")  # `$(MODEL)`: Kubernetes env expansion
 
 
 def yaml_commands(text: str) -> list[Command]:
     try:
-        documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        documents = list(yaml.compose_all(text, Loader=LOADER))
     except yaml.YAMLError as exc:
         raise InputError(f"not valid YAML: {_yaml_problem(exc)}") from exc
+    except RecursionError as exc:
+        raise InputError("YAML nested too deeply to read") from exc
     commands: list[Command] = []
-    for document in documents:
-        if document is not None:
-            commands.extend(_walk(document, in_container_list=False))
+    seen: set[int] = set()
+    try:
+        for document in documents:
+            if document is not None:
+                commands.extend(_walk(document, in_container_list=False, seen=seen))
+    except RecursionError as exc:
+        raise InputError("YAML nested too deeply to read") from exc
     return commands
 
 
@@ -37,10 +44,15 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     return f"{problem} (line {mark.line + 1})" if mark is not None else problem
 
 
-def _walk(node: yaml.Node, in_container_list: bool) -> Iterator[Command]:
+def _walk(node: yaml.Node, in_container_list: bool, seen: set[int]) -> Iterator[Command]:
+    """Every container command under `node`; an aliased node is visited once (`*a` repeated a billion times
+    is one node in the graph, and must not be a billion walks)."""
+    if id(node) in seen:
+        return
+    seen.add(id(node))
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            yield from _walk(item, in_container_list)
+            yield from _walk(item, in_container_list, seen)
     elif isinstance(node, yaml.MappingNode):
         keys = _keys(node)
         if any(key in keys for key in COMMAND_KEYS):
@@ -48,7 +60,7 @@ def _walk(node: yaml.Node, in_container_list: bool) -> Iterator[Command]:
             if command is not None:
                 yield command
         for name, (_, value) in keys.items():
-            yield from _walk(value, in_container_list=name in KUBERNETES_CONTAINER_LISTS)
+            yield from _walk(value, name in KUBERNETES_CONTAINER_LISTS, seen)
 
 
 def _keys(node: yaml.MappingNode) -> dict[str, tuple[yaml.Node, yaml.Node]]:

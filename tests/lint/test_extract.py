@@ -213,3 +213,12 @@ def test_a_plug_in_engines_launcher_and_image_are_recognised(monkeypatch):
     assert (found.engine, found.model, found.engine_args) == ("myserve", "org/m", ("--tp", "2"))
     assert image_pin("acme/myserve:v1.2.3", 4).version == "1.2.3"
     assert pip_pins(["pip install myserve==1.2.3"])[0].engine == "myserve"
+
+
+def test_hostile_yaml_is_bounded(tmp_path):
+    """An alias bomb is one node per anchor, walked once; nesting past Python's stack is one clear error."""
+    bomb = ['a0: &a0 {command: "vllm serve m", image: "x"}']
+    bomb += [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}]" for i in range(1, 40)]
+    assert len(sites(tmp_path, "bomb.yaml", "\n".join(bomb))) == 1
+    with pytest.raises(InputError, match="nested too deeply"):
+        sites(tmp_path, "deep.yaml", "[" * 2000 + "]" * 2000)
