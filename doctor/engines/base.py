@@ -27,8 +27,8 @@ from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
-    from doctor.fix.actions import FileChange
     from doctor.fix.patches import Patch
+    from doctor.fix.plan import Action
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
 
@@ -121,6 +121,14 @@ class Engine:
                     f"findings use {first}'s knowledge")
         return None
 
+    def serves(self, model: Any) -> bool:
+        """Can this engine load the model as given? (Checked when picking installed engines to analyse.)"""
+        return model is None or getattr(model, "source", None) != "gguf"
+
+    def assumed_library(self, model: Any) -> Library | None:
+        """A what-if version to analyse when no installed engine serves the model (None: do not assume)."""
+        return None
+
     # --- launch ------------------------------------------------------------------------------------
     def parse_launch(self, argv: Sequence[str]) -> Launch:
         return parse_launch(list(argv))
@@ -162,7 +170,7 @@ class Engine:
         return {"version": run.library.version}
 
     # --- fixes -------------------------------------------------------------------------------------
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[FileChange]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
         return []
 
     def patches(self) -> Mapping[str, Patch]:

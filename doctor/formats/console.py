@@ -136,9 +136,11 @@ def _kernels(report: Report) -> Table:
 def _plan(plan: dict) -> Text:
     """Memory plan: the requested layout's verdict and, when it differs, the best layout that fits."""
     req, best = plan["requested"], plan.get("best")
-    text = Text("memory plan (SGLang " + str(plan.get("engine_version")) + "): ", style="bold")
+    text = Text(f"memory plan ({plan.get('engine', 'SGLang')} {plan.get('engine_version')}): ", style="bold")
     text.append(_plan_line(req))
-    if best and (best["tp"], best["pp"], best["ep"]) != (req["tp"], req["pp"], req["ep"]):
+    if req.get("devices"):  # engines that place tensors per device say where each byte goes
+        text.append("".join(f"\n  {reason}" for reason in req["reasons"]), style="dim")
+    if best and best.get("flags") != req.get("flags"):
         text.append("\n  best that fits: ")
         text.append(_plan_line(best))
         text.append("\n  flags: " + " ".join(best["flags"]), style="dim")
@@ -152,7 +154,8 @@ def _plan_line(p: dict) -> str:
     verdict = "fits" if p["fits"] else "does NOT fit"
     if p.get("borderline"):
         verdict += " (borderline)"
-    return (f"TP{p['tp']} PP{p['pp']} EP{p['ep']}: weights {p['weights_per_gpu_bytes'] / GiB:.2f} GiB/GPU of "
+    layout = p.get("layout") or f"TP{p['tp']} PP{p['pp']} EP{p['ep']}"
+    return (f"{layout}: weights {p['weights_per_gpu_bytes'] / GiB:.2f} GiB/GPU of "
             f"{p['gpu_memory_bytes'] / GiB:.2f}, KV {p['kv_capacity_tokens']:,} tokens "
             f"({p['kv_bytes_per_token']:,} B/token, {p['kv_cache_dtype']}), {verdict}")
 

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doctor.facts import Model
+
+if TYPE_CHECKING:
+    from doctor.facts import Facts
+    from doctor.launch import Launch
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,11 @@ class MemoryModel(ABC):
     @property
     def label(self) -> str:
         return f"{self.engine} {self.version}"
+
+    def own_summary(self, facts: Facts, launch: Launch) -> dict[str, Any] | None:
+        """An engine whose memory is not a TP x PP layout (llama.cpp places each tensor on a device) answers
+        the plan itself, in plan_summary's shape; None: the planner's layouts."""
+        return None
 
     @abstractmethod
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:

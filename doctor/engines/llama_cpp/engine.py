@@ -1,15 +1,92 @@
-"""llama.cpp behind the Engine interface: a `llama-server` launch and the build-arch rules
-(rules/llama_cpp.toml, fed by the toolkit probe); no GGUF reader or memory model yet."""
+"""llama.cpp behind the Engine interface: GGUF models, llama-server flags (the build's `--help`, else a known
+release's argument table), the build's CUDA archs, its own tensor-by-tensor memory plan and a `llama-server`
+command. Versions are llama.cpp build numbers (`--engine llama.cpp==11312`, what `llama-server --version`
+prints)."""
 
 from __future__ import annotations
 
-from doctor.engines.base import Engine
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand
+from doctor.engines.llama_cpp import flags as llama_flags
+from doctor.engines.llama_cpp.options import launch_values, parse_options
+from doctor.facts import Library
+from doctor.launch import Launch
+
+if TYPE_CHECKING:
+    from doctor.plan.memory import MemoryModel
+
+KNOWN_BUILD = "11312"  # ggml-org/llama.cpp@0c1e57098, the flag table's source (data/llama_server_flags.json)
 
 
 class LlamaCpp(Engine):
     name = "llama.cpp"
     display_name = "llama.cpp"
     package = "llama.cpp"
+    releases = (KNOWN_BUILD,)
+
+    def knowledge_note(self, version: Version) -> str | None:
+        if str(version) == KNOWN_BUILD:
+            return None
+        return (f"llama.cpp build {version}: flags are checked against the build's own --help when it is found, "
+                f"else against build {KNOWN_BUILD}'s argument table; defaults are those of build {KNOWN_BUILD}")
+
+    def serves(self, model: Any) -> bool:
+        return model is None or getattr(model, "source", None) == "gguf"
+
+    def assumed_library(self, model: Any) -> Library | None:
+        if getattr(model, "source", None) != "gguf":
+            return None
+        return Library(name=self.package, version=KNOWN_BUILD, what_if=True,
+                       details={"assumed": True, "source": "no llama.cpp build found: known release assumed"})
+
+    # --- launch ------------------------------------------------------------------------------------
+    def parse_launch(self, argv: Sequence[str]) -> Launch:
+        options = parse_options(list(argv), llama_flags.known_release_table())
+        return launch_values(options, list(argv))
+
+    def is_switch(self, flag: str) -> bool:
+        table = llama_flags.known_release_table()
+        return table.known(flag) and not table.takes_value(flag)
+
+    def normalise_flag(self, flag: str) -> str:
+        return llama_flags.known_release_table().canonical(flag)
+
+    def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
+        return llama_flags.check_flags(list(argv), llama_flags.known_release_table())
 
     def base_command(self, model: str) -> list[str]:
-        return ["llama-server", "-m", "MODEL.gguf"]
+        from doctor.engines.llama_cpp.analyze import model_file
+
+        return ["llama-server", "-m", model_file(model)]
+
+    def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
+        from doctor.engines.compose import compose_generic
+        from doctor.engines.llama_cpp.analyze import plan_flags_to_add
+
+        extra = plan_flags_to_add(run)
+        args = [*run.launch.args, *extra]
+        command = compose_generic(self, dataclasses.replace(run, launch=self.parse_launch(args)), findings, recheck)
+        if extra:
+            command.notes.insert(0, "added from the memory plan: " + " ".join(extra))
+        return command
+
+    # --- analysis ----------------------------------------------------------------------------------
+    def analyze(self, run: EngineRun) -> EngineAnalysis:
+        from doctor.engines.llama_cpp.analyze import analyze
+
+        return analyze(run)
+
+    def memory_model(self, run: EngineRun) -> MemoryModel:
+        from doctor.engines.llama_cpp.analyze import memory_model
+
+        return memory_model(run)
+
+    def rule_view(self, run: EngineRun) -> dict[str, Any]:
+        from doctor.engines.llama_cpp.analyze import rule_view
+
+        return rule_view(run)
