@@ -61,7 +61,8 @@ class GgufModel:
 
     @property
     def block_count(self) -> int:
-        return int(self.arch_value("block_count", 0) or max((t.layer or 0 for t in self.tensors), default=-1) + 1)
+        layers = [t.layer for t in self.tensors if t.layer is not None]
+        return int(self.arch_value("block_count", 0) or (max(layers) + 1 if layers else 0))
 
     def per_layer(self, key: str, default: int = 0) -> list[int]:
         """A hyperparameter that GGUF stores either once or per layer (`head_count_kv` on some models)."""

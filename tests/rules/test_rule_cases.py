@@ -58,8 +58,18 @@ def torch(version, cuda="12.8", archs=None):
     return lib("torch", version, **details)
 
 
-def llama_cpp(*archs):
-    return lib("llama.cpp", "0.3.16", cuda_library="/x/libggml-cuda.so", cuda_archs=list(archs))
+def llama_cpp(*archs, **details):
+    return lib("llama.cpp", "0.3.16", cuda_library="/x/libggml-cuda.so", cuda_archs=list(archs), **details)
+
+
+def gguf(name):
+    from tests.engines.llama_cpp.gguf_files import fixture
+
+    return str(fixture(name))
+
+
+def memory(gib):
+    return lambda gpus: tuple(dataclasses.replace(g, memory_total_bytes=int(gib * (1 << 30))) for g in gpus)
 
 
 CASES = [
@@ -223,6 +233,25 @@ CASES = [
     a("LCPP002", False, "ptx", with_lib(llama_cpp("sm_86", "compute_86"))),
     a("LCPP003", True, "head_dim 256", with_lib(llama_cpp("sm_120a"), model=LLAMA, attention={"head_dim": 256})),
     a("LCPP003", False, "head_dim 128", with_lib(llama_cpp("sm_120a"), model=LLAMA)),
+    a("LCPP003", False, "head_dim 256, -fa off", with_lib(llama_cpp("sm_120a"), model=LLAMA,
+                                                         attention={"head_dim": 256}), "-fa", "off"),
+    a("LCPP004", True, "compute_86 PTX only", with_lib(llama_cpp("sm_86", "compute_86"))),
+    a("LCPP004", False, "sm_120a", with_lib(llama_cpp("sm_120a"))),
+    a("LCPP005", True, "spark, 120a only", with_lib(llama_cpp("sm_89", "sm_120a"), profile=SPARK)),
+    a("LCPP005", False, "spark, 120a and 121a", with_lib(llama_cpp("sm_120a", "sm_121a"), profile=SPARK)),
+    a("LCPP005", False, "pro 6000, 120a only", with_lib(llama_cpp("sm_120a"))),
+    a("LCPP006", True, "built by CUDA 12.4", with_lib(llama_cpp("sm_86", "compute_86", toolkit="12.4.131"))),
+    a("LCPP006", False, "built by CUDA 12.8", with_lib(llama_cpp("sm_120a", toolkit="12.8.93"))),
+    a("LCPP007", True, "--no-mmap (gone in b11312)", lambda: build(R5090, gguf("tiny")), "--no-mmap"),
+    a("LCPP007", True, "-fa maybe", lambda: build(R5090, gguf("tiny")), "-fa", "maybe"),
+    a("LCPP007", False, "-ngl 99 -fa on", lambda: build(R5090, gguf("tiny")), "-ngl", "99", "-fa", "on"),
+    a("LCPP008", True, "q8_0 V cache, -fa off", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0", "-fa", "off"),
+    a("LCPP008", False, "q8_0 V cache, -fa auto", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0"),
+    a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
+    a("LCPP009", False, "--n-cpu-moe 6 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)),
+      "--n-cpu-moe", "6"),
+    a("LCPP010", True, "auto on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5))),
+    a("LCPP010", False, "auto on a 5090", lambda: build(R5090, gguf("moe"))),
     a("TOPO001", True, "tp8 pcie", sg("0.5.23")),
     a("TOPO001", False, "explicit flag", sg("0.5.23"), "--disable-custom-all-reduce"),
     a("TOPO001", False, "tp2", sg("0.5.23"), "--tp-size", "2"),

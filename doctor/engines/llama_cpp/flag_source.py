@@ -7,7 +7,7 @@ LLAMA_EXAMPLE_SERVER or LLAMA_EXAMPLE_COMMON and not excluded from the server, a
 Closed value sets are the `value == "..."` literals of a handler that throws on anything else.
 
 Regenerate the committed table (doctor/engines/llama_cpp/data/llama_server_flags.json) with
-`python -m doctor.engines.llama_cpp.flag_source ARG_CPP --source "DESCRIPTION"`, e.g. from the llama.cpp
+`python -m doctor.engines.llama_cpp.flag_source ARG_CPP --release bNNNN --source "WHERE"`, e.g. from the llama.cpp
 that llama-cpp-python's sdist vendors (`pip download --no-deps --no-binary :all: llama-cpp-python==0.3.36`,
 `vendor/llama.cpp/common/arg.cpp`).
 """
@@ -124,7 +124,7 @@ def _option(call: str, line: int) -> Option:
     return option
 
 
-def server_table(source: str, provenance: str) -> dict[str, object]:
+def server_table(source: str, provenance: str, release: str) -> dict[str, object]:
     flags: dict[str, dict[str, object]] = {}
     for option in options(source):
         if not option.in_server():
@@ -137,15 +137,16 @@ def server_table(source: str, provenance: str) -> dict[str, object]:
             flags[name] = entry
         for name in option.negated:
             flags[name] = {"canonical": name, "takes_value": False, "line": option.line}
-    return {"source": provenance, "file": "common/arg.cpp", "flags": dict(sorted(flags.items()))}
+    return {"release": release, "source": provenance, "file": "common/arg.cpp", "flags": dict(sorted(flags.items()))}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("arg_cpp", type=Path)
-    parser.add_argument("--source", required=True, help="where arg.cpp came from (release, commit, archive)")
+    parser.add_argument("--source", required=True, help="where arg.cpp came from (commit, archive)")
+    parser.add_argument("--release", required=True, help="the llama.cpp build it is, e.g. b11312")
     args = parser.parse_args(argv)
-    table = server_table(args.arg_cpp.read_text(encoding="utf-8"), args.source)
+    table = server_table(args.arg_cpp.read_text(encoding="utf-8"), args.source, args.release)
     json.dump(table, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0

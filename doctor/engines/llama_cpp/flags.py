@@ -15,7 +15,7 @@ from doctor.launch import flag_pairs
 
 HELP_TIMEOUT_S = 10
 # `-ngl,  --gpu-layers, --n-gpu-layers N   help...`: names separated by commas, then an optional value hint
-_HELP_LINE = re.compile(r"^\s*((?:-{1,2}[\w][\w.+-]*)(?:,\s*-{1,2}[\w][\w.+-]*)*)(?:\s+([^\s-][^\s]*))?(?:\s{2,}|$)")
+_HELP_LINE = re.compile(r"^\s*((?:-{1,2}\w[\w.+-]*)(?:,\s*-{1,2}\w[\w.+-]*)*)(?:\s([^\s-].*?))?(?:\s{2,}|\s*$)")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class FlagTable:
 def known_release_table() -> FlagTable:
     text = (resources.files("doctor.engines.llama_cpp") / "data" / "llama_server_flags.json").read_text("utf-8")
     data = json.loads(text)
-    return FlagTable(source=f"{data['source']}, {data['file']}", flags=data["flags"])
+    return FlagTable(source=f"llama.cpp {data['release']} {data['file']}", flags=data["flags"])
 
 
 def table_from_help(text: str, source: str) -> FlagTable | None:

@@ -3,6 +3,8 @@ llama.cpp would load, with zero-filled tensor data of exactly the size each quan
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,3 +93,24 @@ def write_gguf(path: Path, spec: Spec, split_max_tensors: int = 0) -> list[Path]
     if split_max_tensors:
         return sorted(path.parent.glob(path.stem + "-*-of-*.gguf"))
     return [path]
+
+
+FIXTURES = {
+    "tiny": Spec(hidden=512),  # head_dim 64: ggml-cuda has flash-attention kernels for it
+    "moe": Spec(arch="gpt-oss", layers=6, hidden=512, experts=32, experts_used=4, expert_ff=2048, sliding_window=128,
+                context=131072),
+}
+
+
+def fixture(name: str) -> Path:
+    """A named GGUF model, written once per test cache (the files are generated, never committed)."""
+    from tests.wheels import cache_root
+
+    digest = hashlib.sha256(repr(FIXTURES[name]).encode()).hexdigest()[:12]
+    path = cache_root() / "gguf" / f"{name}-{digest}.gguf"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{name}.{os.getpid()}.partial.gguf")
+        write_gguf(partial, FIXTURES[name])
+        partial.replace(path)
+    return path
