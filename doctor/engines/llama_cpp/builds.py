@@ -18,6 +18,7 @@ from pathlib import Path
 from doctor.facts import Library
 
 ENV = "SM120_DOCTOR_LLAMA_CPP"
+UNKNOWN_VERSION = "0"
 CUDA_LIBRARY = "libggml-cuda.so"
 VERSION_TIMEOUT_S = 10
 _VERSION = re.compile(r"version:\s*(\d+)\s*\(([0-9a-f]+)\)")
@@ -44,7 +45,8 @@ class Build:
 
     @property
     def version(self) -> str:
-        return self.build or self.package_version or "unknown"
+        """The build number; llama-cpp-python's version when that is all there is; "0" when nothing says."""
+        return self.build or self.package_version or UNKNOWN_VERSION
 
 
 def find_build(environ: Mapping[str, str]) -> Build | None:
@@ -115,7 +117,8 @@ def _with_archs(build: Build, library: Path | None) -> Build:
 
 
 def toolkit_of(library: Path) -> tuple[str | None, int | None]:
-    """The nvcc release in the device code's notes/PTX headers, and the libcudart major it links."""
+    """The nvcc release in the device code's notes/PTX headers, and the libcudart major it links. Cubins keep
+    the release in plain text; a build with only compressed PTX does not show it (None)."""
     key = (str(library), library.stat().st_mtime_ns) if library.is_file() else None
     return _toolkit_cached(key) if key else (None, None)
 

@@ -13,6 +13,7 @@ from packaging.version import Version
 
 from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand
 from doctor.engines.llama_cpp import flags as llama_flags
+from doctor.engines.llama_cpp.builds import UNKNOWN_VERSION
 from doctor.engines.llama_cpp.options import launch_values, parse_options
 from doctor.facts import Library
 from doctor.launch import Launch
@@ -32,6 +33,9 @@ class LlamaCpp(Engine):
     def knowledge_note(self, version: Version) -> str | None:
         if str(version) == KNOWN_BUILD:
             return None
+        if str(version) == UNKNOWN_VERSION:
+            return (f"llama.cpp build number unknown (no llama-server --version to ask): defaults and flags of "
+                    f"build {KNOWN_BUILD} assumed")
         return (f"llama.cpp build {version}: flags are checked against the build's own --help when it is found, "
                 f"else against build {KNOWN_BUILD}'s argument table; defaults are those of build {KNOWN_BUILD}")
 

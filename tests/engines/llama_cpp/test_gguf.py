@@ -3,11 +3,12 @@ reader's own sizes and against where the data actually lie in the file."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
-from gguf import GGUFReader
 from gguf import GGMLQuantizationType as Q
+from gguf import GGUFReader
 
 from doctor.errors import InputError
 from doctor.probe.gguf import gguf_files, is_gguf_spec, read_gguf
@@ -23,7 +24,7 @@ def test_tensor_bytes_are_gguf_own_sizes_and_the_file_layout(tmp_path: Path):
     assert [(t.name, t.n_bytes) for t in model.tensors] == [(t.name, int(t.n_bytes)) for t in reader.tensors]
     alignment = int(reader.alignment)
     ordered = sorted(reader.tensors, key=lambda t: t.data_offset)
-    for this, following in zip(ordered, ordered[1:], strict=False):
+    for this, following in itertools.pairwise(ordered):
         gap = following.data_offset - this.data_offset
         assert this.n_bytes <= gap < this.n_bytes + alignment  # the data really take n_bytes, then padding
     assert path.stat().st_size - ordered[-1].data_offset == ordered[-1].n_bytes

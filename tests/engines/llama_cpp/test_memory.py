@@ -3,8 +3,6 @@ the file's tensors independently of the placement code."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
