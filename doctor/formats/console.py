@@ -187,6 +187,9 @@ def _launch(launch: dict) -> Panel:
     body = Text(launch["command"], style="bold")
     for note in launch.get("notes", []):
         body.append(f"\n  note: {note}", style="dim")
+    for name, text in launch.get("files", {}).items():  # files the command names (an options YAML)
+        body.append(f"\n{name}:\n", style="bold")
+        body.append(text.rstrip("\n"))
     applied = ", ".join(launch.get("applied") or ["none"])
     title = f"Launch command ({launch['engine']} {launch['version']}, fixes from: {applied})"
     return Panel(body, title=title, title_align="left", border_style="green")

@@ -39,6 +39,10 @@ class MemoryModel(ABC):
         the plan itself, in plan_summary's shape; None: the planner's layouts."""
         return None
 
+    def own_reasons(self, reasons: list[str]) -> list[str]:
+        """The planner's sentences this engine stands behind (some describe SGLang's launcher); default all."""
+        return reasons
+
     @abstractmethod
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
         """The engine's memory knobs for this layout as it resolves them (user values win); must hold
