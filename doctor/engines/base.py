@@ -159,15 +159,26 @@ class Engine:
         return compose_generic(self, run, findings, recheck)
 
     # --- analysis ----------------------------------------------------------------------------------
+    # An engine may name one module with `analyze`, `memory_model` and `rule_view` functions of a run; it is
+    # imported on first use, so building the registry stays cheap.
+    analysis_module: ClassVar[str | None] = None
+
+    def _analysis(self) -> Any:
+        import importlib
+
+        return importlib.import_module(self.analysis_module) if self.analysis_module else None
+
     def analyze(self, run: EngineRun) -> EngineAnalysis:
+        if self.analysis_module:
+            return self._analysis().analyze(run)
         return EngineAnalysis(notes=(f"{self.display_name}: no kernel plan yet (the doctor does not model which "
                                      f"kernels it launches)",))
 
     def memory_model(self, run: EngineRun) -> MemoryModel | None:
-        return None
+        return self._analysis().memory_model(run) if self.analysis_module else None
 
     def rule_view(self, run: EngineRun) -> dict[str, Any] | None:
-        return {"version": run.library.version}
+        return self._analysis().rule_view(run) if self.analysis_module else {"version": run.library.version}
 
     # --- fixes -------------------------------------------------------------------------------------
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:

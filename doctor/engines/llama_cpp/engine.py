@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand
+from doctor.engines.base import Engine, EngineRun, LaunchCommand
 from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.builds import UNKNOWN_VERSION
 from doctor.engines.llama_cpp.options import launch_values, parse_options
@@ -19,7 +19,7 @@ from doctor.facts import Library
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
-    from doctor.plan.memory import MemoryModel
+    pass
 
 KNOWN_BUILD = "11312"  # ggml-org/llama.cpp@0c1e57098, the flag table's source (data/llama_server_flags.json)
 
@@ -29,6 +29,7 @@ class LlamaCpp(Engine):
     display_name = "llama.cpp"
     package = "llama.cpp"
     releases = (KNOWN_BUILD,)
+    analysis_module = "doctor.engines.llama_cpp.analyze"
 
     def knowledge_note(self, version: Version) -> str | None:
         if str(version) == KNOWN_BUILD:
@@ -78,19 +79,3 @@ class LlamaCpp(Engine):
         if extra:
             command.notes.insert(0, "added from the memory plan: " + " ".join(extra))
         return command
-
-    # --- analysis ----------------------------------------------------------------------------------
-    def analyze(self, run: EngineRun) -> EngineAnalysis:
-        from doctor.engines.llama_cpp.analyze import analyze
-
-        return analyze(run)
-
-    def memory_model(self, run: EngineRun) -> MemoryModel:
-        from doctor.engines.llama_cpp.analyze import memory_model
-
-        return memory_model(run)
-
-    def rule_view(self, run: EngineRun) -> dict[str, Any]:
-        from doctor.engines.llama_cpp.analyze import rule_view
-
-        return rule_view(run)

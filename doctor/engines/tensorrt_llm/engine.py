@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand
+from doctor.engines.base import Engine, EngineRun, LaunchCommand
 from doctor.engines.releases import TENSORRT_LLM
 from doctor.engines.tensorrt_llm import options as trt_options
 from doctor.launch import Launch
@@ -19,7 +19,6 @@ from doctor.launch import Launch
 if TYPE_CHECKING:
     from doctor.fix.plan import Action
     from doctor.kernels.check import KernelCheck
-    from doctor.plan.memory import MemoryModel
 
 
 class TensorRTLLM(Engine):
@@ -27,6 +26,7 @@ class TensorRTLLM(Engine):
     display_name = "TensorRT-LLM"
     package = "tensorrt-llm"
     releases = TENSORRT_LLM
+    analysis_module = "doctor.engines.tensorrt_llm.analyze"
 
     # --- launch ------------------------------------------------------------------------------------
     def parse_launch(self, argv: Sequence[str]) -> Launch:
@@ -64,22 +64,6 @@ class TensorRTLLM(Engine):
         problems, _ = trt_options.option_problems(options, run.version)
         command.notes.extend(f"still wrong in {OPTIONS_FILE}: {p}" for p in problems)
         return command
-
-    # --- analysis ----------------------------------------------------------------------------------
-    def analyze(self, run: EngineRun) -> EngineAnalysis:
-        from doctor.engines.tensorrt_llm.analyze import analyze
-
-        return analyze(run)
-
-    def memory_model(self, run: EngineRun) -> MemoryModel:
-        from doctor.engines.tensorrt_llm.analyze import memory_model
-
-        return memory_model(run)
-
-    def rule_view(self, run: EngineRun) -> dict[str, Any]:
-        from doctor.engines.tensorrt_llm.analyze import rule_view
-
-        return rule_view(run)
 
     # --- fixes -------------------------------------------------------------------------------------
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
@@ -126,3 +110,4 @@ def _without_options_flags(args: list[str]) -> list[str]:
             continue
         out.append(token)
     return out
+
