@@ -12,14 +12,11 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from doctor.engines.base import Engine, EngineRun, LaunchCommand
-from doctor.engines.llama_cpp import flags as llama_flags
-from doctor.engines.llama_cpp.builds import UNKNOWN_VERSION
-from doctor.engines.llama_cpp.options import launch_values, parse_options
 from doctor.facts import Library
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
-    pass
+    from doctor.engines.llama_cpp.flags import FlagTable
 
 KNOWN_BUILD = "11312"  # ggml-org/llama.cpp@0c1e57098, the flag table's source (data/llama_server_flags.json)
 
@@ -34,6 +31,8 @@ class LlamaCpp(Engine):
     def knowledge_note(self, version: Version) -> str | None:
         if str(version) == KNOWN_BUILD:
             return None
+        from doctor.engines.llama_cpp.builds import UNKNOWN_VERSION
+
         if str(version) == UNKNOWN_VERSION:
             return (f"llama.cpp build number unknown (no llama-server --version to ask): defaults and flags of "
                     f"build {KNOWN_BUILD} assumed")
@@ -51,18 +50,21 @@ class LlamaCpp(Engine):
 
     # --- launch ------------------------------------------------------------------------------------
     def parse_launch(self, argv: Sequence[str]) -> Launch:
-        options = parse_options(list(argv), llama_flags.known_release_table())
-        return launch_values(options, list(argv))
+        from doctor.engines.llama_cpp.options import launch_values, parse_options
+
+        return launch_values(parse_options(list(argv), _table()), list(argv))
 
     def is_switch(self, flag: str) -> bool:
-        table = llama_flags.known_release_table()
+        table = _table()
         return table.known(flag) and not table.takes_value(flag)
 
     def normalise_flag(self, flag: str) -> str:
-        return llama_flags.known_release_table().canonical(flag)
+        return _table().canonical(flag)
 
     def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
-        return llama_flags.check_flags(list(argv), llama_flags.known_release_table())
+        from doctor.engines.llama_cpp.flags import check_flags
+
+        return check_flags(list(argv), _table())
 
     def base_command(self, model: str) -> list[str]:
         from doctor.engines.llama_cpp.analyze import model_file
@@ -79,3 +81,10 @@ class LlamaCpp(Engine):
         if extra:
             command.notes.insert(0, "added from the memory plan: " + " ".join(extra))
         return command
+
+
+def _table() -> FlagTable:
+    """The known release's llama-server flags, loaded when a llama.cpp run is analysed."""
+    from doctor.engines.llama_cpp.flags import known_release_table
+
+    return known_release_table()

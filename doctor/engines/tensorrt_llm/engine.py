@@ -13,7 +13,6 @@ from packaging.version import Version
 
 from doctor.engines.base import Engine, EngineRun, LaunchCommand
 from doctor.engines.releases import TENSORRT_LLM
-from doctor.engines.tensorrt_llm import options as trt_options
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
@@ -30,17 +29,17 @@ class TensorRTLLM(Engine):
 
     # --- launch ------------------------------------------------------------------------------------
     def parse_launch(self, argv: Sequence[str]) -> Launch:
-        return trt_options.launch_values(trt_options.parse(list(argv)), list(argv))
+        return _options().launch_values(_options().parse(list(argv)), list(argv))
 
     def is_switch(self, flag: str) -> bool:
-        return trt_options.is_switch(flag)
+        return _options().is_switch(flag)
 
     def normalise_flag(self, flag: str) -> str:
-        return trt_options.canonical(flag)
+        return _options().canonical(flag)
 
     def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
-        parsed = trt_options.parse(list(argv))
-        return trt_options.flag_problems(parsed, list(argv), version)[0]
+        parsed = _options().parse(list(argv))
+        return _options().flag_problems(parsed, list(argv), version)[0]
 
     def base_command(self, model: str) -> list[str]:
         return ["trtllm-serve", model]
@@ -61,7 +60,7 @@ class TensorRTLLM(Engine):
         command.argv.extend(["--extra_llm_api_options", OPTIONS_FILE])
         command.files[OPTIONS_FILE] = options_yaml(options, run.library.version)
         command.applied.extend(i for i in applied if i not in command.applied)
-        problems, _ = trt_options.option_problems(options, run.version)
+        problems, _ = _options().option_problems(options, run.version)
         command.notes.extend(f"still wrong in {OPTIONS_FILE}: {p}" for p in problems)
         return command
 
@@ -105,9 +104,15 @@ def _without_options_flags(args: list[str]) -> list[str]:
             skip = False
             continue
         name = token.partition("=")[0]
-        if name in trt_options.kb.OPTIONS_FLAGS:
+        if name in _options().kb.OPTIONS_FLAGS:
             skip = "=" not in token
             continue
         out.append(token)
     return out
 
+
+def _options() -> Any:
+    """Flag and YAML handling, imported when a TensorRT-LLM run is analysed (not at registry start-up)."""
+    from doctor.engines.tensorrt_llm import options
+
+    return options
