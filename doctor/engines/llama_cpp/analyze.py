@@ -129,7 +129,7 @@ def build_view(run: EngineRun) -> dict[str, Any]:
 
 def rule_view(run: EngineRun) -> dict[str, Any]:
     gguf, options = gguf_of(run), options_of(run)
-    table = _flag_table(run)
+    table = flag_table(run)
     fa, _ = flash_attention(options, gguf)
     view: dict[str, Any] = {
         "version": run.library.version, **build_view(run), "flag_table": table.source,
@@ -146,7 +146,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
     return view
 
 
-def _flag_table(run: EngineRun) -> llama_flags.FlagTable:
+def flag_table(run: EngineRun) -> llama_flags.FlagTable:
     server = run.library.details.get("server")
     found = llama_flags.table_for_binary(str(server)) if server and not run.library.what_if else None
     return found or llama_flags.known_release_table()

@@ -80,6 +80,12 @@ class LlamaCpp(Engine):
         command = compose_generic(self, dataclasses.replace(run, launch=self.parse_launch(args)), findings, recheck)
         if extra:
             command.notes.insert(0, "added from the memory plan: " + " ".join(extra))
+        # "still wrong" against the build found (its --help), not the known release's table
+        from doctor.engines.llama_cpp.analyze import flag_table
+        from doctor.engines.llama_cpp.flags import check_flags
+
+        command.notes[:] = [n for n in command.notes if not n.startswith("still wrong:")]
+        command.notes.extend(f"still wrong: {p}" for p in check_flags(command.argv[3:], flag_table(run)))
         return command
 
 

@@ -87,3 +87,30 @@ def test_a_broken_gguf_is_one_line_and_exit_2(tmp_path: Path):
     assert len(result.stderr.strip().splitlines()) == 1 and "not a readable GGUF file" in result.stderr
     missing = run("check", str(tmp_path / "nope.gguf"), "--hardware", "rtx-5090")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_flags_are_checked_against_the_found_builds_help(tmp_path: Path):
+    from tests.engines.llama_cpp.test_flags import HELP
+
+    server = tmp_path / "bin" / "llama-server"
+    server.parent.mkdir()
+    (tmp_path / "help.txt").write_text(HELP)
+    server.write_text(f"#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'version: 7551 (a52dc60)'; exit 0; fi\n"
+                      f"cat {tmp_path / 'help.txt'}\n")
+    server.chmod(0o755)
+    path = f"{server.parent}:/usr/bin:/bin"
+    # --no-mmap is in this (older) build's --help but not in build 11312's table
+    ok = run("check", str(fixture("tiny")), "--hardware", "rtx-5090", "--format", "json", "--", "--no-mmap", PATH=path)
+    report = json.loads(ok.stdout)
+    assert report["analysis"]["engine_version"] == "7551"
+    assert "LCPP007" not in {f["id"] for f in report["findings"]}
+    bad = run("check", str(fixture("tiny")), "--hardware", "rtx-5090", "--format", "json", "--", "--load-mode", "mmap",
+              PATH=path)
+    finding = next(f for f in json.loads(bad.stdout)["findings"] if f["id"] == "LCPP007")
+    assert "--load-mode is not a llama-server flag" in finding["message"] and "--help" in finding["message"]
+    assert not [n for n in launch_of_report(ok.stdout)["notes"] if n.startswith("still wrong")]
+
+
+def launch_of_report(text: str) -> dict:
+    report = json.loads(text)
+    return report["launches"][0] if report.get("launches") else report["launch"]
