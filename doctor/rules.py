@@ -341,6 +341,8 @@ def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:
     if "engine" not in spec:
         return True
     version = lookup(context, f"lib.{spec['engine'].replace('.', '_')}.version")
+    if (version is _MISSING or version is None) and lookup(context, "engine.name") == spec["engine"]:
+        version = lookup(context, "engine.version")  # the engine analysed, e.g. assumed for a GGUF model
     if version is _MISSING or version is None:
         return False
     return "versions" not in spec or _compare("version", version, spec["versions"])

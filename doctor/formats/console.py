@@ -140,7 +140,9 @@ def _plan(plan: dict) -> Text:
     req, best = plan["requested"], plan.get("best")
     text = Text(f"memory plan ({plan.get('engine')} {plan.get('engine_version')}): ", style="bold")
     text.append(_plan_line(req))
-    if best and (best["tp"], best["pp"], best["ep"]) != (req["tp"], req["pp"], req["ep"]):
+    if req.get("devices"):  # engines that place tensors per device say where each byte goes
+        text.append("".join(f"\n  {reason}" for reason in req["reasons"]), style="dim")
+    if best and best.get("flags") != req.get("flags"):
         text.append("\n  best that fits: ")
         text.append(_plan_line(best))
         text.append("\n  flags: " + " ".join(best["flags"]), style="dim")
@@ -154,7 +156,8 @@ def _plan_line(p: dict) -> str:
     verdict = "fits" if p["fits"] else "does NOT fit"
     if p.get("borderline"):
         verdict += " (borderline)"
-    return (f"TP{p['tp']} PP{p['pp']} EP{p['ep']}: weights {p['weights_per_gpu_bytes'] / GiB:.2f} GiB/GPU of "
+    layout = p.get("layout") or f"TP{p['tp']} PP{p['pp']} EP{p['ep']}"
+    return (f"{layout}: weights {p['weights_per_gpu_bytes'] / GiB:.2f} GiB/GPU of "
             f"{p['gpu_memory_bytes'] / GiB:.2f}, KV {p['kv_capacity_tokens']:,} tokens "
             f"({p['kv_bytes_per_token']:,} B/token, {p['kv_cache_dtype']}), {verdict}")
 
@@ -188,6 +191,9 @@ def _launch(launch: dict) -> Panel:
     body = Text(launch["command"], style="bold")
     for note in launch.get("notes", []):
         body.append(f"\n  note: {note}", style="dim")
+    for name, text in launch.get("files", {}).items():  # files the command names (an options YAML)
+        body.append(f"\n{name}:\n", style="bold")
+        body.append(text.rstrip("\n"))
     applied = ", ".join(launch.get("applied") or ["none"])
     title = f"Launch command ({launch['engine']} {launch['version']}, fixes from: {applied})"
     return Panel(body, title=title, title_align="left", border_style="green")

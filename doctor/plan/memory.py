@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doctor.facts import Model
 from doctor.plan.arch import Piece
+
+if TYPE_CHECKING:
+    from doctor.facts import Facts
+    from doctor.launch import Launch
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,15 @@ class MemoryModel(ABC):
     def load_extras(self, model: Model) -> list[Piece]:
         """What the engine allocates at load beyond the checkpoint's tensors (none by default)."""
         return []
+
+    def own_summary(self, facts: Facts, launch: Launch) -> dict[str, Any] | None:
+        """An engine whose memory is not a TP x PP layout (llama.cpp places each tensor on a device) answers
+        the plan itself, in plan_summary's shape; None: the planner's layouts."""
+        return None
+
+    def own_reasons(self, reasons: list[str]) -> list[str]:
+        """The planner's sentences this engine stands behind (some describe SGLang's launcher); default all."""
+        return reasons
 
     @abstractmethod
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:

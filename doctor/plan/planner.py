@@ -105,8 +105,8 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     weights = max(r.bytes for r in ranks)
     comm = communication(facts, layout) if len(facts.gpus) >= layout.gpus else None
     fits = not bad and tokens > 0
-    reasons = _reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(), budget_min or 0,
-                       tokens, context, concurrent, comm)
+    reasons = memory.own_reasons(_reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(),
+                                          budget_min or 0, tokens, context, concurrent, comm))
     idle = max(0, len(facts.gpus) - layout.gpus)
     score = _score(fits, tokens >= context, (comm.cost if comm else 9.0) + idle * 0.5, tokens, budget_min or 0,
                    layout)

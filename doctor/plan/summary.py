@@ -41,6 +41,9 @@ def plan_summary(facts: Facts, launch: Launch, memory: MemoryModel, note: str | 
     """None when there is nothing to plan (no model or no GPU); planning errors become a note."""
     if facts.model is None or not facts.gpus:
         return None
+    own = memory.own_summary(facts, launch)
+    if own is not None:
+        return own
     try:
         request = request_from_launch(launch, memory, len(facts.gpus))
         plans = make_plans(facts, facts.model, request, source_for(facts, environ or {}, offline))

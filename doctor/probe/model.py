@@ -38,6 +38,13 @@ class ConfigFiles:
 
 
 def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> Model:
+    from doctor.probe.gguf import is_gguf_spec
+
+    if is_gguf_spec(spec):  # a .gguf file, split set or GGUF directory: its header is the config
+        from doctor.probe.gguf import read_gguf
+        from doctor.probe.gguf_model import model_from_gguf
+
+        return model_from_gguf(read_gguf(spec), spec)
     files = find_config(spec, environ, offline)
     return parse_model(files.config, files.hf_quant, model_id=spec, source=files.source,
                        source_path=files.path, reconstructed=files.reconstructed)

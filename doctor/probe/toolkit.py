@@ -1,6 +1,6 @@
 """Toolchain and native-binary facts the rules need, probed cheaply without importing any CUDA library:
 the nvcc that JIT compilers will find (`CUDA_HOME`/`CUDA_PATH`, then PATH, then /usr/local/cuda), and the
-CUDA archs of llama.cpp's `libggml-cuda.so` (llama-cpp-python's copy, or the one beside `llama-server`)."""
+llama.cpp build (doctor.engines.llama_cpp.builds)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from pathlib import Path
 
 from doctor import cache
 from doctor.facts import Library
-from doctor.probe.distributions import distribution
 
 _NVCC_RELEASE = re.compile(r"release\s+(\d+\.\d+)(?:,\s*V(\d+\.\d+\.\d+))?")
 NVCC_TIMEOUT_S = 5
@@ -67,35 +66,8 @@ def parse_nvcc_version(text: str) -> str | None:
 
 
 def probe_llama_cpp(environ: Mapping[str, str]) -> Library | None:
-    """llama.cpp's CUDA backend library and the archs compiled into it (via doctor.binaries when present)."""
-    version, library = "unknown", None
-    dist = distribution("llama_cpp_python")
-    if dist is not None:
-        version = dist.version or "unknown"
-        candidate = Path(dist.location) / "llama_cpp" / "lib" / "libggml-cuda.so"
-        library = candidate if candidate.is_file() else None
-        source = "llama-cpp-python"
-    else:
-        server = shutil.which("llama-server", path=environ.get("PATH"))
-        if server is None:
-            return None
-        source = "llama-server on PATH"
-        folder = Path(server).resolve().parent
-        library = next((p for p in (folder / "libggml-cuda.so", folder.parent / "lib" / "libggml-cuda.so")
-                        if p.is_file()), None)
-    details: dict[str, object] = {"source": source, "cuda_library": str(library) if library else None}
-    details.update(_cuda_archs(library))
-    return Library(name="llama.cpp", version=version, location=str(library) if library else None, details=details)
+    """llama.cpp's build and the archs compiled into it (doctor.engines.llama_cpp.builds)."""
+    from doctor.engines.llama_cpp.builds import find_build, library_fact
 
-
-def _cuda_archs(library: Path | None) -> dict[str, object]:
-    if library is None:
-        return {}
-    try:
-        from doctor.binaries import read_cuda_archs  # type: ignore[attr-defined]
-    except ImportError:
-        return {}
-    info = read_cuda_archs(library)
-    if getattr(info, "error", None):
-        return {"cuda_archs_error": info.error}
-    return {"cuda_archs": [*getattr(info, "sass", []), *getattr(info, "ptx", [])]}
+    build = find_build(environ)
+    return library_fact(build) if build is not None else None

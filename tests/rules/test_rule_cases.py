@@ -22,6 +22,22 @@ def vl(version, model=LLAMA, profile=PRO, **kw):
     return lambda: build(profile, model, (f"vllm=={version}",), **kw)
 
 
+def trt(version, model, profile=PRO, **kw):
+    return lambda: build(profile, model, (f"tensorrt-llm=={version}",), **kw)
+
+
+def trt_options(text):
+    """`--extra_llm_api_options FILE` with this YAML, written once per text to the test cache."""
+    import hashlib
+
+    from tests.wheels import cache_root
+
+    path = cache_root() / "trt-options" / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return "--extra_llm_api_options", str(path)
+
+
 def with_lib(*libs, profile=PRO, model=None, **kw):
     return lambda: build(profile, model, libs=libs, **kw)
 
@@ -58,8 +74,18 @@ def torch(version, cuda="12.8", archs=None):
     return lib("torch", version, **details)
 
 
-def llama_cpp(*archs):
-    return lib("llama.cpp", "0.3.16", cuda_library="/x/libggml-cuda.so", cuda_archs=list(archs))
+def llama_cpp(*archs, **details):
+    return lib("llama.cpp", "0.3.16", cuda_library="/x/libggml-cuda.so", cuda_archs=list(archs), **details)
+
+
+def gguf(name):
+    from tests.engines.llama_cpp.gguf_files import fixture
+
+    return str(fixture(name))
+
+
+def memory(gib):
+    return lambda gpus: tuple(dataclasses.replace(g, memory_total_bytes=int(gib * (1 << 30))) for g in gpus)
 
 
 CASES = [
@@ -201,14 +227,37 @@ CASES = [
     a("FI007", True, "cudnn flag", sg("0.5.23", NVFP4), "--fp4-gemm-backend", "flashinfer_cudnn"),
     a("FI007", True, "cudnn env", sg("0.5.23", NVFP4, env={"SGLANG_FLASHINFER_FP4_GEMM_BACKEND": "cudnn"})),
     a("FI007", False, "cutlass", sg("0.5.23", NVFP4), "--fp4-gemm-backend", "flashinfer_cutlass"),
-    a("TRT001", True, "TRTLLM", with_lib(lib("tensorrt-llm", "1.2.1")), "--moe_backend", "TRTLLM"),
-    a("TRT001", False, "CUTLASS", with_lib(lib("tensorrt-llm", "1.2.1")), "--moe_backend", "CUTLASS"),
+    a("TRT001", True, "moe_config.backend TRTLLM", trt("1.2.1", GPTOSS),
+      *trt_options("moe_config:\n  backend: TRTLLM\n")),
+    a("TRT001", False, "moe_config.backend CUTLASS", trt("1.2.1", GPTOSS),
+      *trt_options("moe_config:\n  backend: CUTLASS\n")),
+    a("TRT001", False, "AUTO resolves to CUTLASS on SM120", trt("1.2.1", GPTOSS),
+      *trt_options("moe_config:\n  backend: AUTO\n")),
+    a("TRT001", False, "TRTLLM on an H100", trt("1.2.1", GPTOSS, profile=H100),
+      *trt_options("moe_config:\n  backend: TRTLLM\n")),
     a("TRT002", True, "1.1.0 fp8 block", with_lib(lib("tensorrt-llm", "1.1.0"), model=DSV3)),
     a("TRT002", False, "1.2.0 fp8 block", with_lib(lib("tensorrt-llm", "1.2.0"), model=DSV3)),
     a("TRT003", True, "0.19.0", with_lib(lib("tensorrt-llm", "0.19.0"))),
     a("TRT003", False, "0.20.0", with_lib(lib("tensorrt-llm", "0.20.0"))),
     a("TRT004", True, "spark", with_lib(lib("tensorrt-llm", "1.2.1"), profile=SPARK)),
     a("TRT004", False, "pro 6000", with_lib(lib("tensorrt-llm", "1.2.1"))),
+    a("TRT005", True, "--moe_backend is no trtllm-serve flag", trt("1.2.1", GPTOSS), "--moe_backend", "CUTLASS"),
+    a("TRT005", True, "--backend bogus", trt("1.2.1", LLAMA), "--backend", "bogus"),
+    a("TRT005", False, "--tp_size 8 --backend pytorch", trt("1.2.1", LLAMA), "--tp_size", "8", "--backend", "pytorch"),
+    a("TRT006", True, "moe backend typo", trt("1.2.1", GPTOSS), *trt_options("moe_config:\n  backend: CUTLAS\n")),
+    a("TRT006", True, "fraction 1.5", trt("1.2.1", LLAMA),
+      *trt_options("kv_cache_config:\n  free_gpu_memory_fraction: 1.5\n")),
+    a("TRT006", False, "fraction 0.8", trt("1.2.1", LLAMA),
+      *trt_options("kv_cache_config:\n  free_gpu_memory_fraction: 0.8\n")),
+    a("TRT007", True, "AUTO on 1.0.0", trt("1.0.0", GPTOSS), *trt_options("moe_config:\n  backend: AUTO\n")),
+    a("TRT007", False, "AUTO on 1.2.1", trt("1.2.1", GPTOSS), *trt_options("moe_config:\n  backend: AUTO\n")),
+    a("TRT008", True, "gpt-oss TP8 EP1", trt("1.2.1", GPTOSS), "--tp_size", "8"),
+    a("TRT008", False, "gpt-oss TP8 EP8", trt("1.2.1", GPTOSS), "--tp_size", "8", "--ep_size", "8"),
+    a("TRT009", True, "GLM-4.7 BF16 on one GPU", trt("1.2.1", "zai-org/GLM-4.7"), "--tp_size", "1"),
+    a("TRT009", False, "Llama 8B on one GPU", trt("1.2.1", LLAMA), "--tp_size", "1"),
+    a("TRT010", True, "Llama 8B 128k on a 5090", trt("1.2.1", LLAMA, profile=R5090), "--max_seq_len", "131072",
+      *trt_options("max_batch_size: 8\n")),
+    a("TRT010", False, "Llama 8B 8k on a 5090", trt("1.2.1", LLAMA, profile=R5090), "--max_seq_len", "8192"),
     a("TRI001", True, "3.2.0", with_lib(lib("triton", "3.2.0"))),
     a("TRI001", False, "3.3.0", with_lib(lib("triton", "3.3.0"))),
     a("TRI002", True, "spark 3.5.1", with_lib(lib("triton", "3.5.1"), profile=SPARK)),
@@ -226,6 +275,25 @@ CASES = [
     a("LCPP002", False, "ptx", with_lib(llama_cpp("sm_86", "compute_86"))),
     a("LCPP003", True, "head_dim 256", with_lib(llama_cpp("sm_120a"), model=LLAMA, attention={"head_dim": 256})),
     a("LCPP003", False, "head_dim 128", with_lib(llama_cpp("sm_120a"), model=LLAMA)),
+    a("LCPP003", False, "head_dim 256, -fa off", with_lib(llama_cpp("sm_120a"), model=LLAMA,
+                                                         attention={"head_dim": 256}), "-fa", "off"),
+    a("LCPP004", True, "compute_86 PTX only", with_lib(llama_cpp("sm_86", "compute_86"))),
+    a("LCPP004", False, "sm_120a", with_lib(llama_cpp("sm_120a"))),
+    a("LCPP005", True, "spark, 120a only", with_lib(llama_cpp("sm_89", "sm_120a"), profile=SPARK)),
+    a("LCPP005", False, "spark, 120a and 121a", with_lib(llama_cpp("sm_120a", "sm_121a"), profile=SPARK)),
+    a("LCPP005", False, "pro 6000, 120a only", with_lib(llama_cpp("sm_120a"))),
+    a("LCPP006", True, "built by CUDA 12.4", with_lib(llama_cpp("sm_86", "compute_86", toolkit="12.4.131"))),
+    a("LCPP006", False, "built by CUDA 12.8", with_lib(llama_cpp("sm_120a", toolkit="12.8.93"))),
+    a("LCPP007", True, "--no-mmap (gone in b11312)", lambda: build(R5090, gguf("tiny")), "--no-mmap"),
+    a("LCPP007", True, "-fa maybe", lambda: build(R5090, gguf("tiny")), "-fa", "maybe"),
+    a("LCPP007", False, "-ngl 99 -fa on", lambda: build(R5090, gguf("tiny")), "-ngl", "99", "-fa", "on"),
+    a("LCPP008", True, "q8_0 V cache, -fa off", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0", "-fa", "off"),
+    a("LCPP008", False, "q8_0 V cache, -fa auto", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0"),
+    a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
+    a("LCPP009", False, "--n-cpu-moe 6 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)),
+      "--n-cpu-moe", "6"),
+    a("LCPP010", True, "auto on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5))),
+    a("LCPP010", False, "auto on a 5090", lambda: build(R5090, gguf("moe"))),
     a("TOPO001", True, "tp8 pcie", sg("0.5.23")),
     a("TOPO001", False, "explicit flag", sg("0.5.23"), "--disable-custom-all-reduce"),
     a("TOPO001", False, "tp2", sg("0.5.23"), "--tp-size", "2"),
