@@ -12,7 +12,7 @@ from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.facts import Facts, Library
 from doctor.report import Finding, Fix
 
-# The distribution name at the head of a requirement (`sglang>=0.5.9`, `vllm[tensorizer]==0.15.1`), PEP 508.
+# The distribution name at the head of a requirement (`vllm>=0.15.1`, `vllm[tensorizer]==0.15.1`), PEP 508.
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[|[<>=!~;@ ]|$)")
 Evaluate = Callable[[Facts], set[str]]  # facts → IDs of the findings they produce
 

@@ -133,9 +133,8 @@ def communication(facts: Facts, layout: Layout) -> Comm:
         cost += LINK_RANK.get(tp_link, 5)
     custom_ar = _custom_all_reduce(facts, layout, groups)
     if layout.tp > 2 and tp_link != "NV":
-        reasons.append(f"custom all-reduce disabled: the engines allow it on more than two GPUs only with full "
-                       f"NVLink; TP{layout.tp} uses NCCL over PCIe (pass --disable-custom-all-reduce to skip the "
-                       f"probe and its warning)")
+        reasons.append(f"custom all-reduce off: on more than two GPUs it needs full NVLink; TP{layout.tp} "
+                       f"all-reduces through NCCL over PCIe")
         cost += 1.0
     if pp_link:
         reasons.append(f"PP{layout.pp} sends activations between stages {LINK_WORDS.get(pp_link, pp_link)}; "

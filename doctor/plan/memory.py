@@ -45,7 +45,7 @@ class MemoryModel(ABC):
         return None
 
     def own_reasons(self, reasons: list[str]) -> list[str]:
-        """The planner's sentences this engine stands behind (some describe SGLang's launcher); default all."""
+        """The planner's sentences this engine stands behind (some describe another engine's launcher); default all."""
         return reasons
 
     @abstractmethod

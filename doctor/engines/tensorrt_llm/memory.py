@@ -51,8 +51,8 @@ class TensorRTLLMMemory(MemoryModel):
                 f"after load to the KV cache (assuming {RUNTIME_RESERVE / GiB:.0f} GiB of runtime use per GPU)")
 
     def own_reasons(self, reasons: list[str]) -> list[str]:
-        """Drop the planner's notes about SGLang's custom all-reduce: trtllm-serve has no such switch."""
-        return [r for r in reasons if "SGLang" not in r and "--disable-custom-all-reduce" not in r]
+        """Drop the planner's note on custom all-reduce: trtllm-serve has no such switch."""
+        return [r for r in reasons if not r.startswith("custom all-reduce")]
 
     def shortfall_hint(self) -> str:
         return "TensorRT-LLM: the weights leave no free memory for the KV cache; use more GPUs (tp_size/pp_size)"
