@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from doctor.binaries.archs import capability_name, parse_capability
+from doctor.binaries.payload import missing_codecs
 from doctor.binaries.scan import FileEntry, ScanReport, scan_environment
 from doctor.binaries.verdict import NATIVE, NONE, PTX_JIT
 
@@ -92,6 +93,11 @@ def write_text(report: ScanReport, out: TextIO, all_files: bool = False) -> None
     errors = [f for f in report.files if f.info.error]
     _section(out, "Unreadable", errors, show_reason=False)
     _families(out, report.files, target)
+    unread = sum(f.info.unread_entries for f in report.files)
+    if unread and missing_codecs():
+        out.write(f"Note: {unread} compressed images were not decoded ({' and '.join(missing_codecs())} not "
+                  f"installed: pip install 'sm120-doctor[binaries]'); their archs are counted, their kernels "
+                  f"are missing from the family verdicts\n")
     _skipped(out, report)
     if all_files:
         _section(out, "All CUDA files", report.files, limit=None)
