@@ -101,8 +101,11 @@ def read_cuda_archs(path: str | os.PathLike, kernel_names: bool = True) -> Binar
 def _not_regular(path: str | os.PathLike) -> str | None:
     """What `path` is when it is not a regular file (a FIFO would block open() forever)."""
     mode = os.stat(path).st_mode
-    if stat.S_ISREG(mode):
-        return None
+    return None if stat.S_ISREG(mode) else special_kind(mode)
+
+
+def special_kind(mode: int) -> str:
+    """Name the kind of a file that is not a regular file, from its st_mode."""
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
         if test(mode):

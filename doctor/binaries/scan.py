@@ -14,7 +14,7 @@ from pathlib import Path
 
 from doctor.binaries.archs import capability_name, sort_tokens
 from doctor.binaries.dists import DistIndex, normalize, package_matches
-from doctor.binaries.reader import BinaryInfo, read_cuda_archs
+from doctor.binaries.reader import BinaryInfo, read_cuda_archs, special_kind
 from doctor.binaries.verdict import NATIVE, NONE, Verdict, verdict_for, worst
 
 _BINARY_NAME = re.compile(r"\.(?:so(?:\.\d+)*|cubin|fatbin)$")
@@ -182,8 +182,7 @@ def _path_kind(path: Path) -> str:
         return "dir"
     if stat.S_ISREG(mode):
         return "file"
-    special = "FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device or special file"
-    return f"not a regular file ({special}): not opened"
+    return f"not a regular file ({special_kind(mode)}): not opened"
 
 
 def scan_environment(roots: list[Path] | None = None, packages: list[str] | None = None,

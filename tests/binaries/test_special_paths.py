@@ -44,7 +44,7 @@ def test_scan_notes_every_odd_path(odd_site: Path) -> None:
     why = {Path(path).name: reason for path, reason in report.skipped}
     assert why["libloop.so"] == "symlink loop (not followed)"
     assert why["libdangling.so"] == "dangling symlink to missing.so.12"
-    assert why["libfifo.so"] == "not a regular file (FIFO): not opened"
+    assert why["libfifo.so"] == "not a regular file (a FIFO): not opened"
     assert "libdir.so" not in why
     assert report.to_dict()["skipped"]
 
