@@ -21,7 +21,7 @@ Shape = tuple[tuple[Arch, "str | None"], ...]
 def collect(info: BinaryInfo, sites: list[FatbinSite], buf, with_names: bool = True) -> None:
     """Read every fatbin; keep what was read before an error, and report the first error.
     `with_names`: also read the kernel names of each SASS and PTX image, for kernel-family verdicts."""
-    shapes: Counter[Shape] = Counter()
+    shapes: Counter[tuple[Shape, bool]] = Counter()  # (shape, holds no kernel) -> fatbins
     sections: dict[str, int] = {}
     names = _Names(info) if with_names else None
     for site in sites:
@@ -32,21 +32,20 @@ def collect(info: BinaryInfo, sites: list[FatbinSite], buf, with_names: bool = T
             continue
         sections[site.section] = sections.get(site.section, 0) + 1
         info.unreferenced_fatbins += not site.referenced
-        shapes[tuple((e.arch, e.codec) for e in entries if e.arch is not None)] += 1
-        if names is not None:
-            names.read(buf, entries)
+        kernel_free = names.read(buf, entries) if names is not None else False
+        shapes[tuple((e.arch, e.codec) for e in entries if e.arch is not None), kernel_free] += 1
     _expand(info, shapes)
     info.fatbin_sections = dict(sorted(sections.items(), key=lambda item: -item[1]))
     if names is not None:
-        info.families = names.finish(buf)
+        names.finish(buf)
 
 
-def _expand(info: BinaryInfo, shapes: Counter[Shape]) -> None:
+def _expand(info: BinaryInfo, shapes: Counter[tuple[Shape, bool]]) -> None:
     tokens: dict[str, set[str]] = {SASS: set(), PTX: set(), LTO: set()}
     per_module: Counter[frozenset[str]] = Counter()
     images: Counter[str] = Counter()
     codecs: Counter[str] = Counter()
-    for shape, count in shapes.items():
+    for (shape, kernel_free), count in shapes.items():
         for arch, codec in shape:
             tokens[arch.kind].add(arch.token)
             images[arch.token] += count
@@ -54,7 +53,9 @@ def _expand(info: BinaryInfo, shapes: Counter[Shape]) -> None:
                 codecs[codec] += count
         info.entries += len(shape) * count
         info.compressed += sum(1 for _, codec in shape if codec) * count
-        if shape:  # an empty fatbin (no image) is not a kernel module
+        if kernel_free:  # images without a single kernel (an empty device link): nothing to launch
+            info.kernel_free_modules += count
+        elif shape:  # an empty fatbin (no image) is not a kernel module
             info.modules += count
             per_module[frozenset(arch.token for arch, _ in shape)] += count
             info.lto_only_modules += count * all(arch.kind == LTO for arch, _ in shape)
@@ -79,27 +80,36 @@ class _Names:
         self.families = FamilyIndex()
         self.lone_ptx: list[fatbin.Entry] = []
 
-    def read(self, buf, entries) -> None:
+    def read(self, buf, entries) -> bool:
+        """Name the images of one fatbin; True when it provably holds no kernel: SASS images only, all
+        read, none naming a kernel (the empty device-link module cuFFT and cuFFTW carry in .nv_fatbin)."""
         by_arch: dict[tuple[int, str], set[str]] = {}
+        sass = ptx = unread = 0
         for entry in entries:
             if entry.arch is not None and entry.arch.kind == SASS:
+                sass += 1
                 names = kernels.names_in_entry(buf, entry)
                 self._add(entry, names)
-                if names is not None:
+                if names is None:
+                    unread += 1
+                else:
                     by_arch[entry.arch.number, entry.arch.variant] = names
         for entry in entries:
             if entry.arch is not None and entry.arch.kind == PTX:
+                ptx += 1
                 twin = by_arch.get((entry.arch.number, entry.arch.variant))
                 if twin is None:
                     self.lone_ptx.append(entry)
                 else:
                     self._add(entry, twin)
+        return bool(sass) and not ptx and not unread and not any(by_arch.values())
 
-    def finish(self, buf) -> dict[str, dict]:
+    def finish(self, buf) -> None:
         if self.lone_ptx and (not self.families.images or self.families.family_kernels()):
             for entry in self.lone_ptx:
                 self._add(entry, kernels.names_in_entry(buf, entry))
-        return self.families.to_dict()
+        self.info.families = self.families.to_dict()
+        self.info.kernel_archs = self.families.kernel_archs()
 
     def _add(self, entry: fatbin.Entry, names: set[str] | None) -> None:
         if names is None:
@@ -118,3 +128,4 @@ def collect_cubin(info: BinaryInfo, arch: Arch, buf, with_names: bool = True) ->
         index = FamilyIndex()
         index.add(kernels.cubin_kernel_names(buf), arch.token)
         info.families = index.to_dict()
+        info.kernel_archs = index.kernel_archs()

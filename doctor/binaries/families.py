@@ -129,6 +129,11 @@ class FamilyIndex:
             return {}
         return {name: family for name in self.images if (family := family_of(name, keywords))}
 
+    def kernel_archs(self) -> list[tuple[list[str], int]]:
+        """Every kernel, grouped by the set of images it has: [(tokens, kernels), ...]."""
+        groups = Counter(frozenset(tokens) for tokens in self.images.values())
+        return [(sort_tokens(tokens), count) for tokens, count in groups.most_common()]
+
     def to_dict(self) -> dict[str, dict]:
         """family -> {"kernels": n, "kernel_archs": [[tokens, gate or None, count], ...]} (JSON-able)."""
         groups: dict[str, Counter] = {}

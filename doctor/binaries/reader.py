@@ -43,12 +43,14 @@ class BinaryInfo:
     rdc_ptx: list[str] = field(default_factory=list)
     lto: list[str] = field(default_factory=list)
     lto_only_modules: int = 0  # fatbins holding LTO-IR and nothing else
+    kernel_free_modules: int = 0  # fatbins whose images name no kernel (known only when names are read)
     entry_counts: dict[str, int] = field(default_factory=dict)  # arch token -> images
     fatbin_sections: dict[str, int] = field(default_factory=dict)  # section -> fatbins found in it
     unreferenced_fatbins: int = 0  # found only by the magic scan (no CUDA section points at them)
     codecs: dict[str, int] = field(default_factory=dict)  # "lz4"/"zstd" -> compressed images
     unread_entries: int = 0  # SASS/PTX images whose kernel names could not be read
     families: dict[str, dict] = field(default_factory=dict)  # see families.FamilyIndex.to_dict
+    kernel_archs: list[tuple[list[str], int]] = field(default_factory=list)  # kernels grouped by their images
 
     @property
     def has_device_code(self) -> bool:
@@ -62,10 +64,12 @@ class BinaryInfo:
         return {
             "path": self.path, "sass": self.sass, "ptx": self.ptx, "lto": self.lto, "size": self.size,
             "error": self.error, "format": self.format, "modules": self.modules,
-            "lto_only_modules": self.lto_only_modules, "entries": self.entries,
+            "lto_only_modules": self.lto_only_modules, "kernel_free_modules": self.kernel_free_modules,
+            "entries": self.entries,
             "entry_counts": self.entry_counts, "compressed_entries": self.compressed, "codecs": self.codecs,
             "fatbin_sections": self.fatbin_sections, "unreferenced_fatbins": self.unreferenced_fatbins,
             "rdc_ptx": self.rdc_ptx, "unread_entries": self.unread_entries, "families": self.families,
+            "kernels": sum(count for _, count in self.kernel_archs),
         }
 
 

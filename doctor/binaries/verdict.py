@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doctor.binaries.archs import LTO, PTX, SASS, Arch, capability_name, ptx_jits, runs, sass_runs
+from doctor.binaries.archs import LTO, PTX, SASS, Arch, capability_name, ptx_jits, runs, sass_runs, sort_tokens
 from doctor.binaries.family_verdict import FamilyVerdict, family_verdicts
 from doctor.binaries.levels import NATIVE, NONE, PTX_JIT, RANK, worst
 from doctor.binaries.reader import BinaryInfo
@@ -49,24 +49,28 @@ def verdict_for(info: BinaryInfo, capability: tuple[int, int]) -> Verdict:
 
 def _file_verdict(info: BinaryInfo, capability: tuple[int, int]) -> Verdict:
     target = capability_name(capability)
-    archs = info.archs
+    archs = _module_archs(info)
+    if not archs and info.kernel_free_modules and not info.error:
+        return Verdict(NATIVE, f"holds no kernels: its {info.kernel_free_modules} fatbins ({', '.join(info.sass)}) "
+                               f"are empty device-link modules, so nothing needs an image for {target}")
     if not archs:
         why = info.error or "no CUDA device code found"
         return Verdict(NONE, f"{why}; nothing can run on {target}")
     sass = [a for a in archs if a.kind == SASS]
     ptx = [a for a in archs if a.kind == PTX]
     missing = _modules_without_image(info, capability)
+    kernels_missing = _kernels_without_image(info, capability)
     native = [a for a in sass if sass_runs(a, capability)]
     if native:
-        return Verdict(NATIVE, _native_reason(_best(native, capability), capability) + _suffix(missing, info),
-                       modules_without_image=missing)
+        return Verdict(NATIVE, _native_reason(_best(native, capability), capability)
+                       + _suffix(missing, kernels_missing, info), modules_without_image=missing)
     jit = [a for a in ptx if ptx_jits(a, capability)]
     if jit:
         best = max(jit)
         reason = f"no SASS for {target}; {best.token} PTX is there and {JIT_COST}"
         if best.number < capability[0] * 10 + capability[1]:
             reason += f"; the code is {best.token}-level, without newer-arch features"
-        return Verdict(PTX_JIT, reason + _suffix(missing, info), modules_without_image=missing)
+        return Verdict(PTX_JIT, reason + _suffix(missing, kernels_missing, info), modules_without_image=missing)
     if not sass and not ptx:
         return Verdict(NONE, f"only LTO-IR ({_names([a for a in archs if a.kind == LTO])}), nothing loadable "
                              f"for {target}", modules_without_image=info.modules - info.lto_only_modules)
@@ -82,6 +86,15 @@ def _file_verdict(info: BinaryInfo, capability: tuple[int, int]) -> Verdict:
     if standalone:
         reason += "; a standalone cubin, loaded only on the GPU it was built for"
     return Verdict(NONE, reason, deliberate=deliberate, modules_without_image=info.modules - info.lto_only_modules)
+
+
+def _module_archs(info: BinaryInfo) -> list[Arch]:
+    """The archs of the modules that hold kernels; every arch when modules were not told apart (facts
+    from a probe carry no module_archs)."""
+    if not info.module_archs:
+        return [] if info.kernel_free_modules and not info.modules else info.archs
+    tokens = {t for module, _ in info.module_archs for t in module}
+    return [Arch.parse(t) for t in sort_tokens(tokens)]
 
 
 def _lto_note(info: BinaryInfo) -> str:
@@ -151,7 +164,23 @@ def _modules_without_image(info: BinaryInfo, capability: tuple[int, int]) -> int
     return count
 
 
-def _suffix(missing: int, info: BinaryInfo) -> str:
+def _kernels_without_image(info: BinaryInfo, capability: tuple[int, int]) -> int | None:
+    """Kernels with no image the GPU can run, anywhere in the file; None when names were not read."""
+    if not info.kernel_archs:
+        return None
+    return sum(count for tokens, count in info.kernel_archs
+               if not any(runs(Arch.parse(t), capability) for t in tokens))
+
+
+def _suffix(missing: int, kernels_missing: int | None, info: BinaryInfo) -> str:
+    """Kernels the GPU cannot run, by name when the names were read: libraries that build one fatbin per
+    arch (cuFFT) have many modules without this GPU's image by design, yet every kernel has one."""
+    if kernels_missing is not None:
+        if not kernels_missing:
+            return ""
+        total = sum(count for _, count in info.kernel_archs)
+        return (f" ({kernels_missing} of {total} kernels have no image for this GPU: fine for arch-specific "
+                f"variants the library picks at run time, an error for any it launches here)")
     if not missing:
         return ""
     return f" ({missing} of {info.modules - info.lto_only_modules} kernel modules have no image for this GPU)"

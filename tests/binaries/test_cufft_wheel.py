@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor.binaries import read_cuda_archs, verdict_for
+from doctor.binaries import read_cuda_archs, scan_environment, verdict_for
 from doctor.binaries.command import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
@@ -54,3 +54,19 @@ def test_binaries_command_on_cufft(cufft: Path, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert "  native   nvidia-cufft 12.0.0.61: 1 files" in out
     assert " sm_120 " in out and "lto_75" in out
+
+
+def test_cufftw_holds_no_kernels_so_it_cannot_fail(cufft: Path) -> None:
+    """cuFFTW's only fatbin is the empty device-link module nvlink leaves (sm_75, no kernel in it)."""
+    info = read_cuda_archs(cufft.parent / "libcufftw.so.12")
+    assert (info.sass, info.modules, info.kernel_free_modules) == (["sm_75"], 0, 1)
+    verdict = verdict_for(info, (12, 0))
+    assert verdict.verdict == "native" and verdict.reason.startswith("holds no kernels")
+    # without kernel names the audit cannot tell, and keeps the cautious verdict
+    assert verdict_for(read_cuda_archs(cufft.parent / "libcufftw.so.12", kernel_names=False), (12, 0)).verdict == "none"
+
+
+def test_the_whole_wheel_runs_on_sm120(cufft: Path) -> None:
+    report = scan_environment([cufft.parents[3]], None, (12, 0))
+    assert [g.verdict for g in report.packages] == ["native"]
+    assert not report.failures
