@@ -147,3 +147,20 @@ def _fuzz_base(tmp_path: Path) -> dict:
         data = shared_object_with_blob(tmp_path, blob).read_bytes()
         _FUZZ.update(data=data, blob=(data.find(blob[:64]), len(blob)))
     return _FUZZ
+
+
+def test_without_codec_packages_archs_still_come_from_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from doctor.binaries import payload
+    from doctor.binaries.command import main
+
+    monkeypatch.setattr(payload, "_lz4", lambda: None)
+    monkeypatch.setattr(payload, "_zstd", lambda: None)
+    blob = fatbin(entry(KIND_PTX, 80, ptx_text(80, [MARLIN]), codec="lz4"),
+                  entry(KIND_PTX, 90, ptx_text(90, [MARLIN]), codec="zstd"))
+    library = shared_object_with_blob(tmp_path, blob)
+    info = read_cuda_archs(library)
+    assert info.ptx == ["compute_80", "compute_90"] and info.codecs == {"lz4": 1, "zstd": 1}
+    assert info.unread_entries == 2 and info.families == {}
+    assert main(["binaries", str(library)]) == 0
+    assert "2 compressed images were not decoded (lz4 and zstandard not installed" in capsys.readouterr().out
