@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from doctor.binaries import fatbin, kernels
 from doctor.binaries.archs import LTO, PTX, SASS, Arch, sort_tokens
 from doctor.binaries.families import FamilyIndex
-from doctor.binaries.locate import FatbinSite
+from doctor.binaries.locate import FatbinSite, release
 
 if TYPE_CHECKING:
     from doctor.binaries.reader import BinaryInfo
@@ -34,6 +34,7 @@ def collect(info: BinaryInfo, sites: list[FatbinSite], buf, with_names: bool = T
         info.unreferenced_fatbins += not site.referenced
         kernel_free = names.read(buf, entries) if names is not None else False
         shapes[tuple((e.arch, e.codec) for e in entries if e.arch is not None), kernel_free] += 1
+        release(buf, site.offset, min(site.limit, len(buf)))  # read: keep the resident set small
     _expand(info, shapes)
     info.fatbin_sections = dict(sorted(sections.items(), key=lambda item: -item[1]))
     if names is not None:

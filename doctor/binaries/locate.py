@@ -66,22 +66,32 @@ def _declared(buf, declared: list[elf.Section], all_sections: list[elf.Section],
     return list(found.values())
 
 
+SCAN_WINDOW = 16 << 20  # bytes searched between page releases
+
+
 def _scanned(buf, known: list[FatbinSite], holders: _Holders) -> list[FatbinSite]:
-    """Fatbins the scan finds in the gaps between the known ones."""
+    """Fatbins the scan finds in the gaps between the known ones, a window at a time: the pages of a window
+    are handed back once searched, so scanning a 1 GB library does not hold 1 GB resident."""
     out: list[FatbinSite] = []
+    magic = fatbin.FATBIN_MAGIC_BYTES
     for start, end in _gaps(buf, known):
-        _prefetch(buf, start, end)
-        pos = start
-        while True:
-            found = buf.find(fatbin.FATBIN_MAGIC_BYTES, pos, end)
+        pos = released = start
+        while pos < end:
+            window_end = min(end, pos + SCAN_WINDOW)
+            _prefetch(buf, pos, window_end)
+            found = buf.find(magic, pos, min(end, window_end + len(magic) - 1))
             if found < 0:
-                break
-            entries = fatbin.read_if_well_formed(buf, found)
-            if entries:
-                out.append(FatbinSite(found, len(buf), holders.name(found), False, False, tuple(entries)))
-                pos = fatbin.fatbin_end(buf, found)
+                pos = window_end
             else:
-                pos = found + 1
+                entries = fatbin.read_if_well_formed(buf, found)
+                if entries:
+                    out.append(FatbinSite(found, len(buf), holders.name(found), False, False, tuple(entries)))
+                    pos = max(found + 1, fatbin.fatbin_end(buf, found))
+                else:
+                    pos = found + 1
+            if pos - released >= SCAN_WINDOW or pos >= end:
+                release(buf, released, min(pos, end))
+                released = pos
     return out
 
 
@@ -99,6 +109,14 @@ def _gaps(buf, known: list[FatbinSite]) -> list[tuple[int, int]]:
         pos = max(pos, end)
     gaps.append((pos, len(buf)))
     return [(a, b) for a, b in gaps if b - a >= 16]
+
+
+def release(buf, start: int, end: int) -> None:
+    """Drop a searched window's pages from this process (they stay in the page cache)."""
+    if isinstance(buf, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        aligned = start - start % mmap.PAGESIZE
+        with contextlib.suppress(OSError, ValueError):  # advice only
+            buf.madvise(mmap.MADV_DONTNEED, aligned, end - aligned)
 
 
 def _prefetch(buf, start: int, end: int) -> None:
