@@ -136,7 +136,7 @@ def _kernels(report: Report) -> Table:
 def _plan(plan: dict) -> Text:
     """Memory plan: the requested layout's verdict and, when it differs, the best layout that fits."""
     req, best = plan["requested"], plan.get("best")
-    text = Text("memory plan (SGLang " + str(plan.get("engine_version")) + "): ", style="bold")
+    text = Text(f"memory plan ({plan.get('engine')} {plan.get('engine_version')}): ", style="bold")
     text.append(_plan_line(req))
     if best and (best["tp"], best["pp"], best["ep"]) != (req["tp"], req["pp"], req["ep"]):
         text.append("\n  best that fits: ")

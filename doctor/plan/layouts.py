@@ -133,8 +133,8 @@ def communication(facts: Facts, layout: Layout) -> Comm:
         cost += LINK_RANK.get(tp_link, 5)
     custom_ar = _custom_all_reduce(facts, layout, groups)
     if layout.tp > 2 and tp_link != "NV":
-        reasons.append(f"custom all-reduce disabled: SGLang allows it on more than two GPUs only with full "
-                       f"NVLink; TP{layout.tp} uses NCCL over PCIe (pass --disable-custom-all-reduce to skip the "
+        reasons.append(f"custom all-reduce disabled: it runs on more than two GPUs only with full NVLink; "
+                       f"TP{layout.tp} uses NCCL over PCIe (pass --disable-custom-all-reduce to skip the "
                        f"probe and its warning)")
         cost += 1.0
     if pp_link:

@@ -73,7 +73,7 @@ def why_not(run: EngineRun, facts: dict[str, Any], backend: str) -> str | None:
     assert model is not None
     label = capability_label(run)
     mla = model.attention.kind == "mla"
-    if backend.endswith("_MLA") or "_MLA_" in backend or backend in MLA_BACKENDS_SPARSE_ONLY:
+    if "MLA" in backend:
         if not mla:
             return f"{backend} is an MLA backend and {model.id} does not use MLA"
         if backend in MLA_BACKENDS_SPARSE_ONLY:

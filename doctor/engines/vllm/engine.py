@@ -14,6 +14,7 @@ from doctor.launch import Launch
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
+    from doctor.plan.memory import MemoryModel
 
 
 class VLLM(Engine):
@@ -57,6 +58,20 @@ class VLLM(Engine):
         from doctor.engines.vllm.analyze import analyze
 
         return analyze(run)
+
+    def memory_model(self, run: EngineRun) -> MemoryModel:
+        from doctor.engines.vllm.memory import VLLMMemory
+
+        values = run.launch.values
+
+        def knob(key: str) -> Any:
+            value = values.get(key)
+            return value if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else None
+
+        return VLLMMemory(run.version, run.gpu.capability if run.gpu else None, run.gpu.name if run.gpu else "",
+                          utilization=knob("gpu_memory_utilization"),
+                          max_num_batched_tokens=knob("max_num_batched_tokens"), max_num_seqs=knob("max_num_seqs"),
+                          enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env))
 
     def rule_view(self, run: EngineRun) -> dict[str, Any]:
         from doctor.engines.vllm.view import vllm_view

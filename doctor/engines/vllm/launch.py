@@ -28,6 +28,8 @@ SWITCHES = {
     "--enable-expert-parallel": "enable_expert_parallel", "--trust-remote-code": "trust_remote_code",
     "--enable-prefix-caching": "enable_prefix_caching",
 }
+KV_DTYPES = {"fp8": "fp8_e4m3", "fp8_inc": "fp8_e4m3", "fp8_ds_mla": "fp8_e4m3", "bfloat16": "bf16",
+             "float16": "fp16", "nvfp4": "fp4_e2m1"}
 INTS = {"tp", "pp", "dp", "context_length", "max_num_seqs", "max_num_batched_tokens", "block_size",
         "kv_cache_memory_bytes", "max_cudagraph_capture_size"}
 FLOATS = {"gpu_memory_utilization", "cpu_offload_gb"}
@@ -63,6 +65,8 @@ def parse_launch(args: list[str]) -> Launch:
             values[SWITCHES["--" + flag[5:]]] = False
         elif flag in VALUES and value is not None:
             values[VALUES[flag]] = typed(VALUES[flag], flag, value)
+            if VALUES[flag] == "kv_cache_dtype":  # the planner's spelling of vLLM's FP8 KV cache choices
+                values["kv_cache_dtype"] = KV_DTYPES.get(value, value)
         elif flag == "--speculative-config" or flag.startswith("--speculative-config."):
             values["speculative_config"] = value or True
         else:

@@ -24,6 +24,15 @@ SCHEMA = 1
 GATES = (("vllm/_custom_ops.py", "cutlass_group_gemm_supported", "cuda_device_capability"),
          ("vllm/_custom_ops.py", "cutlass_scaled_mm_supports_fp8", "cuda_device_capability"),
          ("vllm/_custom_ops.py", "cutlass_scaled_mm_supports_block_fp8", "cuda_device_capability"))
+# Functions whose behaviour the doctor models by hand (memory accounting, kernel tiles): where they are and
+# a hash of their source per release, so a change between releases shows in the data.
+MODELLED = (("vllm/v1/worker/gpu_worker.py", ("determine_available_memory",)),
+            ("vllm/v1/worker/utils.py", ("request_memory",)),
+            ("vllm/utils/mem_utils.py", ("memory_profiling",)),
+            ("vllm/v1/core/kv_cache_utils.py", ("get_num_blocks", "_report_kv_cache_config", "get_kv_cache_config",
+                                                 "get_kv_cache_config_from_groups")),
+            ("vllm/v1/attention/ops/triton_decode_attention.py", ("_decode_grouped_att_m_fwd",)),
+            ("vllm/attention/ops/triton_decode_attention.py", ("_decode_grouped_att_m_fwd",)))
 SELECTION_DIRS = ("vllm/model_executor/layers/quantization/", "vllm/model_executor/layers/fused_moe/")
 MIN_BINARY_BYTES = 1 << 16
 
@@ -38,6 +47,7 @@ def extract(wheel: Path, audit_binaries: bool = True) -> dict[str, Any]:
             "flags": flags.read(), "flag_semantics": {"optional_value_bool": flags.optional_value_bool},
             "envs": env_facts(source), "moe": moe_facts(source), "attention": attention_facts(source),
             "gates": gates(source), "selection_functions": selection_functions(source),
+            "modelled_functions": modelled_functions(source),
         }
         if audit_binaries:
             facts["binaries"] = binaries(wheel)
@@ -80,6 +90,14 @@ def selection_functions(source: WheelSource) -> dict[str, Any]:
         tree = source.tree(path)
         names = tuple(n.name for n in (tree.body if tree else []) if isinstance(n, ast.FunctionDef)
                       and "backend" in n.name and not n.name.startswith("_"))
+        for name, entry in functions(source, path, names).items():
+            out.setdefault(name, entry)
+    return dict(sorted(out.items()))
+
+
+def modelled_functions(source: WheelSource) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for path, names in MODELLED:
         for name, entry in functions(source, path, names).items():
             out.setdefault(name, entry)
     return dict(sorted(out.items()))

@@ -164,6 +164,9 @@ class FlagReader:
         kind = argparse_kind(hints(self.source, found.module if found else module, annotation), name,
                              self.optional_value_bool)
         kind["field"] = f"{cls}.{name}"
+        default = self._defaults(module, cls).get(name)
+        if default is not None:
+            kind["default"] = default
         edits = scope.edits.get((table, name), {})
         for key, value in edits.items():
             if key == "nargs" and value is None:
@@ -184,6 +187,24 @@ class FlagReader:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
                     and not {"ClassVar", "InitVar"} & set(ast.unparse(stmt.annotation).replace("[", " ").split()):
                 out[stmt.target.id] = stmt.annotation
+        return out
+
+    def _defaults(self, module: str, cls: str, depth: int = 0) -> dict[str, Any]:
+        """Constant defaults of a config dataclass's fields (`x: int = 5`, `field(default=5)`)."""
+        found = self.source.lookup(module, cls)
+        if found is None or not isinstance(found.node, ast.ClassDef) or depth > 6:
+            return {}
+        out: dict[str, Any] = {}
+        for base in found.node.bases:
+            if isinstance(base, ast.Name):
+                out.update(self._defaults(found.module, base.id, depth + 1))
+        for stmt in found.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                value = stmt.value
+                if isinstance(value, ast.Call):
+                    value = next((k.value for k in value.keywords if k.arg == "default"), value)
+                if isinstance(value, ast.Constant) and isinstance(value.value, int | float | str | bool):
+                    out[stmt.target.id] = value.value
         return out
 
     def _explicit(self, scope: Scope, keywords: dict[str, ast.expr]) -> dict[str, Any]:

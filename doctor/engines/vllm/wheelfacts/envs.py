@@ -45,6 +45,9 @@ def _table(source: WheelSource) -> dict[str, dict[str, Any]]:
 
 def _entry(source: WheelSource, key: ast.Constant, value: ast.expr) -> dict[str, Any]:
     entry: dict[str, Any] = {"line": key.lineno}
+    default = _default(key.value, value)
+    if default is not None:
+        entry["default"] = default
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in CHOICE_HELPERS \
             and len(value.args) >= 3:
         choices = resolve_constants(source, "vllm.envs", value.args[2])
@@ -53,6 +56,16 @@ def _entry(source: WheelSource, key: ast.Constant, value: ast.expr) -> dict[str,
         entry["case_sensitive"] = not any(k.arg == "case_sensitive" and isinstance(k.value, ast.Constant)
                                           and k.value.value is False for k in value.keywords)
     return entry
+
+
+def _default(name: str, value: ast.expr) -> str | None:
+    """The string default of `os.getenv(NAME, "d")` / `os.environ.get(NAME, "d")` inside the table entry."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant) \
+                and node.args[0].value == name and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str | int | float | bool):
+            return str(node.args[1].value)
+    return None
 
 
 def _mentions(texts: dict[str, str]) -> dict[str, str]:

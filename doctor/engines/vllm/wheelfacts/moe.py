@@ -56,8 +56,8 @@ def functions(source: WheelSource, path: str, names: tuple[str, ...], keep: tupl
     out: dict[str, Any] = {}
     if tree is None:
         return out
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name in names:
+    for node in ast.walk(tree):  # methods too (Worker.determine_available_memory); the first of a name wins
+        if isinstance(node, ast.FunctionDef) and node.name in names and node.name not in out:
             out[node.name] = {"file": path, "line": node.lineno, "sha256": source_hash(node)}
             if node.name in keep:
                 out[node.name]["source"] = ast.unparse(node)
