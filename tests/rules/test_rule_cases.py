@@ -32,6 +32,13 @@ def cuda_lib(sass, ptx):
     return Library(name="vllm", version="0.10.0", details={"cuda_binaries": [entry]})
 
 
+def vllm_moe(fits, source="file"):
+    check = fused_moe(fits, source)
+    details = {**check.details, "entries": 18, "lookup_from": "vLLM 0.20.0 wheel",
+               "overflowing_batch_sizes": [] if fits else [16]}
+    return dataclasses.replace(check, engine="vllm", details=details)
+
+
 def smem(value):
     return lambda gpus: tuple(dataclasses.replace(g, smem_per_block_optin=value, smem_source="torch") for g in gpus)
 
@@ -195,6 +202,13 @@ CASES = [
     a("VLLM013", True, "misspelt flag", vl("0.15.1"), "--tensor-paralel-size", "8"),
     a("VLLM013", True, "flag before it existed", vl("0.12.0"), "--attention-backend", "TRITON_ATTN"),
     a("VLLM013", False, "valid flags", vl("0.15.1"), "--tensor-parallel-size", "8", "--enforce-eager"),
+    a("VLLM014", True, "DSV3 TP4: shipped 0.20 table", vl("0.20.0", DSV3), "--tensor-parallel-size", "4"),
+    a("VLLM014", False, "DSV3 TP4 on 0.19: no table", vl("0.19.0", DSV3), "--tensor-parallel-size", "4"),
+    a("VLLM014", True, "file overflows", vl("0.20.0", GLM), kernels=(vllm_moe(False),)),
+    a("VLLM014", False, "file fits", vl("0.20.0", GLM), kernels=(vllm_moe(True),)),
+    a("VLLM014", False, "sglang kernel", vl("0.20.0", GLM), kernels=(fused_moe(False, "file"),)),
+    a("VLLM015", True, "default overflows", vl("0.20.0", GLM), kernels=(vllm_moe(False, "default"),)),
+    a("VLLM015", False, "default fits", vl("0.20.0", GLM), kernels=(vllm_moe(True, "default"),)),
     a("FI001", True, "cubin 0.6.11", with_lib(lib("flashinfer-cubin", "0.6.11"))),
     a("FI001", False, "cubin 0.6.12", with_lib(lib("flashinfer-cubin", "0.6.12"))),
     a("FI002", True, "0.6.7 nvcc 12.8", with_lib(lib("flashinfer-python", "0.6.7"), lib("nvcc", "12.8.93"))),
