@@ -9,7 +9,6 @@ from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.flags import table
 from tests.engines.vllm.launch_check import MODELS, SM120_PROFILES, USER_FLAGS, invalid_tokens, launch_for
 
-
 BOUNDARIES = ("0.9.2", "0.12.0", "0.13.0", "0.15.0", "0.15.1", "0.33.0")  # flag and env boundaries the rules use
 
 
