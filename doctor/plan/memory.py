@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from doctor.facts import Facts
     from doctor.launch import Launch
 
+if TYPE_CHECKING:
+    from doctor.plan.kv import KvShape
+    from doctor.plan.weights import RankWeights
+
 
 @dataclass(frozen=True)
 class LayoutShape:
@@ -72,6 +76,16 @@ class MemoryModel(ABC):
     @abstractmethod
     def shortfall_hint(self) -> str:
         """What the engine says (or which knob to turn) when the weights leave no KV cache."""
+
+    def weights_bytes(self, rank: RankWeights, model: Model, layout: LayoutShape) -> int:
+        """Bytes the engine holds for this rank's weights (the checkpoint's, unless it re-lays them out)."""
+        return rank.bytes
+
+    def kv_tokens(self, budget: int, shape: KvShape, settings: dict[str, Any]) -> int:
+        """KV-cache tokens a budget buys, as the engine counts and reports them."""
+        from doctor.plan.kv import tokens_for_bytes
+
+        return tokens_for_bytes(budget, shape, settings["page_size"])
 
     @abstractmethod
     def layout_flags(self, layout: LayoutShape, settings: dict[str, Any], kv_dtype: str, explicit_kv: bool,

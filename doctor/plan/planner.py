@@ -88,21 +88,22 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     mem = memory.settings(total, shape, model, req.speculative)
     free = memory.preload_free(total, layout.gpus, any(g.unified_memory for g in facts.gpus))
     stages, tokens, budget_min, cell_max = [], None, None, 0
+    weights_of = {r.stage: memory.weights_bytes(r, model, shape) for r in ranks}
     for r in ranks:
         cell = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype)
-        budget = memory.kv_budget(free, r.bytes, mem)
-        stage_tokens = kvmod.tokens_for_bytes(budget, cell, mem["page_size"])
+        budget = memory.kv_budget(free, weights_of[r.stage], mem)
+        stage_tokens = memory.kv_tokens(budget, cell, mem)
         tokens = stage_tokens if tokens is None else min(tokens, stage_tokens)
         budget_min = budget if budget_min is None else min(budget_min, budget)
         cell_max = max(cell_max, cell.cell_bytes)
-        stages.append({"stage": r.stage, "layers": list(r.layers), "weights_bytes": r.bytes,
+        stages.append({"stage": r.stage, "layers": list(r.layers), "weights_bytes": weights_of[r.stage],
                        "kv_bytes_per_token": cell.cell_bytes, "kv_budget_bytes": budget,
                        "kv_tokens": stage_tokens, "by_kind": r.by_kind})
     tokens = tokens or 0
     last = kvmod.kv_shape(model, layout.tp, ranks[-1].layers[0], ranks[-1].layers[1], dtype)
     concurrent = min(kvmod.concurrent_requests(tokens, last, context, model.attention.sliding_window),
                      memory.max_requests(tokens, context))
-    weights = max(r.bytes for r in ranks)
+    weights = max(weights_of.values())
     comm = communication(facts, layout) if len(facts.gpus) >= layout.gpus else None
     fits = not bad and tokens > 0
     reasons = memory.own_reasons(_reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(),

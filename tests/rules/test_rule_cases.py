@@ -48,6 +48,13 @@ def cuda_lib(sass, ptx):
     return Library(name="vllm", version="0.10.0", details={"cuda_binaries": [entry]})
 
 
+def vllm_moe(fits, source="file"):
+    check = fused_moe(fits, source)
+    details = {**check.details, "entries": 18, "lookup_from": "vLLM 0.20.0 wheel",
+               "overflowing_batch_sizes": [] if fits else [16]}
+    return dataclasses.replace(check, engine="vllm", details=details)
+
+
 def smem(value):
     return lambda gpus: tuple(dataclasses.replace(g, smem_per_block_optin=value, smem_source="torch") for g in gpus)
 
@@ -180,6 +187,7 @@ CASES = [
     a("VLLM001", True, "0.9.1", vl("0.9.1")),
     a("VLLM001", False, "0.9.2", vl("0.9.2")),
     a("VLLM002", True, "0.15.0 fp8 moe", vl("0.15.0", GLM)),
+    a("VLLM002", True, "0.13.0 fp8 moe", vl("0.13.0", GLM)),
     a("VLLM002", False, "0.15.1 fp8 moe", vl("0.15.1", GLM)),
     a("VLLM002", False, "0.15.0 dense bf16", vl("0.15.0", LLAMA)),
     a("VLLM003", True, "0.15.0 nvfp4", vl("0.15.0", NVFP4)),
@@ -188,25 +196,48 @@ CASES = [
     a("VLLM004", True, "0.18.0 nvfp4", vl("0.18.0", NVFP4)),
     a("VLLM004", False, "0.19.0 nvfp4", vl("0.19.0", NVFP4)),
     a("VLLM005", True, "FLASHMLA flag", vl("0.20.0", DSV3), "--attention-backend", "FLASHMLA"),
-    a("VLLM005", True, "CUTLASS_MLA env", vl("0.17.0", DSV3, env={"VLLM_ATTENTION_BACKEND": "CUTLASS_MLA"})),
+    a("VLLM005", True, "CUTLASS_MLA env 0.14 reads it",
+      vl("0.14.0", DSV3, env={"VLLM_ATTENTION_BACKEND": "CUTLASS_MLA"})),
+    a("VLLM005", True, "FLASHINFER_MLA env 0.11",
+      vl("0.11.0", KIMI, env={"VLLM_ATTENTION_BACKEND": "FLASHINFER_MLA"})),
+    a("VLLM005", False, "CUTLASS_MLA env 0.15 ignores it",
+      vl("0.15.0", DSV3, env={"VLLM_ATTENTION_BACKEND": "CUTLASS_MLA"})),
     a("VLLM005", False, "TRITON_MLA", vl("0.20.0", DSV3), "--attention-backend", "TRITON_MLA"),
     a("VLLM005", False, "gqa model", vl("0.20.0", LLAMA), "--attention-backend", "FLASHMLA"),
     a("VLLM006", True, "sinks flashinfer", vl("0.20.0", GPTOSS), "--attention-backend", "FLASHINFER"),
+    a("VLLM006", True, "sinks FLASH_ATTN env 0.12",
+      vl("0.12.0", GPTOSS, env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN"})),
+    a("VLLM006", False, "sinks FLASH_ATTN env 0.15 ignores it",
+      vl("0.15.0", GPTOSS, env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN"})),
     a("VLLM006", False, "sinks triton", vl("0.20.0", GPTOSS), "--attention-backend", "TRITON_ATTN"),
     a("VLLM006", False, "no sinks flashinfer", vl("0.20.0", LLAMA), "--attention-backend", "FLASHINFER"),
     a("VLLM007", True, "fp8 kv FA", vl("0.20.0"), "--kv-cache-dtype", "fp8", "--attention-backend", "FLASH_ATTN"),
     a("VLLM007", False, "fp8 kv flashinfer", vl("0.20.0"), "--kv-cache-dtype", "fp8",
       "--attention-backend", "FLASHINFER"),
-    a("VLLM008", True, "0.26.0", vl("0.26.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM008", False, "0.25.0", vl("0.25.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM009", True, "0.25.0", vl("0.25.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM009", False, "0.26.0", vl("0.26.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM009", False, "0.17.0", vl("0.17.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM010", True, "trtllm attention on", vl("0.20.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
-    a("VLLM010", False, "trtllm attention off", vl("0.20.0", env={"VLLM_USE_TRTLLM_ATTENTION": "0"})),
+    a("VLLM008", True, "0.15.0", vl("0.15.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM008", False, "0.14.0", vl("0.14.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM009", True, "0.13.0", vl("0.13.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM009", False, "0.15.0", vl("0.15.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM009", False, "0.12.0 has no flag yet", vl("0.12.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM010", True, "0.14 reads it", vl("0.14.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
+    a("VLLM010", False, "0.15 ignores it", vl("0.15.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
+    a("VLLM010", False, "trtllm attention off", vl("0.14.0", env={"VLLM_USE_TRTLLM_ATTENTION": "0"})),
     a("VLLM011", True, "0.20 on 575", vl("0.20.0", driver="575.51.03")),
     a("VLLM011", False, "0.19 on 575", vl("0.19.0", driver="575.51.03")),
     a("VLLM011", False, "0.20 on 580", vl("0.20.0", driver="580.65.06")),
+    a("VLLM012", True, "0.15 ignores VLLM_USE_TRTLLM_ATTENTION",
+      vl("0.15.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
+    a("VLLM012", False, "0.14 reads it", vl("0.14.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
+    a("VLLM013", True, "misspelt flag", vl("0.15.1"), "--tensor-paralel-size", "8"),
+    a("VLLM013", True, "flag before it existed", vl("0.12.0"), "--attention-backend", "TRITON_ATTN"),
+    a("VLLM013", False, "valid flags", vl("0.15.1"), "--tensor-parallel-size", "8", "--enforce-eager"),
+    a("VLLM014", True, "DSV3 TP4: shipped 0.20 table", vl("0.20.0", DSV3), "--tensor-parallel-size", "4"),
+    a("VLLM014", False, "DSV3 TP4 on 0.19: no table", vl("0.19.0", DSV3), "--tensor-parallel-size", "4"),
+    a("VLLM014", True, "file overflows", vl("0.20.0", GLM), kernels=(vllm_moe(False),)),
+    a("VLLM014", False, "file fits", vl("0.20.0", GLM), kernels=(vllm_moe(True),)),
+    a("VLLM014", False, "sglang kernel", vl("0.20.0", GLM), kernels=(fused_moe(False, "file"),)),
+    a("VLLM015", True, "default overflows", vl("0.20.0", GLM), kernels=(vllm_moe(False, "default"),)),
+    a("VLLM015", False, "default fits", vl("0.20.0", GLM), kernels=(vllm_moe(True, "default"),)),
     a("FI001", True, "cubin 0.6.11", with_lib(lib("flashinfer-cubin", "0.6.11"))),
     a("FI001", False, "cubin 0.6.12", with_lib(lib("flashinfer-cubin", "0.6.12"))),
     a("FI002", True, "0.6.7 nvcc 12.8", with_lib(lib("flashinfer-python", "0.6.7"), lib("nvcc", "12.8.93"))),
