@@ -14,11 +14,6 @@ from typing import Any
 
 from doctor.errors import InputError
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
-
 CONFIG_NAMES = ("sm120-doctor.toml", ".sm120-doctor.toml", "pyproject.toml")
 TABLE = "sm120-doctor"
 FAIL_ON = ("error", "warning", "info", "never")
@@ -97,6 +92,11 @@ def load_config(path: Path) -> ProjectConfig:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    try:  # imported here: most checks find no config file and never need a TOML parser
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from doctor.facts import Model
@@ -50,7 +50,7 @@ def pp_layers(num_layers: int, pp: int, stage: int) -> tuple[int, int]:
 
 
 def bundled_checkpoint_bytes(model_id: str) -> tuple[int, str] | None:
-    text = (resources.files("doctor.plan") / "data" / "checkpoints.json").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent / "data" / "checkpoints.json").read_text(encoding="utf-8")
     table: dict[str, Any] = json.loads(text)
     entry = next((v for k, v in table.items() if k.lower() == model_id.lower()), None)
     if entry is None:
