@@ -22,6 +22,8 @@ LIMITS = {  # upper bounds far beyond any real model; above them a config is cor
     "max_position_embeddings": 1 << 31,
 }
 MLA_FAMILIES = {"deepseek_v3", "deepseek_v2", "kimi_k2"}
+# Experts per token, as model families spell it (Gemma 4: top_k_experts; some exports: moe_top_k).
+TOP_K_KEYS = ("num_experts_per_tok", "top_k_experts", "moe_top_k", "num_experts_per_token")
 
 
 def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, source_path: str | None,
@@ -114,12 +116,13 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
 
 def _moe(text: dict[str, Any]) -> Moe | None:
     key = next((k for k in ("n_routed_experts", "num_local_experts", "num_experts") if text.get(k)), None)
-    if key is None:
+    if key is None or text.get("enable_moe_block") is False:
         return None
     experts = _pos(text, key, limit=LIMITS["experts"])
-    top_k = _pos(text, "num_experts_per_tok")
+    top_k_key = next((k for k in TOP_K_KEYS if text.get(k) is not None), TOP_K_KEYS[0])
+    top_k = _pos(text, top_k_key)
     if top_k > experts:
-        raise InputError(f"config.json: num_experts_per_tok={top_k} exceeds {key}={experts}")
+        raise InputError(f"config.json: {top_k_key}={top_k} exceeds {key}={experts}")
     size = _pos(text, "moe_intermediate_size", required=False) or _pos(text, "intermediate_size")
     dense = _nonneg(text, "first_k_dense_replace")
     if isinstance(text.get("mlp_only_layers"), list):
