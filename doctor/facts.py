@@ -29,6 +29,8 @@ class Host:
     cpu_count: int | None = None
     memory_bytes: int | None = None
     numa_nodes: int | None = None
+    iommu_mode: str | None = None  # translated | passthrough | off (probe/host.py: iommu_mode)
+    iommu_source: str | None = None
 
 
 @dataclass(frozen=True)

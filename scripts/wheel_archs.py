@@ -30,28 +30,41 @@ sys.path.insert(0, str(REPO))
 from doctor.binaries import read_cuda_archs, torch_arch_list  # noqa: E402
 from doctor.binaries.archs import sort_tokens  # noqa: E402
 
-X86, ARM = "manylinux_2_28_x86_64", "manylinux_2_28_aarch64"
+X86, ARM = "x86_64", "aarch64"
+# Platform tags tried in turn for a machine: torch publishes manylinux_2_28, sgl-kernel manylinux2014.
+TAGS = ("manylinux_2_28_{}", "manylinux2014_{}", "manylinux1_{}")
 TARGETS: list[tuple[str, str, str]] = [
-    *[("torch", v, X86) for v in ("2.6.0", "2.7.0", "2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1",
+    *[("torch", v, X86) for v in ("2.7.0", "2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1",
                                   "2.13.0", "2.14.1")],
     *[("torch", v, ARM) for v in ("2.7.0", "2.9.1", "2.11.0")],
+    *[("torch", v, ARM) for v in ("2.8.0", "2.10.0")],
     *[("sgl-kernel", v, X86) for v in ("0.3.5", "0.3.9", "0.3.14", "0.3.16", "0.3.21")],
+    *[("sgl-kernel", v, ARM) for v in ("0.3.16", "0.3.21")],
     *[("sglang-kernel", v, X86) for v in ("0.4.4", "0.4.10")],
-    *[("sglang-kernel", v, ARM) for v in ("0.4.4",)],
+    *[("sglang-kernel", v, ARM) for v in ("0.4.4", "0.4.10")],
     *[("flashinfer-cubin", v, X86) for v in ("0.6.10", "0.6.11", "0.6.12")],
 ]
+# The key the doctor files a distribution under (doctor/probe/libraries.py: TRACKED), where it differs.
+DOCTOR_KEY = {"sglang-kernel": "sgl-kernel"}
+# The library a package loads first, where one decides whether it runs at all (other files are optional
+# extras such as sgl-kernel's Hopper-only flash_ops). Its archs are recorded as `primary`.
+PRIMARY = {"sgl-kernel": "common_ops", "sglang-kernel": "common_ops"}
 CUDA_MEMBER = re.compile(r"\.(so(\.\d+)*|cubin)$")
 TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 
 
-def download(package: str, version: str, platform: str, cache: Path) -> Path:
-    dest = cache / f"{package}-{version}-{platform}"
+def download(package: str, version: str, machine: str, cache: Path) -> Path:
+    dest = cache / f"{package}-{version}-{machine}"
+    wheels = sorted(dest.glob("*.whl"))
+    for tag in TAGS if not wheels else ():
+        # --isolated: only PyPI, never a local find-links directory holding another build of the same version
+        cmd = [sys.executable, "-m", "pip", "--isolated", "download", "--no-deps", "--only-binary=:all:", "-q",
+               "--platform", tag.format(machine), "-d", str(dest), f"{package}=={version}"]
+        if subprocess.run(cmd, timeout=3600).returncode == 0:
+            break
     wheels = sorted(dest.glob("*.whl"))
     if not wheels:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-               "--platform", platform, "-d", str(dest), f"{package}=={version}"]
-        subprocess.run(cmd, check=True, timeout=3600)
-        wheels = sorted(dest.glob("*.whl"))
+        raise subprocess.CalledProcessError(1, f"pip download {package}=={version} ({machine})")
     return wheels[0]
 
 
@@ -99,7 +112,8 @@ def torch_facts(archive: zipfile.ZipFile, scratch: Path) -> dict:
 
 def audit(package: str, version: str, platform: str, cache: Path) -> dict:
     wheel = download(package, version, platform, cache)
-    entry = {"package": package, "version": version, "platform": platform, "wheel": wheel.name,
+    entry = {"package": package, "key": DOCTOR_KEY.get(package, package), "version": version, "platform": platform,
+             "wheel": wheel.name,
              "sha256": sha256(wheel), "size": wheel.stat().st_size}
     with tempfile.TemporaryDirectory(prefix="wheel-archs-") as tmp, zipfile.ZipFile(wheel) as archive:
         files = audit_members(archive, Path(tmp))
@@ -108,7 +122,17 @@ def audit(package: str, version: str, platform: str, cache: Path) -> dict:
     entry["files"] = files
     if package != "torch":
         entry["union"] = sort_tokens({t for f in files for t in (*f["sass"], *f["ptx"])})
+    entry.update(primary_archs(entry))
     return entry
+
+
+def primary_archs(entry: dict) -> dict:
+    pattern = PRIMARY.get(entry["package"])
+    if pattern is None:
+        return {}
+    files = [f for f in entry["files"] if pattern in f["file"]]
+    archs = sort_tokens({t for f in files for t in (*f["sass"], *f["ptx"])})
+    return {"primary": {"files": [f["file"] for f in files], "archs": archs}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drop-wheels", action="store_true", help="delete each wheel once audited")
     args = parser.parse_args(argv)
     data = json.loads(args.out.read_text()) if args.out.exists() else {"wheels": []}
+    data["wheels"] = [w for w in data["wheels"] if "+" not in w["wheel"]]  # PyPI's build has no local version
+    for wheel in data["wheels"]:
+        wheel.setdefault("key", DOCTOR_KEY.get(wheel["package"], wheel["package"]))
+        wheel.update(primary_archs(wheel))
+        wheel["platform"] = ARM if ARM in wheel["platform"] else X86  # files written before machines were keys
     have = {(w["package"], w["version"], w["platform"]) for w in data["wheels"]}
     for package, version, platform in TARGETS:
         if (args.only and package != args.only) or ((package, version, platform) in have and not args.refresh):
