@@ -111,6 +111,7 @@ class Attention:
     sliding_window: int | None = None
     sliding_window_layers: int = 0
     sinks: bool = False
+    linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
 
 
 @dataclass(frozen=True)
