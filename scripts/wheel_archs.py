@@ -119,11 +119,26 @@ def audit(package: str, version: str, platform: str, cache: Path) -> dict:
         files = audit_members(archive, Path(tmp))
         if package == "torch":
             entry.update(torch_facts(archive, Path(tmp)))
-    entry["files"] = files
+    entry["files"] = compact_files(files)
     if package != "torch":
         entry["union"] = sort_tokens({t for f in files for t in (*f["sass"], *f["ptx"])})
     entry.update(primary_archs(entry))
     return entry
+
+
+def compact_files(files: list[dict]) -> list[dict]:
+    """Shared objects one by one; standalone cubins (flashinfer-cubin ships ~12,000) grouped by their archs,
+    with a count and one example path, so the data stays small and still says what the wheel carries."""
+    libraries = [f for f in files if not f["file"].endswith(".cubin")]
+    groups: dict[tuple, dict] = {}
+    for f in files:
+        if f["file"].endswith(".cubin"):
+            key = (tuple(f["sass"]), tuple(f["ptx"]))
+            group = groups.setdefault(key, {"file": f"{f['file']} (and others: *.cubin)", "sass": f["sass"],
+                                            "ptx": f["ptx"], "modules": 0, "count": 0})
+            group["count"] += 1
+            group["modules"] += f.get("modules", 0)
+    return libraries + list(groups.values())
 
 
 def primary_archs(entry: dict) -> dict:
@@ -148,8 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     for wheel in data["wheels"]:
         wheel.setdefault("key", DOCTOR_KEY.get(wheel["package"], wheel["package"]))
         wheel.update(primary_archs(wheel))
+        if any(f["file"].endswith(".cubin") for f in wheel["files"]):
+            wheel["files"] = compact_files(wheel["files"])
         wheel["platform"] = ARM if ARM in wheel["platform"] else X86  # files written before machines were keys
     have = {(w["package"], w["version"], w["platform"]) for w in data["wheels"]}
+    args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")  # normalised, even if nothing is new
     for package, version, platform in TARGETS:
         if (args.only and package != args.only) or ((package, version, platform) in have and not args.refresh):
             continue
