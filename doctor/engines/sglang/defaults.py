@@ -1,5 +1,5 @@
 """SGLang choices the rules need that the user did not spell out: per-version defaults read from the wheels
-(shared/research/sglang.md §1c, §4, §5), and the flag view from `flags.py`."""
+(each function names the wheel file it was read from), and the flag view from `flags.py`."""
 
 from __future__ import annotations
 
