@@ -7,16 +7,18 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from doctor.analysis import Analysis
+from doctor.buildargs import build_view
 from doctor.engines import registry
 from doctor.facts import Facts, to_jsonable
 from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
+from doctor.wheel_archs import version_facts
 
 ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
 BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
-              "plan", "env", "topology", "engine")
+              "plan", "env", "topology", "engine", "build")
 
 
 def engine_root(name: str) -> str:
@@ -45,6 +47,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "env": dict(facts.env),
         "topology": _topology(facts),
         "engine": _engine(analysis),
+        "build": build_view(dict(facts.env), _capability(facts)),
         **_engine_views(analysis),
     }
 
@@ -111,12 +114,17 @@ def _cuda_below(driver_cuda: str | None, torch: Any) -> bool | None:
         return None
 
 
+def _capability(facts: Facts) -> tuple[int, int] | None:
+    return facts.gpus[0].capability if facts.gpus else None
+
+
 def _libraries(facts: Facts) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, library in facts.libraries.items():
+        known = version_facts(name, library.version, _capability(facts), library.details)  # probed details win
         entry = {"version": library.version, "what_if": library.what_if, "location": library.location,
-                 **library.details}
-        archs = library.details.get("arch_list")
+                 **known, **library.details}
+        archs = entry.get("arch_list")
         if isinstance(archs, list):
             entry["has_sm12x_code"] = any(a.startswith(("sm_12", "compute_12")) for a in archs)
             entry["has_ptx"] = any(a.startswith("compute_") for a in archs)

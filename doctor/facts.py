@@ -29,6 +29,8 @@ class Host:
     cpu_count: int | None = None
     memory_bytes: int | None = None
     numa_nodes: int | None = None
+    iommu_mode: str | None = None  # translated | passthrough | off (probe/host.py: iommu_mode)
+    iommu_source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ class Attention:
     sliding_window: int | None = None
     sliding_window_layers: int = 0
     sinks: bool = False
+    linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,10 @@ ALIASES = {
     "--fp8-gemm-backend": "fp8_gemm_backend",
     "--fp4-gemm-backend": "fp4_gemm_backend",
     "--moe-backend": "moe_backend",  # vLLM >= 0.17, TensorRT-LLM
+    "--linear-backend": "linear_backend",  # vLLM >= 0.22
+    "--all2all-backend": "all2all_backend",  # vLLM
+    "--moe-a2a-backend": "moe_a2a_backend",  # SGLang
+    "--dsa-topk-backend": "dsa_topk_backend",  # SGLang
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--mem-fraction-static": "mem_fraction_static",
@@ -38,6 +42,8 @@ SWITCHES = {
     "--disable-shared-experts-fusion": "disable_shared_experts_fusion",
     "--trust-remote-code": "trust_remote_code",
     "--disable-piecewise-cuda-graph": "disable_piecewise_cuda_graph",
+    "--enable-expert-parallel": "enable_expert_parallel",  # vLLM
+    "--enforce-eager": "enforce_eager",  # vLLM
 }
 INT_KEYS = {"tp", "pp", "ep", "dp", "chunked_prefill_size", "context_length", "page_size", "cuda_graph_max_bs"}
 FLOAT_KEYS = {"mem_fraction_static"}

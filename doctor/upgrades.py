@@ -26,10 +26,20 @@ def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Eva
             cache[(package, version)] = evaluate(facts.replace(libraries={**facts.libraries, package: what_if}))
         return cache[(package, version)]
 
-    return tuple(_annotate(f, facts, fired) for f in findings)
+    return tuple(_annotate(f, facts, fired, findings) for f in findings)
 
 
-def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[str]]) -> Finding:
+def _new_errors(ids: set[str]) -> bool:
+    """A release that clears one error by raising another (an engine default that changed to a second broken
+    one) is no answer: the lowest clearing release is the first that adds no new error."""
+    from doctor.rules import load_rules
+
+    errors = {rule.id for rule in load_rules() if rule.severity == "error"}
+    return bool(ids & errors)
+
+
+def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[str]],
+              findings: tuple[Finding, ...]) -> Finding:
     fixes = []
     for fix in finding.fixes:
         package = _package(fix)
@@ -37,8 +47,9 @@ def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[st
         if package is None or current is None:
             fixes.append(fix)
             continue
-        lowest = next((v for v in newer_releases(package, current.version) if finding.id not in fired(package, v)),
-                      None)
+        now = {f.id for f in findings}
+        lowest = next((v for v in newer_releases(package, current.version)
+                       if finding.id not in fired(package, v) and not _new_errors(fired(package, v) - now)), None)
         fixes.append(_with_lowest(fix, package, lowest) if lowest else fix)
     return dataclasses.replace(finding, fixes=tuple(fixes))
 

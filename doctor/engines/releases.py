@@ -18,11 +18,14 @@ FLASHINFER_CUBIN = ("0.6.11", "0.6.12", "0.6.13")
 TRITON = ("3.3.0", "3.4.0", "3.5.0", "3.5.1", "3.6.0", "3.7.0", "3.7.1", "3.8.0", "3.9.0")
 TORCH = ("2.7.0", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.14.0", "2.15.0")
 TENSORRT_LLM = ("0.17.0", "0.20.0", "1.0.0", "1.1.0", "1.2.0", "1.2.1")
+# the sgl-kernel / sglang-kernel releases audited in doctor/data/wheel_archs.json (scripts/wheel_archs.py)
+SGL_KERNEL = ("0.3.5", "0.3.9", "0.3.14", "0.3.16", "0.3.21", "0.4.4", "0.4.10")
+NCCL = ("2.25.1", "2.26.2", "2.26.5", "2.27.3", "2.27.7", "2.28.3", "2.29.2", "2.30.4", "2.31.2", "2.32.3")
 CUTLASS_DSL = ("4.2.0", "4.4.2", "4.5.0", "4.5.1", "4.5.2", "4.6.0", "4.7.0", "4.8.1")
 
 LIBRARY_RELEASES: dict[str, tuple[str, ...]] = {
     "flashinfer-python": FLASHINFER, "flashinfer-cubin": FLASHINFER_CUBIN, "triton": TRITON, "torch": TORCH,
-    "nvidia-cutlass-dsl": CUTLASS_DSL,
+    "nvidia-cutlass-dsl": CUTLASS_DSL, "nccl": NCCL, "sgl-kernel": SGL_KERNEL,
 }
 
 

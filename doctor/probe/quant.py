@@ -112,6 +112,8 @@ def _ct_scheme(bits: int, kind: str, strategy: Any, group_size: int | None, bloc
 
 def _modelopt(q: dict[str, Any], source: str) -> Quantization:
     algo = str(q.get("quant_algo", "")).upper()
+    if algo == "MIXED_PRECISION":  # per-layer algos: size the checkpoint by the one most layers use
+        algo = _dominant_algo(q.get("quantized_layers"))
     scheme = {"NVFP4": "nvfp4", "FP8": "fp8-tensor", "W4A16_AWQ": "awq", "MXFP4": "mxfp4"}.get(algo, algo.lower())
     ignored = _str_list(q.get("exclude_modules") or q.get("ignore"), "exclude_modules")
     group = q.get("group_size")
@@ -124,6 +126,14 @@ def _modelopt(q: dict[str, Any], source: str) -> Quantization:
         scheme=scheme or "unknown", method="modelopt", bits=4 if scheme == "nvfp4" else None,
         group_size=_int(group, "group_size") if group else (16 if scheme == "nvfp4" else None),
         ignored=ignored, kv_cache_dtype=kv, source=source))
+
+
+def _dominant_algo(layers: Any) -> str:
+    """ModelOpt MIXED_PRECISION exports list `quantized_layers: {name: {quant_algo: NVFP4 | FP8 | ...}}`."""
+    if not isinstance(layers, dict):
+        return "MIXED_PRECISION"
+    algos = [str(v.get("quant_algo", "")).upper() for v in layers.values() if isinstance(v, dict)]
+    return max(set(algos), key=algos.count) if algos else "MIXED_PRECISION"
 
 
 def _kv_dtype(scheme: Any) -> str | None:

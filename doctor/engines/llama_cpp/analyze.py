@@ -21,10 +21,13 @@ BLOCK_SCALED_TYPES = {"MXFP4", "NVFP4"}  # native FP4 MMA paths on Blackwell nee
 
 
 def model_file(model: str) -> str:
-    """`-m` needs a file: the first part of a split set, or the one model in a directory."""
+    """`-m` needs a file: the first part of a split set, or the one model in a directory. A checkpoint that is
+    not GGUF gets the name its conversion would have (llama.cpp cannot load it as it is)."""
     path = Path(model).expanduser()
-    if path.is_dir():
+    if path.is_dir() and any(path.glob("*.gguf")):
         return str(gguf_files(path)[0])
+    if not model.lower().endswith(".gguf"):
+        return f"{path.name or model}.gguf"
     return model
 
 

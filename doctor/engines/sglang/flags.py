@@ -1,8 +1,8 @@
 """SGLang server flags per release: which spellings exist, which are deprecated, which choices they take.
 
 Read from the released wheels' argument definitions (`sglang/srt/server_args.py` `add_argument` calls
-through 0.5.16; from 0.5.14 also annotated `A[...]` fields, in `sglang/srt/arg_groups/fields/*.py` by 0.5.23;
-shared/research/sglang.md §5). `tests/rules/test_sglang_flags.py` checks every entry against the wheels of
+through 0.5.16; from 0.5.14 also annotated `A[...]` fields, in `sglang/srt/arg_groups/fields/*.py` by 0.5.23).
+`tests/rules/test_sglang_flags.py` checks every entry against the wheels of
 the boundary releases 0.5.8, 0.5.9, 0.5.13, 0.5.14, 0.5.16 and 0.5.23 (source text, never imported).
 
 `added` is the first release known to have a spelling and `removed` the first known without it; between two

@@ -1,6 +1,6 @@
 """Which Triton kernels SGLang will launch for a model on a GPU, with which launch configs, and how
 much shared memory each needs (doctor.kernels). Installed source is read where SGLang is installed;
-a what-if version uses the per-version knowledge (shared/research/sglang.md §1–3)."""
+a what-if version uses the per-version knowledge read from the released wheels."""
 
 from __future__ import annotations
 
