@@ -32,6 +32,7 @@ class FatbinSite(NamedTuple):
     referenced: bool = True
     relocatable: bool = False
     entries: tuple[fatbin.Entry, ...] | None = None  # already read (by the scan's check), else None
+    end: int | None = None  # where its header says it ends, when read while locating it
 
 
 def locate_fatbins(buf, header: elf.ElfHeader) -> tuple[list[FatbinSite], bool]:
@@ -51,8 +52,14 @@ def _declared(buf, declared: list[elf.Section], all_sections: list[elf.Section],
     for sec in containers:
         _require_in_file(buf, sec)
         end = sec.offset + sec.size
+        released = sec.offset
         for offset in fatbin.find_fatbins(buf, sec.offset, end):
-            found[offset] = FatbinSite(offset, end, sec.name, relocatable=sec.name == RELOCATABLE_SECTION)
+            found[offset] = FatbinSite(offset, end, sec.name, relocatable=sec.name == RELOCATABLE_SECTION,
+                                       end=fatbin.fatbin_end(buf, offset))
+            if offset - released >= SCAN_WINDOW:  # each header read maps the pages around it: hand them back
+                release(buf, released, offset)
+                released = offset
+        release(buf, released, end)
     for sec in (s for s in declared if s.name == WRAPPER_SECTION):
         _require_in_file(buf, sec)
         for address in fatbin.wrapper_targets(buf, sec.offset, sec.offset + sec.size):
@@ -66,7 +73,7 @@ def _declared(buf, declared: list[elf.Section], all_sections: list[elf.Section],
     return list(found.values())
 
 
-SCAN_WINDOW = 16 << 20  # bytes searched between page releases
+SCAN_WINDOW = 4 << 20  # bytes searched between page releases
 
 
 def _scanned(buf, known: list[FatbinSite], holders: _Holders) -> list[FatbinSite]:
@@ -99,7 +106,10 @@ def _gaps(buf, known: list[FatbinSite]) -> list[tuple[int, int]]:
     """The file minus the spans of the known fatbins (a span that does not add up is not skipped)."""
     spans = []
     for site in known:
-        end = fatbin.fatbin_end(buf, site.offset) if site.offset + 16 <= len(buf) else site.offset
+        if site.end is not None:
+            end = site.end
+        else:
+            end = fatbin.fatbin_end(buf, site.offset) if site.offset + 16 <= len(buf) else site.offset
         if site.offset < end <= site.limit:
             spans.append((site.offset, end))
     gaps, pos = [], 0
