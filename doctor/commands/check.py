@@ -50,9 +50,10 @@ def run(args: argparse.Namespace) -> int:
         return update_baseline(gate([Target(report)], settings.config), settings)
     result = gate([Target(report)], settings.config, settings.baseline)
     report = result.targets[0].report  # what config, suppressions and the baseline leave
-    write_outputs(result, args, json_text=render_json(report))
+    json_text = render_json(report) if args.format == "json" or args.output is not None else None
+    write_outputs(result, args, json_text=json_text)
     if args.format == "json":
-        print(render_json(report))
+        print(json_text)
     elif args.format == "console":
         from doctor.formats.console import render_console
 
