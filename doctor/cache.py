@@ -4,10 +4,10 @@ atomically; a cache that cannot be read or written only costs the recomputation.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,31 +31,40 @@ def file_stamp(paths: list[Path]) -> list[Any] | None:
         return None
 
 
-def _path(name: str, stamp: Any) -> Path:
+def _key(stamp: Any) -> str:
     from doctor import __version__
 
-    digest = hashlib.sha256(json.dumps([__version__, stamp], default=str).encode()).hexdigest()[:24]
-    return cache_root() / f"{name}-{digest}.json"
+    return json.dumps([__version__, stamp], default=str)
+
+
+def _path(name: str, key: str) -> Path:
+    data = key.encode()  # two 32-bit checksums name the file; the full key inside it decides a hit
+    return cache_root() / f"{name}-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.json"
 
 
 def load(name: str, stamp: Any) -> Any | None:
     if stamp is None:
         return None
+    key = _key(stamp)
     try:
-        return json.loads(_path(name, stamp).read_text(encoding="utf-8"))
+        stored = json.loads(_path(name, key).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    if not isinstance(stored, dict) or stored.get("key") != key:
+        return None
+    return stored.get("value")
 
 
 def store(name: str, stamp: Any, value: Any) -> None:
     if stamp is None:
         return
-    target = _path(name, stamp)
+    key = _key(stamp)
+    target = _path(name, key)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{name}-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(value, handle)
+            json.dump({"key": key, "value": value}, handle)
         os.replace(tmp, target)
     except OSError:
         return  # a read-only home only costs the recomputation next time

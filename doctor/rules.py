@@ -22,11 +22,6 @@ from doctor.engines import registry
 from doctor.errors import DoctorError
 from doctor.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
-
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
 OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", "contains", "not_contains",
@@ -94,6 +89,11 @@ _TUPLE_FIELDS = ("when", "fixes", "references", "evidence")
 
 
 def _parse_rules(folder: Path, paths: list[Path]) -> list[Rule]:
+    try:  # imported here: a cached knowledge base needs no TOML parser
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
     rules: list[Rule] = []
     for path in paths:
         try:

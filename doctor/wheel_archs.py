@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from doctor.binaries.archs import Arch, runs
@@ -26,7 +26,7 @@ X86, ARM = "x86_64", "aarch64"
 
 @lru_cache(maxsize=1)
 def audited_wheels() -> tuple[dict[str, Any], ...]:
-    path = resources.files("doctor") / "data" / "wheel_archs.json"
+    path = Path(__file__).resolve().parent / "data" / "wheel_archs.json"
     try:
         return tuple(json.loads(path.read_text(encoding="utf-8")).get("wheels", ()))
     except (OSError, ValueError):

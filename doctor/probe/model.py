@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import re
-import socket
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -130,6 +129,8 @@ def _hub_reachable(environ: Mapping[str, str]) -> str | None:
     network, while a failed connect (or DNS lookup) answers at once. Returns why not, or None."""
     endpoint = urllib.parse.urlparse(environ.get("HF_ENDPOINT") or "https://huggingface.co")
     host, port = endpoint.hostname or "huggingface.co", endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    import socket  # only when the hub is asked at all
+
     try:
         with socket.create_connection((host, port), timeout=HUB_TIMEOUT_S):
             return None
