@@ -39,6 +39,10 @@ class MemoryModel(ABC):
     def label(self) -> str:
         return f"{self.engine} {self.version}"
 
+    def cache_key(self) -> tuple[Any, ...] | None:
+        """What makes two instances plan alike (the planner memoises on it); None: never memoise."""
+        return None
+
     def load_extras(self, model: Model) -> list[Piece]:
         """What the engine allocates at load beyond the checkpoint's tensors (none by default)."""
         return []

@@ -44,8 +44,30 @@ def plan_summary(facts: Facts, launch: Launch, memory: MemoryModel, note: str | 
     own = memory.own_summary(facts, launch)
     if own is not None:
         return own
+    request = request_from_launch(launch, memory, len(facts.gpus))
+    key = memory.cache_key()
+    memo_key = None if key is None or environ else (id(facts), key, request.tp, request.pp, request.ep,
+                                                     request.kv_cache_dtype, request.context_length, note, offline)
+    hit = _SUMMARIES.get(memo_key) if memo_key else None
+    if hit is not None and hit[0] is facts:
+        return hit[1]
+    summary = _summary(facts, request, memory, note, environ, offline)
+    if memo_key:
+        if len(_SUMMARIES) > 64:
+            _SUMMARIES.clear()
+        _SUMMARIES[memo_key] = (facts, summary)
+    return summary
+
+
+# The same run is planned more than once (check's launch recheck re-analyses it with the composed flags):
+# summaries memoised per facts object, engine memory settings and requested layout.
+_SUMMARIES: dict[tuple[Any, ...], tuple[Facts, dict[str, Any]]] = {}
+
+
+def _summary(facts: Facts, request: PlanRequest, memory: MemoryModel, note: str | None,
+             environ: Mapping[str, str] | None, offline: bool) -> dict[str, Any]:
+    assert facts.model is not None
     try:
-        request = request_from_launch(launch, memory, len(facts.gpus))
         plans = make_plans(facts, facts.model, request, source_for(facts, environ or {}, offline))
     except DoctorError as exc:
         return {"error": str(exc), "requested": None, "best": None, "notes": [note] if note else []}

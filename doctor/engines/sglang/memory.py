@@ -147,6 +147,9 @@ class SGLangMemory(MemoryModel):
         self.knobs = {"mem_fraction_static": mem_fraction_static, "chunked_prefill_size": chunked_prefill_size,
                       "cuda_graph_max_bs": cuda_graph_max_bs, "page_size": page_size}
 
+    def cache_key(self) -> tuple[Any, ...]:
+        return ("sglang", self.version, tuple(sorted(self.knobs.items())))
+
     def load_extras(self, model: Model) -> list[Piece]:
         return load_extra_pieces(model)
 
