@@ -40,8 +40,12 @@ class MemoryModel(ABC):
         return f"{self.engine} {self.version}"
 
     def cache_key(self) -> tuple[Any, ...] | None:
-        """What makes two instances plan alike (the planner memoises on it); None: never memoise."""
+        """What makes two instances plan alike, sentences included (the planner memoises on it); None: never."""
         return None
+
+    def arithmetic_key(self) -> tuple[Any, ...] | None:
+        """What makes two instances give the same numbers (their sentences may name another version)."""
+        return self.cache_key()
 
     def load_extras(self, model: Model) -> list[Piece]:
         """What the engine allocates at load beyond the checkpoint's tensors (none by default)."""
