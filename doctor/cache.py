@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -58,6 +57,8 @@ def load(name: str, stamp: Any) -> Any | None:
 def store(name: str, stamp: Any, value: Any) -> None:
     if stamp is None:
         return
+    import tempfile
+
     key = _key(stamp)
     target = _path(name, key)
     try:

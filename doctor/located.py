@@ -4,7 +4,6 @@ scanning and `--baseline` recognise it when the file moves or the numbers change
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -60,7 +59,7 @@ def fingerprinted(targets: Sequence[Target]) -> list[Target]:
         for finding in target.report.findings:
             key = identity(finding, target)
             seen[key] += 1
-            prints.append(hashlib.sha256(f"{key}#{seen[key]}".encode()).hexdigest()[:32])
+            prints.append(_sha256(f"{key}#{seen[key]}".encode()).hexdigest()[:32])
         out.append(replace(target, fingerprints=tuple(prints)))
     return out
 
@@ -84,3 +83,9 @@ def counts(targets: Sequence[Target]) -> dict[str, int]:
     for target in targets:
         total.update(target.report.counts())
     return dict(total)
+
+
+def _sha256(data: bytes) -> Any:
+    import hashlib  # only where fingerprints are made (SARIF, baselines), not on every check
+
+    return hashlib.sha256(data)
