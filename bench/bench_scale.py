@@ -5,13 +5,15 @@
 Shapes (tests/scale_facts.py): `mesh` records every GPU pair, as `nvidia-smi topo -m` does for one host
 (the input grows with GPUs squared: 524,800 links at 1,024 GPUs); `hosts` records the pairs inside each
 8-GPU host only (links grow linearly; a pair across hosts is unknown, taken as SYS). Each run is a fresh
-process: `check moonshotai/Kimi-K2.5 --facts FILE --engine sglang==0.5.8 --offline --format json`.
+process: `check moonshotai/Kimi-K2.5 --facts FILE --engine sglang==0.5.8 --offline --format json`; its wall
+time and CPU time (user + system: what the check costs, whatever else the machine is running) are reported.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -27,13 +29,21 @@ CHECK = ["-m", "doctor", "check", "moonshotai/Kimi-K2.5", "--engine", "sglang==0
          "--format", "json"]
 
 
-def run_once(facts: Path, timeout: float) -> tuple[float | None, int | None]:
+def run_once(facts: Path, timeout: float) -> tuple[float | None, float | None, int | None]:
+    """(wall seconds, CPU seconds user+sys, exit code); (None, None, None) when killed at `timeout`."""
     start = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, *CHECK, "--facts", str(facts)], capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, None
-    return time.perf_counter() - start, proc.returncode
+    proc = subprocess.Popen([sys.executable, *CHECK, "--facts", str(facts)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+        if time.perf_counter() > deadline:
+            proc.kill()
+            proc.wait()
+            return None, None, None
+        time.sleep(0.01)
 
 
 def main() -> None:
@@ -47,18 +57,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for gpus in args.gpus:
             facts = write_scaled_facts(gpus, Path(tmp) / f"facts-{gpus}.json", shape=args.shape)
-            walls, codes = [], set()
+            walls, cpus, codes = [], [], set()
             for _ in range(args.runs):
-                wall, code = run_once(facts, args.timeout)
+                wall, cpu, code = run_once(facts, args.timeout)
                 if wall is None:
                     break
                 walls.append(wall)
+                cpus.append(cpu)
                 codes.add(code)
             row = {"gpus": gpus, "shape": args.shape, "facts_bytes": facts.stat().st_size,
                    "median_s": round(statistics.median(walls), 3) if walls else None,
+                   "median_cpu_s": round(statistics.median(cpus), 3) if cpus else None,
                    "timed_out_after_s": None if walls else args.timeout, "exit_codes": sorted(codes)}
             rows.append(row)
-            shown = f"{row['median_s']:.3f} s" if walls else f"> {args.timeout:.0f} s (killed)"
+            shown = (f"{row['median_s']:.3f} s wall, {row['median_cpu_s']:.3f} s CPU" if walls
+                     else f"> {args.timeout:.0f} s (killed)")
             print(f"{gpus:>5} GPUs ({args.shape}, {row['facts_bytes'] / 1e6:.1f} MB facts): {shown}, "
                   f"exit {row['exit_codes']}", flush=True)
             if not walls:

@@ -29,6 +29,27 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
+LONG_LIST = 16  # items; longer lists of a document are written one compact item per line
+
+
+def json_text(value: Any) -> str:
+    """JSON indented by two spaces like json.dumps(indent=2), except that a list of more than LONG_LIST
+    items has one compact item per line: the same document, readable, and written by the C encoder where
+    it is large (the topology of a big machine has N*(N-1)/2 links)."""
+    return _json_text(value, "")
+
+
+def _json_text(value: Any, indent: str) -> str:
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        items = (f"{inner}{json.dumps(str(k))}: {_json_text(v, inner)}" for k, v in value.items())
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    if isinstance(value, list | tuple) and value:
+        render = json.dumps if len(value) > LONG_LIST else lambda item: _json_text(item, inner)
+        return "[\n" + ",\n".join(inner + render(item) for item in value) + f"\n{indent}]"
+    return json.dumps(value)
+
+
 def read_json_file(path: Path, label: str, max_bytes: int | None = None) -> Any:
     """Parsed JSON of `path`; unreadable, oversized, non-UTF-8 or malformed files raise one InputError."""
     try:

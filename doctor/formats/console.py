@@ -12,6 +12,7 @@ from doctor.report import Finding, Report
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 GiB = 1 << 30
+MAX_MATRIX_GPUS = 16  # wider than a terminal beyond this; larger machines get link counts instead
 
 
 def render_console(report: Report, console: Console) -> None:
@@ -20,7 +21,7 @@ def render_console(report: Report, console: Console) -> None:
     if facts.gpus:
         console.print(_gpu_table(facts))
     if len(facts.gpus) > 1 and facts.topology:
-        console.print(_topology_matrix(facts))
+        console.print(_topology_matrix(facts) if len(facts.gpus) <= MAX_MATRIX_GPUS else _topology_counts(facts))
     console.print(_libraries(facts))
     if facts.model is not None:
         console.print(_model(facts))
@@ -90,6 +91,16 @@ def _topology_matrix(facts: Facts) -> Table:
             cells.append("X" if a.index == b.index else (link.kind if link else "?"))
         table.add_row(f"GPU{a.index}", *cells)
     return table
+
+
+def _topology_counts(facts: Facts) -> Text:
+    counts: dict[str, int] = {}
+    for link in facts.topology:
+        counts[link.kind] = counts.get(link.kind, 0) + 1
+    pairs = len(facts.gpus) * (len(facts.gpus) - 1) // 2
+    listed = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
+    return Text(f"Topology: {len(facts.topology)} of {pairs} GPU pairs recorded ({listed}); the matrix is shown "
+                f"up to {MAX_MATRIX_GPUS} GPUs")
 
 
 def _libraries(facts: Facts) -> Text:

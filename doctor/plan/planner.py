@@ -71,10 +71,25 @@ class Plan:
 
 
 def gpu_memory_bytes(facts: Facts) -> int:
-    sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
-    if not sizes:
+    size = _gpu_totals(facts)[0]
+    if not size:
         raise InputError("the facts give no GPU memory size: planning needs a GPU, --hardware or --facts")
-    return min(sizes)  # SGLang sizes by the smallest GPU (nvidia-smi minimum)
+    return size  # SGLang sizes by the smallest GPU (nvidia-smi minimum)
+
+
+_GPU_TOTALS: dict[int, tuple[tuple, int, bool]] = {}
+
+
+def _gpu_totals(facts: Facts) -> tuple[int, bool]:
+    """(smallest GPU memory, any unified memory), once per GPU list: every layout asks (doctor/topology.py)."""
+    hit = _GPU_TOTALS.get(id(facts.gpus))
+    if hit is None or hit[0] is not facts.gpus:
+        sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
+        unified = any(g.unified_memory for g in facts.gpus)
+        hit = _GPU_TOTALS[id(facts.gpus)] = (facts.gpus, min(sizes, default=0), unified)
+        if len(_GPU_TOTALS) > 64:
+            _GPU_TOTALS.clear()
+    return hit[1], hit[2]
 
 
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
@@ -92,7 +107,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         vision=vision_of(model), chunked_prefill_size=req.chunked_prefill_size,
         cuda_graph_max_bs=req.cuda_graph_max_bs, mem_fraction_static=req.mem_fraction_static,
         page_size=req.page_size)
-    free = sgl_memory.preload_free_bytes(total, layout.gpus, any(g.unified_memory for g in facts.gpus))
+    free = sgl_memory.preload_free_bytes(total, layout.gpus, _gpu_totals(facts)[1])
     stages, tokens, budget_min, cell_max = [], None, None, 0
     for r in ranks:
         shape = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype)
