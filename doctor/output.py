@@ -3,11 +3,13 @@ never leaves half a report behind."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from doctor.errors import InputError
 
@@ -50,12 +52,39 @@ def _json_text(value: Any, indent: str) -> str:
     return json.dumps(value)
 
 
+FILE_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+              (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+
+
+def open_regular(path: Path | str) -> BinaryIO:
+    """`path` opened for reading only if it is a regular file (through symlinks): a FIFO named config.json
+    or model.safetensors would block a plain open() forever, a device would stream forever. Opened
+    non-blocking and checked on the open descriptor, so a swap between check and open cannot slip
+    through. Anything else raises OSError(EINVAL, "not a regular file (a FIFO)")."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = next((name for test, name in FILE_KINDS if test(mode)), "not a file")
+        raise OSError(errno.EINVAL, f"not a regular file ({kind})", str(path))
+    return os.fdopen(fd, "rb")
+
+
+def read_regular_bytes(path: Path | str, max_bytes: int | None = None) -> bytes:
+    """All bytes of a regular file (see open_regular); more than `max_bytes` raises OSError(EFBIG)."""
+    with open_regular(path) as handle:
+        if max_bytes is not None:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise OSError(errno.EFBIG, f"{size} bytes; at most {max_bytes} are read", str(path))
+        return handle.read()
+
+
 def read_json_file(path: Path, label: str, max_bytes: int | None = None) -> Any:
-    """Parsed JSON of `path`; unreadable, oversized, non-UTF-8 or malformed files raise one InputError."""
+    """Parsed JSON of `path`; unreadable, oversized, non-UTF-8, non-regular or malformed files raise one
+    InputError."""
     try:
-        if max_bytes is not None and path.stat().st_size > max_bytes:
-            raise InputError(f"{label} {path} is {path.stat().st_size} bytes; at most {max_bytes} are read")
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_bytes(path, max_bytes).decode("utf-8")
     except OSError as exc:
         raise InputError(f"cannot read {label} {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:

@@ -14,6 +14,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from doctor.output import read_regular_bytes
+
+MAX_SOURCE = 8 << 20  # bytes of one engine source file
+
 
 class SourceShapeError(Exception):
     """The function is missing or uses constructs this evaluator does not model."""
@@ -51,7 +55,7 @@ def find_function(source: str, name: str) -> ast.FunctionDef:
 
 def evaluate_function(path: Path, name: str, args: Mapping[str, Any], env: Mapping[str, Any]) -> Any:
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_regular_bytes(path, MAX_SOURCE).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceShapeError(f"cannot read {path}: {exc}") from exc
     function = find_function(source, name)
@@ -137,7 +141,7 @@ def evaluate_assignment(path: Path, function: str, name: str, env: Mapping[str, 
     """Run only the capability-dependent `if` chain that assigns `name` inside `function` (the rest of
     the function may do anything: it is not evaluated) and return the value it assigns."""
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_regular_bytes(path, MAX_SOURCE).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceShapeError(f"cannot read {path}: {exc}") from exc
     node = find_function(source, function)

@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from doctor.errors import DoctorError
+
 from .arch import parse_arch
-from .estimate import analytic, result, target
+from .estimate import analytic, check_params, result, target
 from .moe_smem import _WIDTHS
 
 KERNELS = {"fused-moe": "fused_moe", "extend-attention": "extend_attention",
@@ -187,7 +189,7 @@ def _run_moe_config(args: argparse.Namespace, cc: Any) -> int:
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
-    except (UsageError, ValueError, KeyError, TypeError) as exc:
+    except (UsageError, ValueError, KeyError, TypeError, DoctorError) as exc:
         print(f"sm120-doctor smem: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:  # exact mode: compile or download failure
@@ -205,6 +207,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("name a kernel (fused-moe, extend-attention, decode-attention, "
                          "prefill-attention) or pass --moe-config FILE.json")
     kernel, params = job_params(args)
+    check_params(kernel, params)
     nbytes, method = _measure(args, kernel, cc, params)
     res = result(kernel, cc, nbytes, method)
     verdict = "fits" if res.fits else "OVERFLOW"

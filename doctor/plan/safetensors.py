@@ -19,6 +19,7 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Model
+from doctor.output import open_regular, read_regular_bytes
 from doctor.plan.arch import Piece
 
 DTYPE_SIZES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
@@ -31,7 +32,7 @@ TensorInfo = tuple[str, tuple[int, ...]]
 def read_header(path: Path) -> dict[str, TensorInfo]:
     """name -> (dtype, shape) from one .safetensors file; a corrupt header is one clear InputError."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             prefix = handle.read(8)
             if len(prefix) != 8:
                 raise InputError(f"{path}: too short for a safetensors header")
@@ -135,7 +136,7 @@ def hub_tensors(repo_id: str, environ: Mapping[str, str], offline: bool) -> tupl
     cached = cache_dir(environ) / (repo_id.replace("/", "--") + ".json")
     if cached.is_file():
         try:
-            return parse_header(json.loads(cached.read_text(encoding="utf-8")), str(cached)), "cache"
+            return parse_header(json.loads(read_regular_bytes(cached, MAX_HEADER)), str(cached)), "cache"
         except (OSError, ValueError, InputError):
             pass
     if offline or environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):

@@ -20,7 +20,7 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Model
-from doctor.output import read_json_file
+from doctor.output import read_json_file, read_regular_bytes
 from doctor.probe.model_config import parse_model
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}$")
@@ -108,8 +108,8 @@ def _from_hf_cache(repo_id: str, environ: Mapping[str, str]) -> ConfigFiles | No
     importing huggingface-hub costs more than the whole check."""
     repo = hf_cache_dir(environ) / ("models--" + repo_id.replace("/", "--"))
     try:
-        commit = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
-    except OSError:
+        commit = read_regular_bytes(repo / "refs" / "main", 4096).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
         snapshots = sorted((repo / "snapshots").glob("*/config.json")) if (repo / "snapshots").is_dir() else []
         return _from_dir(snapshots[-1].parent, "hf-cache") if snapshots else None
     snapshot = repo / "snapshots" / commit
