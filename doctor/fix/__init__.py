@@ -15,6 +15,7 @@ from packaging.version import Version
 from doctor.fix.journal import Entry, FixError, Journal, state_dir
 from doctor.fix.patches import PATCHES, patched_source, verify_patched_file
 from doctor.fix.writer import check_writable, write_with_journal
+from doctor.output import read_regular_bytes
 from doctor.report import Report
 
 
@@ -114,7 +115,7 @@ def _patch_action(report: Report, rule_id: str, patch_id: str, unsafe: bool) -> 
                       skipped="SGLang is not installed here (a what-if version cannot be patched)")
     path = Path(library.location) / patch.relative_path(Version(library.version))
     try:
-        old = path.read_bytes()
+        old = read_regular_bytes(path)
     except OSError as exc:
         raise FixError(f"{patch_id}: cannot read {path}: {exc.strerror or exc}") from exc
     new_text = patched_source(patch, old.decode("utf-8"))
