@@ -6,29 +6,103 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from doctor.errors import InputError
 
+FIFO_READER_WAIT_S = 10.0  # a FIFO named as output may get its reader a moment after we start
+
 
 def write_text_atomic(path: Path, text: str) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
+    """Write `text` to `path` the way git and ruff do: through a symlink to its target (the link stays);
+    into a FIFO or character device as a stream (never replacing it: `--output /dev/null` as root must
+    not replace /dev/null); a regular file atomically (temp file, fsync, rename) keeping the mode of the
+    file it replaces; a new file with the umask's mode. A directory, socket or block device is refused."""
+    target = _resolve_output(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        _write_stream(path, target, text)
+    elif mode is not None and not stat.S_ISREG(mode):
+        kind = next((name for test, name in FILE_KINDS if test(mode)), "not a file")
+        raise InputError(f"cannot write {path}: it is {kind}")
+    else:
+        _replace_atomically(path, target, text.encode("utf-8"), None if mode is None else stat.S_IMODE(mode))
+
+
+def _resolve_output(path: Path) -> Path:
+    if not path.is_symlink():
+        return path
+    try:
+        return Path(os.path.realpath(path, strict=False))
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise InputError(f"cannot write {path}: cannot follow the symlink ({exc})") from exc
+
+
+def _write_stream(path: Path, target: Path, text: str) -> None:
+    deadline = time.monotonic() + FIFO_READER_WAIT_S
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or time.monotonic() > deadline:
+                why = "no process reads the FIFO" if exc.errno == errno.ENXIO else exc.strerror or exc
+                raise InputError(f"cannot write {path}: {why}") from exc
+            time.sleep(0.05)
+    os.set_blocking(fd, True)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _replace_atomically(path: Path, target: Path, data: bytes, mode: int | None) -> None:
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
+            os.fchmod(handle.fileno(), mode if mode is not None else 0o666 & ~_umask())
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def back_up(path: Path) -> Path:
+    """A copy of `path` beside it (`NAME.bak`, or `NAME.bak.N` when that exists), before it is overwritten."""
+    backup = path.with_name(path.name + ".bak")
+    n = 1
+    while backup.exists():
+        backup = path.with_name(f"{path.name}.bak.{n}")
+        n += 1
+    try:
+        shutil.copy2(path, backup)
+    except OSError as exc:
+        raise InputError(f"cannot back up {path}: {exc.strerror or exc}") from exc
+    return backup
 
 
 LONG_LIST = 16  # items; longer lists of a document are written one compact item per line

@@ -16,7 +16,7 @@ from doctor.cli import add_target_options, check_request
 from doctor.errors import UsageError
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config
 from doctor.kernels.check import KernelCheck
-from doctor.output import write_text_atomic
+from doctor.output import back_up, read_regular_bytes, write_text_atomic
 from doctor.report import Report
 
 
@@ -69,6 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ep", type=int, help="expert-parallel size")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
     p.add_argument("--all", action="store_true", help="also when the config SGLang would use already fits")
+    p.add_argument("--force", action="store_true", help="overwrite a file that differs (backed up to NAME.bak first)")
     p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
     p.set_defaults(handler=run)
 
@@ -84,14 +85,34 @@ def run(args: argparse.Namespace) -> int:
                                       if has_moe else "this model runs no Triton fused-MoE kernel here"),
               file=sys.stderr)
         return 0
-    for made in files:
-        target = args.output / made.relative_path
+    targets = [(args.output / made.relative_path, made) for made in files]
+    for target, made in targets:  # refuse before writing any
+        _check_overwrite(target, made.text(), args.force)
+    for target, made in targets:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create {target.parent}: {exc.strerror or exc}") from exc
+        if _differs(target, made.text()):
+            print(f"backed up {target} to {back_up(target)}", file=sys.stderr)
         write_text_atomic(target, made.text())
         print(f"wrote {target} ({len(made.table)} entries, largest {made.worst_bytes} B <= {made.limit} B)",
               file=sys.stderr)
     print(f"export SGLANG_MOE_CONFIG_DIR={args.output.resolve()}")
     return 0
+
+
+def _differs(target: Path, text: str) -> bool:
+    """A file already there with other content (hand-edited, or from other options)."""
+    try:
+        return target.is_file() and read_regular_bytes(target) != text.encode()
+    except OSError:
+        return True
+
+
+def _check_overwrite(target: Path, text: str, force: bool) -> None:
+    if target.exists() and not target.is_file():
+        raise UsageError(f"{target} exists and is not a regular file; not writing")
+    if _differs(target, text) and not force:
+        raise UsageError(f"{target} exists with other content (hand-edited?); nothing was written: pass --force "
+                         f"to back it up to {target.name}.bak and overwrite it")
