@@ -37,7 +37,7 @@ def safe_config_files(report: Report, only_overflowing: bool = True) -> list[Moe
         return []
     files: dict[str, MoeConfigFile] = {}
     for check in report.analysis.kernels:
-        if check.kernel != "fused_moe" or (only_overflowing and check.fits):
+        if check.kernel != "fused_moe" or check.limit is None or (only_overflowing and check.fits):
             continue
         made = safe_config_file(check, gpu.capability)
         files.setdefault(made.relative_path, made)

@@ -139,8 +139,8 @@ def _kernels(report: Report) -> Table:
     for k in report.analysis.kernels:
         shape = ",".join(f"{key}={v}" for key, v in k.shape.items())
         config = ",".join(f"{key}={v}" for key, v in k.config.items())
-        verdict = Text("fits", style="green") if k.fits else Text("OVERFLOW", style="bold red")
-        table.add_row(k.kernel, k.path, shape, config, str(k.bytes), str(k.limit), verdict)
+        verdict = Text(k.verdict, style={True: "green", False: "bold red", None: "yellow"}[k.fits])
+        table.add_row(k.kernel, k.path, shape, config, str(k.bytes), "?" if k.limit is None else str(k.limit), verdict)
     return table
 
 
