@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 from doctor import __version__
 from doctor.errors import DoctorError, UsageError
+from doctor.validation import one_line
 
 # Subcommands that live with their feature; each module has register(subparsers) and run(args).
 FEATURE_COMMANDS: tuple[str, ...] = (
@@ -49,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str, debug: bool) -> None:
     if debug:
         traceback.print_exc()
-    print(f"sm120-doctor: error: {message}", file=sys.stderr)
+    print(f"sm120-doctor: error: {one_line(message)}", file=sys.stderr)  # echoed input never splits the line
 
 
 def _split_engine_args(argv: list[str]) -> list[str]:
