@@ -7,8 +7,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from doctor.analysis import Analysis
-from doctor.engines import chosen_engine
-from doctor.engines.sglang.defaults import sglang_view
+from doctor.engines import registry
 from doctor.facts import Facts, to_jsonable
 from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
@@ -16,13 +15,18 @@ from doctor.launch import Launch
 ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
-ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries", "plan",
-         "env", "topology", "engine", "sglang")
+BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
+              "plan", "env", "topology", "engine")
+
+
+def engine_root(name: str) -> str:
+    """The context root of an engine's own view: its name with dots and dashes as underscores."""
+    return name.replace(".", "_").replace("-", "_")
 
 
 def context_roots() -> tuple[str, ...]:
     """The top-level keys of build_context; rule files may address nothing else."""
-    return ROOTS
+    return BASE_ROOTS + tuple(engine_root(name) for name in registry.engines())
 
 
 def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str, Any]:
@@ -40,9 +44,25 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "plan": analysis.plan,
         "env": dict(facts.env),
         "topology": _topology(facts),
-        "engine": chosen_engine(facts),
-        "sglang": sglang_view(facts, launch),
+        "engine": _engine(analysis),
+        **_engine_views(analysis),
     }
+
+
+def _engine(analysis: Analysis) -> dict[str, Any] | None:
+    run = analysis.run
+    if run is None:
+        return None
+    return {"name": analysis.engine, "version": run.library.version, "what_if": run.library.what_if}
+
+
+def _engine_views(analysis: Analysis) -> dict[str, Any]:
+    """Every engine's root is present; only the engine of this run fills its own."""
+    views: dict[str, Any] = {engine_root(name): None for name in registry.engines()}
+    run = analysis.run
+    if run is not None and analysis.engine is not None:
+        views[engine_root(analysis.engine)] = registry.get_for(run.library).rule_view(run)
+    return views
 
 
 def _launch(launch: Launch, analysis: Analysis) -> dict[str, Any]:

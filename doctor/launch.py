@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from doctor.errors import UsageError
 
-# SGLang spellings (and argparse prefixes people use) → canonical key
+# Engine flag spellings (and argparse prefixes people use) → canonical key
 ALIASES = {
     "--tp": "tp", "--tp-size": "tp", "--tensor-parallel-size": "tp",
     "--pp": "pp", "--pp-size": "pp", "--pipeline-parallel-size": "pp",
@@ -59,26 +60,55 @@ class Launch:
         return int(self.values.get("tp") or max(gpu_count, 1))
 
 
+def is_flag(token: str) -> bool:
+    """`--x` and `-x` are flags; `-1` and `-0.5` are values."""
+    return token.startswith("-") and not token.lstrip("-").replace(".", "").isdigit()
+
+
+def flag_pairs(tokens: Sequence[str], is_switch: Callable[[str], bool] = lambda flag: False,
+               takes_value: Callable[[str], bool] = lambda flag: False) -> list[tuple[str, str | None]]:
+    """The one argv tokenizer: `--a 1 --b=2 --c` → [("--a", "1"), ("--b", "2"), ("--c", None)].
+
+    A flag takes the next token as its value unless it is a switch or that token is itself a flag (or, for
+    a flag `takes_value` says always takes one, whatever the next token is). A bare word stays a pair
+    (word, None)."""
+    pairs: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(tokens):
+        flag, eq, inline = tokens[i].partition("=")
+        if eq and flag.startswith("-"):
+            pairs.append((flag, inline))
+        elif not tokens[i].startswith("-") or is_switch(tokens[i]):
+            pairs.append((tokens[i], None))
+        elif i + 1 < len(tokens) and (takes_value(tokens[i]) or not is_flag(tokens[i + 1])):
+            pairs.append((tokens[i], tokens[i + 1]))
+            i += 1
+        else:
+            pairs.append((tokens[i], None))
+        i += 1
+    return pairs
+
+
+def normal_flag(flag: str) -> str:
+    """`--tp_size` → `--tp-size`: argparse accepts neither spelling for the other, engines print dashes."""
+    return flag.replace("_", "-") if flag.startswith("--") else flag
+
+
 def parse_launch(args: list[str]) -> Launch:
     values: dict[str, object] = {}
     unknown: list[str] = []
-    i = 0
-    while i < len(args):
-        raw = args[i]
-        flag, eq, inline = raw.partition("=")
-        flag = flag.replace("_", "-") if flag.startswith("--") else flag
+    pairs = flag_pairs(args, is_switch=lambda t: normal_flag(t) in SWITCHES,
+                       takes_value=lambda t: normal_flag(t) in ALIASES)
+    for raw, value in pairs:
+        flag = normal_flag(raw)
         if flag in SWITCHES:
             values[SWITCHES[flag]] = True
         elif flag in ALIASES:
-            if not eq:
-                i += 1
-                if i >= len(args):
-                    raise UsageError(f"engine flag {flag} needs a value")
-                inline = args[i]
-            values[ALIASES[flag]] = _typed(ALIASES[flag], flag, inline)
+            if value is None:
+                raise UsageError(f"engine flag {flag} needs a value")
+            values[ALIASES[flag]] = _typed(ALIASES[flag], flag, value)
         else:
-            unknown.append(raw)
-        i += 1
+            unknown.extend([raw] if value is None else [raw, value])
     return Launch(values=values, args=tuple(args), unknown=tuple(unknown))
 
 

@@ -91,6 +91,24 @@ def _umask() -> int:
     return mask
 
 
+def refuse_overwrite(path: Path, text: str) -> None:
+    """Refuse (InputError) when `path` holds other content than `text` (a hand-edited file) or is not a regular
+    file; call for every file before writing any, so a refusal leaves all of them as they were."""
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path} exists and is not a regular file; nothing was written")
+    if differs(path, text):
+        raise InputError(f"{path} exists with other content (hand-edited?); nothing was written: pass --force to "
+                         f"back it up to {path.name}.bak and overwrite it")
+
+
+def differs(path: Path, text: str) -> bool:
+    """A regular file is at `path` with content other than `text`."""
+    try:
+        return path.is_file() and read_regular_bytes(path) != text.encode("utf-8")
+    except OSError:
+        return True
+
+
 def back_up(path: Path) -> Path:
     """A copy of `path` beside it (`NAME.bak`, or `NAME.bak.N` when that exists), before it is overwritten."""
     backup = path.with_name(path.name + ".bak")

@@ -1,6 +1,6 @@
 """GPU-pair links indexed once per facts tree, so every question the analysis asks of the topology costs
 O(1) or O(group), never a scan of all N*(N-1)/2 links: the pair lookup, the worst link inside or between
-blocks of consecutive GPUs (how SGLang lays out TP groups and PP stages), and the largest group of GPUs
+blocks of consecutive GPUs (how serving engines lay out TP groups and PP stages), and the largest group of GPUs
 that reach each other without a cross-socket (SYS) hop."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class LinkIndex:
         return hit
 
     def groups(self, tp: int, pp: int) -> tuple[str, bool, bool]:
-        """`block` over the first `pp` blocks of `tp` GPUs (SGLang's TP groups), combined. Each answer
+        """`block` over the first `pp` blocks of `tp` GPUs (the engines' TP groups), combined. Each answer
         extends the one for pp-1, so a planner walking every layout pays once per block, not per layout."""
         done = next((p for p in range(pp, 0, -1) if (tp, p) in self._groups_cache), 0)
         for p in range(done + 1, pp + 1):

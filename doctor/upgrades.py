@@ -4,15 +4,16 @@ re-running the pure analysis and rules with the package replaced by each newer r
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 
-from packaging.requirements import InvalidRequirement, Requirement
-
-from doctor.engines import KNOWN_ENGINES
-from doctor.engines.releases import COMPLETE, newer_releases
+from doctor.engines.releases import known_releases, newer_releases
+from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.facts import Facts, Library
 from doctor.report import Finding, Fix
 
+# The distribution name at the head of a requirement (`sglang>=0.5.9`, `vllm[tensorizer]==0.15.1`), PEP 508.
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[|[<>=!~;@ ]|$)")
 Evaluate = Callable[[Facts], set[str]]  # facts → IDs of the findings they produce
 
 
@@ -46,14 +47,14 @@ def _package(fix: Fix) -> str | None:
     if fix.kind != "upgrade" or not isinstance(fix.details.get("package"), str):
         return None
     try:
-        name = Requirement(fix.details["package"]).name.lower()
-    except InvalidRequirement:
+        name = _REQUIREMENT_NAME.match(fix.details["package"]).group(1).lower()  # type: ignore[union-attr]
+    except AttributeError:
         return None
-    return KNOWN_ENGINES.get(name)
+    return KNOWN_PACKAGES.get(name)
 
 
 def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:
-    exact = "lowest release" if package in COMPLETE else "lowest known release"
+    exact = "lowest release" if known_releases(package)[1] else "lowest known release"
     details = {**fix.details, "package": f"{package}>={lowest}", "lowest_clearing": lowest}
     return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {exact} that clears this)",
                                details=details)

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from doctor.hardware.arch import capability_name, parse_capability
+
 SASS = "sass"
 PTX = "ptx"
 
@@ -13,11 +15,6 @@ PTX = "ptx"
 VARIANTS = ("", "a", "f")
 
 _TOKEN = re.compile(r"^(sm|compute)_(\d{2,3})([af]?)$")
-_TARGET_FORMS = (
-    re.compile(r"^(?:sm|compute)_?(\d{2,3})[af]?$"),
-    re.compile(r"^(\d{1,2})[.,](\d)[af]?$"),
-    re.compile(r"^(\d{2,3})$"),
-)
 
 
 @dataclass(frozen=True, order=True)
@@ -60,27 +57,6 @@ def sort_tokens(tokens) -> list[str]:
     return [a.token for a in sorted(archs, key=lambda a: (a.kind != SASS, a.number, a.variant))]
 
 
-def parse_capability(text: str) -> tuple[int, int]:
-    """Parse a target GPU: `sm120`, `sm_120`, `sm_121a`, `12.0`, `12,1`, `120`. Raises ValueError."""
-    value = text.strip().lower()
-    for form in _TARGET_FORMS:
-        match = form.match(value)
-        if not match:
-            continue
-        if len(match.groups()) == 2:
-            cap = int(match.group(1)), int(match.group(2))
-        else:
-            number = int(match.group(1))
-            cap = number // 10, number % 10
-        if cap[0] >= 3:
-            return cap
-    raise ValueError(f"cannot parse GPU arch {text!r} (try sm120, sm_121, 12.0 or 120)")
-
-
-def capability_name(capability: tuple[int, int]) -> str:
-    return f"sm_{capability[0]}{capability[1]}"
-
-
 def sass_runs(arch: Arch, capability: tuple[int, int]) -> bool:
     """Can the GPU run this SASS image as is?
 
@@ -105,3 +81,7 @@ def ptx_jits(arch: Arch, capability: tuple[int, int]) -> bool:
 
 def runs(arch: Arch, capability: tuple[int, int]) -> bool:
     return sass_runs(arch, capability) if arch.kind == SASS else ptx_jits(arch, capability)
+
+
+__all__ = ["PTX", "SASS", "Arch", "capability_name", "parse_capability", "ptx_jits", "runs", "sass_runs",
+           "sort_tokens"]

@@ -1,7 +1,7 @@
 """Evaluate a small, pure engine function from its source text, without importing or exec-ing it.
 
-Engines pick kernel tiles in short functions of plain ifs and tuples (SGLang's
-`_get_block_sizes_for_extend_attention`). Reading the installed file is the truth — it includes
+Engines pick kernel tiles in short functions of plain ifs and tuples (the extend-attention block-size
+function, for one). Reading the installed file is the truth — it includes
 local patches — but importing it needs torch and a GPU. So we walk the function's AST with the
 module-level names bound to the target GPU, and refuse anything outside a tiny, side-effect-free subset.
 """
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from doctor.kernels.tiles import next_power_of_2
 from doctor.output import read_regular_bytes
 
 MAX_SOURCE = 8 << 20  # bytes of one engine source file
@@ -32,10 +33,6 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
             ast.NotIn: lambda a, b: a not in b}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv}
-
-
-def next_power_of_2(n: int) -> int:
-    return 1 << max(0, (int(n) - 1).bit_length())
 
 
 CALLS = {"triton.next_power_of_2": next_power_of_2, "next_power_of_2": next_power_of_2,

@@ -7,6 +7,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from doctor.analysis import Analysis
 from doctor.facts import Facts
 from doctor.report import Finding, Report
 
@@ -25,15 +26,16 @@ def render_console(report: Report, console: Console) -> None:
     console.print(_libraries(facts))
     if facts.model is not None:
         console.print(_model(facts))
-    if report.analysis.kernels:
-        console.print(_kernels(report))
-    if report.analysis.plan and report.analysis.plan.get("requested"):
-        console.print(_plan(report.analysis.plan))
-    for note in report.analysis.notes:
-        console.print(Text(f"note: {note}", style="dim"))
+    for analysis in report.analyses:
+        if analysis.kernels:
+            console.print(_kernels(analysis))
+        if analysis.plan and analysis.plan.get("requested"):
+            console.print(_plan(analysis.plan))
+        for note in analysis.notes:
+            console.print(Text(f"note: {note}", style="dim"))
     console.print(_findings(report))
-    if report.launch:
-        console.print(_launch(report.launch))
+    for launch in report.launches:
+        console.print(_launch(launch))
     console.print(_summary(report))
 
 
@@ -131,12 +133,12 @@ def _model(facts: Facts) -> Text:
                 f"quantization {m.quantization.scheme}")
 
 
-def _kernels(report: Report) -> Table:
-    table = Table(title=f"Kernels ({report.analysis.engine} {report.analysis.engine_version}, "
-                        f"attention backend {report.analysis.attention_backend})", title_justify="left")
+def _kernels(analysis: Analysis) -> Table:
+    table = Table(title=f"Kernels ({analysis.engine} {analysis.engine_version}, "
+                        f"attention backend {analysis.attention_backend})", title_justify="left")
     for column in ("kernel", "path", "shape", "config", "bytes", "limit", "verdict"):
         table.add_column(column)
-    for k in report.analysis.kernels:
+    for k in analysis.kernels:
         shape = ",".join(f"{key}={v}" for key, v in k.shape.items())
         config = ",".join(f"{key}={v}" for key, v in k.config.items())
         verdict = Text(k.verdict, style={True: "green", False: "bold red", None: "yellow"}[k.fits])
@@ -147,7 +149,7 @@ def _kernels(report: Report) -> Table:
 def _plan(plan: dict) -> Text:
     """Memory plan: the requested layout's verdict and, when it differs, the best layout that fits."""
     req, best = plan["requested"], plan.get("best")
-    text = Text("memory plan (SGLang " + str(plan.get("engine_version")) + "): ", style="bold")
+    text = Text(f"memory plan ({plan.get('engine')} {plan.get('engine_version')}): ", style="bold")
     text.append(_plan_line(req))
     if best and (best["tp"], best["pp"], best["ep"]) != (req["tp"], req["pp"], req["ep"]):
         text.append("\n  best that fits: ")
@@ -188,6 +190,8 @@ def _finding_panel(finding: Finding) -> Panel:
             body.append(f"\n      {key}: {shown}", style="dim")
     body.append(f"\n\n  run `sm120-doctor explain {finding.id}`", style="dim")
     title = f"{finding.severity.upper()} {finding.id}: {finding.title}"
+    if finding.engines:
+        title += f" [{', '.join(finding.engines)}]"
     return Panel(body, title=title, title_align="left", border_style=STYLE[finding.severity])
 
 

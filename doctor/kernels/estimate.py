@@ -5,27 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from .arch import Arch, arch_name, cc_int, parse_arch, smem_limit
-from .attention_smem import decode_attention_smem, extend_attention_smem, prefill_attention_smem
-from .moe_smem import fused_moe_smem
+from .families import family
 from .result import SmemResult
 
 
 def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: str | None = None) -> int:
     """Closed-form bytes for a job described the way `exact_launch.build` takes it."""
-    arch = parse_arch(cc)
-    if kernel == "fused_moe":
-        c = params["config"]
-        return fused_moe_smem(arch, params["dtype"], c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"],
-                              c["BLOCK_SIZE_K"], c.get("GROUP_SIZE_M", 1), c.get("num_warps", 4),
-                              c.get("num_stages", 3), params.get("per_channel", False),
-                              params.get("block_shape"), triton=triton)
-    if kernel == "extend_attention":
-        return extend_attention_smem(arch, **params)
-    if kernel == "decode_attention":
-        return decode_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"})
-    if kernel == "prefill_attention":
-        return prefill_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"})
-    raise ValueError(f"unknown kernel {kernel!r}")
+    return family(kernel).estimate(parse_arch(cc), params, triton)
 
 
 # Launch parameters that must be positive powers of two (tl.arange extents, warp counts), and the rest
@@ -38,7 +24,7 @@ _RANGES = {"lq": (1, 4096), "lv": (1, 4096), "lk": (1, 4096), "head_dim": (1, 40
 def check_params(kernel: str, params: dict[str, Any]) -> None:
     """Refuse launch parameters no kernel could run with (`--block-m 0`, `--warps 3`) before sizing."""
     if kernel == "fused_moe":
-        from doctor.engines.sglang.moe import parse_configs
+        from .moe_tuned import parse_configs
 
         try:
             parse_configs({"1": params["config"]}, "fused-moe config")

@@ -10,10 +10,9 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from doctor.engines.sglang.moe import TUNED_BATCH_SIZES, launch_config, load_configs
-
 from .arch import Arch, parse_arch, smem_limit
 from .moe_smem import fused_moe_smem
+from .moe_tuned import TUNED_BATCH_SIZES, launch_config, load_configs
 
 
 class EntryCheck(NamedTuple):

@@ -2,7 +2,7 @@
 how the engine shards it. Built from the config (parameter counts x storage of the module's
 quantization); `safetensors.py` builds the same pieces from a checkpoint's tensor headers.
 
-Sharding follows SGLang's modules:
+Sharding follows the serving engines' modules:
 - `tp`: split over the attention/MoE tensor-parallel group (q/q_b/kv_b/o projections, dense MLP and shared
   experts, routed experts' intermediate dim, vocab-parallel embedding and lm_head);
 - `kv`: GQA k/v projections, split by KV head and replicated once TP exceeds the KV heads;
@@ -171,8 +171,8 @@ def _mtp_layer(b: _Builder, layer: int) -> None:
 
 
 def _vision(b: _Builder) -> None:
-    """A ViT as the engine builds it: attention TP-sharded, MLPs and the projector replicated (SGLang's
-    MoonViT/VisionAttention). Unquantized in every checkpoint we know."""
+    """A ViT as the engine builds it: attention TP-sharded, MLPs and the projector replicated
+    (MoonViT/VisionAttention). Unquantized in every checkpoint we know."""
     v, raw = b.m.vision, b.cfg.get("_vision") or {}
     if v is None:
         return

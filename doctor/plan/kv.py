@@ -1,12 +1,12 @@
-"""KV cache per token per GPU and capacity in tokens, as SGLang sizes its pool
-(`get_cell_size_per_token`, `profile_max_num_token`, `set_num_tokens_hybrid_swa`; research/sglang.md §6).
+"""KV cache per token per GPU and capacity in tokens, as the serving engines size their pools (cell size per
+token, token capacity of a byte budget, the hybrid sliding-window split).
 
 - MLA: (kv_lora_rank + qk_rope_head_dim) x layers x elem bytes; every TP rank stores the whole latent,
   so it is NOT divided by TP.
 - MHA/GQA: max(1, kv_heads // attn_tp) x (head_dim + v_head_dim) x layers x elem bytes: heads are
   replicated once TP exceeds the KV heads.
 - fp4 (fp4_e2m1) halves the bytes and adds one scale byte per 16 elements.
-- Only the layers of this PP stage count; SGLang MIN-reduces the token count over the stages.
+- Only the layers of this PP stage count; the engine MIN-reduces the token count over the stages.
 - Hybrid sliding-window models (gpt-oss) split the pool into full and SWA layers by
   swa_full_tokens_ratio (0.8); the capacity reported is the full-attention layers' tokens.
 """
@@ -48,8 +48,8 @@ def resolve_kv_dtype(model: Model, requested: str | None) -> str:
 
 
 def attention_layers(model: Model, start: int, end: int) -> tuple[int, int]:
-    """(full, sliding-window) attention layers in [start, end). SGLang treats the pattern as alternating
-    for the models it runs as hybrid SWA; the counts come from the config's layer_types."""
+    """(full, sliding-window) attention layers in [start, end). Engines treat the pattern as alternating
+    for the models they run as hybrid SWA; the counts come from the config's layer_types."""
     a = model.attention
     total = end - start
     if not a.sliding_window or not a.sliding_window_layers or a.sliding_window_layers >= model.num_layers:

@@ -1,7 +1,7 @@
-"""TP x PP x EP layouts: which are valid for a model (SGLang's divisibility checks) and what
+"""TP x PP x EP layouts: which are valid for a model (the engines' divisibility checks) and what
 communication path each one takes on a machine's topology.
 
-SGLang places ranks as rank = pp_rank * tp + tp_rank on GPUs 0..tp*pp-1 (CUDA order), so TP group s is
+Engines place ranks as rank = pp_rank * tp + tp_rank on GPUs 0..tp*pp-1 (CUDA order), so TP group s is
 GPUs [s*tp, (s+1)*tp) and pipeline stages talk between consecutive groups. EP subdivides the TP group.
 """
 
@@ -44,7 +44,7 @@ def _divisors(n: int) -> list[int]:
 
 
 def invalid_reasons(model: Model, layout: Layout) -> list[str]:
-    """Why SGLang would refuse this layout at startup (empty when it is valid)."""
+    """Why the engine would refuse this layout at startup (empty when it is valid)."""
     a, tp, pp, ep = model.attention, layout.tp, layout.pp, layout.ep
     why = []
     if a.num_heads % tp:
@@ -59,7 +59,7 @@ def invalid_reasons(model: Model, layout: Layout) -> list[str]:
             why.append("EP needs a mixture-of-experts model")
         return why
     if tp % ep:
-        why.append(f"EP {ep} must divide TP {tp} (SGLang runs EP inside the TP group)")
+        why.append(f"EP {ep} must divide TP {tp} (EP runs inside the TP group)")
         return why
     if moe.routed_experts % ep:
         why.append(f"{moe.routed_experts} experts are not divisible by EP {ep}")
@@ -118,7 +118,7 @@ def communication(facts: Facts, layout: Layout) -> Comm:
         cost += LINK_RANK.get(tp_link, 5)
     custom_ar = _custom_all_reduce(facts, layout)
     if layout.tp > 2 and tp_link != "NV":
-        reasons.append(f"custom all-reduce disabled: SGLang allows it on more than two GPUs only with full "
+        reasons.append(f"custom all-reduce disabled: the engines allow it on more than two GPUs only with full "
                        f"NVLink; TP{layout.tp} uses NCCL over PCIe (pass --disable-custom-all-reduce to skip the "
                        f"probe and its warning)")
         cost += 1.0

@@ -78,7 +78,7 @@ def tensor_bytes(info: TensorInfo) -> int:
 
 
 def classify(name: str, model: Model) -> tuple[str, str, int | None, str]:
-    """(kind, shard, layer, place) for one checkpoint tensor, by SGLang's module sharding."""
+    """(kind, shard, layer, place) for one checkpoint tensor, by the engines' module sharding (doctor.plan.arch)."""
     n = name.replace("language_model.", "")
     if any(key in n for key in ("vision_tower", "mm_projector", "visual.", "vision_model", "multi_modal_projector")):
         return "vision", "rep", None, "first"
@@ -129,9 +129,9 @@ def local_tensors(model_dir: Path) -> dict[str, TensorInfo] | None:
 
 
 def cache_dir(environ: Mapping[str, str]) -> Path:
-    root = environ.get("SM120_DOCTOR_CACHE") or str(Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-                                                   / "sm120-doctor")
-    return Path(root).expanduser() / "safetensors"
+    from doctor.cache import cache_root
+
+    return cache_root(environ) / "safetensors"
 
 
 def hub_tensors(repo_id: str, environ: Mapping[str, str], offline: bool) -> tuple[dict[str, TensorInfo] | None, str]:

@@ -6,7 +6,7 @@ module's quantization. A bundled checkpoint size (`data/checkpoints.json`, measu
 cross-check of the computed total; when the two disagree by more than 2 % the computed pieces are scaled
 to the measured size and the plan says so.
 
-EP in SGLang subdivides the TP group (moe_tp = tp / ep; each rank holds experts/ep experts at
+EP subdivides the TP group (moe_tp = tp / ep; each rank holds experts/ep experts at
 intermediate/moe_tp), so routed-expert bytes per rank are total/tp either way: EP changes traffic,
 not memory.
 """
@@ -41,7 +41,7 @@ class RankWeights:
 
 
 def pp_layers(num_layers: int, pp: int, stage: int) -> tuple[int, int]:
-    """SGLang `get_pp_indices`: even split, the last `remainder` stages take one more layer."""
+    """The engines' pipeline split: even, the last `remainder` stages take one more layer."""
     base, remainder = divmod(num_layers, pp)
     if stage >= pp - remainder:
         start = stage * (base + 1) - (pp - remainder)
@@ -79,17 +79,6 @@ def weight_source(model: Model, header_pieces: list[Piece] | None = None, header
     return WeightSource("config-scaled", scaled, measured, (note + "; pieces scaled to the measured size",))
 
 
-def engine_extra_pieces(model: Model) -> list[Piece]:
-    """What SGLang allocates at load beyond the checkpoint: MLA's absorbed w_kc/w_vc, a bf16 copy of each
-    layer's kv_b_proj (`post_load_weights`; fp8 kv_b_proj is dequantized to bf16 for it)."""
-    a = model.attention
-    if a.kind != "mla":
-        return []
-    nope = a.qk_nope_head_dim or 128
-    per_layer = a.num_heads * (nope + a.v_head_dim) * (a.kv_lora_rank or 512) * 2
-    return [Piece("engine", per_layer, "tp", layer) for layer in range(model.num_layers)]
-
-
 def rank_weights(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, pp: int,
                  speculative: bool = False) -> list[RankWeights]:
     """Bytes on one rank of each PP stage (ranks inside a stage hold the same amount)."""
@@ -119,7 +108,7 @@ def _rank_bytes_by_place(pieces: tuple[Piece, ...] | list[Piece], model: Model, 
     for p in pieces:
         if p.kind == "mtp" or (p.layer is not None and p.layer >= model.num_layers):
             if not speculative:
-                continue  # SGLang skips nextn weights unless a draft model loads them
+                continue  # engines skip nextn weights unless a draft model loads them
             bucket = last
         elif p.layer is not None:
             bucket = per_layer.setdefault(p.layer, {})
@@ -138,11 +127,11 @@ def _share(p: Piece, tp: int, kv_heads: int) -> int:
 
 
 def vision_of(model: Model) -> tuple[int, int] | None:
-    """(layers, hidden) of the ViT as SGLang's `adjust_mem_fraction_for_vlm` sees them."""
+    """(layers, hidden) of the ViT, as an engine's VLM memory adjustment sees them."""
     if model.vision is None:
         return None
     return model.vision.num_layers, model.vision.hidden_size
 
 
-__all__ = ["RankWeights", "WeightSource", "bundled_checkpoint_bytes", "engine_extra_pieces", "pp_layers",
+__all__ = ["RankWeights", "WeightSource", "bundled_checkpoint_bytes", "pp_layers",
            "rank_weights", "raw_text_config", "vision_of", "weight_source"]

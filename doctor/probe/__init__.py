@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from doctor.engines import parse_engine_spec
+from doctor.engines.versions import parse_engine_spec
 from doctor.facts import Facts, Source, load_facts
 from doctor.hardware import load_profile
 from doctor.probe.binaries import with_binary_facts
@@ -15,10 +15,11 @@ from doctor.probe.env import probe_env
 from doctor.probe.host import probe_host
 from doctor.probe.libraries import probe_libraries
 from doctor.probe.model import load_model
-from doctor.probe.nvml import probe_nvml
 
 
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
+    from doctor.probe.nvml import probe_nvml
+
     nvml = probe_nvml(environ)
     facts = Facts(
         source=Source(kind="live", name="this machine", notes=tuple(nvml.notes)),

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from collections.abc import Mapping
-from importlib import metadata
 from pathlib import Path
 
+from doctor import cache
 from doctor.facts import Library
+from doctor.probe.distributions import distribution
 
 _NVCC_RELEASE = re.compile(r"release\s+(\d+\.\d+)(?:,\s*V(\d+\.\d+\.\d+))?")
 NVCC_TIMEOUT_S = 5
@@ -34,14 +34,28 @@ def probe_nvcc(environ: Mapping[str, str]) -> Library | None:
     path = find_nvcc(environ)
     if path is None:
         return None
+    version = _nvcc_version(path)
+    if version is None:
+        return None
+    return Library(name="nvcc", version=version, location=str(path), details={"source": "nvcc --version"})
+
+
+def _nvcc_version(path: Path) -> str | None:
+    """`nvcc --version`, cached by the binary's path, size and mtime (running it costs ~50 ms per check)."""
+    stamp = cache.file_stamp([path])
+    known = cache.load("nvcc", stamp)
+    if isinstance(known, str):
+        return known
+    import subprocess
+
     try:
         out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=NVCC_TIMEOUT_S).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     version = parse_nvcc_version(out)
-    if version is None:
-        return None
-    return Library(name="nvcc", version=version, location=str(path), details={"source": "nvcc --version"})
+    if version is not None:
+        cache.store("nvcc", stamp, version)
+    return version
 
 
 def parse_nvcc_version(text: str) -> str | None:
@@ -55,13 +69,13 @@ def parse_nvcc_version(text: str) -> str | None:
 def probe_llama_cpp(environ: Mapping[str, str]) -> Library | None:
     """llama.cpp's CUDA backend library and the archs compiled into it (via doctor.binaries when present)."""
     version, library = "unknown", None
-    try:
-        dist = metadata.distribution("llama_cpp_python")
+    dist = distribution("llama_cpp_python")
+    if dist is not None:
         version = dist.version or "unknown"
-        candidate = Path(str(dist.locate_file(""))) / "llama_cpp" / "lib" / "libggml-cuda.so"
+        candidate = Path(dist.location) / "llama_cpp" / "lib" / "libggml-cuda.so"
         library = candidate if candidate.is_file() else None
         source = "llama-cpp-python"
-    except metadata.PackageNotFoundError:
+    else:
         server = shutil.which("llama-server", path=environ.get("PATH"))
         if server is None:
             return None

@@ -77,7 +77,7 @@ def test_unknown_dtype_rejected():
 def test_default_path_imports_no_torch_or_triton():
     code = ("import sys, json, argparse\n"
             "import doctor.kernels as k\n"
-            "from doctor.kernels import command\n"
+            "from doctor.commands import smem\n"
             "from doctor.engines.sglang import moe\n"
             "k.fused_moe_smem((12,0),'fp8_w8a8',128,256,128,32,8,4)\n"
             "k.generate_safe_moe_config((12,0),161,192,5120,'fp8_w8a8',per_channel=True)\n"

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doctor.engines.sglang import memory
+from doctor.engines.sglang.memory import SGLangMemory, load_extra_pieces
 from doctor.errors import InputError
 from doctor.formats.json import report_schema
 from doctor.hardware import load_profile
@@ -18,7 +19,7 @@ from doctor.plan import kv, safetensors
 from doctor.plan.arch import model_pieces
 from doctor.plan.layouts import Layout, communication
 from doctor.plan.planner import PlanRequest, plan_layout
-from doctor.plan.weights import engine_extra_pieces, rank_weights, weight_source
+from doctor.plan.weights import rank_weights, weight_source
 from doctor.probe.model import load_model
 from tests.conftest import cli_env
 
@@ -33,7 +34,7 @@ LOADED = {m: load_model(m, {}, offline=True) for m in MODELS}
        st.sampled_from([1, 2, 3, 4]))
 def test_more_gpus_never_increase_per_gpu_weights(model_id, tp, factor, pp):
     model = LOADED[model_id]
-    pieces = list(weight_source(model).pieces) + engine_extra_pieces(model)
+    pieces = list(weight_source(model).pieces) + load_extra_pieces(model)
 
     def largest(t, p):
         return max(r.bytes for r in rank_weights(pieces, model, t, p))
@@ -136,9 +137,14 @@ def test_hub_headers_degrade_cleanly(monkeypatch, tmp_path):
     def unreachable(*args, **kwargs):
         raise OSError("network is unreachable")
 
+    import doctor.probe.model
+
     monkeypatch.setattr(huggingface_hub, "get_safetensors_metadata", unreachable)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    env = {"SM120_DOCTOR_CACHE": str(tmp_path)}
+    env = {"SM120_DOCTOR_CACHE": str(tmp_path), "HF_ENDPOINT": "http://127.0.0.1:9"}
+    tensors, why = safetensors.hub_tensors("org/model", env, offline=False)  # the connect fails at once
+    assert tensors is None and "hub unreachable (cannot connect to 127.0.0.1:9" in why
+    monkeypatch.setattr(doctor.probe.model, "hub_unreachable", lambda environ: None)  # the hub answers badly
     tensors, why = safetensors.hub_tensors("org/model", env, offline=False)
     assert tensors is None and "hub unreachable" in why and "OSError" in why
     tensors, why = safetensors.hub_tensors("org/model", env, offline=True)
@@ -157,9 +163,9 @@ def test_bundled_models_never_ask_the_hub_for_headers():
 
 def test_user_flags_change_the_plan():
     facts, model = load_profile("rtx-pro-6000-x8"), LOADED["zai-org/GLM-4.7-FP8"]
-    base = plan_layout(facts, model, Layout(8, 1), PlanRequest(engine_version="0.5.8"))
-    fp8 = plan_layout(facts, model, Layout(8, 1), PlanRequest(engine_version="0.5.8", kv_cache_dtype="fp8_e4m3"))
-    lower = plan_layout(facts, model, Layout(8, 1), PlanRequest(engine_version="0.5.8", mem_fraction_static=0.7))
+    base = plan_layout(facts, model, Layout(8, 1), PlanRequest(SGLangMemory("0.5.8")))
+    fp8 = plan_layout(facts, model, Layout(8, 1), PlanRequest(SGLangMemory("0.5.8"), kv_cache_dtype="fp8_e4m3"))
+    lower = plan_layout(facts, model, Layout(8, 1), PlanRequest(SGLangMemory("0.5.8", mem_fraction_static=0.7)))
     assert fp8.kv_bytes_per_token * 2 == base.kv_bytes_per_token
     assert lower.kv_capacity_tokens < base.kv_capacity_tokens
     assert "--kv-cache-dtype" in fp8.flags and "--mem-fraction-static" in lower.flags

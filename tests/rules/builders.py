@@ -89,6 +89,15 @@ def fused_moe(fits: bool, source: str = "default", triton_dir: str = "triton_3_5
                  "triton_dir": triton_dir, "source": source})
 
 
+def decode_attention(fits: bool, engine: str = "sglang") -> KernelCheck:
+    """A decode-attention check: no rule of its own, so KRN001 reports it when it overflows."""
+    return KernelCheck(
+        kernel="decode_attention", engine=engine, path="decode-grouped", when="every decode step",
+        shape={"lk": 576, "lv": 512, "kv_dtype": "bf16"},
+        config={"block_n": 64 if not fits else 32, "block_h": 16, "num_warps": 4, "num_stages": 2},
+        bytes=125952 if not fits else 89088, limit=101376, method="analytic", details={})
+
+
 @dataclass(frozen=True)
 class Case:
     rule: str

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from doctor.facts import Driver, Library, Source
-from tests.rules.builders import RULES, a, build, findings, fused_moe, lib
+from tests.rules.builders import RULES, a, build, decode_attention, findings, fused_moe, lib
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
@@ -105,6 +105,9 @@ CASES = [
     a("SGL106", False, "vision head_dim 72", sg("0.5.8")),
     a("SGL106", False, "sdpa", sg("0.5.8", vision_head_dim=256), "--mm-attention-backend", "sdpa"),
     a("SGL106", False, "hopper fa3", sg("0.5.8", profile=H100, vision_head_dim=256)),
+    a("KRN001", True, "decode overflows", sg("0.5.8"), kernels=(decode_attention(False),)),
+    a("KRN001", False, "decode fits", sg("0.5.8"), kernels=(decode_attention(True),)),
+    a("KRN001", False, "extend overflow has its own rule", sg("0.5.8")),
     a("SGL107", True, "trtllm_mla", sg("0.5.23"), "--attention-backend", "trtllm_mla"),
     a("SGL107", True, "prefill fa3", sg("0.5.23"), "--prefill-attention-backend", "fa3"),
     a("SGL107", False, "triton", sg("0.5.23"), "--attention-backend", "triton"),

@@ -7,8 +7,8 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines import release, version_of
 from doctor.engines.sglang.flags import user_flag_view
+from doctor.engines.versions import release
 from doctor.facts import Facts
 from doctor.launch import Launch
 
@@ -36,16 +36,13 @@ def default_mxfp4_moe_runner(version: Version, major: int) -> str | None:
     return "flashinfer_mxfp4"  # FlashInfer CUTLASS MXFP4 (arg_groups/model_overrides/gpt_oss.py)
 
 
-def sglang_view(facts: Facts, launch: Launch) -> dict[str, Any] | None:
-    library = facts.library("sglang")
-    version = version_of(library)
-    if library is None or version is None:
-        return None
+def sglang_view(facts: Facts, launch: Launch, version: Version) -> dict[str, Any]:
+    """What SGLang rules read under `sglang.*`: choices SGLang makes by default, and the user's flags."""
     major = facts.gpus[0].capability[0] if facts.gpus else 0
     given_mm = launch.get("mm_attention_backend")
     given_moe = launch.get("moe_runner_backend")
     return {
-        "version": library.version,
+        "version": str(version),
         "mm_attention_backend": given_mm or default_mm_attention_backend(version, major),
         "mm_attention_backend_source": "launch flags" if given_mm else "default",
         "mxfp4_moe_runner": given_moe or default_mxfp4_moe_runner(version, major),

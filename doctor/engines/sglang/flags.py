@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
-from doctor.engines import release
+from doctor.engines.versions import release
+from doctor.launch import flag_pairs
 
 CHECKED_RELEASES = ("0.5.8", "0.5.9", "0.5.13", "0.5.14", "0.5.16", "0.5.23")
 
@@ -123,13 +124,6 @@ CHOICES: dict[str, dict[str, Choice]] = {
 }
 
 
-def parse_version(text: str | None) -> Version | None:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
-
-
 def canonical(flag: str) -> str:
     """`--tp` → `--tp-size`; `--tp_size` → `--tp-size`; other spellings unchanged."""
     flag = flag.replace("_", "-") if flag.startswith("--") else flag
@@ -150,23 +144,25 @@ def choice_valid(flag: str, value: str, version: Version) -> bool | None:
     return False if choice is None else choice.valid(version)
 
 
+def _takes_value(flag: str) -> bool:
+    known = FLAGS.get(canonical(flag))
+    return known is not None and known.takes_value
+
+
+def _is_switch(flag: str) -> bool:
+    known = FLAGS.get(canonical(flag))
+    return known is not None and not known.takes_value
+
+
 def check_flags(tokens: list[str], version: Version) -> list[str]:
     """Problems with a list of flag tokens for this release: unknown spellings, removed flags, bad choices."""
     problems = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        flag, eq, inline = token.partition("=")
+    for flag, value in flag_pairs(tokens, is_switch=_is_switch, takes_value=_takes_value):
         known = FLAGS.get(canonical(flag))
-        value = inline if eq else None
-        if known is not None and known.takes_value and not eq and i + 1 < len(tokens):
-            value = tokens[i + 1]
-            i += 1
         if known is not None and not known.exists(version):
             problems.append(f"{flag} does not exist in SGLang {version}")
         elif value is not None and choice_valid(flag, value, version) is False:
             problems.append(f"{flag} {value} is not a choice in SGLang {version}")
-        i += 1
     return problems
 
 

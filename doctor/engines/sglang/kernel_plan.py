@@ -11,15 +11,16 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines import release
 from doctor.engines.pysource import SourceShapeError, evaluate_assignment
 from doctor.engines.sglang import moe
 from doctor.engines.sglang import source as sglang_source
 from doctor.engines.sglang.attention import extend_paths, extend_tiles
+from doctor.engines.versions import release
 from doctor.facts import Facts, Gpu, Model
 from doctor.hardware import smem_per_block_optin
 from doctor.kernels import decode_attention_smem, extend_attention_smem, fused_moe_smem, prefill_attention_smem
 from doctor.kernels.check import KernelCheck
+from doctor.kernels.moe_tuned import launch_config, load_configs
 
 # The Triton SGLang's torch pin brings (sglang.md §7); used when no Triton is installed.
 TRITON_PINS = ((Version("0.5.23"), "3.8.0"), (Version("0.5.18"), "3.7.1"), (Version("0.5.11"), "3.6.0"),
@@ -183,7 +184,7 @@ def moe_kernels(target: Target) -> tuple[list[KernelCheck], list[str]]:
     low_smem = device_limit is not None and device_limit < 128 * 1024
     checks = []
     for m_range, M in (("M <= E (decode, small batches)", E), ("M > E (prefill, large batches)", E + 1)):
-        config = moe.launch_config(moe.default_config(str(target.version), M, E, N, K, model.moe.top_k, dtype,
+        config = launch_config(moe.default_config(str(target.version), M, E, N, K, model.moe.top_k, dtype,
                                                       block, low_smem=low_smem))
         needed = _moe_bytes(target, shape, config)
         checks.append(_check(target, "fused_moe", f"default config, {m_range.split(' (')[0]}", m_range,
@@ -236,8 +237,8 @@ def _config_lookup(target: Target, E: int, N: int, dtype: str | None, block: lis
 
 
 def _tuned_check(target: Target, shape: dict[str, Any], lookup: dict[str, Any]) -> KernelCheck:
-    entries = moe.load_configs(lookup["config_path"])
-    sized = [(M, moe.launch_config(cfg)) for M, cfg in sorted(entries.items())]
+    entries = load_configs(lookup["config_path"])
+    sized = [(M, launch_config(cfg)) for M, cfg in sorted(entries.items())]
     bytes_by_m = {M: _moe_bytes(target, shape, cfg) for M, cfg in sized}
     worst_m = max(bytes_by_m, key=bytes_by_m.get)
     limit = target.gpu.smem_per_block_optin

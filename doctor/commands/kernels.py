@@ -9,27 +9,24 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
-from doctor.check import run_check
-from doctor.cli import add_target_options, check_request
+from doctor.commands.options import add_format_option, add_target_options, check_request, console
 from doctor.errors import UsageError
 from doctor.kernels.check import KernelCheck
 from doctor.report import Report
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("kernels", help="Triton kernels the engine launches for MODEL, bytes of shared memory each")
+def register(p: argparse.ArgumentParser) -> None:
     add_target_options(p)
     p.add_argument("--exact", action="store_true", help="compile each kernel ahead of time with Triton (CPU)")
     p.add_argument("--triton", metavar="VERSION", help="with --exact: the Triton to compile with (from PyPI)")
-    p.add_argument("--format", choices=("console", "json"), default="console")
-    p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
-    p.set_defaults(handler=run)
+    add_format_option(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    from doctor.check import run_check
+
     report = run_check(check_request(args))
     checks = list(report.analysis.kernels)
     if args.exact and checks:
@@ -61,8 +58,8 @@ def exact_params(check: KernelCheck) -> dict[str, Any]:
 
 
 def exact_checks(report: Report, checks: list[KernelCheck], triton_version: str | None) -> list[KernelCheck]:
-    from doctor.engines import release, version_of
     from doctor.engines.sglang.kernel_plan import TRITON_PINS
+    from doctor.engines.versions import release, version_of
     from doctor.kernels import exact
 
     library = report.facts.library("sglang")
@@ -102,7 +99,6 @@ def _table(report: Report, checks: list[KernelCheck]) -> None:
         table.add_row(c.kernel, c.path, ",".join(f"{k}={v}" for k, v in c.shape.items()),
                       ",".join(f"{k}={v}" for k, v in c.config.items()), str(c.bytes), str(c.limit),
                       c.verdict, c.method)
-    console = Console(highlight=False)
-    (console if console.is_terminal else Console(highlight=False, width=160)).print(table)
+    console(width=160).print(table)
     for note in report.analysis.notes:
         print(f"note: {note}")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from pathlib import Path
 
 from rich.console import Console
 
 from doctor.check import CheckRequest, run_check
-from doctor.fix import apply_actions, plan_fixes
+from doctor.fix.apply import apply_actions
+from doctor.fix.plan import SKIP_UNSAFE, Action, launch_env, plan_fixes
 from doctor.report import Report
 
 
@@ -24,7 +24,7 @@ def fix_and_recheck(report: Report, request: CheckRequest, args: argparse.Namesp
     if args.dry_run:
         for action in actions:
             _describe(err, action, dry_run=True)
-            if action.skipped in (None, "unsafe: edits an installed package; pass --unsafe-fixes"):
+            if action.skipped in (None, SKIP_UNSAFE):
                 sys.stderr.write(action.diff())
         return report
     outcome = apply_actions(actions, request.environ)
@@ -34,17 +34,20 @@ def fix_and_recheck(report: Report, request: CheckRequest, args: argparse.Namesp
         err.print(f"wrote {entry.path} (journal {entry.id}; undo with `sm120-doctor revert {entry.id}`)")
     if not outcome.written:
         return report
-    if any(Path(e.path).is_relative_to(fix_dir / "configs") for e in outcome.written):
-        # the launch will run with SGLANG_MOE_CONFIG_DIR set (env.sh): check as that launch would see it
-        request = dataclasses.replace(request, environ={**request.environ, "SGLANG_MOE_CONFIG_DIR": str(fix_dir)})
-        err.print(f"re-checking with SGLANG_MOE_CONFIG_DIR={fix_dir} (source {fix_dir / 'env.sh'} before launching)")
+    written = {str(e.path) for e in outcome.written} | {str(a.path) for a in outcome.unchanged}
+    env = launch_env([a for a in actions if str(a.path) in written])
+    if env:
+        # the launch will run with these set (env.sh): check as that launch would see it
+        request = dataclasses.replace(request, environ={**request.environ, **env})
+        shown = " ".join(f"{k}={v}" for k, v in env.items())
+        err.print(f"re-checking with {shown} (source {fix_dir / 'env.sh'} before launching)")
     after = run_check(request)
     cleared = sorted({f.id for f in report.findings} - {f.id for f in after.findings})
     err.print(f"re-checked: cleared {', '.join(cleared) if cleared else 'nothing'}")
     return after
 
 
-def _describe(err: Console, action, dry_run: bool) -> None:
+def _describe(err: Console, action: Action, dry_run: bool) -> None:
     verb = "would apply" if dry_run and action.skipped is None else "apply" if action.skipped is None else "skip"
     reason = f" ({action.skipped})" if action.skipped else ""
     where = f" → {action.path}" if action.path else ""

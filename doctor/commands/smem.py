@@ -7,23 +7,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from doctor.errors import DoctorError
-
-from .arch import parse_arch
-from .estimate import analytic, check_params, result, target
-from .moe_smem import _WIDTHS
+from doctor.errors import UsageError
+from doctor.kernels.arch import parse_arch
+from doctor.kernels.estimate import analytic, check_params, result, target
+from doctor.kernels.moe_smem import _WIDTHS
 
 KERNELS = {"fused-moe": "fused_moe", "extend-attention": "extend_attention",
            "decode-attention": "decode_attention", "prefill-attention": "prefill_attention"}
 NEWEST_SGLANG = "0.5.23"
-
-
-class UsageError(ValueError):
-    """Bad command-line input: reported on one line, exit status 2."""
 
 
 def _common(parser: argparse.ArgumentParser, nested: bool) -> None:
@@ -36,8 +30,7 @@ def _common(parser: argparse.ArgumentParser, nested: bool) -> None:
     parser.add_argument("--triton", default=default, help="Triton version for --exact")
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    smem = subparsers.add_parser("smem", help="shared memory of SGLang Triton kernels on a target")
+def register(smem: argparse.ArgumentParser) -> None:
     _common(smem, nested=False)
     smem.add_argument("--moe-config", metavar="FILE.json", help="check every entry of a tuned MoE JSON")
     smem.add_argument("--dtype", default=None, help="fused-MoE dtype for --moe-config")
@@ -80,8 +73,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     pre.add_argument("--warps", type=int, default=8)
     pre.add_argument("--stages", type=int, default=1)
     pre.add_argument("--dtype", choices=("bf16", "fp16", "fp32"), default=argparse.SUPPRESS)
-    smem.set_defaults(func=run)
-    return smem
 
 
 def _block_shape(text: str | None) -> list[int] | None:
@@ -128,7 +119,7 @@ def job_params(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 
 def _exact_sources(args: argparse.Namespace) -> tuple[Path, Path | None]:
     """(sglang site dir, triton site dir or None for the installed Triton)."""
-    from . import exact
+    from doctor.kernels import exact
 
     engine = getattr(args, "engine", None)
     if engine:
@@ -151,7 +142,7 @@ def _exact_sources(args: argparse.Namespace) -> tuple[Path, Path | None]:
 def _measure(args: argparse.Namespace, kernel: str, cc: Any, params: dict[str, Any]) -> tuple[int, str]:
     if not getattr(args, "exact", False):
         return analytic(kernel, cc, params, triton=getattr(args, "triton", None)), "analytic"
-    from . import exact
+    from doctor.kernels import exact
 
     sglang_dir, site = _exact_sources(args)
     return exact.exact_smem(kernel, sglang_dir, target(cc), site, **params), "exact"
@@ -162,9 +153,8 @@ def _print(payload: Any, fmt: str | None, text: str) -> None:
 
 
 def _run_moe_config(args: argparse.Namespace, cc: Any) -> int:
-    from doctor.engines.sglang.moe import load_configs
-
-    from .moe_configs import check_moe_configs
+    from doctor.kernels.moe_configs import check_moe_configs
+    from doctor.kernels.moe_tuned import load_configs
 
     try:
         configs = load_configs(args.moe_config)
@@ -189,12 +179,12 @@ def _run_moe_config(args: argparse.Namespace, cc: Any) -> int:
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
-    except (UsageError, ValueError, KeyError, TypeError, DoctorError) as exc:
-        print(f"sm120-doctor smem: error: {exc}", file=sys.stderr)
-        return 2
+    except UsageError:
+        raise
+    except ValueError as exc:  # an estimator refusing its arguments (unknown arch, bad tile)
+        raise UsageError(str(exc)) from exc
     except RuntimeError as exc:  # exact mode: compile or download failure
-        print(f"sm120-doctor smem: error: {str(exc).splitlines()[0] if str(exc) else exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
 
 
 def _run(args: argparse.Namespace) -> int:

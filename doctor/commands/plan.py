@@ -7,36 +7,31 @@ import json
 import os
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from doctor.cli import add_target_options
+from doctor.commands.options import add_format_option, add_target_options, console
 from doctor.errors import UsageError
-from doctor.plan.advice import no_fit_advice
 from doctor.plan.kv import KV_DTYPES
-from doctor.plan.planner import Plan, PlanRequest, make_plans
-from doctor.plan.summary import engine_version, source_for
+from doctor.plan.planner import Plan
 
 GiB = 1 << 30
 SHOWN = 12
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plan", help="plan TP/PP/EP layouts: weights and KV cache per GPU, what fits",
-                       description="Rank the TP x PP x EP layouts of MODEL on a machine: weights on the fullest "
-                                   "GPU, the KV cache SGLang's memory formula leaves, tokens and concurrent "
-                                   "requests, the communication path, and the launch flags.")
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = ("Rank the TP x PP x EP layouts of MODEL on a machine: weights on the fullest GPU, the KV "
+                     "cache the engine's memory formula leaves, tokens and concurrent requests, the "
+                     "communication path, and the launch flags.")
     add_target_options(p, tp_help="only this tensor-parallel size first (default: rank all layouts)")
     p.add_argument("--pp", type=int, help="pipeline-parallel size of the requested layout")
     p.add_argument("--ep", type=int, help="expert-parallel size of the requested layout (divides TP in SGLang)")
     p.add_argument("--kv-cache-dtype", choices=sorted(KV_DTYPES), help="KV cache dtype (default: auto)")
-    p.add_argument("--mem-fraction-static", type=float, help="override SGLang's default for the GPU size")
+    p.add_argument("--mem-fraction-static", type=float, help="SGLang: override its default for the GPU size")
     p.add_argument("--context-length", type=int, help="request length for concurrency (default: the model's)")
     p.add_argument("--page-size", type=int, help="KV page size (default 1)")
     p.add_argument("--speculative", action="store_true", help="count MTP/nextn draft layers and their reserve")
-    p.add_argument("--format", choices=("console", "json"), default="console")
-    p.set_defaults(handler=run)
+    add_format_option(p)
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -49,7 +44,21 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError("--mem-fraction-static must be in (0, 1]")
 
 
+def _memory_argv(args: argparse.Namespace) -> list[str]:
+    """The memory flags of this command as launch flags, for the engine's memory model to read."""
+    argv = []
+    for name in ("mem_fraction_static", "page_size"):
+        value = getattr(args, name)
+        if value is not None:
+            argv += [f"--{name.replace('_', '-')}", str(value)]
+    return argv
+
+
 def run(args: argparse.Namespace) -> int:
+    from doctor.analysis import memory_model_for
+    from doctor.plan.advice import no_fit_advice
+    from doctor.plan.planner import PlanRequest, make_plans
+    from doctor.plan.summary import source_for
     from doctor.probe import gather_facts
 
     _check_args(args)
@@ -57,17 +66,19 @@ def run(args: argparse.Namespace) -> int:
     facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
                          model=args.model, offline=args.offline)
     assert facts.model is not None
-    version, note = engine_version(facts)
-    request = PlanRequest(engine_version=version, tp=args.tp, pp=args.pp, ep=args.ep,
-                          kv_cache_dtype=args.kv_cache_dtype, mem_fraction_static=args.mem_fraction_static,
-                          context_length=args.context_length, page_size=args.page_size, speculative=args.speculative)
+    memory, engine_name, note = memory_model_for(facts, _memory_argv(args))
+    if memory is None:
+        raise UsageError(f"{engine_name} has no memory model in the doctor yet: no plan for it (pass --engine "
+                         "with an engine that has one, e.g. sglang==VERSION)")
+    request = PlanRequest(memory=memory, tp=args.tp, pp=args.pp, ep=args.ep, kv_cache_dtype=args.kv_cache_dtype,
+                          context_length=args.context_length, speculative=args.speculative)
     source = source_for(facts, environ, args.offline)
     plans = make_plans(facts, facts.model, request, source)
     notes = ([note] if note else []) + list(source.notes)
     if facts.model.reconstructed:
         notes.append(f"{facts.model.id}: the bundled config is reconstructed, not a copy of the published file")
-    document = {"model": facts.model.id, "hardware": facts.source.name or facts.source.kind, "engine": "sglang",
-                "engine_version": version, "weights_source": source.kind, "notes": notes,
+    document = {"model": facts.model.id, "hardware": facts.source.name or facts.source.kind, "engine": memory.engine,
+                "engine_version": memory.version, "weights_source": source.kind, "notes": notes,
                 "plans": [p.to_dict() for p in plans]}
     if plans and not any(p.fits for p in plans):
         document["advice"] = no_fit_advice(facts, facts.model, request, source, plans[0])
@@ -76,17 +87,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         _render(document, plans)
         for line in document.get("advice", {}).get("lines", []):
-            Console(highlight=False).print(Text(f"  no fit: {line}", style="yellow"))
+            console(width=140).print(Text(f"  no fit: {line}", style="yellow"))
     return 0
 
 
 def _render(document: dict[str, Any], plans: list[Plan]) -> None:
-    console = Console(highlight=False)
-    console = console if console.is_terminal else Console(highlight=False, width=140)
-    where = f"  {document['model']} on {document['hardware']}, SGLang {document['engine_version']}"
-    console.print(Text.assemble(("sm120-doctor plan", "bold"), where))
+    out = console(width=140)
+    where = f"  {document['model']} on {document['hardware']}, {document['engine']} {document['engine_version']}"
+    out.print(Text.assemble(("sm120-doctor plan", "bold"), where))
     for note in document["notes"]:
-        console.print(Text(f"  {note}", style="dim"))
+        out.print(Text(f"  {note}", style="dim"))
     table = Table(title="Layouts, best first", title_justify="left")
     for column in ("TP", "PP", "EP", "GPUs", "weights/GPU", "KV/token", "KV tokens", "requests", "verdict"):
         table.add_column(column)
@@ -97,11 +107,11 @@ def _render(document: dict[str, Any], plans: list[Plan]) -> None:
         table.add_row(str(plan.tp), str(plan.pp), str(plan.ep), str(plan.tp * plan.pp),
                       f"{plan.weights_per_gpu_bytes / GiB:.2f} GiB", f"{plan.kv_bytes_per_token:,} B",
                       f"{plan.kv_capacity_tokens:,}", str(plan.max_concurrent_requests), verdict)
-    console.print(table)
+    out.print(table)
     if len(plans) > SHOWN:
-        console.print(Text(f"  {len(plans) - SHOWN} more layouts in --format json", style="dim"))
+        out.print(Text(f"  {len(plans) - SHOWN} more layouts in --format json", style="dim"))
     top = plans[0]
-    console.print(Text(f"TP{top.tp} PP{top.pp} EP{top.ep}:", style="bold"))
+    out.print(Text(f"TP{top.tp} PP{top.pp} EP{top.ep}:", style="bold"))
     for reason in top.reasons:
-        console.print(f"  - {reason}")
-    console.print(Text("  flags: " + " ".join(top.flags), style="bold" if top.fits else "dim"))
+        out.print(f"  - {reason}")
+    out.print(Text("  flags: " + " ".join(top.flags), style="bold" if top.fits else "dim"))

@@ -21,11 +21,9 @@ EXIT_OK, EXIT_NO_IMAGE, EXIT_USAGE = 0, 1, 2
 MAX_LISTED = 20
 
 
-def register(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "binaries", help="check which GPU archs the installed CUDA binaries were compiled for",
-        description="Read the fatbins of installed CUDA libraries (no cuobjdump, nothing loaded) and say "
-                    "whether each runs natively, through PTX JIT, or not at all on the target GPU.")
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Read the fatbins of installed CUDA libraries (no cuobjdump, nothing loaded) and say "
+                          "whether each runs natively, through PTX JIT, or not at all on the target GPU.")
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                         help="files or directories to scan (default: this interpreter's site-packages)")
     parser.add_argument("--arch", default="sm120",
@@ -34,8 +32,6 @@ def register(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--packages", nargs="+", default=None, metavar="NAME",
                         help="only these distributions or top-level packages (comma or space separated)")
     parser.add_argument("--all-files", action="store_true", help="text output: list every CUDA file")
-    parser.set_defaults(func=run)
-    return parser
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -105,14 +101,3 @@ def _section(out: TextIO, title: str, entries: list[FileEntry], show_reason: boo
         out.write(f"  {marker} {entry.path}\n      {line}\n")
     if limit is not None and len(entries) > limit:
         out.write(f"  ... and {len(entries) - limit} more (use --format json for all)\n")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sm120-doctor")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Installed distributions, read straight from the `*.dist-info` / `*.egg-info` directories on sys.path.
+
+importlib.metadata answers the same questions but costs ~50 ms of imports (email, zipfile, csv) and parses
+every METADATA file; the doctor needs names, versions, locations and one entry-point group, which the
+directory names (`{name}-{version}.dist-info`, the wheel spec's escaping) and `entry_points.txt` give."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+_NORMALIZE = re.compile(r"[-_.]+")
+_META_DIR = re.compile(r"^(?P<name>[^-]+?)(?:-(?P<version>[^-]+?))?(?:-py\d[^-]*)?\.(?:dist|egg)-info$",
+                       re.IGNORECASE)
+
+
+def normalize(name: str) -> str:
+    """PEP 503: `SGL_Kernel` → `sgl-kernel`."""
+    return _NORMALIZE.sub("-", name).lower()
+
+
+@dataclass(frozen=True)
+class Distribution:
+    name: str  # as the directory spells it
+    version: str
+    location: str  # the site directory holding it
+    meta_dir: str
+
+    def entry_points(self, group: str) -> list[tuple[str, str]]:
+        """(name, "module:attr") of one entry-point group."""
+        return _entry_points(self.meta_dir, group)
+
+
+@cache
+def _index(paths: tuple[str, ...]) -> dict[str, Distribution]:
+    found: dict[str, Distribution] = {}
+    for site in paths:
+        try:
+            entries = os.listdir(site or ".")
+        except OSError:
+            continue
+        for entry in entries:
+            match = _META_DIR.match(entry)
+            if not match:
+                continue
+            meta_dir = os.path.join(site, entry)
+            version = match.group("version") or _metadata_version(meta_dir)
+            key = normalize(match.group("name"))
+            if version and key not in found:  # the first on sys.path wins, as for imports
+                found[key] = Distribution(match.group("name"), version, site or ".", meta_dir)
+    return found
+
+
+def distributions(paths: Iterable[str] | None = None) -> dict[str, Distribution]:
+    return _index(tuple(sys.path if paths is None else paths))
+
+
+def distribution(name: str, paths: Iterable[str] | None = None) -> Distribution | None:
+    return distributions(paths).get(normalize(name))
+
+
+def _metadata_version(meta_dir: str) -> str | None:
+    for name in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(meta_dir, name), encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    if line.startswith("Version:"):
+                        return line.partition(":")[2].strip() or None
+                    if not line.strip():
+                        break
+        except OSError:
+            continue
+    return None
+
+
+def _entry_points(meta_dir: str, group: str) -> list[tuple[str, str]]:
+    path = os.path.join(meta_dir, "entry_points.txt")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            if f"[{group}]" not in handle.read():
+                return []  # most distributions: no need to parse
+    except OSError:
+        return []
+    import configparser
+
+    parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError):
+        return []
+    return list(parser.items(group)) if parser.has_section(group) else []
+
+
+def entry_points(group: str) -> list[tuple[str, str, str]]:
+    """(distribution, name, "module:attr") for every installed entry point of `group`."""
+    return [(dist.name, name, target) for dist in distributions().values() for name, target in
+            dist.entry_points(group)]
