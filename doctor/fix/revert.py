@@ -23,25 +23,28 @@ class Step:
 def run_revert(environ: Mapping[str, str], ids: Sequence[str], force: bool, list_only: bool) -> int:
     journal = Journal(state_dir(environ))
     with journal.locked():
-        if journal.torn is not None:
+        _revert_or_list(journal, ids, force, list_only)
+        if journal.torn is not None:  # after the work: an error stays the one line on stderr
             print(f"note: {journal.torn.describe(journal.file)}", file=sys.stderr)
-        entries = journal.entries()
-        if list_only:
-            for e in entries:
-                print(f"{e.id}  {e.status:<8} {e.rule_id:<8} {e.path}")
-            return 0
-        steps = plan_revert(entries, ids, force)
-        if not steps:
-            print("nothing to revert", file=sys.stderr)
-            return 0
-        for step in steps:
-            if step.already:
-                journal.record(replace(step.entry, status="reverted"))
-                print(f"{step.entry.path} already holds its original (journal {step.entry.id})", file=sys.stderr)
-            else:
-                restore(journal, step.entry, force=force)
-                print(f"reverted {step.entry.path} (journal {step.entry.id})", file=sys.stderr)
     return 0
+
+
+def _revert_or_list(journal: Journal, ids: Sequence[str], force: bool, list_only: bool) -> None:
+    entries = journal.entries()
+    if list_only:
+        for e in entries:
+            print(f"{e.id}  {e.status:<8} {e.rule_id:<8} {e.path}")
+        return
+    steps = plan_revert(entries, ids, force)
+    if not steps:
+        print("nothing to revert", file=sys.stderr)
+    for step in steps:
+        if step.already:
+            journal.record(replace(step.entry, status="reverted"))
+            print(f"{step.entry.path} already holds its original (journal {step.entry.id})", file=sys.stderr)
+        else:
+            restore(journal, step.entry, force=force)
+            print(f"reverted {step.entry.path} (journal {step.entry.id})", file=sys.stderr)
 
 
 def plan_revert(entries: list[Entry], ids: Sequence[str], force: bool) -> list[Step]:
