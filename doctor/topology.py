@@ -5,7 +5,7 @@ that reach each other without a cross-socket (SYS) hop."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,9 +37,9 @@ class LinkIndex:
         for link in links:
             self._pairs.setdefault(_key(link.a, link.b), link)
         self._order = [g.index for g in gpus]
-        self._block_cache: dict[tuple[int, int], tuple[str, bool, bool]] = {}
+        self._block_cache: dict[tuple[int, int], tuple[str, bool]] = {}
         self._between_cache: dict[tuple[int, int, int], str] = {}
-        self._groups_cache: dict[tuple[int, int], tuple[str, bool, bool]] = {}
+        self._groups_cache: dict[tuple[int, int], tuple[str, bool]] = {}
         self._stages_cache: dict[tuple[int, int], str] = {}
         self._summary: dict[str, object] | None = None
         self._sys_free: int | bool | None = False  # False: not computed yet
@@ -52,18 +52,15 @@ class LinkIndex:
         link = self._pairs.get(_key(a, b))
         return link_family(link.kind) if link is not None else "SYS"
 
-    def block(self, start: int, size: int) -> tuple[str, bool, bool]:
-        """GPUs at positions [start, start+size) of the facts' order: (worst link kind, every pair NVLink,
-        any pair with P2P read known broken). Memoised: the planner asks for the same blocks per layout."""
+    def block(self, start: int, size: int) -> tuple[str, bool]:
+        """GPUs at positions [start, start+size) of the facts' order: (worst link kind, every pair NVLink).
+        Memoised: the planner asks for the same blocks for many layouts."""
         key = (start, size)
         hit = self._block_cache.get(key)
         if hit is None:
             ids = self._order[start:start + size]
-            kinds = [self.kind(x, y) for i, x in enumerate(ids) for y in ids[i + 1:]]
-            links = [self._pairs.get(_key(x, y)) for i, x in enumerate(ids) for y in ids[i + 1:]]
-            hit = (worst_kind(kinds) or "NV", all(k == "NV" for k in kinds),
-                   any(link is not None and link.p2p_read is False for link in links))
-            self._block_cache[key] = hit
+            worst = self._worst((x, y) for i, x in enumerate(ids) for y in ids[i + 1:])
+            hit = self._block_cache[key] = (worst, kind_rank(worst) == 0)
         return hit
 
     def between(self, start: int, size: int, other: int) -> str:
@@ -72,18 +69,42 @@ class LinkIndex:
         hit = self._between_cache.get(key)
         if hit is None:
             left, right = self._order[start:start + size], self._order[other:other + size]
-            hit = self._between_cache[key] = worst_kind([self.kind(x, y) for x in left for y in right]) or "NV"
+            hit = self._between_cache[key] = self._worst((x, y) for x in left for y in right)
         return hit
 
-    def groups(self, tp: int, pp: int) -> tuple[str, bool, bool]:
+    def _worst(self, pairs: Iterable[tuple[int, int]]) -> str:
+        """The first kind of the highest rank among `pairs` ("NV" for none); stops at the first SYS-ranked
+        pair, which nothing can top (a block spanning hosts or sockets is decided by its first such pair)."""
+        worst, worst_rank = "NV", 0
+        for x, y in pairs:
+            kind = self.kind(x, y)
+            rank = kind_rank(kind)
+            if rank > worst_rank:
+                worst, worst_rank = kind, rank
+                if rank == WORST_RANK:
+                    break
+        return worst
+
+    def p2p_broken(self, tp: int, pp: int) -> bool:
+        """Does any pair inside the first `pp` blocks of `tp` GPUs have P2P read known broken?"""
+        for s in range(pp):
+            ids = self._order[s * tp:(s + 1) * tp]
+            for i, x in enumerate(ids):
+                for y in ids[i + 1:]:
+                    link = self._pairs.get(_key(x, y))
+                    if link is not None and link.p2p_read is False:
+                        return True
+        return False
+
+    def groups(self, tp: int, pp: int) -> tuple[str, bool]:
         """`block` over the first `pp` blocks of `tp` GPUs (the engines' TP groups), combined. Each answer
         extends the one for pp-1, so a planner walking every layout pays once per block, not per layout."""
         done = next((p for p in range(pp, 0, -1) if (tp, p) in self._groups_cache), 0)
         for p in range(done + 1, pp + 1):
             last = self.block((p - 1) * tp, tp)
             if p > 1:
-                kind, all_nv, broken = self._groups_cache[(tp, p - 1)]
-                last = (worst_kind([kind, last[0]]) or kind, all_nv and last[1], broken or last[2])
+                kind, all_nv = self._groups_cache[(tp, p - 1)]
+                last = (worst_kind([kind, last[0]]) or kind, all_nv and last[1])
             self._groups_cache[(tp, p)] = last
         return self._groups_cache[(tp, pp)]
 

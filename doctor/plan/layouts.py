@@ -138,5 +138,5 @@ def _custom_all_reduce(facts: Facts, layout: Layout) -> bool:
     """`custom_all_reduce.py`: world size in (2,4,6,8); > 2 GPUs need full NVLink; P2P must work."""
     if layout.tp not in (2, 4, 6, 8):
         return False
-    _, all_nvlink, p2p_broken = facts.link_index.groups(layout.tp, layout.pp)
-    return (layout.tp == 2 or all_nvlink) and not p2p_broken
+    all_nvlink = facts.link_index.groups(layout.tp, layout.pp)[1]
+    return (layout.tp == 2 or all_nvlink) and not facts.link_index.p2p_broken(layout.tp, layout.pp)
