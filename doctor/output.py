@@ -23,7 +23,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     into a FIFO or character device as a stream (never replacing it: `--output /dev/null` as root must
     not replace /dev/null); a regular file atomically (temp file, fsync, rename) keeping the mode of the
     file it replaces; a new file with the umask's mode. A directory, socket or block device is refused."""
-    target = _resolve_output(path)
+    target = write_target(path)
     try:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
@@ -39,7 +39,9 @@ def write_text_atomic(path: Path, text: str) -> None:
         _replace_atomically(path, target, text.encode("utf-8"), None if mode is None else stat.S_IMODE(mode))
 
 
-def _resolve_output(path: Path) -> Path:
+def write_target(path: Path) -> Path:
+    """Where a write to `path` lands: a symlink's final target, as git and ruff write through links, so the
+    link itself stays a link (and `revert` restores through it)."""
     if not path.is_symlink():
         return path
     try:

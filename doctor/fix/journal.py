@@ -17,7 +17,7 @@ from pathlib import Path
 
 from doctor import __version__
 from doctor.errors import DoctorError, InputError
-from doctor.output import read_regular_bytes
+from doctor.output import read_regular_bytes, write_target
 from doctor.validation import one_line, shown
 
 
@@ -79,17 +79,6 @@ def sha256_file(path: Path) -> str | None:
         return None
     except OSError as exc:
         raise FixError(f"cannot read {path}: {exc.strerror or exc}") from exc
-
-
-def write_target(path: Path) -> Path:
-    """Where a write to `path` lands: a symlink's final target, as git and ruff write through links, so the
-    link itself stays a link (and `revert` restores through it)."""
-    if not path.is_symlink():
-        return path
-    try:
-        return Path(os.path.realpath(path, strict=False))
-    except (OSError, RuntimeError, ValueError) as exc:
-        raise FixError(f"cannot follow the symlink {path}: {exc}") from exc
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -191,7 +180,7 @@ class Journal:
                 for stray in target.parent.glob(f".{target.name}.*.sm120-doctor.tmp"):
                     stray.unlink(missing_ok=True)
                 current = sha256_file(target)
-            except (FixError, OSError):
+            except (DoctorError, OSError):
                 continue
             if current in (entry.sha256_after, entry.sha256_before):
                 status = "applied" if current == entry.sha256_after else "aborted"
