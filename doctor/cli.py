@@ -13,6 +13,7 @@ from doctor import __version__
 from doctor.commands import COMMANDS, load
 from doctor.commands.options import split_engine_args
 from doctor.errors import DoctorError, UsageError
+from doctor.validation import one_line
 
 
 class Parser(argparse.ArgumentParser):
@@ -42,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str, debug: bool) -> None:
     if debug:
         traceback.print_exc()
-    print(f"sm120-doctor: error: {message}", file=sys.stderr)
+    print(f"sm120-doctor: error: {one_line(message)}", file=sys.stderr)  # echoed input never splits the line
 
 
 def _subcommand(argv: list[str]) -> str | None:

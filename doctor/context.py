@@ -140,30 +140,6 @@ def _libraries(facts: Facts) -> dict[str, Any]:
 
 
 def _topology(facts: Facts) -> dict[str, Any]:
-    kinds = [link.kind for link in facts.topology]
-    nvlink = [k for k in kinds if k.startswith("NV")]
-    return {
-        "links": len(kinds),
-        "nvlink_pairs": len(nvlink),
-        "pcie_only": bool(kinds) and not nvlink,
-        "full_nvlink": bool(kinds) and len(nvlink) == len(kinds),
-        "kinds": sorted(set(kinds)),
-        "p2p_unsupported_pairs": sum(1 for link in facts.topology if link.p2p_read is False or link.p2p_write is False),
-        "numa_group_size": (group := _sys_free_group(facts)),
-        "numa_groups": len(facts.gpus) // group if group else None,
-    }
-
-
-def _sys_free_group(facts: Facts) -> int | None:
-    """Size of the largest set of GPUs that reach each other without a SYS (cross-socket) hop."""
-    if not any(link.kind == "SYS" for link in facts.topology):
-        return None
-    best = 1
-    for gpu in facts.gpus:
-        group = [gpu.index]
-        for other in facts.gpus:
-            if other.index not in group and all(
-                    (link := facts.link(other.index, g)) is not None and link.kind != "SYS" for g in group):
-                group.append(other.index)
-        best = max(best, len(group))
-    return best
+    group = facts.link_index.sys_free_group(facts.gpus)  # doctor.topology: computed once per topology
+    return {**facts.link_index.summary(facts.topology), "numa_group_size": group,
+            "numa_groups": len(facts.gpus) // group if group else None}

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from doctor.fix.journal import FixError
+from doctor.output import read_regular_bytes
 from doctor.report import Finding, Report, Safety
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def _patch_action(report: Report, rule_id: str, patch_id: str, patches: dict[str
                       skipped=f"{patch.package} is not installed here (a what-if version cannot be patched)")
     path = Path(library.location) / patch.relative_path(Version(library.version))
     try:
-        old = path.read_bytes()
+        old = read_regular_bytes(path)
     except OSError as exc:
         raise FixError(f"{patch_id}: cannot read {path}: {exc.strerror or exc}") from exc
     new_text = patched_source(patch, old.decode("utf-8"))

@@ -13,6 +13,7 @@ from doctor.report import Finding, Report
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 GiB = 1 << 30
+MAX_MATRIX_GPUS = 16  # wider than a terminal beyond this; larger machines get link counts instead
 
 
 def render_console(report: Report, console: Console) -> None:
@@ -21,7 +22,7 @@ def render_console(report: Report, console: Console) -> None:
     if facts.gpus:
         console.print(_gpu_table(facts))
     if len(facts.gpus) > 1 and facts.topology:
-        console.print(_topology_matrix(facts))
+        console.print(_topology_matrix(facts) if len(facts.gpus) <= MAX_MATRIX_GPUS else _topology_counts(facts))
     console.print(_libraries(facts))
     if facts.model is not None:
         console.print(_model(facts))
@@ -94,6 +95,16 @@ def _topology_matrix(facts: Facts) -> Table:
     return table
 
 
+def _topology_counts(facts: Facts) -> Text:
+    counts: dict[str, int] = {}
+    for link in facts.topology:
+        counts[link.kind] = counts.get(link.kind, 0) + 1
+    pairs = len(facts.gpus) * (len(facts.gpus) - 1) // 2
+    listed = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
+    return Text(f"Topology: {len(facts.topology)} of {pairs} GPU pairs recorded ({listed}); the matrix is shown "
+                f"up to {MAX_MATRIX_GPUS} GPUs")
+
+
 def _libraries(facts: Facts) -> Text:
     if not facts.libraries:
         return Text("libraries: none of the tracked packages is installed", style="dim")
@@ -130,8 +141,8 @@ def _kernels(analysis: Analysis) -> Table:
     for k in analysis.kernels:
         shape = ",".join(f"{key}={v}" for key, v in k.shape.items())
         config = ",".join(f"{key}={v}" for key, v in k.config.items())
-        verdict = Text("fits", style="green") if k.fits else Text("OVERFLOW", style="bold red")
-        table.add_row(k.kernel, k.path, shape, config, str(k.bytes), str(k.limit), verdict)
+        verdict = Text(k.verdict, style={True: "green", False: "bold red", None: "yellow"}[k.fits])
+        table.add_row(k.kernel, k.path, shape, config, str(k.bytes), "?" if k.limit is None else str(k.limit), verdict)
     return table
 
 

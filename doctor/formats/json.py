@@ -6,11 +6,12 @@ import json
 from importlib import resources
 from typing import Any
 
+from doctor.output import json_text
 from doctor.report import Report
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report.to_dict(), indent=2)
+    return json_text(report.to_dict())
 
 
 def report_schema() -> dict[str, Any]:

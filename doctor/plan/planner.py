@@ -67,10 +67,25 @@ class Plan:
 
 
 def gpu_memory_bytes(facts: Facts) -> int:
-    sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
-    if not sizes:
+    size = _gpu_totals(facts)[0]
+    if not size:
         raise InputError("the facts give no GPU memory size: planning needs a GPU, --hardware or --facts")
-    return min(sizes)  # engines size by the smallest visible GPU
+    return size  # engines size by the smallest visible GPU
+
+
+_GPU_TOTALS: dict[int, tuple[tuple, int, bool]] = {}
+
+
+def _gpu_totals(facts: Facts) -> tuple[int, bool]:
+    """(smallest GPU memory, any unified memory), once per GPU list: every layout asks (doctor/topology.py)."""
+    hit = _GPU_TOTALS.get(id(facts.gpus))
+    if hit is None or hit[0] is not facts.gpus:
+        sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
+        unified = any(g.unified_memory for g in facts.gpus)
+        hit = _GPU_TOTALS[id(facts.gpus)] = (facts.gpus, min(sizes, default=0), unified)
+        if len(_GPU_TOTALS) > 64:
+            _GPU_TOTALS.clear()
+    return hit[1], hit[2]
 
 
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
@@ -86,7 +101,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     memory = req.memory
     shape = LayoutShape(layout.tp, layout.pp, layout.ep)
     mem = memory.settings(total, shape, model, req.speculative)
-    free = memory.preload_free(total, layout.gpus, any(g.unified_memory for g in facts.gpus))
+    free = memory.preload_free(total, layout.gpus, _gpu_totals(facts)[1])
     stages, tokens, budget_min, cell_max = [], None, None, 0
     weights_of = {r.stage: memory.weights_bytes(r, model, shape) for r in ranks}
     for r in ranks:

@@ -102,10 +102,13 @@ def gguf_files(spec: str | Path) -> list[Path]:
 
 def is_gguf_spec(spec: str) -> bool:
     """Does `spec` name a GGUF file, or a directory with GGUF files and no config.json?"""
-    path = Path(spec).expanduser()
     if spec.lower().endswith(".gguf"):
         return True
-    return path.is_dir() and not (path / "config.json").is_file() and any(path.glob("*.gguf"))
+    try:
+        path = Path(spec).expanduser()
+        return path.is_dir() and not (path / "config.json").is_file() and any(path.glob("*.gguf"))
+    except (OSError, ValueError):  # a name no file system takes (too long, NUL): not a GGUF directory
+        return False
 
 
 def _split_set(folder: Path, match: re.Match[str]) -> list[Path]:

@@ -19,11 +19,13 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Model
-from doctor.output import read_json_file
+from doctor.output import read_json_file, read_regular_bytes
 from doctor.probe.model_config import parse_model
+from doctor.validation import shown
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}$")
 MAX_CONFIG_BYTES = 16 << 20
+MAX_SPEC = 4096  # PATH_MAX
 HUB_TIMEOUT_S = 5.0
 
 
@@ -39,6 +41,7 @@ class ConfigFiles:
 def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> Model:
     from doctor.probe.gguf import is_gguf_spec
 
+    check_spec(spec)
     if is_gguf_spec(spec):  # a .gguf file, split set or GGUF directory: its header is the config
         from doctor.probe.gguf import read_gguf
         from doctor.probe.gguf_model import model_from_gguf
@@ -49,14 +52,23 @@ def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> 
                        source_path=files.path, reconstructed=files.reconstructed)
 
 
+def check_spec(spec: str) -> None:
+    """A model name no file system or hub would take is one clear error, before anything looks it up."""
+    if not spec.strip():
+        raise InputError("the model is an empty string: give a Hugging Face id (org/name) or a local directory")
+    if len(spec) > MAX_SPEC:
+        raise InputError(f"model {shown(spec)} is {len(spec)} characters long; an id or a path has at most {MAX_SPEC}")
+
+
 def find_config(spec: str, environ: Mapping[str, str], offline: bool = False) -> ConfigFiles:
+    check_spec(spec)
     path = Path(spec).expanduser()
-    if path.is_dir():
+    if _is_dir(path):
         return _from_dir(path, "local")
     if _looks_like_path(spec):
-        raise InputError(f"model directory {spec} does not exist")
+        raise InputError(f"model directory {shown(spec)} does not exist")
     if not REPO_ID.match(spec):
-        raise InputError(f"{spec!r} is neither a local directory nor a Hugging Face model id (org/name)")
+        raise InputError(f"{shown(spec)} is neither a local directory nor a Hugging Face model id (org/name)")
     misses = []
     cached = _from_hf_cache(spec, environ)
     if cached is not None:
@@ -81,17 +93,24 @@ def bundled_models() -> dict[str, dict[str, str]]:
     return json.loads(index.read_text(encoding="utf-8"))
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # a name too long for the OS, or with a NUL byte: not a directory
+        return False
+
+
 def _looks_like_path(spec: str) -> bool:
     return spec.startswith((".", "/", "~")) or os.sep in spec.strip("/").replace("/", "", 1)
 
 
 def _from_dir(path: Path, source: str, reconstructed: bool = False) -> ConfigFiles:
     config_path = path / "config.json"
-    if not config_path.is_file():
+    if not config_path.exists():
         raise InputError(f"model directory {path} has no config.json")
-    config = _read_json(config_path)
+    config = _read_json(config_path)  # a FIFO or directory named config.json: one error, never a blocking read
     quant_path = path / "hf_quant_config.json"
-    hf_quant = _read_json(quant_path) if quant_path.is_file() else None
+    hf_quant = _read_json(quant_path) if quant_path.exists() else None
     return ConfigFiles(config, hf_quant, source, str(path), reconstructed)
 
 
@@ -114,8 +133,8 @@ def _from_hf_cache(repo_id: str, environ: Mapping[str, str]) -> ConfigFiles | No
     importing huggingface-hub costs more than the whole check."""
     repo = hf_cache_dir(environ) / ("models--" + repo_id.replace("/", "--"))
     try:
-        commit = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
-    except OSError:
+        commit = read_regular_bytes(repo / "refs" / "main", 4096).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
         snapshots = sorted((repo / "snapshots").glob("*/config.json")) if (repo / "snapshots").is_dir() else []
         return _from_dir(snapshots[-1].parent, "hf-cache") if snapshots else None
     snapshot = repo / "snapshots" / commit
@@ -124,7 +143,7 @@ def _from_hf_cache(repo_id: str, environ: Mapping[str, str]) -> ConfigFiles | No
     return _from_dir(snapshot, "hf-cache")
 
 
-def _hub_reachable(environ: Mapping[str, str]) -> str | None:
+def hub_unreachable(environ: Mapping[str, str]) -> str | None:
     """A TCP connect to the hub first: huggingface-hub retries for ~25 s before giving up on a dead
     network, while a failed connect (or DNS lookup) answers at once. Returns why not, or None."""
     endpoint = urllib.parse.urlparse(environ.get("HF_ENDPOINT") or "https://huggingface.co")
@@ -139,7 +158,7 @@ def _hub_reachable(environ: Mapping[str, str]) -> str | None:
 
 
 def _from_hub(repo_id: str, environ: Mapping[str, str]) -> tuple[ConfigFiles | None, str]:
-    unreachable = _hub_reachable(environ)
+    unreachable = hub_unreachable(environ)
     if unreachable:
         return None, unreachable
     try:

@@ -8,19 +8,8 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.facts import Attention, Model, Moe, Vision
 from doctor.probe.quant import normalise_quantization
+from doctor.validation.model import LIMITS, check_model
 
-LIMITS = {  # upper bounds far beyond any real model; above them a config is corrupt or hostile
-    "hidden_size": 1 << 20,
-    "num_hidden_layers": 10_000,
-    "num_attention_heads": 1 << 16,
-    "num_key_value_heads": 1 << 16,
-    "head_dim": 1 << 14,
-    "vocab_size": 1 << 27,
-    "intermediate_size": 1 << 22,
-    "moe_intermediate_size": 1 << 22,
-    "experts": 1 << 16,
-    "max_position_embeddings": 1 << 31,
-}
 MLA_FAMILIES = {"deepseek_v3", "deepseek_v2", "kimi_k2"}
 # Experts per token, as model families spell it (Gemma 4: top_k_experts; some exports: moe_top_k).
 LINEAR_LAYER_TYPES = {"linear_attention", "mamba", "mamba2", "gated_deltanet", "gdn"}
@@ -40,7 +29,7 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
                  or config.get("torch_dtype") or "bfloat16", "torch_dtype")
     quant_source = text if "quantization_config" in text else config
     hidden = _pos(text, "hidden_size")
-    return Model(
+    model = Model(
         id=model_id,
         source=source,
         source_path=source_path,
@@ -61,6 +50,8 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
         reconstructed=reconstructed,
     )
+    check_model(model, "config.json")
+    return model
 
 
 def _text_config(config: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ inside `text_config`), or ModelOpt's hf_quant_config.json.
 from __future__ import annotations
 
 import fnmatch
-import re
+import functools
 from typing import Any
 
 from doctor.errors import InputError
@@ -160,13 +160,32 @@ def is_ignored(module: str, patterns: tuple[str, ...]) -> bool:
 
 def _matches(pattern: str, name: str) -> bool:
     if pattern.startswith("re:"):
-        try:
-            return re.match(pattern[3:], name) is not None
-        except re.error:
-            return False
+        compiled = _bounded_regex(pattern[3:])
+        return compiled is not None and compiled.match(name) is not None
     if any(ch in pattern for ch in "*?["):
         return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(name, pattern + ".*")
     return name == pattern or name.endswith("." + pattern) or name.startswith(pattern + ".")
+
+
+MAX_PATTERN = 1000  # characters; ignore-list patterns name modules, a few dozen characters each
+
+
+@functools.lru_cache(maxsize=256)
+def _bounded_regex(pattern: str) -> Any:
+    """A `re:` pattern from a config, compiled by RE2: matching takes time linear in the name whatever the
+    pattern (Python's backtracking `re` takes seconds on `(.*)*!`). A pattern RE2 cannot compile
+    (backreferences, lookaround) or longer than MAX_PATTERN matches nothing, as an invalid one did."""
+    import re2
+
+    if len(pattern) > MAX_PATTERN:
+        return None
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print parse errors on stderr
+    options.max_mem = 8 << 20
+    try:
+        return re2.compile(pattern, options)
+    except re2.error:
+        return None
 
 
 def _list(value: Any, field: str) -> list[Any]:

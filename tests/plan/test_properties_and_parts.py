@@ -137,9 +137,14 @@ def test_hub_headers_degrade_cleanly(monkeypatch, tmp_path):
     def unreachable(*args, **kwargs):
         raise OSError("network is unreachable")
 
+    import doctor.probe.model
+
     monkeypatch.setattr(huggingface_hub, "get_safetensors_metadata", unreachable)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    env = {"SM120_DOCTOR_CACHE": str(tmp_path)}
+    env = {"SM120_DOCTOR_CACHE": str(tmp_path), "HF_ENDPOINT": "http://127.0.0.1:9"}
+    tensors, why = safetensors.hub_tensors("org/model", env, offline=False)  # the connect fails at once
+    assert tensors is None and "hub unreachable (cannot connect to 127.0.0.1:9" in why
+    monkeypatch.setattr(doctor.probe.model, "hub_unreachable", lambda environ: None)  # the hub answers badly
     tensors, why = safetensors.hub_tensors("org/model", env, offline=False)
     assert tensors is None and "hub unreachable" in why and "OSError" in why
     tensors, why = safetensors.hub_tensors("org/model", env, offline=True)
