@@ -24,8 +24,8 @@ ALIASES = {
     "--moe-backend": "moe_backend",  # vLLM >= 0.17, TensorRT-LLM
     "--linear-backend": "linear_backend",  # vLLM >= 0.22
     "--all2all-backend": "all2all_backend",  # vLLM
-    "--moe-a2a-backend": "moe_a2a_backend",  # SGLang
-    "--dsa-topk-backend": "dsa_topk_backend",  # SGLang
+    "--moe-a2a-backend": "moe_a2a_backend",
+    "--dsa-topk-backend": "dsa_topk_backend",
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--mem-fraction-static": "mem_fraction_static",

@@ -3,7 +3,7 @@
 - the fused-MoE kernel when the experts run on Triton: the tuned table vLLM would load (its file name, its
   lookup order) with every entry sized, or else the release's default config at each tuned batch size;
 - TRITON_MLA's grouped decode kernel (`_decode_grouped_att_m_fwd`: BLOCK_N 32, BLOCK_H 16, 4 warps, 2 stages
-  on CUDA, the tiles SGLang's kernel of the same origin uses).
+  on CUDA, the tiles the other engine's kernel of the same origin uses).
 
 TRITON_ATTN's unified attention kernel and MLA prefill (FlashAttention varlen) are not sized: the kernel
 library has no estimator for them; the analysis says so in a note."""
