@@ -50,7 +50,10 @@ def test_fp8_kv_holds_twice_the_tokens_of_bf16(model_id, tp, budget, page):
     model = LOADED[model_id]
     bf16 = kv.tokens_for_bytes(budget, kv.kv_shape(model, tp, 0, model.num_layers, "bf16"), page)
     fp8 = kv.tokens_for_bytes(budget, kv.kv_shape(model, tp, 0, model.num_layers, "fp8_e4m3"), page)
-    assert 2 * bf16 <= fp8 <= 2 * bf16 + 2 * page
+    # two roundings down to the page, and for hybrid sliding-window models a third after scaling to the
+    # full-attention layers' share (layers / (0.8 x SWA + full) ~ 1.1): the slack is up to three pages
+    slack = 3 * page if kv.kv_shape(model, tp, 0, model.num_layers, "bf16").swa_layers else 2 * page
+    assert 2 * bf16 <= fp8 <= 2 * bf16 + slack
 
 
 def test_mla_kv_is_not_divided_by_tp_but_gqa_replicates_past_kv_heads():
