@@ -12,6 +12,7 @@ from typing import NoReturn
 from doctor import __version__
 from doctor.commands import COMMANDS, load
 from doctor.commands.options import split_engine_args
+from doctor.commands.streams import tolerant_streams
 from doctor.errors import DoctorError, UsageError
 from doctor.validation import one_line
 
@@ -24,6 +25,7 @@ class Parser(argparse.ArgumentParser):
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    tolerant_streams()
     try:
         args = build_parser(_subcommand(argv)).parse_args(split_engine_args(argv))
         return args.handler(args)
@@ -33,8 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _fail("interrupted", debug)
         return 2
-    except BrokenPipeError:
-        return 2
+    except BrokenPipeError:  # a stream other than stdout went away (QuietPipe covers stdout)
+        return 0
     except Exception as exc:  # the doctor itself failed: still one line, never a bare traceback
         _fail(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)", debug)
         return 2

@@ -12,6 +12,7 @@ checked releases the boundary comes from the research notes, or is the checked r
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -184,4 +185,34 @@ def user_flag_view(args: list[str], version: Version | None) -> dict[str, list[s
             rejected.append(f"{flag} (use {instead})")
         elif known.is_deprecated(version) and known.name != "--disable-cuda-graph":  # that one has SGL112
             deprecated.append(f"{flag} (use {' '.join(known.replacement)})")
-    return {"rejected_flags": rejected, "deprecated_flags": deprecated, "ambiguous_flags": ambiguous}
+    return {"rejected_flags": rejected, "deprecated_flags": deprecated, "ambiguous_flags": ambiguous,
+            "bad_values": bad_values(args, version), "misspelled_flags": misspelled(args)}
+
+
+def bad_values(args: list[str], version: Version | None) -> list[str]:
+    """Values outside a flag's choices in this release (SGLang's argparse refuses to start)."""
+    if version is None:
+        return []
+    out = []
+    for flag, value in flag_pairs(args, is_switch=_is_switch, takes_value=_takes_value):
+        if value is not None and choice_valid(flag, value, version) is False:
+            known = sorted(c for c, choice in CHOICES[canonical(flag)].items() if choice.valid(version))
+            close = difflib.get_close_matches(value, known, n=1)
+            hint = f"did you mean {close[0]}?" if close else f"choices: {', '.join(known)}"
+            out.append(f"{canonical(flag)} {value} ({hint})")
+    return out
+
+
+def misspelled(args: list[str]) -> list[str]:
+    """Flags the doctor does not know that sit one typo away from one it does (`--tp-szie`). Flags far
+    from every known one are left alone: the registry holds the flags the doctor reasons about, not all."""
+    known = [*FLAGS, *ABBREVIATIONS]
+    out = []
+    for token in args:
+        flag = token.partition("=")[0].replace("_", "-") if token.startswith("--") else None
+        if flag is None or flag in FLAGS or flag in ABBREVIATIONS or flag in AMBIGUOUS:
+            continue
+        close = difflib.get_close_matches(flag, known, n=1, cutoff=0.85)
+        if close:
+            out.append(f"{flag} (did you mean {close[0]}?)")
+    return out
