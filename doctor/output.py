@@ -69,18 +69,30 @@ def _write_stream(path: Path, target: Path, text: str) -> None:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
-def _replace_atomically(path: Path, target: Path, data: bytes, mode: int | None) -> None:
+def temp_beside(target: Path, data: bytes, mode: int | None = None, suffix: str = ".tmp") -> str:
+    """The one way a file is staged for an atomic replace: a new file in `target`'s directory holding `data`,
+    fsynced, with `mode` (else the umask's default). Raises OSError; the caller replaces, verifies, or
+    removes it."""
     directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fchmod(handle.fileno(), mode if mode is not None else 0o666 & ~_umask())
             os.fsync(handle.fileno())
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _replace_atomically(path: Path, target: Path, data: bytes, mode: int | None) -> None:
+    try:
+        tmp = temp_beside(target, data, mode)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
-import tempfile
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from doctor.fix.journal import Entry, FixError, Journal, sha256_bytes, sha256_file, write_target
-from doctor.output import read_regular_bytes
+from doctor.output import read_regular_bytes, temp_beside
 
 
 def write_with_journal(journal: Journal, path: Path, new_bytes: bytes, rule_id: str, action: str,
@@ -87,21 +86,12 @@ def read_backup(entry: Entry) -> bytes:
 
 
 def _temp_beside(path: Path, data: bytes) -> str:
+    """The staged new content, with the mode of the file it will replace (doctor.output.temp_beside)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".sm120-doctor.tmp", dir=path.parent)
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+        return temp_beside(path, data, mode, suffix=".sm120-doctor.tmp")
     except OSError as exc:
-        raise FixError(f"cannot write in {path.parent}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            shutil.copymode(path, tmp)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise FixError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    return tmp
 
 
 def _copy_durably(source: Path, target: Path) -> None:
