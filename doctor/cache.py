@@ -23,9 +23,10 @@ def cache_root(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def file_stamp(paths: list[Path]) -> list[Any] | None:
-    """What a derived value depends on: each file's resolved path, size and mtime (None if one is missing)."""
+    """What a derived value depends on: each file's absolute path, size and mtime (None if one is missing).
+    Not the resolved path: resolving costs a syscall per path component, and stat() follows links anyway."""
     try:
-        return [(str(p.resolve()), (st := p.stat()).st_size, st.st_mtime_ns) for p in paths]
+        return [(os.path.abspath(p), (st := os.stat(p)).st_size, st.st_mtime_ns) for p in paths]
     except OSError:
         return None
 
