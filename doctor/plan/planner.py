@@ -12,7 +12,7 @@ from doctor.facts import Facts, Model
 from doctor.plan import kv as kvmod
 from doctor.plan.layouts import Layout, communication, enumerate_layouts, invalid_reasons
 from doctor.plan.memory import LayoutShape, MemoryModel
-from doctor.plan.weights import WeightSource, rank_weights, weight_source
+from doctor.plan.weights import ByPlace, WeightSource, rank_bytes_by_place, stage_weights, weight_source
 
 # Error of this estimate near zero KV: the runtime's memory before load is an estimate (1.1-3.1 GiB seen)
 # and weights accounting is within ~1-2 % of the engine's measured usage.
@@ -170,23 +170,22 @@ def _score(fits: bool, context_ok: bool, comm_cost: float, tokens: int, budget: 
     return 1e6 + (1e5 if context_ok else 0) - comm_cost * 1e3 + min(tokens, 10**8) / 1e5 + layout.gpus * 1e-3
 
 
-_RANK_CACHE: dict[tuple[int, str, str, int, int, bool], tuple[Model, list]] = {}
+_RANK_CACHE: dict[tuple[int, str, str, int, bool], tuple[Model, ByPlace]] = {}
 
 
 def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool, memory: MemoryModel) -> list:
-    """rank_weights per layout, memoised: `check` plans ~26 layouts for each of several what-if analyses
-    of the same model, and the weights depend only on the model, the source, the engine's load extras,
-    TP, PP and speculation."""
-    key = (id(model), source.kind, type(memory).__name__, layout.tp, layout.pp, speculative)
+    """rank_weights per layout, the pass over the pieces memoised: `check` plans ~26 layouts for each of
+    several what-if analyses of the same model, and one rank's bytes depend only on the model, the source,
+    the engine's load extras, TP and speculation (PP only groups them into stages)."""
+    key = (id(model), source.kind, type(memory).__name__, layout.tp, speculative)
     hit = _RANK_CACHE.get(key)
-    if hit is not None and hit[0] is model:
-        return hit[1]
-    pieces = list(source.pieces) + memory.load_extras(model)
-    ranks = rank_weights(pieces, model, layout.tp, layout.pp, speculative)
-    if len(_RANK_CACHE) > 512:
-        _RANK_CACHE.clear()
-    _RANK_CACHE[key] = (model, ranks)
-    return ranks
+    if hit is None or hit[0] is not model:
+        pieces = list(source.pieces) + memory.load_extras(model)
+        hit = (model, rank_bytes_by_place(pieces, model, layout.tp, speculative))
+        if len(_RANK_CACHE) > 512:
+            _RANK_CACHE.clear()
+        _RANK_CACHE[key] = hit
+    return stage_weights(hit[1], model, layout.pp)
 
 
 def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSource | None = None) -> list[Plan]:
