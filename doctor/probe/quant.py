@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import re
 from typing import Any
 
 from doctor.errors import InputError
@@ -172,13 +173,16 @@ MAX_PATTERN = 1000  # characters; ignore-list patterns name modules, a few dozen
 
 @functools.lru_cache(maxsize=256)
 def _bounded_regex(pattern: str) -> Any:
-    """A `re:` pattern from a config, compiled by RE2: matching takes time linear in the name whatever the
-    pattern (Python's backtracking `re` takes seconds on `(.*)*!`). A pattern RE2 cannot compile
-    (backreferences, lookaround) or longer than MAX_PATTERN matches nothing, as an invalid one did."""
-    import re2
-
+    """A `re:` pattern from a config, compiled so that matching a module name stays fast whatever the
+    pattern (Python's backtracking `re` takes seconds on `(.*)*!`): the shapes real checkpoints use
+    (`.*mlp\\.(gate|up)_proj.*`) by `re`, anything else by RE2, whose matching is linear. A pattern RE2
+    cannot compile (backreferences, lookaround) or longer than MAX_PATTERN matches nothing."""
     if len(pattern) > MAX_PATTERN:
         return None
+    if _backtracks_little(pattern):
+        return re.compile(pattern)
+    import re2  # ~5 ms to load: only for patterns `re` could take too long on
+
     options = re2.Options()
     options.log_errors = False  # RE2 would print parse errors on stderr
     options.max_mem = 8 << 20
@@ -187,6 +191,53 @@ def _bounded_regex(pattern: str) -> Any:
     except re2.error:
         return None
 
+
+
+MAX_PLAIN_REPEATS = 2  # un-nested repeats: backtracking over a name of n characters is at most ~n**3 steps
+_UNSAFE = {"GROUPREF", "GROUPREF_EXISTS", "ASSERT", "ASSERT_NOT", "ATOMIC_GROUP"}  # RE2 refuses these
+_REPEATS = {"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"}
+
+
+def _backtracks_little(pattern: str) -> bool:
+    """True when `re` matches `pattern` in polynomial time: no repeat inside a repeat, at most
+    MAX_PLAIN_REPEATS repeats, nothing RE2 would refuse. Decided on the stdlib's own parse tree."""
+    try:
+        from re import _parser
+    except ImportError:  # a Python without it: leave every pattern to RE2
+        return False
+    try:
+        tree = _parser.parse(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    repeats = _repeats(list(tree), nested=False)
+    return repeats is not None and repeats <= MAX_PLAIN_REPEATS
+
+
+def _repeats(items: list[Any], nested: bool) -> int | None:
+    """How many repeats `items` hold; None when one sits inside another (or inside a repeated branch)."""
+    total = 0
+    for op, arg in items:
+        name = str(op)
+        if name in _UNSAFE:
+            return None
+        inner: list[list[Any]] = []
+        if name in _REPEATS:
+            if nested:
+                return None
+            total += 1
+            inner = [list(arg[2])]
+        elif name == "SUBPATTERN":
+            inner = [list(arg[-1])]
+        elif name == "BRANCH":
+            if nested:  # `(a|a)*b` backtracks exponentially without a nested repeat
+                return None
+            inner = [list(alt) for alt in arg[1]]
+        for part in inner:
+            found = _repeats(part, nested or name in _REPEATS)
+            if found is None:
+                return None
+            total += found
+    return total
 
 def _list(value: Any, field: str) -> list[Any]:
     if not isinstance(value, list):

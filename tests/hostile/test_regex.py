@@ -34,3 +34,20 @@ def test_hostile_ignore_list_in_a_config():
     q = normalise_quantization(config, None, "bfloat16")
     assert "routed_experts" in q.quantized
     assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("pattern", HOSTILE + ["(ab|cd)*x", "(a)\\1", "(?=x).*", ".*a.*b.*c"])
+def test_patterns_that_could_backtrack_go_to_re2(pattern):
+    from doctor.probe.quant import _backtracks_little
+
+    assert not _backtracks_little(pattern)
+
+
+@pytest.mark.parametrize("pattern", [".*self_attn.*", r".*mlp\.(gate|up|gate_up|down)_proj.*", r".*\.(q|k)_norm$",
+                                     "lm_head", r"[a-z]+\.[0-9]+"])
+def test_checkpoint_shapes_use_the_stdlib(pattern):
+    """The ignore-list shapes published checkpoints use are matched by `re`, RE2 is not even loaded."""
+    from doctor.probe.quant import _backtracks_little, _bounded_regex
+
+    assert _backtracks_little(pattern)
+    assert type(_bounded_regex(pattern)).__module__ == "re"
