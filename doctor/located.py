@@ -86,6 +86,13 @@ def counts(targets: Sequence[Target]) -> dict[str, int]:
 
 
 def _sha256(data: bytes) -> Any:
-    import hashlib  # only where fingerprints are made (SARIF, baselines), not on every check
-
-    return hashlib.sha256(data)
+    # CPython's built-in SHA-256 (named _sha256 up to 3.11, _sha2 after): hashlib loads OpenSSL first, ~10 ms
+    # of a cold start for a few short digests. Same algorithm, same digests.
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found,no-redef]
+        except ImportError:
+            from hashlib import sha256  # type: ignore[assignment]
+    return sha256(data)

@@ -6,9 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
 import stat
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -73,6 +71,8 @@ def temp_beside(target: Path, data: bytes, mode: int | None = None, suffix: str 
     """The one way a file is staged for an atomic replace: a new file in `target`'s directory holding `data`,
     fsynced, with `mode` (else the umask's default). Raises OSError; the caller replaces, verifies, or
     removes it."""
+    import tempfile  # here, not at the top: its imports cost every cold start ~3 ms, and most runs write nothing
+
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=directory)
     try:
@@ -125,6 +125,8 @@ def differs(path: Path, text: str) -> bool:
 
 def back_up(path: Path) -> Path:
     """A copy of `path` beside it (`NAME.bak`, or `NAME.bak.N` when that exists), before it is overwritten."""
+    import shutil
+
     backup = path.with_name(path.name + ".bak")
     n = 1
     while backup.exists():

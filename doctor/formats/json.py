@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from doctor.output import json_text
@@ -15,5 +15,5 @@ def render_json(report: Report) -> str:
 
 
 def report_schema() -> dict[str, Any]:
-    text = (resources.files("doctor.formats") / "schema" / "report.schema.json").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent / "schema" / "report.schema.json").read_text(encoding="utf-8")
     return json.loads(text)

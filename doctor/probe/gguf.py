@@ -100,17 +100,6 @@ def gguf_files(spec: str | Path) -> list[Path]:
     return _split_set(path.parent, match) if match else [path]
 
 
-def is_gguf_spec(spec: str) -> bool:
-    """Does `spec` name a GGUF file, or a directory with GGUF files and no config.json?"""
-    if spec.lower().endswith(".gguf"):
-        return True
-    try:
-        path = Path(spec).expanduser()
-        return path.is_dir() and not (path / "config.json").is_file() and any(path.glob("*.gguf"))
-    except (OSError, ValueError):  # a name no file system takes (too long, NUL): not a GGUF directory
-        return False
-
-
 def _split_set(folder: Path, match: re.Match[str]) -> list[Path]:
     prefix, count = match.group("prefix"), int(match.group("count"))
     parts = [folder / f"{prefix}-{i:05d}-of-{count:05d}.gguf" for i in range(1, count + 1)]

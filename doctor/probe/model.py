@@ -13,7 +13,6 @@ import re
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,9 @@ MAX_CONFIG_BYTES = 16 << 20
 MAX_SPEC = 4096  # PATH_MAX
 HUB_TIMEOUT_S = 5.0
 
+# beside this package, not importlib.resources: that pulls in zipfile (~5 ms of every cold start)
+BUNDLE = Path(__file__).resolve().parent.parent / "data" / "models"
+
 
 @dataclass(frozen=True)
 class ConfigFiles:
@@ -39,8 +41,6 @@ class ConfigFiles:
 
 
 def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> Model:
-    from doctor.probe.gguf import is_gguf_spec
-
     check_spec(spec)
     if is_gguf_spec(spec):  # a .gguf file, split set or GGUF directory: its header is the config
         from doctor.probe.gguf import read_gguf
@@ -50,6 +50,17 @@ def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> 
     files = find_config(spec, environ, offline)
     return parse_model(files.config, files.hf_quant, model_id=spec, source=files.source,
                        source_path=files.path, reconstructed=files.reconstructed)
+
+
+def is_gguf_spec(spec: str) -> bool:
+    """Does `spec` name a GGUF file, or a directory with GGUF files and no config.json?"""
+    if spec.lower().endswith(".gguf"):
+        return True
+    try:
+        path = Path(spec).expanduser()
+        return path.is_dir() and not (path / "config.json").is_file() and any(path.glob("*.gguf"))
+    except (OSError, ValueError):  # a name no file system takes (too long, NUL): not a GGUF directory
+        return False
 
 
 def check_spec(spec: str) -> None:
@@ -89,7 +100,7 @@ def find_config(spec: str, environ: Mapping[str, str], offline: bool = False) ->
 
 
 def bundled_models() -> dict[str, dict[str, str]]:
-    index = resources.files("doctor") / "data" / "models" / "index.json"
+    index = BUNDLE / "index.json"
     return json.loads(index.read_text(encoding="utf-8"))
 
 
@@ -182,7 +193,7 @@ def _from_bundle(repo_id: str) -> ConfigFiles | None:
     if match is None:
         return None
     entry = index[match]
-    folder = resources.files("doctor") / "data" / "models" / entry["dir"]
+    folder = BUNDLE / entry["dir"]
     return _from_dir(Path(str(folder)), "bundled", entry["provenance"] == "reconstructed")
 
 

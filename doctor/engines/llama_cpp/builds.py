@@ -5,10 +5,8 @@ CUDA toolkit that compiled it, and the cmake line that builds it right for the G
 
 from __future__ import annotations
 
-import mmap
 import re
 import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -93,6 +91,8 @@ def _from_python_package() -> Build | None:
 @lru_cache(maxsize=8)
 def server_version(server: str) -> tuple[str | None, str | None]:
     """`llama-server --version` → ("11312", "0c1e57098"); (None, None) when it does not say."""
+    import subprocess  # only when a build is found: not every check pays for it
+
     try:
         done = subprocess.run([server, "--version"], capture_output=True, text=True, timeout=VERSION_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
@@ -125,6 +125,8 @@ def toolkit_of(library: Path) -> tuple[str | None, int | None]:
 @lru_cache(maxsize=8)
 def _toolkit_cached(key: tuple[str, int]) -> tuple[str | None, int | None]:
     try:
+        import mmap
+
         with open(key[0], "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
             releases = {m.group(2).decode() for m in _TOOLKIT.finditer(buf)}
             cudart = _CUDART.search(buf)

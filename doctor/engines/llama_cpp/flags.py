@@ -9,7 +9,7 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from importlib import resources
+from pathlib import Path
 
 from doctor.launch import flag_pairs
 
@@ -41,7 +41,7 @@ class FlagTable:
 
 @cache
 def known_release_table() -> FlagTable:
-    text = (resources.files("doctor.engines.llama_cpp") / "data" / "llama_server_flags.json").read_text("utf-8")
+    text = (Path(__file__).resolve().parent / "data" / "llama_server_flags.json").read_text("utf-8")
     data = json.loads(text)
     return FlagTable(source=f"llama.cpp {data['release']} {data['file']}", flags=data["flags"])
 

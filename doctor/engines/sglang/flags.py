@@ -12,13 +12,12 @@ checked releases the boundary comes from the research notes, or is the checked r
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from packaging.version import Version
 
 from doctor.engines.versions import release
-from doctor.launch import flag_pairs
+from doctor.launch import closest, flag_pairs
 
 CHECKED_RELEASES = ("0.5.8", "0.5.9", "0.5.13", "0.5.14", "0.5.16", "0.5.23")
 
@@ -197,8 +196,8 @@ def bad_values(args: list[str], version: Version | None) -> list[str]:
     for flag, value in flag_pairs(args, is_switch=_is_switch, takes_value=_takes_value):
         if value is not None and choice_valid(flag, value, version) is False:
             known = sorted(c for c, choice in CHOICES[canonical(flag)].items() if choice.valid(version))
-            close = difflib.get_close_matches(value, known, n=1)
-            hint = f"did you mean {close[0]}?" if close else f"choices: {', '.join(known)}"
+            close = closest(value, known)
+            hint = f"did you mean {close}?" if close else f"choices: {', '.join(known)}"
             out.append(f"{canonical(flag)} {value} ({hint})")
     return out
 
@@ -212,7 +211,7 @@ def misspelled(args: list[str]) -> list[str]:
         flag = token.partition("=")[0].replace("_", "-") if token.startswith("--") else None
         if flag is None or flag in FLAGS or flag in ABBREVIATIONS or flag in AMBIGUOUS:
             continue
-        close = difflib.get_close_matches(flag, known, n=1, cutoff=0.85)
+        close = closest(flag, known, cutoff=0.85)
         if close:
-            out.append(f"{flag} (did you mean {close[0]}?)")
+            out.append(f"{flag} (did you mean {close}?)")
     return out

@@ -5,7 +5,6 @@ a flag removed, renamed or not yet added in that release."""
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.vllm import knowledge
-from doctor.launch import flag_pairs
+from doctor.launch import closest, flag_pairs
 
 
 @dataclass(frozen=True)
@@ -62,8 +61,7 @@ class FlagTable:
         return resolved is not None and (resolved.negated or resolved.entry.get("takes_value") is False)
 
     def closest(self, flag: str) -> str | None:
-        found = difflib.get_close_matches(normalise(flag), list(self.spelling), n=1, cutoff=0.6)
-        return found[0] if found else None
+        return closest(normalise(flag), self.spelling)
 
 
 def normalise(flag: str) -> str:

@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from packaging.version import Version
 
 from doctor.engines.versions import release as release_of
 
-DATA = "doctor.engines.vllm"
-
 
 def _read(name: str) -> Any:
-    return json.loads((resources.files(DATA) / "data" / name).read_text(encoding="utf-8"))
+    return json.loads((Path(__file__).resolve().parent / "data" / name).read_text(encoding="utf-8"))
 
 
 @cache

@@ -4,11 +4,11 @@ backends it picks and whether they run here, and a verdict per compiled kernel f
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from doctor.engines.base import EngineRun
 from doctor.engines.vllm import backends, families, flags, knowledge
+from doctor.launch import closest
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
              "--disable-custom-all-reduce", "--kv-cache-dtype")
@@ -58,8 +58,8 @@ def env_view(run: EngineRun, facts: dict[str, Any]) -> dict[str, Any]:
         if read[name]:
             continue
         history = knowledge.env_history(name)
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        close = closest(name, known, cutoff=0.75)
         ignored.append({"name": name, "value": run.facts.env[name],
                         "read_in": knowledge.describe_spans(history) if history else "no release the doctor knows",
-                        "closest": close[0] if close else None})
+                        "closest": close})
     return {"env_read": read, "env_ignored": ignored}

@@ -11,9 +11,9 @@ from gguf import GGMLQuantizationType as Q
 from gguf import GGUFReader
 
 from doctor.errors import InputError
-from doctor.probe.gguf import gguf_files, is_gguf_spec, read_gguf
+from doctor.probe.gguf import gguf_files, read_gguf
 from doctor.probe.gguf_model import model_from_gguf
-from doctor.probe.model import load_model
+from doctor.probe.model import is_gguf_spec, load_model
 from tests.engines.llama_cpp.gguf_files import Spec, tensors, write_gguf
 
 
