@@ -43,12 +43,16 @@ TARGETS: list[tuple[str, str, str]] = [
     *[("sglang-kernel", v, X86) for v in ("0.4.4", "0.4.10")],
     *[("sglang-kernel", v, ARM) for v in ("0.4.4", "0.4.10")],
     *[("flashinfer-cubin", v, X86) for v in ("0.6.10", "0.6.11", "0.6.12")],
+    # vLLM: the releases before and after the first sm_120 build (0.9.2), then every minor release and the
+    # 0.15.1 patch that added the SM12x cutlass_scaled_mm kernels (vllm#32109)
+    *[("vllm", v, X86) for v in ("0.8.5.post1", "0.9.0", "0.9.1", "0.9.2", *(f"0.{m}.0" for m in range(10, 34)),
+                                 "0.15.1")],
 ]
 # The key the doctor files a distribution under (doctor/probe/libraries.py: TRACKED), where it differs.
 DOCTOR_KEY = {"sglang-kernel": "sgl-kernel"}
 # The library a package loads first, where one decides whether it runs at all (other files are optional
 # extras such as sgl-kernel's Hopper-only flash_ops). Its archs are recorded as `primary`.
-PRIMARY = {"sgl-kernel": "common_ops", "sglang-kernel": "common_ops"}
+PRIMARY = {"sgl-kernel": "common_ops", "sglang-kernel": "common_ops", "vllm": "vllm/_C."}
 CUDA_MEMBER = re.compile(r"\.(so(\.\d+)*|cubin)$")
 TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 

@@ -42,3 +42,21 @@ def test_audited_wheels_fill_what_a_what_if_leaves_unknown():
 
 def test_a_build_known_to_differ_is_not_replaced_by_the_pypi_wheel():
     assert "arch_list" not in version_facts("torch", "2.7.0", (12, 0), {"cuda_version": "12.8"})
+
+
+def test_vllm_rule_boundary_is_the_audited_wheels():
+    """VLLM001's range (<0.9.2) is where the released `vllm/_C` carries no sm_120 code, wheel by wheel."""
+    from packaging.version import Version
+
+    from doctor.rules import load_rules
+
+    (condition,) = [c for c in next(r for r in load_rules() if r.id == "VLLM001").when
+                    if c.get("fact") == "lib.vllm.version"]
+    boundary = Version(condition["version"].removeprefix("<"))
+    vllm = [w for w in audited_wheels() if w["package"] == "vllm"]
+    assert len(vllm) >= 20
+    for wheel in vllm:
+        facts = version_facts("vllm", wheel["version"], (12, 0))
+        assert facts["arch_source"].startswith(wheel["wheel"])
+        has_sm120 = "sm_120" in facts["arch_list"]
+        assert has_sm120 == (Version(wheel["version"]) >= boundary), wheel["version"]
