@@ -4,9 +4,9 @@ atomically; a cache that cannot be read or written only costs the recomputation.
 
 from __future__ import annotations
 
+import binascii
 import json
 import os
-import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ def _key(stamp: Any) -> str:
 
 def _path(name: str, key: str) -> Path:
     data = key.encode()  # two 32-bit checksums name the file; the full key inside it decides a hit
-    return cache_root() / f"{name}-{zlib.crc32(data):08x}{zlib.adler32(data):08x}.json"
+    return cache_root() / f"{name}-{binascii.crc32(data):08x}{binascii.crc32(data[::-1]):08x}.json"
 
 
 def load(name: str, stamp: Any) -> Any | None:

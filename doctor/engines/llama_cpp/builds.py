@@ -6,7 +6,6 @@ CUDA toolkit that compiled it, and the cmake line that builds it right for the G
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -14,6 +13,7 @@ from pathlib import Path
 
 from doctor.facts import Library
 from doctor.probe.distributions import distribution
+from doctor.probe.toolkit import which
 
 ENV = "SM120_DOCTOR_LLAMA_CPP"
 UNKNOWN_VERSION = "0"
@@ -51,7 +51,7 @@ def find_build(environ: Mapping[str, str]) -> Build | None:
     given = environ.get(ENV)
     if given:
         return _from_path(Path(given).expanduser(), f"${ENV}")
-    server = shutil.which("llama-server", path=environ.get("PATH"))
+    server = which("llama-server", environ.get("PATH"))
     if server:
         return _from_server(Path(server), "llama-server on PATH")
     return _from_python_package()
