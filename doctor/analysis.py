@@ -54,12 +54,14 @@ def engine_runs(facts: Facts, argv: list[str], environ: dict[str, str] | None = 
     return runs
 
 
-def analyze_all(facts: Facts, argv: list[str], environ: dict[str, str] | None = None) -> list[Analysis]:
+def analyze_all(facts: Facts, argv: list[str], environ: dict[str, str] | None = None,
+                numbers_only: bool = False) -> list[Analysis]:
+    """`numbers_only`: the caller reads which rules fire, not the analysis' sentences (plan_summary)."""
     runs = engine_runs(facts, argv, environ)
     if not runs:
         return [analyze_without_engine(facts, registry.get("sglang").parse_launch(argv) if registry.get("sglang")
                                        else Launch())]
-    return [analyze_run(run) for run in runs]
+    return [analyze_run(run, numbers_only) for run in runs]
 
 
 def analyze(facts: Facts, launch: Launch) -> Analysis:
@@ -68,12 +70,13 @@ def analyze(facts: Facts, launch: Launch) -> Analysis:
     return analyze_run(runs[0]) if runs else analyze_without_engine(facts, launch)
 
 
-def analyze_run(run: EngineRun) -> Analysis:
+def analyze_run(run: EngineRun, numbers_only: bool = False) -> Analysis:
     engine = registry.get_for(run.library)
     result = engine.analyze(run)
     notes = [n for n in (engine.knowledge_note(run.version),) if n] + list(result.notes)
     memory = engine.memory_model(run)
-    plan = plan_summary(run.facts, run.launch, memory) if memory is not None else _no_memory_model(engine, run)
+    plan = plan_summary(run.facts, run.launch, memory, numbers_only=numbers_only) if memory is not None else \
+        _no_memory_model(engine, run)
     return Analysis(engine=engine.name, engine_version=run.library.version, tp=run.tp, backends=result.backends,
                     backend_sources=result.backend_sources, kernels=result.kernels, notes=tuple(notes),
                     binaries=_binaries(run.facts), plan=plan, run=run)

@@ -103,7 +103,7 @@ def _fired_for_args(rules: list[Rule], analysis: Analysis, args: list[str], plan
 def fired_ids(rules: list[Rule], facts: Facts, launch: Launch, severity: str | None = None) -> set[str]:
     """The pure part of `check` (analysis and rules, no probing): which rule IDs fire for these facts."""
     ids: set[str] = set()
-    for analysis in analyze_all(facts, list(launch.args)):
+    for analysis in analyze_all(facts, list(launch.args), numbers_only=True):
         found = evaluate(rules, build_context(facts, analysis, analysis.run.launch if analysis.run else launch))
         ids |= {f.id for f in found if severity is None or f.severity == severity}
     return ids

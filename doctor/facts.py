@@ -8,14 +8,19 @@ a built-in hardware profile or a snapshot file; everything downstream is a pure 
 from __future__ import annotations
 
 import dataclasses
-import json
+import functools
+import math
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
 from doctor.errors import InputError
+from doctor.topology import LinkIndex
+from doctor.validation import one_line, shown
+from doctor.validation.facts import check_facts
 
 SCHEMA_VERSION = "1"
 
@@ -29,6 +34,8 @@ class Host:
     cpu_count: int | None = None
     memory_bytes: int | None = None
     numa_nodes: int | None = None
+    iommu_mode: str | None = None  # translated | passthrough | off (probe/host.py: iommu_mode)
+    iommu_source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,7 @@ class Attention:
     sliding_window: int | None = None
     sliding_window_layers: int = 0
     sinks: bool = False
+    linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
 
 
 @dataclass(frozen=True)
@@ -226,30 +234,45 @@ class Facts:
     def library(self, name: str) -> Library | None:
         return self.libraries.get(name)
 
+    @functools.cached_property
+    def link_index(self) -> LinkIndex:
+        return LinkIndex(self.gpus, self.topology)
+
     def link(self, a: int, b: int) -> Link | None:
-        for link in self.topology:
-            if {link.a, link.b} == {a, b}:
-                return link
-        return None
+        return self.link_index.link(a, b)
 
     def replace(self, **changes: Any) -> Facts:
-        return dataclasses.replace(self, **changes)
+        """A copy with `changes`; the link index travels with it while GPUs and topology stay the same
+        (what-if analyses replace libraries many times over one topology)."""
+        new = dataclasses.replace(self, **changes)
+        if "link_index" in self.__dict__ and not {"gpus", "topology"} & set(changes):
+            new.__dict__["link_index"] = self.__dict__["link_index"]
+        return new
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(self)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+        from doctor.output import json_text
+
+        return json_text(self.to_dict())
 
 
 def to_jsonable(value: Any) -> Any:
+    if value is None or type(value) in (str, int, float, bool):
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {name: to_jsonable(getattr(value, name)) for name in _field_names(type(value))}
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [to_jsonable(v) for v in value]
     return value
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
@@ -258,9 +281,11 @@ def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise InputError(
-            f"{origin}: schema_version {version!r} is not supported (this doctor reads {SCHEMA_VERSION!r})"
+            f"{origin}: schema_version {shown(version)} is not supported (this doctor reads {SCHEMA_VERSION!r})"
         )
-    return from_dict(Facts, data, origin)
+    facts = from_dict(Facts, data, origin)
+    check_facts(facts, origin)
+    return facts
 
 
 def load_facts(path: Path) -> Facts:
@@ -270,74 +295,138 @@ def load_facts(path: Path) -> Facts:
 
 
 # --- generic, validating dataclass reader ------------------------------------------------------
+# One converter per type hint, built once per class: a facts file of a large host holds hundreds of
+# thousands of links, and resolving hints or formatting paths per value cost more than the data itself.
 
 _MAX_INT = 1 << 62  # anything larger in a facts file is corrupt, not a real quantity
 
+Converter = Callable[[Any], Any]
+
+
+class _Bad(Exception):
+    """A value that does not fit its hint; `path` grows (innermost first) as the error unwinds."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path: list[str] = []
+
 
 def from_dict(cls: type, data: Any, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: expected an object, got {type(data).__name__}")
+    try:
+        return _reader(cls)(data)
+    except _Bad as bad:
+        raise InputError(f"{where}{''.join(reversed(bad.path))}: {bad.reason}") from None
+
+
+@functools.cache
+def _reader(cls: type) -> Converter:
     hints = typing.get_type_hints(cls)
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise InputError(f"{where}: unknown field {unknown[0]!r}")
-    values = {}
-    for name, fld in known.items():
-        if name not in data:
-            if fld.default is dataclasses.MISSING and fld.default_factory is dataclasses.MISSING:
-                raise InputError(f"{where}: missing field {name!r}")
-            continue
-        values[name] = _convert(hints[name], data[name], f"{where}.{name}")
-    return cls(**values)
+    fields = dataclasses.fields(cls)
+    converters = {f.name: _converter(hints[f.name]) for f in fields}
+    required = [f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
 
-
-def _convert(hint: Any, value: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        options = [a for a in args if a is not type(None)]
-        errors = []
-        for option in options:
+    def read(data: Any) -> Any:
+        if type(data) is not dict:
+            raise _Bad(f"expected an object, got {_type_name(data)}")
+        if not converters.keys() >= data.keys():
+            raise _Bad(f"unknown field {shown(sorted(map(str, data.keys() - converters.keys()))[0])}")
+        for name in required:
+            if name not in data:
+                raise _Bad(f"missing field {name!r}")
+        values = {}
+        for name, value in data.items():
             try:
-                return _convert(option, value, where)
-            except InputError as exc:
-                errors.append(str(exc))
-        raise InputError(errors[0])
+                values[name] = converters[name](value)
+            except _Bad as bad:
+                bad.path.append(f".{name}")
+                raise
+        return cls(**values)
+
+    return read
+
+
+def _converter(hint: Any) -> Converter:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        if len(options) != 1:
+            raise TypeError(f"facts reader: unsupported union {hint!r}")
+        inner = _converter(options[0])
+        return (lambda value: None if value is None else inner(value)) if type(None) in args else inner
     if hint is Any:
-        return value
+        return lambda value: value
     if dataclasses.is_dataclass(hint):
-        return from_dict(hint, value, where)
+        return _reader(hint)
     if origin is tuple:
-        if not isinstance(value, list):
-            raise InputError(f"{where}: expected a list, got {type(value).__name__}")
-        item = args[0]
-        return tuple(_convert(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+        return _tuple_of(_converter(args[0]))
     if origin is dict:
-        if not isinstance(value, dict):
-            raise InputError(f"{where}: expected an object, got {type(value).__name__}")
-        return {str(k): _convert(args[1], v, f"{where}.{k}") for k, v in value.items()}
-    return _scalar(hint, value, where)
+        return _dict_of(_converter(args[1]))
+    if hint in _SCALARS:
+        return _SCALARS[hint]
+    raise TypeError(f"facts reader: unsupported type {hint!r}")
 
 
-def _scalar(hint: Any, value: Any, where: str) -> Any:
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-    elif hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            if abs(value) > _MAX_INT:
-                raise InputError(f"{where}: value {value} is out of range")
-            return value
-    elif hint is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-    elif hint is str:
-        if isinstance(value, str):
-            return value
-    else:
-        raise InputError(f"{where}: unsupported type {hint!r}")
-    name = getattr(hint, "__name__", str(hint))
-    raise InputError(f"{where}: expected {name}, got {type(value).__name__}")
+def _tuple_of(item: Converter) -> Converter:
+    def convert(value: Any) -> tuple[Any, ...]:
+        if type(value) is not list:
+            raise _Bad(f"expected a list, got {_type_name(value)}")
+        out = []
+        for i, v in enumerate(value):
+            try:
+                out.append(item(v))
+            except _Bad as bad:
+                bad.path.append(f"[{i}]")
+                raise
+        return tuple(out)
+
+    return convert
+
+
+def _dict_of(item: Converter) -> Converter:
+    def convert(value: Any) -> dict[str, Any]:
+        if type(value) is not dict:
+            raise _Bad(f"expected an object, got {_type_name(value)}")
+        out = {}
+        for k, v in value.items():
+            try:
+                out[str(k)] = item(v)
+            except _Bad as bad:
+                bad.path.append(f".{one_line(str(k), 80)}")
+                raise
+        return out
+
+    return convert
+
+
+def _int(value: Any) -> int:
+    if type(value) is int and -_MAX_INT <= value <= _MAX_INT:
+        return value
+    if type(value) is int:
+        raise _Bad(f"value {shown(value)} is out of range")
+    raise _Bad(f"expected int, got {_type_name(value)}")
+
+
+def _float(value: Any) -> float:
+    if type(value) in (int, float) and math.isfinite(value):
+        return float(value)
+    raise _Bad(f"expected a finite number, got {shown(value)}")
+
+
+def _str(value: Any) -> str:
+    if type(value) is str:
+        return value
+    raise _Bad(f"expected str, got {_type_name(value)}")
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is bool:
+        return value
+    raise _Bad(f"expected bool, got {_type_name(value)}")
+
+
+_SCALARS: dict[Any, Converter] = {int: _int, float: _float, str: _str, bool: _bool}
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "object", list: "list", type(None): "null"}.get(type(value), type(value).__name__)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from doctor.errors import UsageError
@@ -22,6 +22,10 @@ ALIASES = {
     "--fp8-gemm-backend": "fp8_gemm_backend",
     "--fp4-gemm-backend": "fp4_gemm_backend",
     "--moe-backend": "moe_backend",  # vLLM >= 0.17, TensorRT-LLM
+    "--linear-backend": "linear_backend",  # vLLM >= 0.22
+    "--all2all-backend": "all2all_backend",  # vLLM
+    "--moe-a2a-backend": "moe_a2a_backend",
+    "--dsa-topk-backend": "dsa_topk_backend",
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--mem-fraction-static": "mem_fraction_static",
@@ -38,6 +42,8 @@ SWITCHES = {
     "--disable-shared-experts-fusion": "disable_shared_experts_fusion",
     "--trust-remote-code": "trust_remote_code",
     "--disable-piecewise-cuda-graph": "disable_piecewise_cuda_graph",
+    "--enable-expert-parallel": "enable_expert_parallel",  # vLLM
+    "--enforce-eager": "enforce_eager",  # vLLM
 }
 INT_KEYS = {"tp", "pp", "ep", "dp", "chunked_prefill_size", "context_length", "page_size", "cuda_graph_max_bs"}
 FLOAT_KEYS = {"mem_fraction_static"}
@@ -127,3 +133,11 @@ def _typed(key: str, flag: str, text: str) -> object:
     except ValueError as exc:
         raise UsageError(f"engine flag {flag}: {text!r} is not a valid value") from exc
     return text
+
+
+def closest(word: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The known spelling nearest to `word` (difflib's ratio at least `cutoff`), for "did you mean"."""
+    from difflib import get_close_matches  # with heapq ~2 ms: paid only when something is misspelled
+
+    found = get_close_matches(word, list(known), n=1, cutoff=cutoff)
+    return found[0] if found else None

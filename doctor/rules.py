@@ -13,19 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
-
-from doctor import cache
+from doctor import cache, specifiers
 from doctor.context import BASE_ROOTS, context_roots, engine_root
 from doctor.engines import registry
 from doctor.errors import DoctorError
 from doctor.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
@@ -79,21 +71,39 @@ def load_rules(folder: Path | None = None) -> list[Rule]:
     folder = folder or rules_dir()
     paths = sorted(folder.glob("*.toml"))
     stamp = cache.file_stamp(paths)
-    cached = cache.load("rules", stamp)
-    if isinstance(cached, list):
-        try:
-            return [Rule(**{k: tuple(v) if k in _TUPLE_FIELDS else v for k, v in raw.items()}) for raw in cached]
-        except TypeError:
-            pass  # a cache from another shape of Rule: parse again
-    rules = _parse_rules(folder, paths)
-    cache.store("rules", stamp, [dataclasses.asdict(r) for r in rules])
+    key = repr(stamp)
+    if stamp is not None and key in _LOADED:  # a check loads the rules once per engine run
+        return list(_LOADED[key])
+    rules = _from_cache(stamp)
+    if rules is None:
+        rules = _parse_rules(folder, paths)
+        cache.store("rules", stamp, [dataclasses.asdict(r) for r in rules])
+    _LOADED[key] = tuple(rules)
     return rules
+
+
+_LOADED: dict[str, tuple[Rule, ...]] = {}
+
+
+def _from_cache(stamp: Any) -> list[Rule] | None:
+    cached = cache.load("rules", stamp)
+    if not isinstance(cached, list):
+        return None
+    try:
+        return [Rule(**{k: tuple(v) if k in _TUPLE_FIELDS else v for k, v in raw.items()}) for raw in cached]
+    except TypeError:
+        return None  # a cache from another shape of Rule: parse again
 
 
 _TUPLE_FIELDS = ("when", "fixes", "references", "evidence")
 
 
 def _parse_rules(folder: Path, paths: list[Path]) -> list[Rule]:
+    try:  # imported here: a cached knowledge base needs no TOML parser
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
     rules: list[Rule] = []
     for path in paths:
         try:
@@ -194,11 +204,8 @@ def _validate_condition(condition: Any, where: str) -> None:
     ops = [k for k in condition if k != "fact"]
     if "fact" not in condition or len(ops) != 1 or ops[0] not in OPS:
         raise RuleError(f"{where}: a condition needs 'fact' and exactly one of {', '.join(OPS)}: {condition}")
-    if ops[0] == "version":
-        try:
-            SpecifierSet(condition["version"])
-        except InvalidSpecifier as exc:
-            raise RuleError(f"{where}: bad version specifier {condition['version']!r}") from exc
+    if ops[0] == "version" and not specifiers.is_valid(condition["version"]):
+        raise RuleError(f"{where}: bad version specifier {condition['version']!r}")
     if ops[0] == "matches":
         try:
             re.compile(condition["matches"])
@@ -226,11 +233,8 @@ def _validate_fix(fix: Any, where: str) -> None:
             raise RuleError(f"{where}: fix {key} must be a list of strings")
     if "env" in fix and not (isinstance(fix["env"], dict) and all(isinstance(v, str) for v in fix["env"].values())):
         raise RuleError(f"{where}: fix env must be a table of strings")
-    if "versions" in fix:
-        try:
-            SpecifierSet(fix["versions"])
-        except InvalidSpecifier as exc:
-            raise RuleError(f"{where}: bad fix versions specifier {fix['versions']!r}") from exc
+    if "versions" in fix and not specifiers.is_valid(fix["versions"]):
+        raise RuleError(f"{where}: bad fix versions specifier {fix['versions']!r}")
 
 
 # --- evaluation ---------------------------------------------------------------------------------
@@ -248,6 +252,7 @@ def evaluate(rules: list[Rule], context: dict[str, Any]) -> list[Finding]:
                     findings.append(_finding(rule, scoped))
         elif _holds_all(rule.when, context):
             findings.append(_finding(rule, context))
+    specifiers.flush()
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: (order[f.severity], f.id))
 
@@ -294,10 +299,10 @@ def _compare(op: str, actual: Any, expected: Any) -> bool:
         if op == "matches":
             return re.search(expected, str(actual)) is not None
         if op == "version":
-            return SpecifierSet(expected).contains(Version(str(actual)), prereleases=True)
+            return specifiers.satisfies(str(expected), str(actual))
         return {"lt": actual < expected, "le": actual <= expected,
                 "gt": actual > expected, "ge": actual >= expected}[op]
-    except (TypeError, InvalidVersion):
+    except TypeError:
         return False
 
 
@@ -341,6 +346,8 @@ def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:
     if "engine" not in spec:
         return True
     version = lookup(context, f"lib.{spec['engine'].replace('.', '_')}.version")
+    if (version is _MISSING or version is None) and lookup(context, "engine.name") == spec["engine"]:
+        version = lookup(context, "engine.version")  # the engine analysed, e.g. assumed for a GGUF model
     if version is _MISSING or version is None:
         return False
     return "versions" not in spec or _compare("version", version, spec["versions"])

@@ -12,7 +12,7 @@ from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.facts import Facts, Library
 from doctor.report import Finding, Fix
 
-# The distribution name at the head of a requirement (`sglang>=0.5.9`, `vllm[tensorizer]==0.15.1`), PEP 508.
+# The distribution name at the head of a requirement (`vllm>=0.15.1`, `vllm[tensorizer]==0.15.1`), PEP 508.
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[|[<>=!~;@ ]|$)")
 Evaluate = Callable[[Facts], set[str]]  # facts → IDs of the findings they produce
 
@@ -26,10 +26,20 @@ def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Eva
             cache[(package, version)] = evaluate(facts.replace(libraries={**facts.libraries, package: what_if}))
         return cache[(package, version)]
 
-    return tuple(_annotate(f, facts, fired) for f in findings)
+    return tuple(_annotate(f, facts, fired, findings) for f in findings)
 
 
-def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[str]]) -> Finding:
+def _new_errors(ids: set[str]) -> bool:
+    """A release that clears one error by raising another (an engine default that changed to a second broken
+    one) is no answer: the lowest clearing release is the first that adds no new error."""
+    from doctor.rules import load_rules
+
+    errors = {rule.id for rule in load_rules() if rule.severity == "error"}
+    return bool(ids & errors)
+
+
+def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[str]],
+              findings: tuple[Finding, ...]) -> Finding:
     fixes = []
     for fix in finding.fixes:
         package = _package(fix)
@@ -37,8 +47,9 @@ def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[st
         if package is None or current is None:
             fixes.append(fix)
             continue
-        lowest = next((v for v in newer_releases(package, current.version) if finding.id not in fired(package, v)),
-                      None)
+        now = {f.id for f in findings}
+        lowest = next((v for v in newer_releases(package, current.version)
+                       if finding.id not in fired(package, v) and not _new_errors(fired(package, v) - now)), None)
         fixes.append(_with_lowest(fix, package, lowest) if lowest else fix)
     return dataclasses.replace(finding, fixes=tuple(fixes))
 

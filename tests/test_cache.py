@@ -4,8 +4,30 @@ from __future__ import annotations
 
 import os
 
-from doctor import cache
-from doctor.rules import load_rules, rules_dir
+import pytest
+
+from doctor import cache, rules
+from doctor.rules import rules_dir
+
+
+@pytest.fixture(autouse=True)
+def no_memo(monkeypatch):
+    """These tests are about the disk cache: the in-process memo of load_rules stays out of the way."""
+    monkeypatch.setattr(rules, "_LOADED", {})
+
+
+def load_rules():
+    rules._LOADED.clear()
+    return rules.load_rules()
+
+
+def test_the_memo_serves_a_second_load_in_the_same_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = rules.load_rules()
+    for path in (tmp_path / "sm120-doctor").glob("rules-*.json"):
+        path.write_text("not json")  # a memo hit never reads the file
+    assert rules.load_rules() == first
+    assert rules.load_rules() is not rules.load_rules()  # a fresh list each time: callers may change theirs
 
 
 def test_rules_come_back_identical_from_the_cache(tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
-"""CUDA architecture names: SASS (`sm_120a`) and PTX (`compute_120f`) targets, and target parsing."""
+"""CUDA architecture names: SASS (`sm_120a`), PTX (`compute_120f`) and LTO-IR (`lto_120`) targets, and
+target parsing."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ from doctor.hardware.arch import capability_name, parse_capability
 
 SASS = "sass"
 PTX = "ptx"
+LTO = "lto"  # NVVM IR for link-time optimization (nvcc code=lto_XX): input to a link, never loaded as is
+_PREFIX = {SASS: "sm", PTX: "compute", LTO: "lto"}
+_KIND = {prefix: kind for kind, prefix in _PREFIX.items()}
+_KIND_ORDER = {SASS: 0, PTX: 1, LTO: 2}
 
 # "" = plain (forward compatible), "a" = arch-specific (this exact GPU only), "f" = family-specific.
 VARIANTS = ("", "a", "f")
 
-_TOKEN = re.compile(r"^(sm|compute)_(\d{2,3})([af]?)$")
+_TOKEN = re.compile(r"^(sm|compute|lto)_(\d{2,3})([af]?)$")
 
 
 @dataclass(frozen=True, order=True)
@@ -35,8 +40,7 @@ class Arch:
 
     @property
     def token(self) -> str:
-        prefix = "sm" if self.kind == SASS else "compute"
-        return f"{prefix}_{self.number}{self.variant}"
+        return f"{_PREFIX[self.kind]}_{self.number}{self.variant}"
 
     @classmethod
     def parse(cls, token: str) -> Arch:
@@ -47,14 +51,14 @@ class Arch:
 def _parse_token(token: str) -> Arch:
     match = _TOKEN.match(token.strip().lower())
     if not match:
-        raise ValueError(f"not an arch name: {token!r} (expected e.g. sm_120a or compute_120)")
-    return Arch(int(match.group(2)), match.group(3), SASS if match.group(1) == "sm" else PTX)
+        raise ValueError(f"not an arch name: {token!r} (expected e.g. sm_120a, compute_120 or lto_120)")
+    return Arch(int(match.group(2)), match.group(3), _KIND[match.group(1)])
 
 
 def sort_tokens(tokens) -> list[str]:
-    """Sort names like torch does: by arch number, plain before `a` before `f`; SASS before PTX."""
+    """Sort names like torch does: by arch number, plain before `a` before `f`; SASS, then PTX, then LTO-IR."""
     archs = {Arch.parse(t) for t in tokens}
-    return [a.token for a in sorted(archs, key=lambda a: (a.kind != SASS, a.number, a.variant))]
+    return [a.token for a in sorted(archs, key=lambda a: (_KIND_ORDER[a.kind], a.number, a.variant))]
 
 
 def sass_runs(arch: Arch, capability: tuple[int, int]) -> bool:
@@ -80,6 +84,10 @@ def ptx_jits(arch: Arch, capability: tuple[int, int]) -> bool:
 
 
 def runs(arch: Arch, capability: tuple[int, int]) -> bool:
+    """Can the GPU run this image, natively or through the driver's PTX JIT? LTO-IR never runs as is:
+    only a link (nvlink at build time, nvJitLink at run time) turns it into SASS."""
+    if arch.kind == LTO:
+        return False
     return sass_runs(arch, capability) if arch.kind == SASS else ptx_jits(arch, capability)
 
 

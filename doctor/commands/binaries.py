@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import TextIO
 
 from doctor.binaries.archs import capability_name, parse_capability
+from doctor.binaries.payload import missing_codecs
 from doctor.binaries.scan import FileEntry, ScanReport, scan_environment
-from doctor.binaries.verdict import NONE, PTX_JIT
+from doctor.binaries.verdict import NATIVE, NONE, PTX_JIT
 
 EXIT_OK, EXIT_NO_IMAGE, EXIT_USAGE = 0, 1, 2
 MAX_LISTED = 20
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    missing = [str(p) for p in args.paths if not p.exists()]
+    missing = [str(p) for p in args.paths if not p.exists() and not p.is_symlink()]
     if missing:
         print(f"error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return EXIT_USAGE
@@ -70,10 +71,11 @@ def write_text(report: ScanReport, out: TextIO, all_files: bool = False) -> None
               f"({gb:.2f} GB read in {report.elapsed_s:.2f} s)\n")
     if not report.files:
         out.write("  nothing to check: no CUDA binaries found\n")
+        _skipped(out, report)
         return
     for group in groups:
         data = group.to_dict()
-        archs = " ".join([*data["sass"], *data["ptx"]])
+        archs = " ".join([*data["sass"], *data["ptx"], *data["lto"]])
         version = f" {group.version}" if group.version else ""
         out.write(f"  {group.verdict:8} {group.name}{version}: {data['files']} files, "
                   f"{group.size / 1e6:.0f} MB; {archs}\n")
@@ -86,8 +88,40 @@ def write_text(report: ScanReport, out: TextIO, all_files: bool = False) -> None
                   f"{' ...' if len(deliberate) > MAX_LISTED else ''}\n")
     errors = [f for f in report.files if f.info.error]
     _section(out, "Unreadable", errors, show_reason=False)
+    _families(out, report.files, target)
+    unread = sum(f.info.unread_entries for f in report.files)
+    if unread and missing_codecs():
+        out.write(f"Note: {unread} compressed images were not decoded ({' and '.join(missing_codecs())} not "
+                  f"installed: pip install 'sm120-doctor[binaries]'); their archs are counted, their kernels "
+                  f"are missing from the family verdicts\n")
+    _skipped(out, report)
     if all_files:
         _section(out, "All CUDA files", report.files, limit=None)
+
+
+def _skipped(out: TextIO, report: ScanReport) -> None:
+    if not report.skipped:
+        return
+    out.write("Skipped, not opened:\n")
+    for path, why in report.skipped[:MAX_LISTED]:
+        out.write(f"  - {path}: {why}\n")
+    if len(report.skipped) > MAX_LISTED:
+        out.write(f"  ... and {len(report.skipped) - MAX_LISTED} more (use --format json for all)\n")
+
+
+def _families(out: TextIO, files: list[FileEntry], target: str) -> None:
+    """One line per file that holds known kernel families: each family's verdict for the target."""
+    with_families = [f for f in files if f.verdict.families]
+    if not with_families:
+        return
+    out.write(f"Kernel families on {target} (kernels with a usable image / kernels):\n")
+    for entry in with_families:
+        parts = []
+        for family in entry.verdict.families:
+            usable = family.native if family.verdict == NATIVE else family.jit
+            detail = "on purpose" if family.deliberate else f"{usable}/{family.kernels}"
+            parts.append(f"{family.family} {family.verdict} ({detail})")
+        out.write(f"  - {entry.path}\n      {', '.join(parts)}\n")
 
 
 def _section(out: TextIO, title: str, entries: list[FileEntry], show_reason: bool = True,

@@ -51,11 +51,13 @@ def cluster_request(args: argparse.Namespace) -> Any:
                           offline=args.offline, environ=environment())
 
 
-def run_check(args: argparse.Namespace) -> int:
+def run_check(args: argparse.Namespace, settings: Any) -> int:
     from doctor.cluster.check import run_cluster_check
 
     if args.fix:
         raise UsageError("--fix works on one machine: run it on each node (the cluster check shows what each needs)")
+    if args.format not in ("console", "json"):
+        raise UsageError(f"--format {args.format} is for one machine; a cluster check writes console or json")
     report = run_cluster_check(cluster_request(args))
     document = json.dumps(report.to_dict(), indent=2)
     if args.output is not None:
@@ -68,7 +70,7 @@ def run_check(args: argparse.Namespace) -> int:
         from doctor.cluster.console import render_cluster
 
         render_cluster(report, console(width=160))
-    return 1 if report.worst_at_or_above(args.fail_on) else 0
+    return 1 if report.worst_at_or_above(settings.fail_on) else 0
 
 
 def run_plan(args: argparse.Namespace) -> int:

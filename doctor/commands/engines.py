@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     for r in data:
         span = f"{r['first_known']} .. {r['newest_known']}" if r["newest_known"] else "no per-version knowledge"
         if r["newest_known"]:
-            span += " (every release)" if r["every_release"] else " (releases named in its research)"
+            span += " (every release)" if r["every_release"] else " (the releases it has facts for)"
         table.add_row(r["display_name"] + (" (plug-in)" if r["plugin"] else ""), r["package"], span,
                       r["installed"] or "-", r["knowledge_note"] or "")
     console(width=160).print(table)

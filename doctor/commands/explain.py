@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from rich.text import Text
 
 from doctor.commands.options import add_format_option, console
-from doctor.commands.rules import readable, rule_to_dict
+from doctor.commands.rules import rule_to_dict
 from doctor.errors import UsageError
+from doctor.rule_docs import DETAIL_KEYS, describe, fix_detail, readable, rule_doc_url
 from doctor.rules import Rule, load_rules
 
 
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         hint = f" (rules in that area: {', '.join(close)})" if close else " (list them: sm120-doctor rules)"
         raise UsageError(f"no rule {args.rule_id!r}{hint}")
     if args.format == "json":
-        print(json.dumps(rule_to_dict(rule), indent=2))
+        print(json.dumps({**rule_to_dict(rule), "docs": rule_doc_url(rule.id)}, indent=2))
         return 0
     console().print(explanation(rule))
     return 0
@@ -49,28 +49,13 @@ def explanation(rule: Rule) -> Text:
         text.append("none: this finding is informational\n")
     for fix in rule.fixes:
         text.append(f"- [{fix['kind']}, {fix['safety']}] {readable(fix['summary'])}\n")
-        for key in ("flags", "remove", "env", "package", "config", "patch", "command", "engine", "versions"):
+        for key in DETAIL_KEYS:
             if key in fix:
-                value = fix[key]
-                shown = " ".join(value) if isinstance(value, list) else (
-                    " ".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else value)
-                text.append(f"    {key}: {readable(str(shown))}\n", style="dim")
+                text.append(f"    {key}: {readable(fix_detail(fix[key]))}\n", style="dim")
     text.append("  safety: safe = same behaviour, no risk; unsafe = changes behaviour or accuracy; "
                 "manual = needs your judgement or an install\n", style="dim")
     text.append("\nReferences\n", style="bold underline")
     for ref in rule.references:
         text.append(f"- {ref}\n")
-    text.append(f"\n(rule file: rules/{rule.source})", style="dim")
+    text.append(f"\n(rule file: rules/{rule.source}; page: {rule_doc_url(rule.id)})", style="dim")
     return text
-
-
-def describe(condition: dict[str, Any]) -> str:
-    if "any" in condition:
-        return "(" + " or ".join(describe(c) for c in condition["any"]) + ")"
-    op = next(k for k in condition if k != "fact")
-    words = {"eq": "is", "ne": "is not", "in": "is one of", "not_in": "is none of", "lt": "<", "le": "<=",
-             "gt": ">", "ge": ">=", "version": "version", "contains": "contains", "not_contains": "lacks",
-             "matches": "matches"}
-    if op == "exists":
-        return f"{condition['fact']} {'is known' if condition['exists'] else 'is absent'}"
-    return f"{condition['fact']} {words[op]} {condition[op]}"

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps([c.to_dict() for c in checks], indent=2))
     else:
         _table(report, checks)
-    return 1 if any(not c.fits for c in checks) else 0
+    return 1 if any(c.fits is False for c in checks) else 0
 
 
 def exact_params(check: KernelCheck) -> dict[str, Any]:
@@ -98,7 +98,7 @@ def _table(report: Report, checks: list[KernelCheck]) -> None:
     for c in checks:
         table.add_row(c.kernel, c.path, ",".join(f"{k}={v}" for k, v in c.shape.items()),
                       ",".join(f"{k}={v}" for k, v in c.config.items()), str(c.bytes), str(c.limit),
-                      "fits" if c.fits else "OVERFLOW", c.method)
+                      c.verdict, c.method)
     console(width=160).print(table)
     for note in report.analysis.notes:
         print(f"note: {note}")

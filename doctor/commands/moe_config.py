@@ -18,12 +18,13 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ep", type=int, help="expert-parallel size")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
     p.add_argument("--all", action="store_true", help="also when the config SGLang would use already fits")
+    p.add_argument("--force", action="store_true", help="overwrite a file that differs (backed up to NAME.bak first)")
 
 
 def run(args: argparse.Namespace) -> int:
     from doctor.check import run_check
     from doctor.engines.sglang.moe_files import MOE_CONFIG_ENV, safe_config_files
-    from doctor.output import write_text_atomic
+    from doctor.output import back_up, differs, refuse_overwrite, write_text_atomic
 
     report = run_check(check_request(args, ep=args.ep))
     if report.analysis.engine != "sglang":
@@ -37,8 +38,13 @@ def run(args: argparse.Namespace) -> int:
                                       if has_moe else "this model runs no Triton fused-MoE kernel here"),
               file=sys.stderr)
         return 0
+    if not args.force:
+        for made in files:  # before writing any
+            refuse_overwrite(args.output / made.relative_path, made.text())
     for made in files:
         target = args.output / made.relative_path
+        if differs(target, made.text()):
+            print(f"backed up {target} to {back_up(target)}", file=sys.stderr)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -25,7 +25,7 @@ def register(p: argparse.ArgumentParser) -> None:
                      "communication path, and the launch flags.")
     add_target_options(p, tp_help="only this tensor-parallel size first (default: rank all layouts)", cluster=True)
     p.add_argument("--pp", type=int, help="pipeline-parallel size of the requested layout")
-    p.add_argument("--ep", type=int, help="expert-parallel size of the requested layout (divides TP in SGLang)")
+    p.add_argument("--ep", type=int, help="expert-parallel size of the requested layout (EP divides TP)")
     p.add_argument("--kv-cache-dtype", choices=sorted(KV_DTYPES), help="KV cache dtype (default: auto)")
     p.add_argument("--mem-fraction-static", type=float, help="SGLang: override its default for the GPU size")
     p.add_argument("--context-length", type=int, help="request length for concurrency (default: the model's)")

@@ -8,7 +8,8 @@ from typing import Any
 
 from doctor.commands.options import add_format_option, console
 from doctor.report import SEVERITIES
-from doctor.rules import PLACEHOLDER, Rule, load_rules
+from doctor.rule_docs import readable
+from doctor.rules import Rule, load_rules
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -54,8 +55,3 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(rule.id, rule.severity, rule.area, readable(rule.title))
     console().print(table)
     return 0
-
-
-def readable(template: str) -> str:
-    """`{gpu.name}` → `<gpu.name>`: a template shown without facts."""
-    return PLACEHOLDER.sub(lambda m: f"<{m.group(1)}>", template)

@@ -12,7 +12,7 @@ from typing import Any
 
 from doctor.errors import UsageError
 from doctor.kernels.arch import parse_arch
-from doctor.kernels.estimate import analytic, result, target
+from doctor.kernels.estimate import analytic, check_params, result, target
 from doctor.kernels.moe_smem import _WIDTHS
 
 KERNELS = {"fused-moe": "fused_moe", "extend-attention": "extend_attention",
@@ -197,6 +197,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("name a kernel (fused-moe, extend-attention, decode-attention, "
                          "prefill-attention) or pass --moe-config FILE.json")
     kernel, params = job_params(args)
+    check_params(kernel, params)
     nbytes, method = _measure(args, kernel, cc, params)
     res = result(kernel, cc, nbytes, method)
     verdict = "fits" if res.fits else "OVERFLOW"

@@ -27,10 +27,22 @@ from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
-    from doctor.fix.actions import FileChange
     from doctor.fix.patches import Patch
+    from doctor.fix.plan import Action
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """One way a launch file starts the engine, as `lint` recognises it: `python -m MODULE ...` or
+    `COMMAND [SUBCOMMAND] ...`, and where the model goes (a flag, or the first positional argument)."""
+
+    module: str | None = None
+    command: str | None = None
+    subcommand: str | None = None
+    model_flags: tuple[str, ...] = ()
+    positional_model: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,6 +171,20 @@ class Engine:
                     f"findings use {first}'s knowledge")
         return None
 
+    # --- launch files (`lint`) ---------------------------------------------------------------------
+    launchers: ClassVar[tuple[Launcher, ...]] = ()  # how launch files start it, most specific first
+    images: ClassVar[tuple[str, ...]] = ()  # regexes on an image repository's last component naming it
+    # (image repository, its ENTRYPOINT): what runs when a file gives such an image only flags
+    image_entrypoints: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+
+    def serves(self, model: Any) -> bool:
+        """Can this engine load the model as given? (Checked when picking installed engines to analyse.)"""
+        return model is None or getattr(model, "source", None) != "gguf"
+
+    def assumed_library(self, model: Any) -> Library | None:
+        """A what-if version to analyse when no installed engine serves the model (None: do not assume)."""
+        return None
+
     # --- launch ------------------------------------------------------------------------------------
     def parse_launch(self, argv: Sequence[str]) -> Launch:
         return parse_launch(list(argv))
@@ -194,18 +220,29 @@ class Engine:
         return None
 
     # --- analysis ----------------------------------------------------------------------------------
+    # An engine may name one module with `analyze`, `memory_model` and `rule_view` functions of a run; it is
+    # imported on first use, so building the registry stays cheap.
+    analysis_module: ClassVar[str | None] = None
+
+    def _analysis(self) -> Any:
+        import importlib
+
+        return importlib.import_module(self.analysis_module) if self.analysis_module else None
+
     def analyze(self, run: EngineRun) -> EngineAnalysis:
+        if self.analysis_module:
+            return self._analysis().analyze(run)
         return EngineAnalysis(notes=(f"{self.display_name}: no kernel plan yet (the doctor does not model which "
                                      f"kernels it launches)",))
 
     def memory_model(self, run: EngineRun) -> MemoryModel | None:
-        return None
+        return self._analysis().memory_model(run) if self.analysis_module else None
 
     def rule_view(self, run: EngineRun) -> dict[str, Any] | None:
-        return {"version": run.library.version}
+        return self._analysis().rule_view(run) if self.analysis_module else {"version": run.library.version}
 
     # --- fixes -------------------------------------------------------------------------------------
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[FileChange]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
         return []
 
     def patches(self) -> Mapping[str, Patch]:

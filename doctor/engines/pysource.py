@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from doctor.kernels.tiles import next_power_of_2
+from doctor.output import read_regular_bytes
+
+MAX_SOURCE = 8 << 20  # bytes of one engine source file
 
 
 class SourceShapeError(Exception):
@@ -49,7 +52,7 @@ def find_function(source: str, name: str) -> ast.FunctionDef:
 
 def evaluate_function(path: Path, name: str, args: Mapping[str, Any], env: Mapping[str, Any]) -> Any:
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_regular_bytes(path, MAX_SOURCE).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceShapeError(f"cannot read {path}: {exc}") from exc
     function = find_function(source, name)
@@ -135,7 +138,7 @@ def evaluate_assignment(path: Path, function: str, name: str, env: Mapping[str, 
     """Run only the capability-dependent `if` chain that assigns `name` inside `function` (the rest of
     the function may do anything: it is not evaluated) and return the value it assigns."""
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_regular_bytes(path, MAX_SOURCE).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceShapeError(f"cannot read {path}: {exc}") from exc
     node = find_function(source, function)

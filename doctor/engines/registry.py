@@ -67,7 +67,12 @@ def get_for(library: Library) -> Engine:
 
 
 def engines_to_analyze(facts: Facts) -> list[tuple[Engine, Library]]:
-    """What-if engines (`--engine NAME==VER`) when any is given, else every engine installed."""
+    """What-if engines (`--engine NAME==VER`) when any is given, else every installed engine that serves the
+    model; with none, an engine's assumed version for it (llama.cpp for a GGUF file), else every one installed."""
     present = [(e, lib) for e in engines().values() if (lib := e.library(facts)) is not None]
     what_if = [(e, lib) for e, lib in present if lib.what_if]
-    return what_if or present
+    if what_if:
+        return what_if
+    serving = [(e, lib) for e, lib in present if e.serves(facts.model)]
+    assumed = [(e, lib) for e in engines().values() if (lib := e.assumed_library(facts.model)) is not None]
+    return serving or assumed or present

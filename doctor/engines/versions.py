@@ -17,6 +17,7 @@ KNOWN_PACKAGES = {
     "nvidia-cutlass-dsl": "nvidia-cutlass-dsl", "cutlass-dsl": "nvidia-cutlass-dsl",
     "transformers": "transformers", "cudnn": "cudnn", "llama.cpp": "llama.cpp", "llama-cpp": "llama.cpp",
     "nvcc": "nvcc", "cuda-toolkit": "nvcc", "flashinfer-jit-cache": "flashinfer-jit-cache",
+    "nccl": "nccl", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl", "sglang-kernel": "sgl-kernel",
 }
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*==\s*([A-Za-z0-9_.+-]+)\s*$")
 

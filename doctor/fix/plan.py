@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from doctor.fix.journal import FixError
+from doctor.output import read_regular_bytes
 from doctor.report import Finding, Report, Safety
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> lis
         if engine is not None and report.analysis.run is not None:
             actions += _owned_by_findings(report, engine.config_files(report.analysis.run, report.analysis.kernels,
                                                                       fix_dir))
-        actions += _launch_script_action(report, fix_dir, with_env_file=bool(actions))
+        actions += _launch_script_action(report, fix_dir, with_env_file=any(a.env for a in actions))
     patches = engine.patches() if engine is not None else {}
     seen: set[str] = set()
     for finding in report.findings:
@@ -117,7 +118,8 @@ def _launch_script_action(report: Report, fix_dir: Path, with_env_file: bool) ->
     if with_env_file:
         lines.append('source "$(dirname "$0")/env.sh"')
     lines += [f"export {key}={shlex.quote(str(value))}" for key, value in launch.get("env", {}).items()]
-    lines.append("exec " + shlex.join(launch["argv"]))
+    files = launch.get("files", {})  # files the launch names (an options YAML) are written beside the script
+    lines.append("exec " + shlex.join(str(fix_dir / a) if a in files else a for a in launch["argv"]))
     path = fix_dir / f"launch-{launch['engine']}.sh"
     applied = ", ".join(launch.get("applied", [])) or "no flag fixes"
     old = path.read_bytes() if path.is_file() else None
@@ -138,7 +140,7 @@ def _patch_action(report: Report, rule_id: str, patch_id: str, patches: dict[str
                       skipped=f"{patch.package} is not installed here (a what-if version cannot be patched)")
     path = Path(library.location) / patch.relative_path(Version(library.version))
     try:
-        old = path.read_bytes()
+        old = read_regular_bytes(path)
     except OSError as exc:
         raise FixError(f"{patch_id}: cannot read {path}: {exc.strerror or exc}") from exc
     new_text = patched_source(patch, old.decode("utf-8"))

@@ -9,7 +9,7 @@ from doctor.errors import InputError
 from doctor.facts import Facts, facts_from_dict
 
 # Max shared memory per block with opt-in, bytes, by compute capability (CUDA Programming Guide,
-# "Compute Capabilities", Tables 31-32; see shared/research/anchors.md §1.1).
+# "Compute Capabilities", Tables 31-32, https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities).
 SMEM_PER_BLOCK_OPTIN = {
     (7, 0): 98304,
     (7, 2): 98304,

@@ -1,4 +1,5 @@
-"""Shared-memory estimators (closed form) and exact mode (AOT compile) for SGLang's Triton kernels.
+"""Shared-memory estimators (closed form) per kernel family, and exact mode (AOT compile of the engine's own
+kernel source).
 
 Importing this package never imports torch or triton; only exact mode's worker subprocess does.
 """
@@ -27,8 +28,8 @@ __all__ = [
 ]
 
 
-def exact_smem(kernel_name: str, sglang_dir, cc, triton_site=None, cache_dir=None, **config) -> int:
+def exact_smem(kernel_name: str, source_dir, cc, triton_site=None, cache_dir=None, **config) -> int:
     """Exact mode (lazy import so the default path stays free of subprocess/triton machinery)."""
     from .exact import exact_smem as _exact
 
-    return _exact(kernel_name, sglang_dir, cc, triton_site, cache_dir, **config)
+    return _exact(kernel_name, source_dir, cc, triton_site, cache_dir, **config)

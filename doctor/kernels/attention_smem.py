@@ -1,4 +1,4 @@
-"""Closed-form shared memory of SGLang's Triton attention kernels (extend, decode, prefill).
+"""Closed-form shared memory of the Triton attention kernels (extend, decode, prefill) the engines launch.
 
 Common shape (smem.md §4.3): q (and q_pe) tiles stay in shared memory for the whole kernel;
 each K/V loop holds its K, K_pe and V tiles (one slot without pipelining, S-1 / S ring slots
@@ -20,7 +20,7 @@ def _pow2(x: int) -> int:
 
 
 def head_split(lq: int) -> tuple[int, int]:
-    """BLOCK_DMODEL, BLOCK_DPE as SGLang splits a query head dim (576 -> 512 + 64 etc.)."""
+    """BLOCK_DMODEL, BLOCK_DPE as the launcher splits a query head dim (576 -> 512 + 64 etc.)."""
     return {576: (512, 64), 288: (256, 32), 192: (128, 64)}.get(lq, (_pow2(lq), 0))
 
 
@@ -91,7 +91,7 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
                           kv_group: int = 1, custom_mask: bool = False,
                           sliding_window: bool | int = False, logit_cap: bool | float = False,
                           sinks: bool = False) -> int:
-    """Bytes of shared memory of extend attention's `_fwd_kernel` (SGLang launches num_stages=1).
+    """Bytes of shared memory of extend attention's `_fwd_kernel` (launched with num_stages=1).
 
     The prefix loop reads the KV cache (kv_dtype), the extend loop the bf16 new tokens.
     custom_mask (speculative verify) and sliding_window add a SKIP_TILE branch that stops

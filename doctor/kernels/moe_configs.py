@@ -1,7 +1,7 @@
 """Check tuned fused-MoE config JSONs against a target, and generate ones that fit.
 
 People copy H100 JSONs (227 KB of smem per block) to SM12x boxes (99 KB); every entry is
-checked, since SGLang picks the entry nearest to the live batch size.
+checked, since the engine picks the entry nearest to the live batch size.
 """
 
 from __future__ import annotations

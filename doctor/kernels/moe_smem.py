@@ -1,4 +1,4 @@
-"""Closed-form shared memory of SGLang's `fused_moe_kernel` (Triton), per target arch.
+"""Closed-form shared memory of the Triton `fused_moe_kernel` (the engines' fused MoE), per target arch.
 
 Derived from compiles of the real kernel (see docs in bench/RESULTS-smem.md and smem.md §4.2):
   mma.sync (sm8x, sm12x; sm90/10x with small M tiles): cp.async ring of S-1 buffers per operand
@@ -87,7 +87,7 @@ def fused_moe_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int,
                    triton: str | None = None) -> int:
     """Bytes of shared memory `fused_moe_kernel` needs for one config on `cc`.
 
-    dtype uses SGLang's names: bf16/fp16, fp8_w8a8, int8_w8a8, int8_w8a16, int4_w4a16.
+    dtype uses the kernel's config names: bf16/fp16, fp8_w8a8, int8_w8a8, int8_w8a16, int4_w4a16.
     group_m and per_channel do not change the footprint (the scales are loaded outside the
     K loop) but are accepted so a tuned-config entry can be passed through as is.
     triton: compiler version if known. Triton >= 3.9 runs int8 dots on tcgen05 for sm10x;

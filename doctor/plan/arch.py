@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.facts import Model, Quantization
+from doctor.output import read_regular_bytes
 from doctor.plan.storage import dense_bytes, linear_bytes
 
 KINDS = ("embed", "lm_head", "attention", "dense_mlp", "shared_experts", "routed_experts", "router", "norm",
@@ -39,7 +40,7 @@ def raw_text_config(model: Model) -> dict[str, Any]:
         return {}
     path = Path(model.source_path) / "config.json"
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(read_regular_bytes(path, 16 << 20))
     except (OSError, ValueError):
         return {}
     if not isinstance(config, dict):

@@ -52,10 +52,12 @@ def attention_layers(model: Model, start: int, end: int) -> tuple[int, int]:
     for the models they run as hybrid SWA; the counts come from the config's layer_types."""
     a = model.attention
     total = end - start
+    linear = round(total * min(a.linear_attention_layers, model.num_layers) / model.num_layers)
+    attention = total - linear  # linear-attention/Mamba layers keep a recurrent state, not KV
     if not a.sliding_window or not a.sliding_window_layers or a.sliding_window_layers >= model.num_layers:
-        return total, 0
+        return attention, 0
     swa = round(total * a.sliding_window_layers / model.num_layers)
-    return total - swa, swa
+    return attention - swa, swa
 
 
 def cell_bytes(model: Model, attn_tp: int, layers: int, dtype: str) -> int:
@@ -76,7 +78,7 @@ def cell_bytes(model: Model, attn_tp: int, layers: int, dtype: str) -> int:
 
 def kv_shape(model: Model, attn_tp: int, start: int, end: int, dtype: str) -> KvShape:
     full, swa = attention_layers(model, start, end)
-    return KvShape(dtype, cell_bytes(model, attn_tp, end - start, dtype), end - start, full, swa)
+    return KvShape(dtype, cell_bytes(model, attn_tp, full + swa, dtype), full + swa, full, swa)
 
 
 def tokens_for_bytes(budget: int, shape: KvShape, page_size: int = 1) -> int:

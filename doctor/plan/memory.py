@@ -6,10 +6,18 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doctor.facts import Model
 from doctor.plan.arch import Piece
+
+if TYPE_CHECKING:
+    from doctor.facts import Facts
+    from doctor.launch import Launch
+
+if TYPE_CHECKING:
+    from doctor.plan.kv import KvShape
+    from doctor.plan.weights import RankWeights
 
 
 @dataclass(frozen=True)
@@ -31,9 +39,26 @@ class MemoryModel(ABC):
     def label(self) -> str:
         return f"{self.engine} {self.version}"
 
+    def cache_key(self) -> tuple[Any, ...] | None:
+        """What makes two instances plan alike, sentences included (the planner memoises on it); None: never."""
+        return None
+
+    def arithmetic_key(self) -> tuple[Any, ...] | None:
+        """What makes two instances give the same numbers (their sentences may name another version)."""
+        return self.cache_key()
+
     def load_extras(self, model: Model) -> list[Piece]:
         """What the engine allocates at load beyond the checkpoint's tensors (none by default)."""
         return []
+
+    def own_summary(self, facts: Facts, launch: Launch) -> dict[str, Any] | None:
+        """An engine whose memory is not a TP x PP layout (llama.cpp places each tensor on a device) answers
+        the plan itself, in plan_summary's shape; None: the planner's layouts."""
+        return None
+
+    def own_reasons(self, reasons: list[str]) -> list[str]:
+        """The planner's sentences this engine stands behind (some describe another engine's launcher); default all."""
+        return reasons
 
     @abstractmethod
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
@@ -59,6 +84,16 @@ class MemoryModel(ABC):
     @abstractmethod
     def shortfall_hint(self) -> str:
         """What the engine says (or which knob to turn) when the weights leave no KV cache."""
+
+    def weights_bytes(self, rank: RankWeights, model: Model, layout: LayoutShape) -> int:
+        """Bytes the engine holds for this rank's weights (the checkpoint's, unless it re-lays them out)."""
+        return rank.bytes
+
+    def kv_tokens(self, budget: int, shape: KvShape, settings: dict[str, Any]) -> int:
+        """KV-cache tokens a budget buys, as the engine counts and reports them."""
+        from doctor.plan.kv import tokens_for_bytes
+
+        return tokens_for_bytes(budget, shape, settings["page_size"])
 
     @abstractmethod
     def layout_flags(self, layout: LayoutShape, settings: dict[str, Any], kv_dtype: str, explicit_kv: bool,

@@ -12,7 +12,7 @@ from doctor.facts import Facts, Model
 from doctor.plan import kv as kvmod
 from doctor.plan.layouts import Comm, Layout, communication, enumerate_layouts, invalid_reasons
 from doctor.plan.memory import LayoutShape, MemoryModel
-from doctor.plan.weights import WeightSource, rank_weights, weight_source
+from doctor.plan.weights import ByPlace, WeightSource, rank_bytes_by_place, stage_weights, weight_source
 
 # Error of this estimate near zero KV: the runtime's memory before load is an estimate (1.1-3.1 GiB seen)
 # and weights accounting is within ~1-2 % of the engine's measured usage.
@@ -67,10 +67,25 @@ class Plan:
 
 
 def gpu_memory_bytes(facts: Facts) -> int:
-    sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
-    if not sizes:
+    size = _gpu_totals(facts)[0]
+    if not size:
         raise InputError("the facts give no GPU memory size: planning needs a GPU, --hardware or --facts")
-    return min(sizes)  # engines size by the smallest visible GPU
+    return size  # engines size by the smallest visible GPU
+
+
+_GPU_TOTALS: dict[int, tuple[tuple, int, bool]] = {}
+
+
+def _gpu_totals(facts: Facts) -> tuple[int, bool]:
+    """(smallest GPU memory, any unified memory), once per GPU list: every layout asks (doctor/topology.py)."""
+    hit = _GPU_TOTALS.get(id(facts.gpus))
+    if hit is None or hit[0] is not facts.gpus:
+        sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
+        unified = any(g.unified_memory for g in facts.gpus)
+        hit = _GPU_TOTALS[id(facts.gpus)] = (facts.gpus, min(sizes, default=0), unified)
+        if len(_GPU_TOTALS) > 64:
+            _GPU_TOTALS.clear()
+    return hit[1], hit[2]
 
 
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
@@ -88,28 +103,29 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     memory = req.memory
     shape = LayoutShape(layout.tp, layout.pp, layout.ep)
     mem = memory.settings(total, shape, model, req.speculative)
-    free = memory.preload_free(total, layout.gpus, any(g.unified_memory for g in facts.gpus))
+    free = memory.preload_free(total, layout.gpus, _gpu_totals(facts)[1])
     stages, tokens, budget_min, cell_max = [], None, None, 0
+    weights_of = {r.stage: memory.weights_bytes(r, model, shape) for r in ranks}
     for r in ranks:
         cell = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype)
-        budget = memory.kv_budget(free, r.bytes, mem)
-        stage_tokens = kvmod.tokens_for_bytes(budget, cell, mem["page_size"])
+        budget = memory.kv_budget(free, weights_of[r.stage], mem)
+        stage_tokens = memory.kv_tokens(budget, cell, mem)
         tokens = stage_tokens if tokens is None else min(tokens, stage_tokens)
         budget_min = budget if budget_min is None else min(budget_min, budget)
         cell_max = max(cell_max, cell.cell_bytes)
-        stages.append({"stage": r.stage, "layers": list(r.layers), "weights_bytes": r.bytes,
+        stages.append({"stage": r.stage, "layers": list(r.layers), "weights_bytes": weights_of[r.stage],
                        "kv_bytes_per_token": cell.cell_bytes, "kv_budget_bytes": budget,
                        "kv_tokens": stage_tokens, "by_kind": r.by_kind})
     tokens = tokens or 0
     last = kvmod.kv_shape(model, layout.tp, ranks[-1].layers[0], ranks[-1].layers[1], dtype)
     concurrent = min(kvmod.concurrent_requests(tokens, last, context, model.attention.sliding_window),
                      memory.max_requests(tokens, context))
-    weights = max(r.bytes for r in ranks)
+    weights = max(weights_of.values())
     if comm is None and len(facts.gpus) >= layout.gpus:
         comm = communication(facts, layout)
     fits = not bad and tokens > 0
-    reasons = _reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(), budget_min or 0,
-                       tokens, context, concurrent, comm)
+    reasons = memory.own_reasons(_reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(),
+                                          budget_min or 0, tokens, context, concurrent, comm))
     idle = max(0, len(facts.gpus) - layout.gpus)
     score = _score(fits, tokens >= context, (comm.cost if comm else 9.0) + idle * 0.5, tokens, budget_min or 0,
                    layout)
@@ -157,23 +173,22 @@ def _score(fits: bool, context_ok: bool, comm_cost: float, tokens: int, budget: 
     return 1e6 + (1e5 if context_ok else 0) - comm_cost * 1e3 + min(tokens, 10**8) / 1e5 + layout.gpus * 1e-3
 
 
-_RANK_CACHE: dict[tuple[int, str, str, int, int, bool], tuple[Model, list]] = {}
+_RANK_CACHE: dict[tuple[int, str, str, int, bool], tuple[Model, ByPlace]] = {}
 
 
 def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool, memory: MemoryModel) -> list:
-    """rank_weights per layout, memoised: `check` plans ~26 layouts for each of several what-if analyses
-    of the same model, and the weights depend only on the model, the source, the engine's load extras,
-    TP, PP and speculation."""
-    key = (id(model), source.kind, type(memory).__name__, layout.tp, layout.pp, speculative)
+    """rank_weights per layout, the pass over the pieces memoised: `check` plans ~26 layouts for each of
+    several what-if analyses of the same model, and one rank's bytes depend only on the model, the source,
+    the engine's load extras, TP and speculation (PP only groups them into stages)."""
+    key = (id(model), source.kind, type(memory).__name__, layout.tp, speculative)
     hit = _RANK_CACHE.get(key)
-    if hit is not None and hit[0] is model:
-        return hit[1]
-    pieces = list(source.pieces) + memory.load_extras(model)
-    ranks = rank_weights(pieces, model, layout.tp, layout.pp, speculative)
-    if len(_RANK_CACHE) > 512:
-        _RANK_CACHE.clear()
-    _RANK_CACHE[key] = (model, ranks)
-    return ranks
+    if hit is None or hit[0] is not model:
+        pieces = list(source.pieces) + memory.load_extras(model)
+        hit = (model, rank_bytes_by_place(pieces, model, layout.tp, speculative))
+        if len(_RANK_CACHE) > 512:
+            _RANK_CACHE.clear()
+        _RANK_CACHE[key] = hit
+    return stage_weights(hit[1], model, layout.pp)
 
 
 def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSource | None = None) -> list[Plan]:

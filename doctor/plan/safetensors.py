@@ -19,7 +19,9 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Model
+from doctor.output import open_regular, read_regular_bytes
 from doctor.plan.arch import Piece
+from doctor.validation import shown
 
 DTYPE_SIZES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
                "I8": 1, "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "F4": 1}
@@ -31,7 +33,7 @@ TensorInfo = tuple[str, tuple[int, ...]]
 def read_header(path: Path) -> dict[str, TensorInfo]:
     """name -> (dtype, shape) from one .safetensors file; a corrupt header is one clear InputError."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             prefix = handle.read(8)
             if len(prefix) != 8:
                 raise InputError(f"{path}: too short for a safetensors header")
@@ -56,11 +58,13 @@ def parse_header(header: Any, where: str) -> dict[str, TensorInfo]:
         if name == "__metadata__":
             continue
         if not isinstance(entry, dict) or not isinstance(entry.get("shape"), list):
-            raise InputError(f"{where}: tensor {name!r} has no shape")
+            raise InputError(f"{where}: tensor {shown(name)} has no shape")
         dtype = entry.get("dtype")
         shape = entry["shape"]
-        if dtype not in DTYPE_SIZES or not all(isinstance(d, int) and 0 <= d < 1 << 40 for d in shape):
-            raise InputError(f"{where}: tensor {name!r} has dtype {dtype!r} / shape {shape!r} this doctor cannot size")
+        if not isinstance(dtype, str) or dtype not in DTYPE_SIZES or len(shape) > 16 or not all(
+                type(d) is int and 0 <= d < 1 << 40 for d in shape):
+            raise InputError(f"{where}: tensor {shown(name)} has dtype {shown(dtype)} / shape {shown(shape)} this "
+                             "doctor cannot size")
         out[name] = (dtype, tuple(shape))
     return out
 
@@ -135,15 +139,21 @@ def hub_tensors(repo_id: str, environ: Mapping[str, str], offline: bool) -> tupl
     cached = cache_dir(environ) / (repo_id.replace("/", "--") + ".json")
     if cached.is_file():
         try:
-            return parse_header(json.loads(cached.read_text(encoding="utf-8")), str(cached)), "cache"
+            return parse_header(json.loads(read_regular_bytes(cached, MAX_HEADER)), str(cached)), "cache"
         except (OSError, ValueError, InputError):
             pass
     if offline or environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         return None, "hub not asked (offline)"
+    from doctor.probe.model import hub_unreachable
+
+    unreachable = hub_unreachable(environ)  # a TCP connect with a deadline before huggingface-hub's retries
+    if unreachable:
+        return None, f"hub unreachable ({unreachable})"
     try:
         from huggingface_hub import get_safetensors_metadata
 
         os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "5")
+        os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "5")
         meta = get_safetensors_metadata(repo_id)
         header = {name: {"dtype": info.dtype, "shape": list(info.shape)}
                   for file_meta in meta.files_metadata.values() for name, info in file_meta.tensors.items()}

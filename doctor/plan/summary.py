@@ -37,12 +37,45 @@ def source_for(facts: Facts, environ: Mapping[str, str], offline: bool) -> Weigh
 
 
 def plan_summary(facts: Facts, launch: Launch, memory: MemoryModel, note: str | None = None,
-                 environ: Mapping[str, str] | None = None, offline: bool = True) -> dict[str, Any] | None:
-    """None when there is nothing to plan (no model or no GPU); planning errors become a note."""
+                 environ: Mapping[str, str] | None = None, offline: bool = True,
+                 numbers_only: bool = False) -> dict[str, Any] | None:
+    """None when there is nothing to plan (no model or no GPU); planning errors become a note.
+    `numbers_only`: the caller reads verdicts, not sentences (a what-if run that only asks which rules
+    fire), so a plan of another engine version with the same memory arithmetic may stand in."""
     if facts.model is None or not facts.gpus:
         return None
+    own = memory.own_summary(facts, launch)
+    if own is not None:
+        return own
+    request = request_from_launch(launch, memory, len(facts.gpus))
+    basis = (facts.model, facts.gpus, facts.topology)  # all a plan reads of the facts
+    layout = (request.tp, request.pp, request.ep, request.kv_cache_dtype, request.context_length, note, offline)
+    exact, loose = memory.cache_key(), memory.arithmetic_key()
+    keys = [] if environ else [k for k in (("exact", exact), ("arithmetic", loose)) if k[1] is not None]
+    for kind, key in keys:
+        if kind == "arithmetic" and not numbers_only:
+            continue
+        hit = _SUMMARIES.get((kind, tuple(map(id, basis)), key, layout))
+        if hit is not None and all(a is b for a, b in zip(hit[0], basis, strict=True)):
+            return hit[1]
+    summary = _summary(facts, request, memory, note, environ, offline)
+    if len(_SUMMARIES) > 64:
+        _SUMMARIES.clear()
+    for kind, key in keys:
+        _SUMMARIES[(kind, tuple(map(id, basis)), key, layout)] = (basis, summary)
+    return summary
+
+
+# A run is planned more than once: check's launch recheck re-analyses it with the composed flags, and the
+# lowest-clearing-release search re-analyses it per candidate release. Summaries are memoised per facts
+# basis (held, so ids stay unique), engine memory settings and requested layout.
+_SUMMARIES: dict[tuple[Any, ...], tuple[tuple[Any, ...], dict[str, Any]]] = {}
+
+
+def _summary(facts: Facts, request: PlanRequest, memory: MemoryModel, note: str | None,
+             environ: Mapping[str, str] | None, offline: bool) -> dict[str, Any]:
+    assert facts.model is not None
     try:
-        request = request_from_launch(launch, memory, len(facts.gpus))
         plans = make_plans(facts, facts.model, request, source_for(facts, environ or {}, offline))
     except DoctorError as exc:
         return {"error": str(exc), "requested": None, "best": None, "notes": [note] if note else []}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from doctor.facts import Model
@@ -50,7 +50,7 @@ def pp_layers(num_layers: int, pp: int, stage: int) -> tuple[int, int]:
 
 
 def bundled_checkpoint_bytes(model_id: str) -> tuple[int, str] | None:
-    text = (resources.files("doctor.plan") / "data" / "checkpoints.json").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent / "data" / "checkpoints.json").read_text(encoding="utf-8")
     table: dict[str, Any] = json.loads(text)
     entry = next((v for k, v in table.items() if k.lower() == model_id.lower()), None)
     if entry is None:
@@ -79,10 +79,18 @@ def weight_source(model: Model, header_pieces: list[Piece] | None = None, header
     return WeightSource("config-scaled", scaled, measured, (note + "; pieces scaled to the measured size",))
 
 
+ByPlace = tuple[dict[int, dict[str, int]], dict[str, int], dict[str, int]]
+
+
 def rank_weights(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, pp: int,
                  speculative: bool = False) -> list[RankWeights]:
     """Bytes on one rank of each PP stage (ranks inside a stage hold the same amount)."""
-    per_layer, first, last = _rank_bytes_by_place(pieces, model, tp, speculative)
+    return stage_weights(rank_bytes_by_place(pieces, model, tp, speculative), model, pp)
+
+
+def stage_weights(by_place: ByPlace, model: Model, pp: int) -> list[RankWeights]:
+    """rank_weights from one rank's bytes by place (which depend on TP, not on PP)."""
+    per_layer, first, last = by_place
     out = []
     for stage in range(pp):
         start, end = pp_layers(model.num_layers, pp, stage)
@@ -97,8 +105,8 @@ def rank_weights(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int,
     return out
 
 
-def _rank_bytes_by_place(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, speculative: bool
-                         ) -> tuple[dict[int, dict[str, int]], dict[str, int], dict[str, int]]:
+def rank_bytes_by_place(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, speculative: bool
+                        ) -> ByPlace:
     """One pass over the pieces: this rank's bytes per kind for each decoder layer, for the first stage
     (embeddings, ViT) and for the last (lm_head; MTP/nextn layers only when a draft loads them)."""
     kv_heads = model.attention.num_kv_heads
@@ -133,5 +141,5 @@ def vision_of(model: Model) -> tuple[int, int] | None:
     return model.vision.num_layers, model.vision.hidden_size
 
 
-__all__ = ["RankWeights", "WeightSource", "bundled_checkpoint_bytes", "pp_layers",
-           "rank_weights", "raw_text_config", "vision_of", "weight_source"]
+__all__ = ["ByPlace", "RankWeights", "WeightSource", "bundled_checkpoint_bytes", "pp_layers", "rank_bytes_by_place",
+           "rank_weights", "raw_text_config", "stage_weights", "vision_of", "weight_source"]

@@ -12,13 +12,13 @@ from doctor.facts import Facts, Source, load_facts
 from doctor.hardware import load_profile
 from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
-from doctor.probe.host import probe_host
 from doctor.probe.libraries import probe_libraries
 from doctor.probe.model import load_model
 from doctor.probe.network import probe_network
 
 
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
+    from doctor.probe.host import probe_host
     from doctor.probe.nvml import probe_nvml
 
     nvml = probe_nvml(environ)

@@ -11,7 +11,8 @@ from doctor.facts import Library
 # Library keys whose CUDA extensions `check` reads. flashinfer-cubin is left out on purpose: its
 # ~16k standalone SM100 cubins take seconds to walk and never hold SM12x code.
 SCANNED = ("sgl-kernel", "vllm", "flashinfer-python", "flashinfer-jit-cache", "tensorrt-llm")
-FIELDS = ("sass", "ptx", "format", "modules", "rdc_ptx", "size", "error")
+FIELDS = ("sass", "ptx", "lto", "format", "modules", "lto_only_modules", "kernel_free_modules", "rdc_ptx", "size",
+          "error", "families")
 
 
 def with_binary_facts(libraries: dict[str, Library]) -> dict[str, Library]:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from doctor.facts import Library
+from doctor.output import read_regular_bytes
 from doctor.probe.distributions import distribution
 from doctor.probe.toolkit import probe_llama_cpp, probe_nvcc
 
@@ -62,8 +63,8 @@ def _library(key: str, dist_name: str) -> Library | None:
 def _torch_details(site: Path) -> dict[str, object]:
     """torch/version.py carries the CUDA version it was built with; read it as text."""
     try:
-        text = (site / "torch" / "version.py").read_text(encoding="utf-8")
-    except OSError:
+        text = read_regular_bytes(site / "torch" / "version.py", 1 << 20).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         return {}
     match = _TORCH_CUDA.search(text)
     if not match or match.group(1) in ("None", ""):

@@ -50,7 +50,10 @@ def test_fp8_kv_holds_twice_the_tokens_of_bf16(model_id, tp, budget, page):
     model = LOADED[model_id]
     bf16 = kv.tokens_for_bytes(budget, kv.kv_shape(model, tp, 0, model.num_layers, "bf16"), page)
     fp8 = kv.tokens_for_bytes(budget, kv.kv_shape(model, tp, 0, model.num_layers, "fp8_e4m3"), page)
-    assert 2 * bf16 <= fp8 <= 2 * bf16 + 2 * page
+    # two roundings down to the page, and for hybrid sliding-window models a third after scaling to the
+    # full-attention layers' share (layers / (0.8 x SWA + full) ~ 1.1): the slack is up to three pages
+    slack = 3 * page if kv.kv_shape(model, tp, 0, model.num_layers, "bf16").swa_layers else 2 * page
+    assert 2 * bf16 <= fp8 <= 2 * bf16 + slack
 
 
 def test_mla_kv_is_not_divided_by_tp_but_gqa_replicates_past_kv_heads():
@@ -137,9 +140,14 @@ def test_hub_headers_degrade_cleanly(monkeypatch, tmp_path):
     def unreachable(*args, **kwargs):
         raise OSError("network is unreachable")
 
+    import doctor.probe.model
+
     monkeypatch.setattr(huggingface_hub, "get_safetensors_metadata", unreachable)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    env = {"SM120_DOCTOR_CACHE": str(tmp_path)}
+    env = {"SM120_DOCTOR_CACHE": str(tmp_path), "HF_ENDPOINT": "http://127.0.0.1:9"}
+    tensors, why = safetensors.hub_tensors("org/model", env, offline=False)  # the connect fails at once
+    assert tensors is None and "hub unreachable (cannot connect to 127.0.0.1:9" in why
+    monkeypatch.setattr(doctor.probe.model, "hub_unreachable", lambda environ: None)  # the hub answers badly
     tensors, why = safetensors.hub_tensors("org/model", env, offline=False)
     assert tensors is None and "hub unreachable" in why and "OSError" in why
     tensors, why = safetensors.hub_tensors("org/model", env, offline=True)

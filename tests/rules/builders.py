@@ -28,7 +28,7 @@ def build(profile: str = "rtx-pro-6000-x8", model: str | None = None, engines: t
           cuda_driver: str | None = None, gpus: Callable[[tuple[Gpu, ...]], tuple[Gpu, ...]] | None = None,
           topology: Callable[[tuple[Link, ...]], tuple[Link, ...]] | None = None,
           attention: dict[str, Any] | None = None, quant: dict[str, Any] | None = None,
-          vision_head_dim: int | None = None) -> Facts:
+          vision_head_dim: int | None = None, iommu: str | None = None) -> Facts:
     facts = with_engines(load_profile(profile), list(engines))
     if libs:
         facts = facts.replace(libraries={**facts.libraries, **{lib.name: lib for lib in libs}})
@@ -40,6 +40,8 @@ def build(profile: str = "rtx-pro-6000-x8", model: str | None = None, engines: t
         facts = facts.replace(gpus=gpus(facts.gpus))
     if topology:
         facts = facts.replace(topology=topology(facts.topology))
+    if iommu:
+        facts = facts.replace(host=dataclasses.replace(facts.host, iommu_mode=iommu, iommu_source="test"))
     if model:
         m = load_model(model, {}, offline=True)
         if attention:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from doctor.engines.base import EngineAnalysis, EngineRun
 from doctor.engines.sglang import attention as sglang_attention
+from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import kernel_plan
 from doctor.kernels.check import KernelCheck
 
@@ -32,10 +33,13 @@ def analyze(run: EngineRun) -> EngineAnalysis:
 
 def attention_backend(run: EngineRun) -> tuple[str, str]:
     chosen = run.launch.get("prefill_attention_backend") or run.launch.get("attention_backend")
-    if chosen:
+    refused = chosen and sglang_flags.choice_valid("--attention-backend", str(chosen), run.version) is False
+    if chosen and not refused:
         return str(chosen), "launch flags"
     assert run.facts.model is not None and run.gpu is not None
     default = sglang_attention.default_attention_backend(
         run.version, run.facts.model, run.gpu.capability,
         flashinfer_available="flashinfer-python" in run.facts.libraries or run.library.what_if)
+    if refused:  # SGLang would refuse to start (SGL119): analyse what it runs once the value is fixed or dropped
+        return default, f"SGLang {run.library.version} default (your value {chosen!r} is not one of its choices)"
     return default, f"SGLang {run.library.version} default for this GPU and model"

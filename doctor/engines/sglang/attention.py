@@ -1,6 +1,7 @@
 """How SGLang picks its attention backend and the Triton extend-attention tiles, per version.
 
-Read from the released wheels (shared/research/sglang.md §1a, §2, §5): `_get_block_sizes_for_extend_attention`
+Read from the released wheels (sglang/srt/layers/attention/triton_ops/extend_attention.py, server_args.py):
+`_get_block_sizes_for_extend_attention`
 and `ServerArgs._handle_attention_backend_compatibility`. Until 0.5.9 capability 12.x fell into the
 `major >= 9` (Hopper) branch; PR #14311 added a `== 12` branch.
 """

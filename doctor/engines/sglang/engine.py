@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, MultiNode, NodeLaunch
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher, MultiNode, NodeLaunch
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES
@@ -29,6 +29,10 @@ class SGLang(Engine):
     package = "sglang"
     releases = RELEASES
     releases_complete = True
+    # `--model` is an alias of `--model-path` (srt/server_args.py); `sglang serve` is sglang/cli/serve.py
+    launchers = (Launcher(module="sglang.launch_server", model_flags=("--model-path", "--model")),
+                 Launcher(command="sglang", subcommand="serve", model_flags=("--model-path", "--model")))
+    images = (r"sglang",)
 
     def base_command(self, model: str) -> list[str]:
         return ["python", "-m", "sglang.launch_server", "--model-path", model]

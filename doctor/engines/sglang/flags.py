@@ -1,8 +1,8 @@
 """SGLang server flags per release: which spellings exist, which are deprecated, which choices they take.
 
 Read from the released wheels' argument definitions (`sglang/srt/server_args.py` `add_argument` calls
-through 0.5.16; from 0.5.14 also annotated `A[...]` fields, in `sglang/srt/arg_groups/fields/*.py` by 0.5.23;
-shared/research/sglang.md §5). `tests/rules/test_sglang_flags.py` checks every entry against the wheels of
+through 0.5.16; from 0.5.14 also annotated `A[...]` fields, in `sglang/srt/arg_groups/fields/*.py` by 0.5.23).
+`tests/rules/test_sglang_flags.py` checks every entry against the wheels of
 the boundary releases 0.5.8, 0.5.9, 0.5.13, 0.5.14, 0.5.16 and 0.5.23 (source text, never imported).
 
 `added` is the first release known to have a spelling and `removed` the first known without it; between two
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from doctor.engines.versions import release
-from doctor.launch import flag_pairs
+from doctor.launch import closest, flag_pairs
 
 CHECKED_RELEASES = ("0.5.8", "0.5.9", "0.5.13", "0.5.14", "0.5.16", "0.5.23")
 
@@ -184,4 +184,34 @@ def user_flag_view(args: list[str], version: Version | None) -> dict[str, list[s
             rejected.append(f"{flag} (use {instead})")
         elif known.is_deprecated(version) and known.name != "--disable-cuda-graph":  # that one has SGL112
             deprecated.append(f"{flag} (use {' '.join(known.replacement)})")
-    return {"rejected_flags": rejected, "deprecated_flags": deprecated, "ambiguous_flags": ambiguous}
+    return {"rejected_flags": rejected, "deprecated_flags": deprecated, "ambiguous_flags": ambiguous,
+            "bad_values": bad_values(args, version), "misspelled_flags": misspelled(args)}
+
+
+def bad_values(args: list[str], version: Version | None) -> list[str]:
+    """Values outside a flag's choices in this release (SGLang's argparse refuses to start)."""
+    if version is None:
+        return []
+    out = []
+    for flag, value in flag_pairs(args, is_switch=_is_switch, takes_value=_takes_value):
+        if value is not None and choice_valid(flag, value, version) is False:
+            known = sorted(c for c, choice in CHOICES[canonical(flag)].items() if choice.valid(version))
+            close = closest(value, known)
+            hint = f"did you mean {close}?" if close else f"choices: {', '.join(known)}"
+            out.append(f"{canonical(flag)} {value} ({hint})")
+    return out
+
+
+def misspelled(args: list[str]) -> list[str]:
+    """Flags the doctor does not know that sit one typo away from one it does (`--tp-szie`). Flags far
+    from every known one are left alone: the registry holds the flags the doctor reasons about, not all."""
+    known = [*FLAGS, *ABBREVIATIONS]
+    out = []
+    for token in args:
+        flag = token.partition("=")[0].replace("_", "-") if token.startswith("--") else None
+        if flag is None or flag in FLAGS or flag in ABBREVIATIONS or flag in AMBIGUOUS:
+            continue
+        close = closest(flag, known, cutoff=0.85)
+        if close:
+            out.append(f"{flag} (did you mean {close}?)")
+    return out

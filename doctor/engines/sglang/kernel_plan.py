@@ -1,6 +1,6 @@
 """Which Triton kernels SGLang will launch for a model on a GPU, with which launch configs, and how
 much shared memory each needs (doctor.kernels). Installed source is read where SGLang is installed;
-a what-if version uses the per-version knowledge (shared/research/sglang.md §1–3)."""
+a what-if version uses the per-version knowledge read from the released wheels."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from doctor.engines.sglang import source as sglang_source
 from doctor.engines.sglang.attention import extend_paths, extend_tiles
 from doctor.engines.versions import release
 from doctor.facts import Facts, Gpu, Model
+from doctor.hardware import smem_per_block_optin
 from doctor.kernels import decode_attention_smem, extend_attention_smem, fused_moe_smem, prefill_attention_smem
 from doctor.kernels.check import KernelCheck
 from doctor.kernels.moe_tuned import launch_config, load_configs
@@ -69,7 +70,7 @@ def kv_dtype(target: Target) -> str:
 def _check(target: Target, kernel: str, path: str, when: str, shape: dict[str, Any], config: dict[str, Any],
            nbytes: int, details: dict[str, Any]) -> KernelCheck:
     return KernelCheck(kernel=kernel, engine="sglang", path=path, when=when, shape=shape, config=config,
-                       bytes=nbytes, limit=target.gpu.smem_per_block_optin or 0, method="analytic", details=details)
+                       bytes=nbytes, limit=target.gpu.smem_per_block_optin, method="analytic", details=details)
 
 
 # --- attention ---------------------------------------------------------------------------------
@@ -178,7 +179,9 @@ def moe_kernels(target: Target) -> tuple[list[KernelCheck], list[str]]:
     lookup = _config_lookup(target, E, N, dtype, block, per_channel)
     if lookup["config_path"] and Path(lookup["config_path"]).is_file():
         return [_tuned_check(target, shape, lookup)], []
-    low_smem = (target.gpu.smem_per_block_optin or 0) < 128 * 1024
+    # SGLang reads the device's limit; unknown in the facts, the compute capability's table value predicts it
+    device_limit = target.gpu.smem_per_block_optin or smem_per_block_optin(target.gpu.capability)
+    low_smem = device_limit is not None and device_limit < 128 * 1024
     checks = []
     for m_range, M in (("M <= E (decode, small batches)", E), ("M > E (prefill, large batches)", E + 1)):
         config = launch_config(moe.default_config(str(target.version), M, E, N, K, model.moe.top_k, dtype,
@@ -238,9 +241,9 @@ def _tuned_check(target: Target, shape: dict[str, Any], lookup: dict[str, Any]) 
     sized = [(M, launch_config(cfg)) for M, cfg in sorted(entries.items())]
     bytes_by_m = {M: _moe_bytes(target, shape, cfg) for M, cfg in sized}
     worst_m = max(bytes_by_m, key=bytes_by_m.get)
-    limit = target.gpu.smem_per_block_optin or 0
+    limit = target.gpu.smem_per_block_optin
     details = {**lookup, "source": "file", "entries": len(sized),
-               "overflowing_batch_sizes": [M for M, b in bytes_by_m.items() if b > limit]}
+               "overflowing_batch_sizes": None if limit is None else [M for M, b in bytes_by_m.items() if b > limit]}
     return _check(target, "fused_moe", "tuned config file", "every MoE layer (worst entry shown)",
                    {**shape, "m_range": f"M={worst_m} (worst of {len(sized)} entries)"},
                    dict(sized)[worst_m], bytes_by_m[worst_m], details)

@@ -32,6 +32,8 @@ DISTRIBUTED_INIT_BYTES = int(2.0 * GiB)
 # ReqToTokenPool: int32 [max_num_reqs, context_len + 4], allocated after the KV budget is profiled
 # but before the KV pool, so it is not part of the budget: it comes out of the reserved share.
 REQ_TO_TOKEN_EXTRA = 4
+# The one release where the default tiers move (small GPUs: 4096 chunk, 48/160 graph batch).
+TIER_CHANGE = Version("0.5.14")
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def tiers(version: Version, gpu_mem_mib: float, tp: int) -> tuple[int, int]:
     if gpu_mem_mib < 20 * 1024:
         return 2048, 8
     if gpu_mem_mib < 35 * 1024:
-        if version >= Version("0.5.14"):  # research/sglang.md §5: 4096 and 48/160 from the 0.5.14 line on
+        if version >= TIER_CHANGE:  # server_args.py `_handle_gpu_memory_settings`: 4096 and 48/160 from 0.5.14
             return 4096, 160 if big_tp else 48
         return 2048, 80 if big_tp else 24
     if gpu_mem_mib < 60 * 1024:
@@ -146,6 +148,13 @@ class SGLangMemory(MemoryModel):
         self.version = version
         self.knobs = {"mem_fraction_static": mem_fraction_static, "chunked_prefill_size": chunked_prefill_size,
                       "cuda_graph_max_bs": cuda_graph_max_bs, "page_size": page_size}
+
+    def cache_key(self) -> tuple[Any, ...]:
+        return ("sglang", self.version, tuple(sorted(self.knobs.items())))
+
+    def arithmetic_key(self) -> tuple[Any, ...]:
+        """Only the 0.5.14 tier change moves SGLang's memory arithmetic between releases (`tiers`)."""
+        return ("sglang", Version(self.version) >= TIER_CHANGE, tuple(sorted(self.knobs.items())))
 
     def load_extras(self, model: Model) -> list[Piece]:
         return load_extra_pieces(model)

@@ -37,7 +37,7 @@ def safe_config_files(kernels: Sequence[KernelCheck], capability: tuple[int, int
         return []
     files: dict[str, MoeConfigFile] = {}
     for check in kernels:
-        if check.kernel != "fused_moe" or (only_overflowing and check.fits):
+        if check.kernel != "fused_moe" or check.limit is None or (only_overflowing and check.fits):
             continue
         made = safe_config_file(check, capability)
         files.setdefault(made.relative_path, made)
