@@ -87,7 +87,8 @@ def run_plan(args: argparse.Namespace) -> int:
                            offline=request.offline)
     plan = report.view.get("plan")
     if not plan or not plan.get("layouts"):
-        reason = (plan or {}).get("error") or "the engine has no memory model in the doctor (pass --engine sglang==V)"
+        reason = ((plan or {}).get("error")
+                  or "the engine has no memory model in the doctor (pass --engine NAME==VERSION)")
         raise UsageError(f"no multi-node plan: {reason}")
     if args.format == "json":
         print(json.dumps({"model": report.cluster.nodes[0].model.id if report.cluster.nodes[0].model else None,

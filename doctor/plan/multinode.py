@@ -2,13 +2,13 @@
 per GPU by the engine's formula (doctor/plan/planner.py), and the inter-node traffic each layout implies per
 token; ranked like the single-node plans.
 
-Engines place ranks as rank = pp_rank * tp + tp_rank and fill node 0 first (SGLang `--node-rank`, vLLM's Ray
+Engines place ranks as rank = pp_rank * tp + tp_rank and fill node 0 first (a node-rank flag, or vLLM's Ray
 placement group), so with TP <= GPUs per node each pipeline stage sits inside one node and only stage
 boundaries cross the network; a TP larger than a node puts every all-reduce on the network.
 
 Traffic per token (activations are 16-bit between layers):
-- a pipeline boundary sends the hidden states and the residual (SGLang `PPProxyTensors`, vLLM
-  `IntermediateTensors` {"hidden_states", "residual"} in models/deepseek_v2.py): 2 x hidden x 2 bytes;
+- a pipeline boundary sends the hidden states and the residual (vLLM's `IntermediateTensors`
+  {"hidden_states", "residual"} in models/deepseek_v2.py; the other engines send the same pair): 2 x hidden x 2 bytes;
 - a TP group that spans nodes all-reduces hidden x 2 bytes twice per layer (attention output, MLP/MoE output);
   a ring all-reduce moves 2(n-1)/n of it through every link, so through each node's NIC;
 - EP across nodes with an all-to-all backend (DeepEP) dispatches each token to top_k experts and combines
