@@ -11,7 +11,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 import socket
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from doctor.cluster.node_probe import probe_node
@@ -25,11 +28,27 @@ HEAD_RESOURCE = "node:__internal_head__"
 
 def gather_ray(address: str, timeout: float) -> Cluster:
     ray = _import_ray()
-    _connect(ray, address)
+    with _stdout_to_stderr():
+        _connect(ray, address)
+        try:
+            return _gather(ray, address, timeout)
+        finally:
+            ray.shutdown()
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Ray's driver prints cluster events (a raylet that died, worker logs) on standard output, which belongs
+    to the report (`--format json`): while Ray runs, file descriptor 1 points at standard error."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
     try:
-        return _gather(ray, address, timeout)
+        yield
     finally:
-        ray.shutdown()
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _import_ray() -> Any:
@@ -114,6 +133,9 @@ def _failure(exc: Exception) -> tuple[str, str]:
                                                  "OwnerDiedError", "ObjectLostError") if hasattr(rex, name))
     if isinstance(exc, died):
         return "died", f"the node died during the probe ({type(exc).__name__})"
+    unschedulable = getattr(rex, "TaskUnschedulableError", None)
+    if unschedulable is not None and isinstance(exc, unschedulable):  # pinned with soft=False: its node is gone
+        return "died", "the node died before its probe could run there (TaskUnschedulableError)"
     cause = getattr(exc, "cause", None) or exc
     if isinstance(cause, ModuleNotFoundError):
         return "error", f"the doctor is not installed on this node ({cause})"
