@@ -89,3 +89,28 @@ def test_sglang_node_flags_exist_in_the_released_wheel(report):
         command = next(s["argv"] for s in node["steps"] if "sglang.launch_server" in s["argv"])
         flags = {t for t in command if t.startswith("--")}
         assert flags <= known, sorted(flags - known)
+
+
+def test_tensorrt_llm_one_mpi_world_from_the_head(tmp_path):
+    a, b = snapshot(tmp_path, "node-a", "2.9.1", "2.27.3"), snapshot(tmp_path, "node-b", "2.9.1", "2.27.3")
+    out = tmp_path / "trt.json"
+    main(["check", "moonshotai/Kimi-K2-Instruct", "--facts", str(a), "--facts", str(b), "--offline",
+          "--engine", "tensorrt-llm==1.2.1", "--format", "json", "--output", str(out)])
+    head, worker = launches(json.loads(out.read_text()), "tensorrt-llm")
+    (step,) = head["steps"]
+    argv = step["argv"]
+    assert argv[:6] == ["mpirun", "-H", "node-a:8,node-b:8", "-np", "16", "trtllm-llmapi-launch"]
+    serve = argv[argv.index("trtllm-serve") + 2:]
+    cut = serve.index("--extra_llm_api_options")  # its YAML travels in step["files"], checked on a single node
+    serve = serve[:cut] + serve[cut + 2:]
+    assert "trtllm-options.yaml" in step["files"]
+    assert registry.get("tensorrt-llm").check_flags(serve, Version("1.2.1")) == []
+    assert worker["steps"] == [] and "ssh" in worker["notes"][0]
+
+
+def test_console_shows_every_node(tmp_path, capsys):
+    a, b = snapshot(tmp_path, "node-a", "2.9.1", "2.27.3"), snapshot(tmp_path, "node-b", "2.9.1", "2.27.3")
+    code = main(["check", "moonshotai/Kimi-K2-Instruct", "--facts", str(a), "--facts", str(b), "--offline",
+                 "--engine", "tensorrt-llm==1.2.1", "--engine", "vllm==0.33.0"])
+    out = capsys.readouterr().out
+    assert code in (0, 1) and "node-b" in out and "mpirun -H node-a:8,node-b:8" in out
