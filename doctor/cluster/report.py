@@ -8,7 +8,7 @@ from typing import Any
 
 from doctor import __version__
 from doctor.cluster.nodes import Cluster
-from doctor.report import REPORT_SCHEMA_VERSION, SEVERITIES, Finding, Report
+from doctor.report import REPORT_SCHEMA_VERSION, SEVERITIES, Finding, Report, any_at_or_above, severity_counts
 
 
 @dataclass(frozen=True)
@@ -34,15 +34,10 @@ class ClusterReport:
     launches: tuple[dict[str, Any], ...] = ()  # per engine: layout and every node's commands
 
     def counts(self) -> dict[str, int]:
-        counts = {s: sum(1 for f in self.findings if f.finding.severity == s) for s in SEVERITIES}
-        counts["total"] = len(self.findings)
-        return counts
+        return severity_counts([f.finding.severity for f in self.findings])
 
     def worst_at_or_above(self, threshold: str) -> bool:
-        if threshold == "never":
-            return False
-        rank = SEVERITIES.index(threshold)
-        return any(SEVERITIES.index(f.finding.severity) <= rank for f in self.findings)
+        return any_at_or_above([f.finding.severity for f in self.findings], threshold)
 
     def to_dict(self) -> dict[str, Any]:
         return {
