@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,16 +40,23 @@ def run_check(request: CheckRequest) -> Report:
     return check_facts(facts, list(request.engine_args), rules, dict(request.environ))
 
 
+PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the plan rules judge it by
+
+
 def check_facts(facts: Facts, argv: list[str], rules: list[Rule] | None = None,
-                environ: dict[str, str] | None = None) -> Report:
-    """The pure part of `check`: facts already gathered → analyses, findings, launch commands."""
+                environ: dict[str, str] | None = None, plan_for: PlanFor | None = None) -> Report:
+    """The pure part of `check`: facts already gathered → analyses, findings, launch commands. `plan_for`
+    replaces each analysis' memory plan (a node of a cluster is judged by the multi-node plan)."""
     rules = load_rules() if rules is None else rules
-    results = [_check_one(rules, facts, analysis) for analysis in analyze_all(facts, argv, environ)]
+    analyses = analyze_all(facts, argv, environ)
+    if plan_for is not None:
+        analyses = [dataclasses.replace(a, plan=plan_for(a)) for a in analyses]
+    results = [_check_one(rules, facts, analysis, plan_for) for analysis in analyses]
     return Report(facts=facts, analyses=tuple(a for a, _, _ in results), findings=_merge(results),
                   launches=tuple(launch for _, _, launch in results if launch is not None))
 
 
-def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis
+def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: PlanFor | None = None
                ) -> tuple[Analysis, tuple[Finding, ...], dict[str, Any] | None]:
     launch = analysis.run.launch if analysis.run else Launch()
     findings = tuple(evaluate(rules, build_context(facts, analysis, launch)))
@@ -58,7 +65,7 @@ def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis
         return analysis, findings, None
     run = analysis.run
     engine = registry.get_for(run.library)
-    command = engine.compose(run, findings, recheck=lambda args: _fired_for_args(rules, analysis, args))
+    command = engine.compose(run, findings, recheck=lambda args: _fired_for_args(rules, analysis, args, plan_for))
     return analysis, findings, command.to_dict()
 
 
@@ -80,12 +87,15 @@ def _merge(results: list[tuple[Analysis, tuple[Finding, ...], Any]]) -> tuple[Fi
     return tuple(sorted(merged, key=lambda f: (order[f.severity], f.id)))
 
 
-def _fired_for_args(rules: list[Rule], analysis: Analysis, args: list[str]) -> set[str]:
+def _fired_for_args(rules: list[Rule], analysis: Analysis, args: list[str], plan_for: PlanFor | None = None
+                    ) -> set[str]:
     """Error findings that remain when the same engine run is launched with `args` instead."""
     assert analysis.run is not None
     engine = registry.get_for(analysis.run.library)
     run = dataclasses.replace(analysis.run, launch=engine.parse_launch(args))
     again = analyze_run(run)
+    if plan_for is not None:
+        again = dataclasses.replace(again, plan=plan_for(again))
     found = evaluate(rules, build_context(run.facts, again, run.launch))
     return {f.id for f in found if f.severity == "error"}
 

@@ -18,7 +18,7 @@ ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
 BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
-              "plan", "env", "topology", "engine", "build")
+              "plan", "env", "topology", "engine", "build", "cluster")
 
 
 def engine_root(name: str) -> str:
@@ -48,6 +48,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "topology": _topology(facts),
         "engine": _engine(analysis),
         "build": build_view(dict(facts.env), _capability(facts)),
+        "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         **_engine_views(analysis),
     }
 

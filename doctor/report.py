@@ -99,15 +99,10 @@ class Report:
         return self.launches[0] if self.launches else None
 
     def counts(self) -> dict[str, int]:
-        counts = {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
-        counts["total"] = len(self.findings)
-        return counts
+        return severity_counts([f.severity for f in self.findings])
 
     def worst_at_or_above(self, threshold: str) -> bool:
-        if threshold == "never":
-            return False
-        rank = SEVERITIES.index(threshold)
-        return any(SEVERITIES.index(f.severity) <= rank for f in self.findings)
+        return any_at_or_above([f.severity for f in self.findings], threshold)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -121,3 +116,18 @@ class Report:
             "launch": self.launch,
             "launches": list(self.launches),
         }
+
+
+def severity_counts(severities: list[str]) -> dict[str, int]:
+    """Findings per severity, and the total."""
+    counts = {s: severities.count(s) for s in SEVERITIES}
+    counts["total"] = len(severities)
+    return counts
+
+
+def any_at_or_above(severities: list[str], threshold: str) -> bool:
+    """Is any severity at or above `threshold` ("never": none is)?"""
+    if threshold == "never":
+        return False
+    rank = SEVERITIES.index(threshold)
+    return any(SEVERITIES.index(s) <= rank for s in severities)

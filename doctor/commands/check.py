@@ -20,7 +20,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.description = ("Check MODEL (hub id or local directory). Engine launch flags may follow `--`, e.g. "
                      "`check MODEL -- --tp-size 8 --attention-backend triton`. With no --engine, every serving "
                      "engine installed is analysed (or none, said in a note).")
-    add_target_options(p, model_required=False)
+    add_target_options(p, model_required=False, cluster=True)
     add_gate_options(p)
     p.add_argument("--deep", action="store_true", help="also ask torch (imports torch; slower)")
     p.add_argument("--fix", action="store_true", help="apply safe fixes (new files you own), then check again")
@@ -40,6 +40,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--unsafe-fixes and --dry-run go with --fix")
     settings = gate_settings(args)
     apply_target_defaults(args, settings.config)
+    from doctor.commands import cluster
+
+    if cluster.is_cluster(args):
+        return cluster.run_check(args, settings)
     request = check_request(args)
     report = run_check(request)
     if args.fix:

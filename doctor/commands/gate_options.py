@@ -75,7 +75,7 @@ def apply_target_defaults(args: argparse.Namespace, config: ProjectConfig) -> No
     if config.hardware and config.facts:
         raise UsageError(f"{config.path}: set hardware or facts, not both")
     if args.hardware is None and args.facts is None:
-        args.hardware, args.facts = config.hardware, config.facts
+        args.hardware, args.facts = config.hardware, [config.facts] if config.facts else None
     if not args.engine:
         args.engine = list(config.engine)
 

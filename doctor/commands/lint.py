@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from doctor.commands import gate_options as gates
-from doctor.commands.options import add_machine_options, environment
+from doctor.commands.options import add_machine_options, environment, facts_file
 from doctor.errors import UsageError
 
 
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if args.hardware is None and args.facts is None:
         raise UsageError("lint needs the target machine: --hardware PROFILE or --facts FILE (or hardware/facts in "
                          "the project config)")
-    found = lint(LintRequest(paths=args.paths, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
+    found = lint(LintRequest(paths=args.paths, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
                              offline=args.offline, environ=environment()))
     if settings.update_baseline:
         return gates.update_baseline(gate(found.targets, settings.config), settings)

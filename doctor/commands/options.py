@@ -18,23 +18,30 @@ ENGINE_ARGS_SEP = "\x1f"
 
 
 def add_target_options(p: argparse.ArgumentParser, tp_help: str = "tensor-parallel size (default: number of GPUs)",
-                       model_required: bool = True) -> None:
+                       model_required: bool = True, cluster: bool = False) -> None:
     """MODEL plus where the machine facts come from, what-if versions and TP: shared by the commands
-    that analyse a model on a machine (check, kernels, plan, moe-config)."""
+    that analyse a model on a machine (check, kernels, plan, moe-config). `cluster`: also --ray."""
     p.add_argument("model", nargs=None if model_required else "?",
                    help="Hugging Face model id or local model directory")
-    add_machine_options(p)
+    add_machine_options(p, cluster=cluster)
     p.add_argument("--tp", type=int, help=tp_help)
     p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
 
 
 def add_machine_options(p: argparse.ArgumentParser,
                         engine_help: str = "evaluate as if this version of an engine or package were installed "
-                                           "(repeatable)") -> None:
-    """Where the machine facts come from (--hardware or --facts), what-if versions, --offline."""
+                                           "(repeatable)", cluster: bool = False) -> None:
+    """Where the machine facts come from (--hardware or --facts), what-if versions, --offline. `cluster`: several
+    --facts files and --ray are allowed (check, plan)."""
     source = p.add_mutually_exclusive_group()
     source.add_argument("--hardware", metavar="PROFILE", help="use a built-in hardware profile (no GPU needed)")
-    source.add_argument("--facts", type=Path, metavar="FILE", help="use a recorded facts snapshot")
+    facts_help = ("use a recorded facts snapshot; several (one per node, in node-rank order) are checked as one "
+                  "multi-node deployment") if cluster else "use a recorded facts snapshot"
+    source.add_argument("--facts", type=Path, metavar="FILE", action="append", help=facts_help)
+    if cluster:
+        from doctor.commands.cluster import add_ray_options
+
+        add_ray_options(source, p)
     p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION", help=engine_help)
     p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
 
@@ -53,9 +60,19 @@ def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest
             if value < 1:
                 raise UsageError(f"--{name} must be at least 1")
             extra = [f"--{name}-size", str(value), *extra]
-    return CheckRequest(model=args.model, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
+    return CheckRequest(model=args.model, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
                         engine_args=extra, deep=getattr(args, "deep", False), offline=args.offline,
                         environ=environment())
+
+
+def facts_file(args: argparse.Namespace) -> Path | None:
+    """The one --facts file of a single-machine command."""
+    files = args.facts or []
+    if isinstance(files, str | Path):  # from a project config
+        return Path(files)
+    if len(files) > 1:
+        raise UsageError("one --facts file here (several, one per node, go with `check` and `plan`)")
+    return files[0] if files else None
 
 
 def split_engine_args(argv: list[str]) -> list[str]:

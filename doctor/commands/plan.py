@@ -10,7 +10,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from doctor.commands.options import add_format_option, add_target_options, console
+from doctor.commands.options import add_format_option, add_target_options, console, facts_file
 from doctor.errors import UsageError
 from doctor.plan.kv import KV_DTYPES
 from doctor.plan.planner import Plan
@@ -23,7 +23,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.description = ("Rank the TP x PP x EP layouts of MODEL on a machine: weights on the fullest GPU, the KV "
                      "cache the engine's memory formula leaves, tokens and concurrent requests, the "
                      "communication path, and the launch flags.")
-    add_target_options(p, tp_help="only this tensor-parallel size first (default: rank all layouts)")
+    add_target_options(p, tp_help="only this tensor-parallel size first (default: rank all layouts)", cluster=True)
     p.add_argument("--pp", type=int, help="pipeline-parallel size of the requested layout")
     p.add_argument("--ep", type=int, help="expert-parallel size of the requested layout (EP divides TP)")
     p.add_argument("--kv-cache-dtype", choices=sorted(KV_DTYPES), help="KV cache dtype (default: auto)")
@@ -62,8 +62,12 @@ def run(args: argparse.Namespace) -> int:
     from doctor.probe import gather_facts
 
     _check_args(args)
+    from doctor.commands import cluster
+
+    if cluster.is_cluster(args):
+        return cluster.run_plan(args)
     environ = dict(os.environ)
-    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=args.facts, engines=args.engine,
+    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
                          model=args.model, offline=args.offline)
     assert facts.model is not None
     memory, engine_name, note = memory_model_for(facts, _memory_argv(args))

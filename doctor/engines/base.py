@@ -103,6 +103,44 @@ class LaunchCommand:
                 "env": self.env, "notes": self.notes, "applied": self.applied, "files": self.files}
 
 
+@dataclass(frozen=True)
+class NodeRole:
+    """One node of a multi-node launch: its name, rank (0 is the head) and the address the others reach it by."""
+
+    name: str
+    rank: int
+    address: str
+
+
+@dataclass(frozen=True)
+class MultiNode:
+    """A layout over several nodes (doctor/plan/multinode.py): sizes over the whole deployment, nodes in rank
+    order."""
+
+    tp: int
+    pp: int
+    ep: int
+    nodes: tuple[NodeRole, ...]
+
+    @property
+    def head(self) -> str:
+        return self.nodes[0].address
+
+
+@dataclass(frozen=True)
+class NodeLaunch:
+    """What to run on one node, in order (e.g. `ray start`, then the server on the head)."""
+
+    node: str
+    rank: int
+    steps: tuple[LaunchCommand, ...]
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "rank": self.rank, "commands": [step.shell() for step in self.steps],
+                "steps": [step.to_dict() for step in self.steps], "notes": list(self.notes)}
+
+
 class Engine:
     """Base class: the defaults say "this engine does not know that yet"; engines override what they know."""
 
@@ -175,6 +213,11 @@ class Engine:
         from doctor.engines.compose import compose_generic
 
         return compose_generic(self, run, findings, recheck)
+
+    def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch] | None:
+        """What each node runs for `layout`, from the composed single-node command `base` (the user's flags
+        and the safe fixes); None: the doctor does not know how this engine launches over several nodes."""
+        return None
 
     # --- analysis ----------------------------------------------------------------------------------
     # An engine may name one module with `analyze`, `memory_model` and `rule_view` functions of a run; it is

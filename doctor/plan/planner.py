@@ -10,7 +10,7 @@ from typing import Any
 from doctor.errors import InputError, UsageError
 from doctor.facts import Facts, Model
 from doctor.plan import kv as kvmod
-from doctor.plan.layouts import Layout, communication, enumerate_layouts, invalid_reasons
+from doctor.plan.layouts import Comm, Layout, communication, enumerate_layouts, invalid_reasons
 from doctor.plan.memory import LayoutShape, MemoryModel
 from doctor.plan.weights import ByPlace, WeightSource, rank_bytes_by_place, stage_weights, weight_source
 
@@ -89,7 +89,9 @@ def _gpu_totals(facts: Facts) -> tuple[int, bool]:
 
 
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
-                source: WeightSource | None = None) -> Plan:
+                source: WeightSource | None = None, comm: Comm | None = None) -> Plan:
+    """`comm`: the communication path when the caller knows better than this machine's topology (several
+    nodes: doctor/plan/multinode.py)."""
     source = source or weight_source(model)
     bad = invalid_reasons(model, layout)
     if layout.gpus > len(facts.gpus):
@@ -119,7 +121,8 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     concurrent = min(kvmod.concurrent_requests(tokens, last, context, model.attention.sliding_window),
                      memory.max_requests(tokens, context))
     weights = max(weights_of.values())
-    comm = communication(facts, layout) if len(facts.gpus) >= layout.gpus else None
+    if comm is None and len(facts.gpus) >= layout.gpus:
+        comm = communication(facts, layout)
     fits = not bad and tokens > 0
     reasons = memory.own_reasons(_reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(),
                                           budget_min or 0, tokens, context, concurrent, comm))

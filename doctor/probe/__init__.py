@@ -14,6 +14,7 @@ from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
 from doctor.probe.libraries import probe_libraries
 from doctor.probe.model import load_model
+from doctor.probe.network import probe_network
 
 
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
@@ -29,6 +30,7 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
         topology=nvml.topology,
         libraries=with_binary_facts(probe_libraries(environ)),
         env=probe_env(environ),
+        network=probe_network(environ),
     )
     if deep:
         from doctor.probe.deep import deepen

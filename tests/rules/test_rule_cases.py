@@ -430,9 +430,13 @@ def test_rule_case(case):
 
 
 def test_every_rule_has_a_positive_and_a_negative_case():
+    """Cluster rules have their cases in tests/cluster/cases.py (several nodes' facts)."""
+    from tests.cluster.cases import CLUSTER_CASES
+
+    cases = [*CASES, *CLUSTER_CASES]
     ids = {r.id for r in RULES}
-    positive = {c.rule for c in CASES if c.fires}
-    negative = {c.rule for c in CASES if not c.fires}
+    positive = {c.rule for c in cases if c.fires}
+    negative = {c.rule for c in cases if not c.fires}
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
-    assert {c.rule for c in CASES} <= ids, "cases for rules that do not exist"
+    assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, Launcher
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher, MultiNode, NodeLaunch
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES
@@ -51,6 +51,11 @@ class SGLang(Engine):
 
     def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
         return sglang_flags.check_flags(list(argv), version)
+
+    def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
+        from doctor.engines.sglang.multinode import node_launches
+
+        return node_launches(self, run, base, layout)
 
     def analyze(self, run: EngineRun) -> EngineAnalysis:
         from doctor.engines.sglang.analyze import analyze

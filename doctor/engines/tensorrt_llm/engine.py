@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
+from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher, MultiNode, NodeLaunch
 from doctor.engines.releases import TENSORRT_LLM
 from doctor.launch import Launch
 
@@ -49,6 +49,11 @@ class TensorRTLLM(Engine):
 
     def tp_flag(self) -> str:
         return "--tp_size"
+
+    def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
+        from doctor.engines.tensorrt_llm.multinode import node_launches
+
+        return node_launches(self, run, base, layout)
 
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
         from doctor.engines.compose import compose_generic

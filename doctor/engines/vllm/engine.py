@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, Launcher
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher, MultiNode, NodeLaunch
 from doctor.engines.releases import VLLM as VLLM_RELEASES
 from doctor.launch import Launch
 
@@ -90,3 +90,8 @@ class VLLM(Engine):
         from doctor.engines.vllm.view import vllm_view
 
         return vllm_view(run)
+
+    def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
+        from doctor.engines.vllm.multinode import node_launches
+
+        return node_launches(self, run, base, layout)
