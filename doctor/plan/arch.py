@@ -161,7 +161,8 @@ def _moe(b: _Builder, layer: int, kind_override: str | None) -> None:
 
 def _mtp_layer(b: _Builder, layer: int) -> None:
     """DeepSeek/GLM nextn layer as stored: a full decoder layer plus enorm/hnorm, eh_proj and its own
-    copy of embed_tokens and shared_head (research/models.md §5)."""
+    copy of embed_tokens and shared_head (the DeepSeek-V3 tensor table of model_inspector.py,
+    https://github.com/gogongxt/python/tree/ec9962697819add8f24ce1b180cf98ca6a53c40f/scripts/models)."""
     m, h = b.m, b.m.hidden_size
     _decoder_layer(b, layer, "attention", kind_override="mtp")
     b.dense("mtp", 3 * h, "rep", layer)

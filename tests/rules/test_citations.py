@@ -9,7 +9,8 @@ from pathlib import Path
 from doctor.rules import load_rules
 
 REPO = Path(__file__).resolve().parents[2]
-PRIVATE = re.compile(r"(?<![\w/])shared/(research|seeds|models)|\.\./shared")
+# the notes' paths, bare (`research/models.md`) or under shared/
+PRIVATE = re.compile(r"(?<![\w/])shared/(research|seeds|models)|\.\./shared|(?<![\w/.])(research|seeds)/[\w-]+\.md")
 
 
 def test_every_rule_cites_a_public_url_and_no_reference_repeats():
@@ -20,6 +21,6 @@ def test_every_rule_cites_a_public_url_and_no_reference_repeats():
 
 def test_no_rule_file_or_package_file_cites_private_notes():
     files = [*(REPO / "rules").glob("*.toml"), *(REPO / "doctor").rglob("*.py"),
-             *(REPO / "doctor").rglob("*.json"), *(REPO / "doctor").rglob("*.md")]
+             *(REPO / "doctor").rglob("*.json"), *(REPO / "doctor").rglob("*.md"), *(REPO / "doctor").rglob("*.toml")]
     offenders = [str(p.relative_to(REPO)) for p in files if PRIVATE.search(p.read_text(encoding="utf-8"))]
     assert offenders == []

@@ -1,7 +1,7 @@
 """SGLang's fused-MoE Triton config files: names, lookup order and default configs per version.
 
 Mirrors `fused_moe_triton_config.py` (get_config_file_name, get_moe_configs, get_default_config)
-as released on PyPI; the version boundaries are from the wheels (see research/sglang.md §3).
+as released on PyPI; the version boundaries are read from the released sglang wheels.
 Nothing here imports torch, triton or sglang.
 """
 
