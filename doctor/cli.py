@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ class Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width or terminal_width() - 2)
 
 
+@functools.cache  # argparse makes a formatter for every argument it adds
 def terminal_width() -> int:
     """What shutil.get_terminal_size() would say: $COLUMNS, else the terminal's, else 80."""
     with contextlib.suppress(ValueError):

@@ -37,22 +37,45 @@ class Distribution:
 
 @cache
 def _index(paths: tuple[str, ...]) -> dict[str, Distribution]:
+    """Every distribution on `paths`, the first of a name winning as for imports. The directory listing is
+    cached on disk, keyed by each directory's mtime (installing or removing a package changes it); versions
+    read from a METADATA file (directory names without one) are read again each run."""
+    from doctor import cache
+
+    stamp = [(site, _mtime(site)) for site in paths]
+    rows = cache.load("distributions", stamp)
+    if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == 4 for r in rows):
+        rows = _scan(paths)
+        cache.store("distributions", stamp, rows)
     found: dict[str, Distribution] = {}
+    for name, version, site, meta_dir in rows:
+        version = version or _metadata_version(meta_dir)
+        key = normalize(name)
+        if version and key not in found:
+            found[key] = Distribution(name, version, site, meta_dir)
+    return found
+
+
+def _mtime(site: str) -> int | None:
+    try:
+        return os.stat(site or ".").st_mtime_ns
+    except OSError:
+        return None
+
+
+def _scan(paths: tuple[str, ...]) -> list[list[str | None]]:
+    """[name, version from the directory name or None, site, meta_dir] per metadata directory, in path order."""
+    rows: list[list[str | None]] = []
     for site in paths:
         try:
-            entries = os.listdir(site or ".")
+            entries = sorted(os.listdir(site or "."))
         except OSError:
             continue
         for entry in entries:
             match = _META_DIR.match(entry)
-            if not match:
-                continue
-            meta_dir = os.path.join(site, entry)
-            version = match.group("version") or _metadata_version(meta_dir)
-            key = normalize(match.group("name"))
-            if version and key not in found:  # the first on sys.path wins, as for imports
-                found[key] = Distribution(match.group("name"), version, site or ".", meta_dir)
-    return found
+            if match:
+                rows.append([match.group("name"), match.group("version"), site or ".", os.path.join(site, entry)])
+    return rows
 
 
 def distributions(paths: Iterable[str] | None = None) -> dict[str, Distribution]:

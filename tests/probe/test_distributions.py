@@ -35,3 +35,25 @@ def test_entry_points_of_a_group(tmp_path):
     assert found["demo-pkg"].entry_points("my.group") == [("x", "demo.mod:Thing")]
     assert found["old-pkg"].entry_points("my.group") == []
     assert all(group != "my.group" for _, group, _ in entry_points("my.group"))  # not on sys.path
+
+
+def test_the_cached_listing_follows_installs_and_metadata_edits(tmp_path, monkeypatch):
+    from doctor.probe import distributions as module
+
+    monkeypatch.setenv("SM120_DOCTOR_CACHE", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "alpha-1.0.dist-info").mkdir()
+    legacy = site / "beta.egg-info"
+    legacy.mkdir()
+    (legacy / "PKG-INFO").write_text("Name: beta\nVersion: 2.0\n")
+
+    def listed():
+        module._index.cache_clear()  # a new process: only the disk cache remains
+        return {name: d.version for name, d in distributions([str(site)]).items()}
+
+    assert listed() == {"alpha": "1.0", "beta": "2.0"}
+    assert list((tmp_path / "cache").glob("distributions-*.json"))
+    (legacy / "PKG-INFO").write_text("Name: beta\nVersion: 2.1\n")  # rewritten in place: the directory is unchanged
+    (site / "gamma-0.1.dist-info").mkdir()  # an install adds an entry: the directory's mtime moves
+    assert listed() == {"alpha": "1.0", "beta": "2.1", "gamma": "0.1"}

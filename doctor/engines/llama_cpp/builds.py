@@ -13,9 +13,9 @@ from pathlib import Path
 
 from doctor.facts import Library
 from doctor.probe.distributions import distribution
-from doctor.probe.toolkit import which
+from doctor.probe.toolkit import LLAMA_CPP_ENV, which
 
-ENV = "SM120_DOCTOR_LLAMA_CPP"
+ENV = LLAMA_CPP_ENV
 UNKNOWN_VERSION = "0"
 CUDA_LIBRARY = "libggml-cuda.so"
 VERSION_TIMEOUT_S = 10
