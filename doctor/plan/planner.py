@@ -173,7 +173,7 @@ def _score(fits: bool, context_ok: bool, comm_cost: float, tokens: int, budget: 
     return 1e6 + (1e5 if context_ok else 0) - comm_cost * 1e3 + min(tokens, 10**8) / 1e5 + layout.gpus * 1e-3
 
 
-_RANK_CACHE: dict[tuple[int, str, str, int, bool], tuple[Model, ByPlace]] = {}
+_RANK_CACHE: dict[tuple[int, str, str, int, bool], tuple[Model, ByPlace, dict[int, list]]] = {}
 
 
 def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool, memory: MemoryModel) -> list:
@@ -184,11 +184,14 @@ def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool
     hit = _RANK_CACHE.get(key)
     if hit is None or hit[0] is not model:
         pieces = list(source.pieces) + memory.load_extras(model)
-        hit = (model, rank_bytes_by_place(pieces, model, layout.tp, speculative))
+        hit = (model, rank_bytes_by_place(pieces, model, layout.tp, speculative), {})
         if len(_RANK_CACHE) > 512:
             _RANK_CACHE.clear()
         _RANK_CACHE[key] = hit
-    return stage_weights(hit[1], model, layout.pp)
+    by_pp = hit[2]  # layouts that differ only in EP share their stages
+    if layout.pp not in by_pp:
+        by_pp[layout.pp] = stage_weights(hit[1], model, layout.pp)
+    return by_pp[layout.pp]
 
 
 def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSource | None = None) -> list[Plan]:
