@@ -7,7 +7,8 @@ from typing import Any
 
 from doctor.cluster.nodes import Cluster
 from doctor.engines import registry
-from doctor.engines.base import LaunchCommand, MultiNode, NodeRole
+from doctor.engines.base import LaunchCommand
+from doctor.engines.multinode import MultiNode, NodeRole
 from doctor.launch import Launch
 from doctor.report import Report
 

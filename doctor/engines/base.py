@@ -27,6 +27,7 @@ from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
+    from doctor.engines.multinode import MultiNode, NodeLaunch
     from doctor.fix.patches import Patch
     from doctor.fix.plan import Action
     from doctor.kernels.check import KernelCheck
@@ -101,44 +102,6 @@ class LaunchCommand:
     def to_dict(self) -> dict[str, Any]:
         return {"engine": self.engine, "version": self.version, "command": self.shell(), "argv": self.argv,
                 "env": self.env, "notes": self.notes, "applied": self.applied, "files": self.files}
-
-
-@dataclass(frozen=True)
-class NodeRole:
-    """One node of a multi-node launch: its name, rank (0 is the head) and the address the others reach it by."""
-
-    name: str
-    rank: int
-    address: str
-
-
-@dataclass(frozen=True)
-class MultiNode:
-    """A layout over several nodes (doctor/plan/multinode.py): sizes over the whole deployment, nodes in rank
-    order."""
-
-    tp: int
-    pp: int
-    ep: int
-    nodes: tuple[NodeRole, ...]
-
-    @property
-    def head(self) -> str:
-        return self.nodes[0].address
-
-
-@dataclass(frozen=True)
-class NodeLaunch:
-    """What to run on one node, in order (e.g. `ray start`, then the server on the head)."""
-
-    node: str
-    rank: int
-    steps: tuple[LaunchCommand, ...]
-    notes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"node": self.node, "rank": self.rank, "commands": [step.shell() for step in self.steps],
-                "steps": [step.to_dict() for step in self.steps], "notes": list(self.notes)}
 
 
 class Engine:

@@ -5,11 +5,50 @@ the safe fixes), with the layout flags replaced by the multi-node layout's. Engi
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from doctor.engines.base import Engine, LaunchCommand
 from doctor.engines.compose import Flags, parse_flags
 from doctor.launch import ALIASES
 
+
+@dataclass(frozen=True)
+class NodeRole:
+    """One node of a multi-node launch: its name, rank (0 is the head) and the address the others reach it by."""
+
+    name: str
+    rank: int
+    address: str
+
+
+@dataclass(frozen=True)
+class MultiNode:
+    """A layout over several nodes (doctor/plan/multinode.py): sizes over the whole deployment, nodes in rank
+    order."""
+
+    tp: int
+    pp: int
+    ep: int
+    nodes: tuple[NodeRole, ...]
+
+    @property
+    def head(self) -> str:
+        return self.nodes[0].address
+
+
+@dataclass(frozen=True)
+class NodeLaunch:
+    """What to run on one node, in order (e.g. `ray start`, then the server on the head)."""
+
+    node: str
+    rank: int
+    steps: tuple[LaunchCommand, ...]
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "rank": self.rank, "commands": [step.shell() for step in self.steps],
+                "steps": [step.to_dict() for step in self.steps], "notes": list(self.notes)}
 
 def flags_without(engine: Engine, base: LaunchCommand, model: str, keys: Iterable[str],
                   extra: Sequence[str] = ()) -> Flags:

@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher, MultiNode, NodeLaunch
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
+    from doctor.engines.multinode import MultiNode, NodeLaunch
     from doctor.fix.actions import FileChange
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher, MultiNode, NodeLaunch
+from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
 from doctor.engines.releases import TENSORRT_LLM
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
+    from doctor.engines.multinode import MultiNode, NodeLaunch
     from doctor.fix.plan import Action
     from doctor.kernels.check import KernelCheck
 

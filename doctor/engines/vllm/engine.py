@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher, MultiNode, NodeLaunch
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher
 from doctor.engines.releases import VLLM as VLLM_RELEASES
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
+    from doctor.engines.multinode import MultiNode, NodeLaunch
     from doctor.fix.plan import Action as FileChange
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
