@@ -20,6 +20,8 @@ FALLBACK_MEMORY_ENGINE = ("sglang", "0.5.9")
 
 @dataclass(frozen=True)
 class Analysis:
+    """One engine run's analysis: backends, kernel launches, binaries and the memory plan."""
+
     engine: str | None = None
     engine_version: str | None = None
     tp: int = 1

@@ -21,6 +21,8 @@ from doctor.upgrades import annotate_upgrades
 
 @dataclass(frozen=True)
 class CheckRequest:
+    """What `check` was asked: the model, where the facts come from, what-if engines, flags."""
+
     model: str | None = None
     hardware: str | None = None
     facts_file: Path | None = None

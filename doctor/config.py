@@ -22,6 +22,8 @@ KEYS = {"select", "ignore", "fail-on", "hardware", "facts", "engine", "per-file-
 
 @dataclass(frozen=True)
 class ProjectConfig:
+    """The project's sm120-doctor settings (a config file or pyproject.toml's [tool] table), paths resolved."""
+
     path: Path | None = None  # the file the settings came from; None: no config file
     select: tuple[str, ...] = ()  # rule IDs or prefixes; empty: every rule
     ignore: tuple[str, ...] = ()

@@ -24,6 +24,8 @@ SCHEMA_VERSION = "1"
 
 @dataclass(frozen=True)
 class Host:
+    """The host's OS, CPU, memory, NUMA and IOMMU mode."""
+
     os: str | None = None
     kernel: str | None = None
     python: str | None = None
@@ -37,6 +39,8 @@ class Host:
 
 @dataclass(frozen=True)
 class Driver:
+    """The NVIDIA driver as NVML reports it (or why it could not be read)."""
+
     present: bool = False
     driver_version: str | None = None
     cuda_driver_version: str | None = None
@@ -48,6 +52,8 @@ class Driver:
 
 @dataclass(frozen=True)
 class Pcie:
+    """A GPU's PCIe link: generation and width, current and maximum."""
+
     gen_current: int | None = None
     gen_max: int | None = None
     width_current: int | None = None
@@ -56,6 +62,8 @@ class Pcie:
 
 @dataclass(frozen=True)
 class Gpu:
+    """One GPU: identity, compute capability, memory and the shared memory a block may opt into."""
+
     index: int
     name: str
     compute_capability: str
@@ -92,6 +100,8 @@ class Link:
 
 @dataclass(frozen=True)
 class Library:
+    """An installed (or what-if) package or toolkit: its version, where it is, and probed details."""
+
     name: str
     version: str
     location: str | None = None
@@ -101,6 +111,8 @@ class Library:
 
 @dataclass(frozen=True)
 class Attention:
+    """A model's attention shape: heads, head sizes, MLA ranks, sliding window."""
+
     kind: str  # mla | gqa | mha
     num_heads: int
     num_kv_heads: int
@@ -118,6 +130,8 @@ class Attention:
 
 @dataclass(frozen=True)
 class Moe:
+    """A model's mixture of experts: routed and shared experts, top-k, expert width."""
+
     routed_experts: int
     top_k: int
     intermediate_size: int
@@ -127,6 +141,8 @@ class Moe:
 
 @dataclass(frozen=True)
 class Quantization:
+    """How a checkpoint is quantized: scheme, bits, groups or blocks, and which modules."""
+
     scheme: str  # bf16 | fp16 | int4-w4a16 | fp8-channel | fp8-tensor | fp8-block | nvfp4 | mxfp4 | awq | gptq
     method: str | None = None
     bits: int | None = None
@@ -141,6 +157,8 @@ class Quantization:
 
 @dataclass(frozen=True)
 class Vision:
+    """A multimodal model's vision tower."""
+
     num_layers: int
     hidden_size: int
     num_heads: int
@@ -149,6 +167,8 @@ class Vision:
 
 @dataclass(frozen=True)
 class Model:
+    """A model as its config describes it: shapes, dtype, attention, experts, quantization."""
+
     id: str
     source: str  # local | hf-cache | hub | bundled
     source_path: str | None
@@ -172,6 +192,8 @@ class Model:
 
 @dataclass(frozen=True)
 class Source:
+    """Where the facts came from: a live probe, a built-in profile or a snapshot file."""
+
     kind: str  # live | profile | snapshot
     name: str | None = None
     notes: tuple[str, ...] = ()
@@ -216,6 +238,8 @@ class Network:
 
 @dataclass(frozen=True)
 class Facts:
+    """Everything known of one machine and the model: the input of every analysis."""
+
     source: Source
     host: Host = field(default_factory=Host)
     driver: Driver = field(default_factory=Driver)

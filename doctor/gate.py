@@ -14,6 +14,8 @@ from doctor.located import Target, fingerprinted, worst_at_or_above
 
 @dataclass(frozen=True)
 class GateResult:
+    """What the gate kept, and what config, suppressions and the baseline dropped."""
+
     targets: list[Target]
     suppressed: int  # dropped by config or inline comments
     accepted: int  # dropped because the baseline lists them

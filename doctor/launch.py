@@ -51,6 +51,8 @@ FLOAT_KEYS = {"mem_fraction_static"}
 
 @dataclass(frozen=True)
 class Launch:
+    """The engine flags the user gave after `--`: canonical values, the argv as given, unknown flags."""
+
     values: dict[str, object] = field(default_factory=dict)
     args: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()

@@ -17,6 +17,8 @@ ALL_RULES = "*"  # an inline `# sm120-doctor: ignore` without IDs suppresses eve
 
 @dataclass(frozen=True)
 class Span:
+    """Lines of a file a launch was found at."""
+
     path: str  # as the user named it (posix), relative where it was given relative
     line: int
     end_line: int
@@ -32,6 +34,8 @@ class Problem:
 
 @dataclass(frozen=True)
 class Target:
+    """A report with where its launch came from (for lint) and its findings' fingerprints."""
+
     report: Report  # its findings are what the gate kept
     span: Span | None = None
     launch: Mapping[str, Any] = field(default_factory=dict)  # lint: engine, version, model, argv, notes

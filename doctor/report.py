@@ -44,6 +44,8 @@ FIX_SAFETY = tuple(s.value for s in Safety)
 
 @dataclass(frozen=True)
 class Fix:
+    """One way to fix a finding, with its kind and safety."""
+
     kind: str
     safety: Safety
     summary: str
@@ -62,6 +64,8 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
+    """What a rule found, with its evidence, fixes and sources."""
+
     id: str
     severity: str
     title: str

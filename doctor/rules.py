@@ -43,6 +43,8 @@ class RuleError(DoctorError):
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule of the knowledge base, validated from rules/*.toml."""
+
     id: str
     area: str
     title: str

@@ -44,6 +44,8 @@ def add_gate_options(p: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class GateSettings:
+    """What the CI gate applies: the project config with the command line on top."""
+
     config: ProjectConfig
     fail_on: str
     baseline: Path | None

@@ -8,6 +8,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class KernelCheck:
+    """A kernel launch an engine will make, its config, and whether it fits the GPU."""
+
     kernel: str
     engine: str
     path: str

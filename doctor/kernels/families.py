@@ -17,6 +17,8 @@ from .moe_smem import fused_moe_smem
 
 @dataclass(frozen=True)
 class KernelFamily:
+    """A family of Triton kernels and its shared-memory estimator."""
+
     name: str
     description: str
     estimate: Callable[[Arch, Mapping[str, Any], str | None], int]

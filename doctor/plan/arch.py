@@ -27,6 +27,8 @@ KINDS = ("embed", "lm_head", "attention", "dense_mlp", "shared_experts", "routed
 
 @dataclass(frozen=True)
 class Piece:
+    """Bytes of one group of weights: its kind, how TP shards it, its layer and pipeline place."""
+
     kind: str
     nbytes: int
     shard: str  # tp | kv | rep

@@ -26,6 +26,8 @@ SWA_FULL_TOKENS_RATIO = 0.8
 
 @dataclass(frozen=True)
 class KvShape:
+    """KV-cache bytes per token and the layers that hold them."""
+
     dtype: str
     cell_bytes: int  # per token per GPU, this stage's layers
     layers: int

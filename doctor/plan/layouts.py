@@ -21,6 +21,8 @@ LINK_WORDS = {
 
 @dataclass(frozen=True)
 class Layout:
+    """A TP x PP x EP layout."""
+
     tp: int
     pp: int
     ep: int = 1
@@ -32,6 +34,8 @@ class Layout:
 
 @dataclass(frozen=True)
 class Comm:
+    """How a layout's collectives travel on this machine, and what that costs."""
+
     tp_link: str | None
     pp_link: str | None
     custom_all_reduce: bool

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LayoutShape:
+    """The parallel sizes a memory model needs."""
+
     tp: int
     pp: int
     ep: int

@@ -22,6 +22,8 @@ BORDERLINE_BYTES = 2 * GiB
 
 @dataclass(frozen=True)
 class PlanRequest:
+    """What a plan is asked for: the engine's memory model, a layout, KV dtype, context."""
+
     memory: MemoryModel  # the engine's formula, with the user's memory knobs already in it
     tp: int | None = None
     pp: int | None = None
@@ -33,6 +35,8 @@ class PlanRequest:
 
 @dataclass(frozen=True)
 class Plan:
+    """One layout's memory: weights and KV per GPU, tokens, whether it fits and why."""
+
     tp: int
     pp: int
     ep: int

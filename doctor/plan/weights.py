@@ -26,6 +26,8 @@ SCALE_TOLERANCE = 0.02
 
 @dataclass(frozen=True)
 class WeightSource:
+    """The weight pieces of a model and where their sizes come from."""
+
     kind: str  # safetensors-local | safetensors-hub | config | config-scaled
     pieces: tuple[Piece, ...]
     checkpoint_bytes: int
@@ -34,6 +36,8 @@ class WeightSource:
 
 @dataclass(frozen=True)
 class RankWeights:
+    """Bytes on one rank of a pipeline stage, by kind."""
+
     stage: int
     layers: tuple[int, int]
     bytes: int

@@ -25,6 +25,8 @@ def normalize(name: str) -> str:
 
 @dataclass(frozen=True)
 class Distribution:
+    """An installed distribution as its metadata directory names it."""
+
     name: str  # as the directory spells it
     version: str
     location: str  # the site directory holding it

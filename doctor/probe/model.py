@@ -33,6 +33,8 @@ BUNDLE = Path(__file__).resolve().parent.parent / "data" / "models"
 
 @dataclass(frozen=True)
 class ConfigFiles:
+    """A model's config.json (and hf_quant_config.json) and where they were found."""
+
     config: Any
     hf_quant: Any
     source: str

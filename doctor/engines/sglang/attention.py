@@ -32,6 +32,8 @@ class ExtendPath:
 
 @dataclass(frozen=True)
 class ExtendTiles:
+    """Tile sizes and pipelining of SGLang's extend-attention kernel."""
+
     block_dmodel: int
     block_dpe: int
     block_dv: int

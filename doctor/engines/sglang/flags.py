@@ -24,6 +24,8 @@ CHECKED_RELEASES = ("0.5.8", "0.5.9", "0.5.13", "0.5.14", "0.5.16", "0.5.23")
 
 @dataclass(frozen=True)
 class Flag:
+    """One SGLang server flag and the releases that have it."""
+
     name: str
     added: str | None = None  # None: older than every release checked
     removed: str | None = None
@@ -83,6 +85,8 @@ AMBIGUOUS = {"--pp": ("--pp-size", "--pp-async-batch-depth", "--pp-max-micro-bat
 
 @dataclass(frozen=True)
 class Choice:
+    """One value of a flag with choices, and the releases that accept it."""
+
     value: str
     added: str | None = None
     removed: str | None = None

@@ -43,6 +43,8 @@ NOT_TRITON_MOE = {"int4-w4a16": "Marlin (CompressedTensorsWNA16MarlinMoEMethod)"
 
 @dataclass(frozen=True)
 class Target:
+    """The GPU, release and launch a kernel plan is made for."""
+
     facts: Facts
     gpu: Gpu
     version: Version

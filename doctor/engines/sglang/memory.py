@@ -38,6 +38,8 @@ TIER_CHANGE = Version("0.5.14")
 
 @dataclass(frozen=True)
 class MemoryDefaults:
+    """SGLang's memory defaults for one release and GPU."""
+
     version: str
     gpu_mem_mib: float
     chunked_prefill_size: int
