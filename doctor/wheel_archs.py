@@ -67,8 +67,11 @@ def _variant_facts(local: str) -> dict[str, Any]:
 
 
 def find_wheel(name: str, version: str, platform: str) -> dict[str, Any] | None:
-    return next((w for w in audited_wheels()
-                 if w.get("key", w["package"]) == name and w["version"] == version and w["platform"] == platform), None)
+    """The audited wheel of that release for the platform; a platform-independent wheel (`-none-any`, e.g.
+    flashinfer-cubin) serves every platform."""
+    releases = [w for w in audited_wheels() if w.get("key", w["package"]) == name and w["version"] == version]
+    return next((w for w in releases if w["platform"] == platform),
+                next((w for w in releases if w["wheel"].endswith("-none-any.whl")), None))
 
 
 def _wheel_facts(wheel: dict[str, Any], capability: tuple[int, int] | None) -> dict[str, Any]:

@@ -60,3 +60,10 @@ def test_vllm_rule_boundary_is_the_audited_wheels():
         assert facts["arch_source"].startswith(wheel["wheel"])
         has_sm120 = "sm_120" in facts["arch_list"]
         assert has_sm120 == (Version(wheel["version"]) >= boundary), wheel["version"]
+
+
+def test_a_platform_independent_wheel_serves_every_platform():
+    on_spark = version_facts("flashinfer-cubin", "0.6.11", (12, 1))  # GB10 hosts are aarch64
+    assert on_spark["arch_source"].startswith("flashinfer_cubin-0.6.11-py3-none-any.whl")
+    assert on_spark["wheel_runs_here"] is False and "sm_100a" in on_spark["arch_list"]
+    assert "arch_source" not in version_facts("sgl-kernel", "0.3.14", (12, 1))  # audited for x86_64 only
