@@ -67,7 +67,8 @@ def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: Pl
         return analysis, findings, None
     run = analysis.run
     engine = registry.get_for(run.library)
-    command = engine.compose(run, findings, recheck=lambda args: _fired_for_args(rules, analysis, args, plan_for))
+    command = engine.compose(run, findings,
+                             recheck=lambda args, env: _fired_for_args(rules, analysis, args, plan_for, env))
     return analysis, findings, command.to_dict()
 
 
@@ -89,12 +90,13 @@ def _merge(results: list[tuple[Analysis, tuple[Finding, ...], Any]]) -> tuple[Fi
     return tuple(sorted(merged, key=lambda f: (order[f.severity], f.id)))
 
 
-def _fired_for_args(rules: list[Rule], analysis: Analysis, args: list[str], plan_for: PlanFor | None = None
-                    ) -> set[str]:
-    """Error findings that remain when the same engine run is launched with `args` instead."""
+def _fired_for_args(rules: list[Rule], analysis: Analysis, args: list[str], plan_for: PlanFor | None = None,
+                    env: dict[str, str] | None = None) -> set[str]:
+    """Error findings that remain when the same engine run is launched with `args` (and `env` set) instead."""
     assert analysis.run is not None
     engine = registry.get_for(analysis.run.library)
-    run = dataclasses.replace(analysis.run, launch=engine.parse_launch(args))
+    facts = analysis.run.facts.replace(env={**analysis.run.facts.env, **env}) if env else analysis.run.facts
+    run = dataclasses.replace(analysis.run, launch=engine.parse_launch(args), facts=facts)
     again = analyze_run(run)
     if plan_for is not None:
         again = dataclasses.replace(again, plan=plan_for(again))

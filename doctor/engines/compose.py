@@ -52,7 +52,7 @@ class Flags:
         return out
 
 
-Recheck = Callable[[list[str]], set[str]]  # engine args → IDs of the error findings they still produce
+Recheck = Callable[[list[str], dict[str, str]], set[str]]  # engine args, env set → IDs of the errors left
 TP_ALIASES = {"--tp", "--tp-size", "--tensor-parallel-size", "--tp_size", "-tp"}
 
 
@@ -72,10 +72,10 @@ def compose_generic(engine: Engine, run: EngineRun, findings: Sequence[Any],
     plan.argv[:] = [*engine.base_command(model), *given.argv()]
     plan.notes.extend(f"still wrong: {p}" for p in engine.check_flags(given.argv(), run.version))
     if recheck is not None:
-        remaining = sorted(recheck(given.argv()))
+        remaining = sorted(recheck(given.argv(), dict(plan.env)))
         if remaining:
             plan.notes.append("this command still has error finding(s) " + ", ".join(remaining)
-                              + ": no flag fixes them on this version (see the upgrades below)")
+                              + ": no flag or variable fixes them on this version (see the upgrades below)")
     for finding in findings:
         for fix in finding.fixes:
             if fix.kind == "upgrade" and "package" in fix.details:

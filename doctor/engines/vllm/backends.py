@@ -63,7 +63,8 @@ def forced_attention(run: EngineRun, facts: dict[str, Any]) -> tuple[str, str] |
         return str(chosen).upper(), "--attention-backend"
     env = run.facts.env.get("VLLM_ATTENTION_BACKEND")
     if env and "VLLM_ATTENTION_BACKEND" in facts["envs"]["table"]:
-        return env.upper(), "VLLM_ATTENTION_BACKEND"
+        # before 0.11 the V1 engine's backends carry a suffix (TRITON_ATTN_VLLM_V1): the same kernels
+        return env.upper().removesuffix("_VLLM_V1"), "VLLM_ATTENTION_BACKEND"
     return None
 
 

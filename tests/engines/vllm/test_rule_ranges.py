@@ -33,8 +33,11 @@ def test_fix_exists_in_every_release_of_its_range(rule, index, fix):
             assert resolved is not None, f"{rule}: {flag} does not exist in vLLM {release}"
             if value is not None and "{" not in value:
                 assert value_ok(resolved.entry, value), f"{rule}: {flag} {value} is not valid in vLLM {release}"
-        for name in fix.get("env", {}):
+        for name, value in fix.get("env", {}).items():
             assert reads_env(knowledge.facts(release), name), f"{rule}: vLLM {release} does not read {name}"
+            if name == "VLLM_ATTENTION_BACKEND":  # a name the release's backend enum has, or it is not a choice
+                members = knowledge.facts(release)["attention"]["members"]
+                assert value in members, f"{rule}: VLLM_ATTENTION_BACKEND={value} is no backend of vLLM {release}"
 
 
 def test_the_boundaries_the_rules_rest_on():
