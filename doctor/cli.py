@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -50,7 +51,13 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+GC_THRESHOLD = 50_000  # allocations between young-generation collections (CPython's default: 700)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    # A check creates ~100k objects in a tenth of a second and frees few: at the default threshold the
+    # collector runs ~40 times, ~8 ms of a cold start, for nothing. Long commands still collect.
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     tolerant_streams()
