@@ -188,6 +188,7 @@ class Model:
     nextn_layers: int = 0
     tie_word_embeddings: bool = False
     reconstructed: bool = False
+    unread_fields: tuple[str, ...] = ()  # config fields that may change sizes and that no reader models
 
 
 @dataclass(frozen=True)

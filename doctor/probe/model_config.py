@@ -3,10 +3,12 @@ imported and trust_remote_code is never honoured. Implausible values are rejecte
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Attention, Model, Moe, Vision
+from doctor.probe.config_fields import ReadTracking, unread_sizing_fields
 from doctor.probe.quant import normalise_quantization
 from doctor.validation.model import LIMITS, check_model
 
@@ -22,7 +24,9 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         raise InputError(f"{model_id}: config.json must be a JSON object")
     if hf_quant is not None and not isinstance(hf_quant, dict):
         raise InputError(f"{model_id}: hf_quant_config.json must be a JSON object")
-    text = _text_config(config)
+    text = ReadTracking(_text_config(config))
+    if "text_config" not in config:
+        config = text
     architecture = _architecture(config)
     model_type = _str(text.get("model_type") or config.get("model_type") or "unknown", "model_type")
     dtype = _str(text.get("dtype") or text.get("torch_dtype") or config.get("dtype")
@@ -50,6 +54,7 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
         reconstructed=reconstructed,
     )
+    model = dataclasses.replace(model, unread_fields=unread_sizing_fields(text))
     check_model(model, "config.json")
     return model
 

@@ -91,6 +91,18 @@ def gguf(name):
     return str(fixture(name))
 
 
+def unread_config_facts(extra):
+    """A Qwen3-MoE style config with `extra` fields, read by the doctor's own model reader."""
+    from doctor.probe.model_config import parse_model
+
+    config = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
+              "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+              "vocab_size": 151936, "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128,
+              "num_experts_per_tok": 8, "torch_dtype": "bfloat16", **extra}
+    model = parse_model(config, None, model_id="test/unread", source="local", source_path=None)
+    return build(PRO).replace(model=model)
+
+
 def memory(gib):
     return lambda gpus: tuple(dataclasses.replace(g, memory_total_bytes=int(gib * (1 << 30))) for g in gpus)
 
@@ -421,6 +433,9 @@ CASES = [
     a("ATTN003", False, "on a 5090", sg("0.5.9", LLAMA, R5090, attention={"linear_attention_layers": 24})),
     a("ATTN004", True, "nvfp4 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "nvfp4"),
     a("ATTN004", False, "fp8 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "fp8"),
+    a("MODEL001", True, "an unknown sizing field", lambda: unread_config_facts({"num_kv_shared_layers": 20})),
+    a("MODEL001", True, "every other layer MoE", lambda: unread_config_facts({"decoder_sparse_step": 2})),
+    a("MODEL001", False, "known fields only", lambda: unread_config_facts({"decoder_sparse_step": 1})),
     a("CKPT002", True, "dsa topk flashinfer", sg("0.5.23", DSV3), "--dsa-topk-backend", "flashinfer"),
     a("CKPT002", False, "hopper", sg("0.5.23", DSV3, H100), "--dsa-topk-backend", "flashinfer"),
 ]
