@@ -118,14 +118,43 @@ def pieces_from_headers(tensors: Mapping[str, TensorInfo], model: Model) -> list
     return [Piece(kind, nbytes, shard, layer, place) for (kind, shard, layer, place), nbytes in sums.items()]
 
 
+INDEX = "model.safetensors.index.json"
+MAX_INDEX = 64 << 20
+
+
 def local_tensors(model_dir: Path) -> dict[str, TensorInfo] | None:
+    """Headers of every shard in the directory; None when there are none, or when the index names shards
+    that are not there (a partial download would under-count)."""
     files = sorted(model_dir.glob("*.safetensors"))
-    if not files:
+    index = _index(model_dir)
+    if not files or (index is not None and not all((model_dir / name).is_file() for name in index[1])):
         return None
     tensors: dict[str, TensorInfo] = {}
     for path in files:
         tensors.update(read_header(path))
     return tensors
+
+
+def index_total_size(model_dir: Path) -> tuple[int, str] | None:
+    """`metadata.total_size` of the directory's safetensors index (the tensors' bytes), and where it is from."""
+    index = _index(model_dir)
+    return (index[0], f"metadata.total_size of {model_dir / INDEX}") if index and index[0] else None
+
+
+def _index(model_dir: Path) -> tuple[int, set[str]] | None:
+    """(total_size or 0, shard file names) of the directory's index; None without a readable one."""
+    path = model_dir / INDEX
+    try:
+        data = json.loads(read_regular_bytes(path, MAX_INDEX))
+    except (OSError, ValueError, InputError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    total = (data.get("metadata") or {}).get("total_size") if isinstance(data.get("metadata"), dict) else None
+    weight_map = data.get("weight_map")
+    shards = {v for v in weight_map.values() if isinstance(v, str)} if isinstance(weight_map, dict) else set()
+    plausible = isinstance(total, int) and not isinstance(total, bool) and 0 < total < 1 << 50
+    return (total if plausible else 0), shards
 
 
 def cache_dir(environ: Mapping[str, str]) -> Path:
@@ -175,6 +204,10 @@ def checkpoint_pieces(model: Model, environ: Mapping[str, str], offline: bool) -
     if model.source == "local" and model.source_path:
         tensors = local_tensors(Path(model.source_path))
         return (pieces_from_headers(tensors, model), "safetensors-local") if tensors else (None, "no local shards")
+    if model.source == "hf-cache" and model.source_path:  # the shards beside the cached config, when complete
+        tensors = local_tensors(Path(model.source_path))
+        if tensors:
+            return pieces_from_headers(tensors, model), "safetensors-hf-cache"
     if model.source in ("hub", "hf-cache"):
         tensors, why = hub_tensors(model.id, environ, offline)
         if tensors:

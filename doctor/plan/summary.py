@@ -4,6 +4,7 @@ plan, as a small dict for the analysis, the rule context (`plan.*`) and the repo
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from doctor.errors import DoctorError
@@ -11,7 +12,7 @@ from doctor.facts import Facts
 from doctor.launch import Launch
 from doctor.plan.memory import MemoryModel
 from doctor.plan.planner import Plan, PlanRequest, make_plans
-from doctor.plan.safetensors import checkpoint_pieces
+from doctor.plan.safetensors import checkpoint_pieces, index_total_size
 from doctor.plan.weights import WeightSource, weight_source
 
 KEEP = ("tp", "pp", "ep", "gpus", "valid", "fits", "context_fits", "borderline", "weights_per_gpu_bytes",
@@ -33,7 +34,9 @@ def request_from_launch(launch: Launch, memory: MemoryModel, gpu_count: int) -> 
 def source_for(facts: Facts, environ: Mapping[str, str], offline: bool) -> WeightSource:
     assert facts.model is not None
     pieces, kind = checkpoint_pieces(facts.model, environ, offline)
-    return weight_source(facts.model, pieces, kind)
+    source_path = facts.model.source_path
+    measured = index_total_size(Path(source_path)) if pieces is None and source_path else None
+    return weight_source(facts.model, pieces, kind, measured)
 
 
 def plan_summary(facts: Facts, launch: Launch, memory: MemoryModel, note: str | None = None,

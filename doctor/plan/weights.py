@@ -62,14 +62,17 @@ def bundled_checkpoint_bytes(model_id: str) -> tuple[int, str] | None:
     return int(entry["bytes"]), str(entry["source"])
 
 
-def weight_source(model: Model, header_pieces: list[Piece] | None = None, header_kind: str = "") -> WeightSource:
+def weight_source(model: Model, header_pieces: list[Piece] | None = None, header_kind: str = "",
+                  measured_bytes: tuple[int, str] | None = None) -> WeightSource:
+    """Pieces from safetensors headers when there are some; else from the config, scaled to a measured
+    checkpoint size (`measured_bytes`: an index's total_size; else the bundled table) when they differ."""
     if header_pieces:
         total = sum(p.nbytes for p in header_pieces)
         return WeightSource(header_kind, tuple(header_pieces), total,
                             (f"weights from the checkpoint's safetensors headers ({header_kind})",))
     pieces = model_pieces(model)
     total = sum(p.nbytes for p in pieces)
-    bundled = bundled_checkpoint_bytes(model.id)
+    bundled = measured_bytes or bundled_checkpoint_bytes(model.id)
     if bundled is None:
         return WeightSource("config", tuple(pieces), total,
                             (f"weights computed from the config: {total / 1e9:.2f} GB in the checkpoint",))

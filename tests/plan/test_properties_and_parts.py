@@ -223,3 +223,50 @@ def test_check_tp_flag_reaches_the_plan():
                  "--tp-size", "7")
     report = json.loads(result.stdout)
     assert "MEM003" in [f["id"] for f in report["findings"]]
+
+
+def _tiny_checkpoint(folder, shards):
+    """A 2-layer Llama config, its tensors split over `shards` files named in an index; returns the total."""
+    config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+              "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128,
+              "intermediate_size": 128, "torch_dtype": "bfloat16"}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(config))
+    tensors = {f"model.layers.{i}.mlp.{name}.weight": ("BF16", [128, 64]) for i in range(2) for name in ("gate", "up")}
+    names = [f"model-{k + 1:05d}-of-{shards:05d}.safetensors" for k in range(shards)]
+    weight_map = {t: names[i % shards] for i, t in enumerate(tensors)}
+    for name in names:
+        _write_safetensors(folder / name, {t: v for t, v in tensors.items() if weight_map[t] == name})
+    total = sum(safetensors.tensor_bytes(v) for v in tensors.values())
+    index = {"metadata": {"total_size": total * 7}, "weight_map": weight_map}  # a size the config cannot give
+    (folder / safetensors.INDEX).write_text(json.dumps(index))
+    return total
+
+
+def test_a_partial_download_falls_back_to_the_index_total(tmp_path):
+    from doctor.plan.summary import source_for
+
+    total = _tiny_checkpoint(tmp_path, 2)
+    (tmp_path / "model-00002-of-00002.safetensors").unlink()
+    model = load_model(str(tmp_path), {}, offline=True)
+    assert safetensors.checkpoint_pieces(model, {}, offline=True) == (None, "no local shards")
+    source = source_for(build_facts(model), {}, offline=True)
+    assert source.kind == "config-scaled" and source.checkpoint_bytes == total * 7
+    assert "metadata.total_size" in source.notes[0]
+
+
+def test_shards_in_the_hugging_face_cache_are_read(tmp_path):
+    repo = tmp_path / "hub" / "models--org--tiny"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text("abc123")
+    total = _tiny_checkpoint(repo / "snapshots" / "abc123", 2)
+    model = load_model("org/tiny", {"HF_HUB_CACHE": str(tmp_path / "hub")}, offline=True)
+    assert model.source == "hf-cache"
+    pieces, kind = safetensors.checkpoint_pieces(model, {}, offline=True)
+    assert kind == "safetensors-hf-cache" and sum(p.nbytes for p in pieces) == total
+
+
+def build_facts(model):
+    from doctor.hardware import load_profile
+
+    return load_profile("rtx-5090").replace(model=model)
