@@ -26,7 +26,8 @@ from doctor.engines.sglang.releases import RELEASES  # noqa: E402
 OUT = REPO / "doctor" / "data" / "sglang_facts.json"
 SERVER_ARGS = "sglang/srt/server_args.py"
 ARG_GROUPS = "sglang/srt/arg_groups/"
-TUNED_DIR = "sglang/srt/layers/moe/fused_moe_triton/configs/"
+TUNED_DIRS = ("sglang/srt/layers/moe/fused_moe_triton/configs/",  # through 0.5.10
+              "sglang/srt/layers/moe/moe_runner/triton_utils/configs/")  # from 0.5.11
 RUNNER_WORDS = ("flashinfer_mxfp4", "triton_kernel", "marlin")
 
 
@@ -44,12 +45,12 @@ def members(archive: Path) -> dict[str, bytes]:
     """Files under sglang/ of a wheel or an sdist, keyed by their path inside the package."""
     if archive.suffix == ".whl":
         with zipfile.ZipFile(archive) as z:
-            return {n: z.read(n) for n in z.namelist() if n == SERVER_ARGS or n.startswith((TUNED_DIR, ARG_GROUPS))}
+            return {n: z.read(n) for n in z.namelist() if n == SERVER_ARGS or n.startswith((*TUNED_DIRS, ARG_GROUPS))}
     with tarfile.open(archive) as t:
         out = {}
         for m in t.getmembers():
             name = m.name.split("/python/", 1)[-1]
-            if m.isfile() and (name == SERVER_ARGS or name.startswith((TUNED_DIR, ARG_GROUPS))):
+            if m.isfile() and (name == SERVER_ARGS or name.startswith((*TUNED_DIRS, ARG_GROUPS))):
                 out[name] = t.extractfile(m).read()
         return out
 
@@ -106,9 +107,10 @@ def runner_lines(source: str) -> list[dict]:
 def facts_for(wheel: Path) -> dict:
     files = members(wheel)
     source = files[SERVER_ARGS].decode()
-    tuned = sorted(n.removeprefix(TUNED_DIR) for n in files if n.startswith(TUNED_DIR) and n.endswith(".json"))
+    tuned_dir = next((d for d in TUNED_DIRS if any(n.startswith(d) for n in files)), TUNED_DIRS[0])
+    tuned = sorted(n.removeprefix(tuned_dir) for n in files if n.startswith(tuned_dir) and n.endswith(".json"))
     return {"wheel": wheel.name, "file": SERVER_ARGS, "flags": all_flags(files),
-            "mxfp4_runner_lines": runner_lines(source), "tuned_moe_configs": {"dir": TUNED_DIR, "files": tuned}}
+            "mxfp4_runner_lines": runner_lines(source), "tuned_moe_configs": {"dir": tuned_dir, "files": tuned}}
 
 
 def main() -> int:
