@@ -73,6 +73,8 @@ def server_flags(source: str) -> dict[str, dict]:
         keywords = {k.arg: k.value for k in node.keywords}
         flags[names[0]] = {"choices": literal(keywords.get("choices")), "default": literal(keywords.get("default")),
                            "line": node.lineno}
+        for alias in names[1:]:
+            flags[alias] = {"alias_of": names[0], "line": node.lineno}
     return flags
 
 
@@ -84,10 +86,17 @@ def annotated_fields(source: str, path: str) -> dict[str, dict]:
         if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
                 and isinstance(ann, ast.Subscript) and getattr(ann.value, "id", "") == "A"):
             continue
-        choices = next((literal(k.value) for c in ast.walk(ann) if isinstance(c, ast.Call)
-                        for k in c.keywords if k.arg == "choices"), None)
-        flags["--" + node.target.id.replace("_", "-")] = {"choices": choices, "default": literal(node.value),
-                                                          "file": path, "line": node.lineno}
+        keywords = {k.arg: k.value for c in ast.walk(ann) if isinstance(c, ast.Call) for k in c.keywords}
+        if literal(keywords.get("no_cli")) is True:
+            continue
+        cli_name = literal(keywords.get("cli_name"))
+        name = cli_name if isinstance(cli_name, str) else "--" + node.target.id.replace("_", "-")
+        flags[name] = {"choices": literal(keywords.get("choices")), "default": literal(node.value),
+                       "file": path, "line": node.lineno}
+        aliases = literal(keywords.get("aliases"))
+        for alias in aliases if isinstance(aliases, list) else []:
+            if isinstance(alias, str):
+                flags[alias] = {"alias_of": name, "file": path, "line": node.lineno}
     return flags
 
 

@@ -45,3 +45,15 @@ def test_data_matches_the_boundary_wheels(version):
     fresh = json.loads(json.dumps(_script().facts_for(download_wheel("sglang", version))))  # as committed
     assert fresh["flags"] == DATA[version]["flags"]
     assert fresh["tuned_moe_configs"] == DATA[version]["tuned_moe_configs"]
+
+
+def test_the_flag_registry_agrees_with_every_release_read_from_the_wheels():
+    """doctor/engines/sglang/flags.py's added/removed releases, against the flags of every SGLang release the
+    data holds (tools/sglang_facts.py): a spelling the doctor composes for a release exists in that release."""
+    from packaging.version import Version
+
+    from doctor.engines.sglang.flags import FLAGS
+
+    wrong = [(release, name) for release, entry in DATA.items() if "flags" in entry
+             for name, flag in FLAGS.items() if flag.exists(Version(release)) != (name in entry["flags"])]
+    assert wrong == []

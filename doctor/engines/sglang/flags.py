@@ -35,11 +35,18 @@ class Flag:
     value_from: str | None = None  # the replacement takes this flag's value, and that flag goes
 
     def exists(self, version: Version) -> bool:
-        v = release(version)
-        return (self.added is None or v >= Version(self.added)) and (self.removed is None or v < Version(self.removed))
+        return (self.added is None or reached(version, self.added)) and \
+            (self.removed is None or not reached(version, self.removed))
 
     def is_deprecated(self, version: Version) -> bool:
         return self.deprecated is not None and release(version) >= Version(self.deprecated) and self.exists(version)
+
+
+def reached(version: Version, boundary: str) -> bool:
+    """`version` is at or past `boundary`: on the release (0.5.8rc0 and 0.5.8.post1 are 0.5.8), except where the
+    boundary is a post release itself (a flag that first shipped in 0.5.6.post2)."""
+    gate = Version(boundary)
+    return (Version(version.public) if gate.is_postrelease else release(version)) >= gate
 
 
 def _f(name: str, **kw: object) -> Flag:
@@ -53,8 +60,8 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     _f("--ep-size"), _f("--ep"), _f("--expert-parallel-size"),
     _f("--dp-size"), _f("--data-parallel-size"),
     _f("--attention-backend"), _f("--prefill-attention-backend"), _f("--decode-attention-backend"),
-    _f("--mm-attention-backend"), _f("--moe-runner-backend"), _f("--fp8-gemm-backend"),
-    _f("--fp4-gemm-backend"), _f("--kv-cache-dtype"), _f("--quantization"), _f("--mem-fraction-static"),
+    _f("--mm-attention-backend"), _f("--moe-runner-backend"), _f("--fp8-gemm-backend", added="0.5.6.post2"),
+    _f("--fp4-gemm-backend", added="0.5.8"), _f("--kv-cache-dtype"), _f("--quantization"), _f("--mem-fraction-static"),
     _f("--chunked-prefill-size"), _f("--context-length"), _f("--page-size"),
     _f("--trust-remote-code", takes_value=False),
     _f("--disable-radix-cache", takes_value=False),
@@ -66,16 +73,16 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     _f("--cuda-graph-backend-prefill", added="0.5.14"),
     _f("--disable-decode-cuda-graph", added="0.5.14", takes_value=False),
     _f("--disable-prefill-cuda-graph", added="0.5.14", takes_value=False),
-    _f("--cuda-graph-max-bs", deprecated="0.5.14", removed="0.5.23", replacement=("--cuda-graph-max-bs-decode",)),
+    _f("--cuda-graph-max-bs", deprecated="0.5.14", removed="0.5.20", replacement=("--cuda-graph-max-bs-decode",)),
     _f("--cuda-graph-max-bs-decode", added="0.5.14"),
     # piecewise CUDA graph became default-on in 0.5.10, which added the --disable- spelling (sglang.md §2)
-    _f("--enable-piecewise-cuda-graph", removed="0.5.14", takes_value=False),
-    _f("--disable-piecewise-cuda-graph", added="0.5.10", removed="0.5.23", deprecated="0.5.14",
+    _f("--enable-piecewise-cuda-graph", added="0.5.3.post2", removed="0.5.14", takes_value=False),
+    _f("--disable-piecewise-cuda-graph", added="0.5.10", removed="0.5.20", deprecated="0.5.14",
        takes_value=False, replacement=("--cuda-graph-backend-prefill", "disabled")),
     # 0.5.20 does not deprecate it yet (sglang.md §5); 0.5.23 is the first checked release that does
     _f("--enable-dp-attention", deprecated="0.5.23", takes_value=False, replacement=("--attn-dp-size",),
        value_from="--dp-size"),
-    _f("--attn-dp-size", added="0.5.23"),
+    _f("--attn-dp-size", added="0.5.22"),
 )}
 
 # Spellings people type that argparse resolves (or refuses) by prefix; canonical form to print instead.
