@@ -31,7 +31,8 @@ def predict(entry: dict) -> Plan:
     model = load_model(entry["model"], {}, offline=True)
     memory = VLLMMemory(Version(entry["vllm"]), tuple(entry["capability"]), entry["gpu"],
                         utilization=entry["gpu_memory_utilization"],
-                        max_num_batched_tokens=entry["max_num_batched_tokens"], max_num_seqs=entry["max_num_seqs"])
+                        max_num_batched_tokens=entry["max_num_batched_tokens"], max_num_seqs=entry["max_num_seqs"],
+                        enforce_eager=entry.get("enforce_eager", False))
     request = PlanRequest(memory=memory, context_length=entry.get("max_model_len"))
     return plan_layout(facts, model, Layout(entry["tp"], 1, 1), request)
 
