@@ -69,9 +69,13 @@ def forward_activation(model: Model, tokens: int, tp: int) -> int:
     return hidden + max(attention, mlp)
 
 
-# Bytes alive per logit at the sampler's peak in `_dummy_sampler_run` (top-k and top-p both set, PyTorch path):
-# the float32 logits, `torch.sort`'s float32 values and int64 indices, the softmax and its cumulative sum.
-SAMPLER_BYTES_PER_LOGIT = 4 + 4 + 8 + 4 + 4
+# Bytes alive per logit at the sampler's peak in `_dummy_sampler_run` (top_k = vocab - 1 and top_p = 0.9 on every
+# row): the bf16 logits of `compute_logits` (2), their float32 copy (4), and `apply_top_k_top_p`'s
+# `logits.sort(dim=-1)`, whose float32 values and int64 indices (12) come from PyTorch's segmented radix sort
+# with an int64 index input and a key/value scratch copy (8 + 12). This is the PyTorch path
+# (`TopKTopPSampler.forward_native`, or `forward_cuda` without FlashInfer); it matches the H100 logs, where
+# 1024 dummy rows of gpt-oss's 201088-entry vocabulary leave the profile ~7.3 GiB above the weights.
+SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 12 + 8 + 12
 
 
 def sampler_activation(model: Model, seqs: int) -> int:

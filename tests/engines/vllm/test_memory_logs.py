@@ -1,11 +1,14 @@
 """vLLM's memory model against published startup logs (fixtures/vllm/memory_logs.json): weights per GPU
-('Model loading took X GiB') and the KV budget ('Available KV cache memory: Y GiB'), each predicted from the
-deployment the log states. The errors are printed (pytest -s) and bounded where the doctor models the path."""
+('Model loading took X GiB'), the KV budget ('Available KV cache memory: Y GiB') and the KV tokens ('GPU KV cache
+size: N tokens'), each predicted from the deployment the log states. Every entry's errors are printed as one table
+(pytest -s); weights are bounded at 3 % and KV at 10 % wherever the doctor models the path, and an entry that leaves
+the modelled path carries the reason in the fixture (weights_not_modelled, kv_not_modelled, kv_not_bounded)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -18,8 +21,11 @@ from doctor.plan.planner import Plan, PlanRequest, plan_layout
 from doctor.probe.model import load_model
 
 GiB = 1 << 30
+WEIGHTS_BOUND = 0.03
+KV_BOUND = 0.10
 LOGS = json.loads((Path(__file__).resolve().parents[3] / "fixtures" / "vllm" / "memory_logs.json")
                   .read_text(encoding="utf-8"))["logs"]
+IDS = [entry["id"] for entry in LOGS]
 
 
 def predict(entry: dict) -> Plan:
@@ -37,28 +43,64 @@ def predict(entry: dict) -> Plan:
     return plan_layout(facts, model, Layout(entry["tp"], 1, 1), request)
 
 
-def error(predicted: float, reported: float) -> float:
-    return (predicted - reported) / abs(reported)
+@cache
+def predicted(entry_id: str) -> dict[str, float]:
+    plan = predict(next(entry for entry in LOGS if entry["id"] == entry_id))
+    return {"weights_gib": plan.weights_per_gpu_bytes / GiB, "kv_cache_gib": plan.kv_budget_bytes / GiB,
+            "kv_tokens": plan.kv_capacity_tokens}
 
 
-@pytest.mark.parametrize("entry", LOGS, ids=[e["id"] for e in LOGS])
+def error(predicted_value: float, reported: float) -> float:
+    return (predicted_value - reported) / abs(reported)
+
+
+def cell(entry: dict, key: str, digits: int) -> str:
+    reported = entry["reported"][key]
+    value = predicted(entry["id"])[key]
+    if reported is None:
+        return f"{value:.{digits}f} / -"
+    return f"{value:.{digits}f} / {reported} ({error(value, reported):+.1%})"
+
+
+def table() -> str:
+    header = f"{'log':46} {'vLLM':12} {'tp':>2}  {'weights GiB pred / log':30} {'KV GiB pred / log':28} KV tokens"
+    rows = [f"{e['id']:46} {e['vllm']:12} {e['tp']:>2}  {cell(e, 'weights_gib', 2):30} {cell(e, 'kv_cache_gib', 2):28} "
+            f"{cell(e, 'kv_tokens', 0)}" for e in LOGS]
+    return "\n".join([header, *rows])
+
+
+def test_every_log_names_its_source_and_deployment():
+    print("\n" + table())
+    assert len(LOGS) >= 10
+    for entry in LOGS:
+        assert entry["url"].startswith("https://"), entry["id"]
+        assert {"model", "vllm", "gpu", "tp", "gpu_memory_utilization", "max_num_batched_tokens",
+                "max_num_seqs", "reported"} <= entry.keys(), entry["id"]
+        assert any(value is not None for value in entry["reported"].values()), entry["id"]
+
+
+@pytest.mark.parametrize("entry", LOGS, ids=IDS)
 def test_weights_per_gpu_within_3_percent_where_the_layout_is_modelled(entry):
     reported = entry["reported"]["weights_gib"]
     if reported is None:
         pytest.skip("the log shows no 'Model loading took' line")
-    predicted = predict(entry).weights_per_gpu_bytes / GiB
-    print(f"{entry['id']}: weights {predicted:.2f} GiB vs {reported} GiB ({error(predicted, reported):+.1%})")
-    if entry["mxfp4_backend"].startswith("triton"):
-        pytest.xfail("Hopper's triton_kernels MXFP4 layout (swizzled, padded) is not modelled; SM12x runs Marlin")
-    assert abs(error(predicted, reported)) <= 0.03
+    off = error(predicted(entry["id"])["weights_gib"], reported)
+    if "weights_not_modelled" in entry:
+        pytest.xfail(entry["weights_not_modelled"])
+    assert abs(off) <= WEIGHTS_BOUND, f"{off:+.1%}"
 
 
-def test_kv_budget_within_10_percent_when_the_deployment_is_fully_stated():
-    [entry] = [e for e in LOGS if e["id"] == "myoceane-gpt-oss-20b-a100"]
-    predicted = predict(entry).kv_budget_bytes / GiB
-    reported = entry["reported"]["kv_cache_gib"]
-    print(f"{entry['id']}: KV {predicted:.2f} GiB vs {reported} GiB ({error(predicted, reported):+.1%})")
-    assert abs(error(predicted, reported)) <= 0.10
+@pytest.mark.parametrize("entry", LOGS, ids=IDS)
+def test_kv_within_10_percent_where_the_deployment_is_stated_and_modelled(entry):
+    reported = {key: entry["reported"][key] for key in ("kv_cache_gib", "kv_tokens")
+                if entry["reported"].get(key) is not None}
+    if not reported:
+        pytest.skip("the log shows no KV line")
+    off = {key: error(predicted(entry["id"])[key], value) for key, value in reported.items()}
+    for reason in ("kv_not_modelled", "kv_not_bounded"):
+        if reason in entry:
+            pytest.xfail(entry[reason])
+    assert all(abs(value) <= KV_BOUND for value in off.values()), off
 
 
 def test_kv_tokens_follow_vllms_block_arithmetic():
@@ -69,3 +111,11 @@ def test_kv_tokens_follow_vllms_block_arithmetic():
     per_layer = 8 * 64 * 2 * 2  # 8 KV heads x head_dim 64 x (K, V) x bf16
     blocks = plan.kv_budget_bytes // (per_layer * 16) // (model.num_layers // 2)
     assert plan.kv_capacity_tokens == blocks // 2 * 16
+
+
+def test_the_sampler_peak_moves_the_kv_budget_with_max_num_seqs():
+    """H100 serve defaults profile 1024 dummy sampler rows; at 256 rows the budget grows by 768 x vocab x 38 bytes."""
+    [entry] = [e for e in LOGS if e["id"] == "vllm-23278-gpt-oss-120b-h100-marlin"]
+    small = predict({**entry, "max_num_seqs": 256}).kv_budget_bytes
+    vocab = load_model(entry["model"], {}, offline=True).vocab_size
+    assert small - predict(entry).kv_budget_bytes == 768 * vocab * 38
