@@ -70,17 +70,23 @@ def forward_activation(model: Model, tokens: int, tp: int) -> int:
 
 
 # Bytes alive per logit at the sampler's peak in `_dummy_sampler_run` (top_k = vocab - 1 and top_p = 0.9 on every
-# row): the bf16 logits of `compute_logits` (2), their float32 copy (4), and `apply_top_k_top_p`'s
-# `logits.sort(dim=-1)`, whose float32 values and int64 indices (12) come from PyTorch's segmented radix sort
-# with an int64 index input and a key/value scratch copy (8 + 12). This is the PyTorch path
-# (`TopKTopPSampler.forward_native`, or `forward_cuda` without FlashInfer); it matches the H100 logs, where
-# 1024 dummy rows of gpt-oss's 201088-entry vocabulary leave the profile ~7.3 GiB above the weights.
-SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 12 + 8 + 12
+# row). Before 0.17.0 the default path is `apply_top_k_top_p`'s `logits.sort(dim=-1)`: the bf16 logits of
+# `compute_logits` (2), their float32 copy (4), the sorted float32 values and int64 indices (12), and PyTorch's
+# segmented radix sort's int64 index input and key/value scratch (8 + 12). It matches the H100 logs: 1024 dummy
+# rows of gpt-oss's 201088-entry vocabulary leave the 0.10.1 profile ~7.3 GiB above the weights. From 0.17.0
+# (vllm/v1/sample/ops/topk_topp_triton.py first ships) batches of 8+ rows go through an in-place Triton top-k/top-p
+# kernel, and from 0.24.0 the FlashInfer sampler is the default; either way the peak is the bf16 and float32 logits
+# plus `random_sample`'s float32 softmax and exponential draws (2 + 4 + 4 + 4).
+SORT_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 12 + 8 + 12
+INPLACE_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
+INPLACE_TOP_K_TOP_P_FROM = Version("0.17.0")
 
 
-def sampler_activation(model: Model, seqs: int) -> int:
+def sampler_activation(model: Model, seqs: int, release: str) -> int:
     """`_dummy_sampler_run` over `seqs` rows of full-vocabulary logits."""
-    return seqs * model.vocab_size * SAMPLER_BYTES_PER_LOGIT
+    per_logit = INPLACE_SAMPLER_BYTES_PER_LOGIT if Version(release) >= INPLACE_TOP_K_TOP_P_FROM \
+        else SORT_SAMPLER_BYTES_PER_LOGIT
+    return seqs * model.vocab_size * per_logit
 
 
 class VLLMMemory(MemoryModel):
@@ -118,7 +124,7 @@ class VLLMMemory(MemoryModel):
         seqs = self.knobs["max_num_seqs"] or seqs_default
         util = self.knobs["utilization"] or self.default_utilization()
         activation = max(forward_activation(model, int(tokens), layout.tp),
-                         sampler_activation(model, int(seqs)) + int(tokens) * model.hidden_size * 2)
+                         sampler_activation(model, int(seqs), self.release) + int(tokens) * model.hidden_size * 2)
         graph_tokens = min(2 * int(seqs), 512)
         graphs = 0 if self.enforce_eager else GRAPH_POOL_BASE + forward_activation(model, graph_tokens, layout.tp)
         subtracted = self.graphs_subtracted()

@@ -113,9 +113,12 @@ def test_kv_tokens_follow_vllms_block_arithmetic():
     assert plan.kv_capacity_tokens == blocks // 2 * 16
 
 
-def test_the_sampler_peak_moves_the_kv_budget_with_max_num_seqs():
-    """H100 serve defaults profile 1024 dummy sampler rows; at 256 rows the budget grows by 768 x vocab x 38 bytes."""
+@pytest.mark.parametrize(("vllm", "bytes_per_logit"), [("0.10.1", 38), ("0.16.0", 38), ("0.17.0", 14), ("0.24.0", 14)])
+def test_the_sampler_peak_moves_the_kv_budget_with_max_num_seqs(vllm, bytes_per_logit):
+    """H100 serve defaults profile 1024 dummy sampler rows; at 2048 rows the budget shrinks by 1024 x vocab x the
+    sampler's bytes per logit: the sort path before 0.17.0, the in-place top-k/top-p kernels after."""
     [entry] = [e for e in LOGS if e["id"] == "vllm-23278-gpt-oss-120b-h100-marlin"]
-    small = predict({**entry, "max_num_seqs": 256}).kv_budget_bytes
+    entry = {**entry, "vllm": vllm}
+    more_rows = predict({**entry, "max_num_seqs": 2048}).kv_budget_bytes
     vocab = load_model(entry["model"], {}, offline=True).vocab_size
-    assert small - predict(entry).kv_budget_bytes == 768 * vocab * 38
+    assert predict(entry).kv_budget_bytes - more_rows == 1024 * vocab * bytes_per_logit
