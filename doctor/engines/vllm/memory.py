@@ -70,23 +70,40 @@ def forward_activation(model: Model, tokens: int, tp: int) -> int:
 
 
 # Bytes alive per logit at the sampler's peak in `_dummy_sampler_run` (top_k = vocab - 1 and top_p = 0.9 on every
-# row). Before 0.17.0 the default path is `apply_top_k_top_p`'s `logits.sort(dim=-1)`: the bf16 logits of
-# `compute_logits` (2), their float32 copy (4), the sorted float32 values and int64 indices (12), and PyTorch's
-# segmented radix sort's int64 index input and key/value scratch (8 + 12). It matches the H100 logs: 1024 dummy
-# rows of gpt-oss's 201088-entry vocabulary leave the 0.10.1 profile ~7.3 GiB above the weights. From 0.17.0
-# (vllm/v1/sample/ops/topk_topp_triton.py first ships) batches of 8+ rows go through an in-place Triton top-k/top-p
-# kernel, and from 0.24.0 the FlashInfer sampler is the default; either way the peak is the bf16 and float32 logits
-# plus `random_sample`'s float32 softmax and exponential draws (2 + 4 + 4 + 4).
+# row). On the PyTorch path `apply_top_k_top_p` runs `logits.sort(dim=-1)`: the bf16 logits of `compute_logits`
+# (2), their float32 copy (4), the sorted float32 values and int64 indices (12), and PyTorch's segmented radix
+# sort's int64 index input and key/value scratch (8 + 12). It matches the H100 logs: 1024 dummy rows of gpt-oss's
+# 201088-entry vocabulary leave the 0.10.1 profile ~7.3 GiB above the weights. FlashInfer's
+# `top_k_top_p_sampling_from_logits` (masked logits, softmax) and, from 0.17.0, the in-place Triton top-k/top-p
+# kernel (`vllm/v1/sample/ops/topk_topp_triton.py` first ships) peak at the bf16 and float32 logits plus two
+# float32 rows (2 + 4 + 4 + 4). Which path runs (`TopKTopPSampler.__init__`): up to 0.11.x FlashInfer whenever
+# it is installed and VLLM_USE_FLASHINFER_SAMPLER is not 0 (the vllm-openai images ship it; the wheels list it as
+# an extra until 0.11.x); 0.12.0-0.16.x only with VLLM_USE_FLASHINFER_SAMPLER=1; from 0.17.0 the Triton kernel for
+# batches of 8+ rows, and from 0.24.0 FlashInfer by default.
 SORT_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 12 + 8 + 12
 INPLACE_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
+FLASHINFER_SAMPLER_ENV = "VLLM_USE_FLASHINFER_SAMPLER"
+FLASHINFER_SAMPLER_OPT_IN_FROM = Version("0.12.0")
 INPLACE_TOP_K_TOP_P_FROM = Version("0.17.0")
 
 
-def sampler_activation(model: Model, seqs: int, release: str) -> int:
+def sampler_sorts(release: str, env: dict[str, str], flashinfer_installed: bool | None) -> bool:
+    """Whether `_dummy_sampler_run` takes the PyTorch sort path. `flashinfer_installed` None: as a plain pip
+    install of that release (FlashInfer is an extra up to 0.11.x and a requirement from 0.12.0)."""
+    release_version = Version(release)
+    if release_version >= INPLACE_TOP_K_TOP_P_FROM:
+        return False
+    installed = flashinfer_installed if flashinfer_installed is not None else \
+        release_version >= FLASHINFER_SAMPLER_OPT_IN_FROM
+    switch = env.get(FLASHINFER_SAMPLER_ENV)
+    if release_version >= FLASHINFER_SAMPLER_OPT_IN_FROM:
+        return not (installed and switch is not None and switch.strip() not in ("", "0"))
+    return not (installed and (switch is None or switch.strip() not in ("", "0")))
+
+
+def sampler_activation(model: Model, seqs: int, sorts: bool) -> int:
     """`_dummy_sampler_run` over `seqs` rows of full-vocabulary logits."""
-    per_logit = INPLACE_SAMPLER_BYTES_PER_LOGIT if Version(release) >= INPLACE_TOP_K_TOP_P_FROM \
-        else SORT_SAMPLER_BYTES_PER_LOGIT
-    return seqs * model.vocab_size * per_logit
+    return seqs * model.vocab_size * (SORT_SAMPLER_BYTES_PER_LOGIT if sorts else INPLACE_SAMPLER_BYTES_PER_LOGIT)
 
 
 class VLLMMemory(MemoryModel):
@@ -95,7 +112,8 @@ class VLLMMemory(MemoryModel):
     def __init__(self, version: Version, capability: tuple[int, int] | None, device_name: str = "",
                  utilization: float | None = None,
                  max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
-                 enforce_eager: bool = False, env: dict[str, str] | None = None) -> None:
+                 enforce_eager: bool = False, env: dict[str, str] | None = None,
+                 flashinfer_installed: bool | None = None) -> None:
         self.version = str(version)
         self.release = knowledge.known_release(version)
         self.capability = capability or (0, 0)
@@ -104,6 +122,7 @@ class VLLMMemory(MemoryModel):
                       "max_num_seqs": max_num_seqs}
         self.enforce_eager = enforce_eager
         self.env = env or {}
+        self.flashinfer_installed = flashinfer_installed
 
     # --- the release's defaults ----------------------------------------------------------------------------
     def default_utilization(self) -> float:
@@ -117,14 +136,17 @@ class VLLMMemory(MemoryModel):
         value = self.env.get(CUDAGRAPH_ENV, table[CUDAGRAPH_ENV].get("default", "0"))
         return value.strip().lower() not in ("0", "false", "")
 
+    def sampler_sorts(self) -> bool:
+        return sampler_sorts(self.release, self.env, self.flashinfer_installed)
+
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
         big = total_bytes >= BIG_GPU and "a100" not in self.device_name.lower()
         tokens_default, seqs_default = SERVE_DEFAULTS[big]
         tokens = self.knobs["max_num_batched_tokens"] or tokens_default
         seqs = self.knobs["max_num_seqs"] or seqs_default
         util = self.knobs["utilization"] or self.default_utilization()
-        activation = max(forward_activation(model, int(tokens), layout.tp),
-                         sampler_activation(model, int(seqs), self.release) + int(tokens) * model.hidden_size * 2)
+        sampler = sampler_activation(model, int(seqs), self.sampler_sorts()) + int(tokens) * model.hidden_size * 2
+        activation = max(forward_activation(model, int(tokens), layout.tp), sampler)
         graph_tokens = min(2 * int(seqs), 512)
         graphs = 0 if self.enforce_eager else GRAPH_POOL_BASE + forward_activation(model, graph_tokens, layout.tp)
         subtracted = self.graphs_subtracted()

@@ -38,7 +38,8 @@ def predict(entry: dict) -> Plan:
     memory = VLLMMemory(Version(entry["vllm"]), tuple(entry["capability"]), entry["gpu"],
                         utilization=entry["gpu_memory_utilization"],
                         max_num_batched_tokens=entry["max_num_batched_tokens"], max_num_seqs=entry["max_num_seqs"],
-                        enforce_eager=entry.get("enforce_eager", False))
+                        enforce_eager=entry.get("enforce_eager", False),
+                        flashinfer_installed=entry.get("flashinfer_installed"))
     request = PlanRequest(memory=memory, context_length=entry.get("max_model_len"))
     return plan_layout(facts, model, Layout(entry["tp"], 1, 1), request)
 
@@ -113,12 +114,14 @@ def test_kv_tokens_follow_vllms_block_arithmetic():
     assert plan.kv_capacity_tokens == blocks // 2 * 16
 
 
-@pytest.mark.parametrize(("vllm", "bytes_per_logit"), [("0.10.1", 38), ("0.16.0", 38), ("0.17.0", 14), ("0.24.0", 14)])
-def test_the_sampler_peak_moves_the_kv_budget_with_max_num_seqs(vllm, bytes_per_logit):
+@pytest.mark.parametrize(("vllm", "flashinfer_installed", "bytes_per_logit"), [
+    ("0.10.1", None, 38), ("0.11.0", True, 14), ("0.16.0", None, 38), ("0.17.0", None, 14), ("0.24.0", None, 14)])
+def test_the_sampler_peak_moves_the_kv_budget_with_max_num_seqs(vllm, flashinfer_installed, bytes_per_logit):
     """H100 serve defaults profile 1024 dummy sampler rows; at 2048 rows the budget shrinks by 1024 x vocab x the
-    sampler's bytes per logit: the sort path before 0.17.0, the in-place top-k/top-p kernels after."""
+    sampler's bytes per logit: the PyTorch sort path (a pip install up to 0.16.x), FlashInfer's sampler (0.11.x
+    with FlashInfer installed) or the in-place Triton top-k/top-p kernel (0.17.0 on)."""
     [entry] = [e for e in LOGS if e["id"] == "vllm-23278-gpt-oss-120b-h100-marlin"]
-    entry = {**entry, "vllm": vllm}
+    entry = {**entry, "vllm": vllm, "flashinfer_installed": flashinfer_installed}
     more_rows = predict({**entry, "max_num_seqs": 2048}).kv_budget_bytes
     vocab = load_model(entry["model"], {}, offline=True).vocab_size
     assert predict(entry).kv_budget_bytes - more_rows == 1024 * vocab * bytes_per_logit
