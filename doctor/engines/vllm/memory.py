@@ -9,9 +9,10 @@
 Marlin padded to n % 256 and k % 128: gpt-oss's 2880 becomes 3072 / 2944, `Mxfp4MoEMethod.create_weights`).
 The activation peak is the profile run's: a forward of `max_num_batched_tokens` tokens and the dummy sampler
 run over `max_num_seqs` rows of full-vocabulary logits, whose bytes per logit depend on the sampler path the
-release takes (`sampler_sorts`); checked against published startup logs in tests/engines/vllm/test_memory_logs.py. The CUDA-graph pool is subtracted only where the
-release measures it (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`, read from 0.18.0, default from the data);
-elsewhere graphs are captured after the KV cache, out of the `1 - utilization` headroom.
+release takes (`sampler_sorts`); checked against published startup logs in tests/engines/vllm/test_memory_logs.py.
+The CUDA-graph pool is subtracted only where the release measures it (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`,
+read from 0.18.0, default from the data); elsewhere graphs are captured after the KV cache, out of the
+`1 - utilization` headroom.
 KV tokens are counted as `get_kv_cache_config_from_groups` and `_report_kv_cache_config` do: blocks =
 budget // (page bytes x layers per group), "GPU KV cache size" = blocks // groups x block_size.
 The activation, non-torch and graph figures are estimates from the model's shapes (the runtime measures
