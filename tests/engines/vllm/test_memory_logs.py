@@ -67,10 +67,19 @@ def cell(entry: dict, key: str, digits: int) -> str:
     return f"{value:.{digits}f} / {reported} ({error(value, reported):+.1%})"
 
 
+def at_vllms_total(entry: dict) -> str:
+    """The KV error when the plan starts from the total the log prints (cudaMemGetInfo), not the NVML total."""
+    if entry.get("vllm_total_gib") is None or entry["reported"]["kv_cache_gib"] is None:
+        return ""
+    moved = {**entry, "profile": None, "gpu_total_bytes": int(entry["vllm_total_gib"] * GiB)}
+    return f"  [at vLLM's {entry['vllm_total_gib']} GiB: " \
+           f"{error(predict(moved).kv_budget_bytes / GiB, entry['reported']['kv_cache_gib']):+.1%}]"
+
+
 def table() -> str:
     header = f"{'log':46} {'vLLM':12} {'tp':>2}  {'weights GiB pred / log':30} {'KV GiB pred / log':28} KV tokens"
     rows = [f"{e['id']:46} {e['vllm']:12} {e['tp']:>2}  {cell(e, 'weights_gib', 2):30} {cell(e, 'kv_cache_gib', 2):28} "
-            f"{cell(e, 'kv_tokens', 0)}" for e in LOGS]
+            f"{cell(e, 'kv_tokens', 0)}{at_vllms_total(e)}" for e in LOGS]
     return "\n".join([header, *rows])
 
 
@@ -79,8 +88,8 @@ def test_every_log_names_its_source_and_deployment():
     assert len(LOGS) >= 10
     for entry in LOGS:
         assert entry["url"].startswith("https://"), entry["id"]
-        assert {"model", "vllm", "gpu", "tp", "gpu_memory_utilization", "max_num_batched_tokens",
-                "max_num_seqs", "reported"} <= entry.keys(), entry["id"]
+        assert {"model", "vllm", "gpu", "tp", "gpu_memory_utilization", "max_model_len", "max_num_batched_tokens",
+                "max_num_seqs", "kv_cache_dtype", "quantization", "reported"} <= entry.keys(), entry["id"]
         assert any(value is not None for value in entry["reported"].values()), entry["id"]
 
 
