@@ -15,7 +15,10 @@ def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: 
     arch = parse_arch(cc)
     if kernel == "fused_moe":
         c = params["config"]
-        return fused_moe_smem(arch, params["dtype"], c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"],
+        dtype = params["dtype"]
+        if dtype == "int8_w8a16" and (params.get("block_shape") or [0, 0])[1]:
+            dtype = "int4_w4a16"  # same gptq_awq kernel (old model)
+        return fused_moe_smem(arch, dtype, c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"],
                               c["BLOCK_SIZE_K"], c.get("GROUP_SIZE_M", 1), c.get("num_warps", 4),
                               c.get("num_stages", 3), params.get("per_channel", False),
                               params.get("block_shape"), triton=triton)
