@@ -102,6 +102,8 @@ def main() -> int:
     parser.add_argument("--triton", nargs="+", default=list(TRITON_PINNED))
     parser.add_argument("--sglang", nargs="+", default=list(SGLANG_SOURCES))
     parser.add_argument("--families", nargs="+", choices=sorted(FAMILIES))
+    parser.add_argument("--space", choices=("launch", "edge"), default="launch",
+                        help="launch: what SGLang launches (the target); edge: the rest the kernels accept")
     parser.add_argument("--seed", type=int, default=None, help="default: from the clock (fresh configs)")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--site", type=Path, help="use this Triton site dir (one --triton version)")
@@ -112,7 +114,7 @@ def main() -> int:
     seed = args.seed if args.seed is not None else int(time.time())
     rows: list[dict[str, Any]] = []
     for offset, version in enumerate(args.triton):
-        cases = draw(seed + 1000 * offset, args.n, args.families)
+        cases = draw(seed + 1000 * offset, args.n, args.families, args.space)
         rows += run_version(version, cases, args.sglang, args.workers, args.site, args.dump)
     out = args.out or cache_root() / "smem-accuracy" / f"run-{seed}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

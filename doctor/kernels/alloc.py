@@ -9,7 +9,8 @@ ranges both overlapping) is coloured first-fit and every buffer not of colour 0 
 the buffers it interferes with, until nothing interferes. `metadata.shared` is the end of the
 highest buffer. The packing is greedy, so the total is not always the peak of live bytes: a
 barrier or a small scratch can end up above a ring it never overlaps in time. Replaying the
-algorithm reproduces those bytes exactly.
+algorithm reproduces those bytes exactly, given the buffers in Triton's order: explicit ones,
+then scratch, each in program order.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Buffer:
     start: int
     end: int
     align: int = 16
+    scratch: bool = False  # an op's temporary (conversion, reduction), not a local_alloc
     offset: int = field(default=0, init=False)
 
     def place(self, offset: int) -> int:
@@ -94,7 +96,11 @@ def allocate(buffers: list[Buffer]) -> int:
     """Place every buffer as Triton does and return the shared memory size (bytes)."""
     if not buffers:
         return 0
-    ordered = sorted(buffers, key=lambda b: -b.size)  # stable, like llvm::stable_sort
+    # Triton lists explicit buffers, then scratch buffers, each in program order, and then
+    # stable-sorts them by size (largest first): ties keep that order
+    listed = sorted((b for b in buffers if not b.scratch), key=lambda b: b.start) + \
+        sorted((b for b in buffers if b.scratch), key=lambda b: b.start)
+    ordered = sorted(listed, key=lambda b: -b.size)
     _calculate_starts(ordered)
     graph = _interference(ordered)
     while True:
@@ -103,3 +109,11 @@ def allocate(buffers: list[Buffer]) -> int:
         if not graph:
             break
     return max(b.offset + b.size for b in ordered)
+
+
+def nvmma_alignment(inner_bytes: int) -> int:
+    """Alignment of an NVMMA shared layout (the operands of wgmma/tcgen05, TMA tiles): 128 bytes
+    times its swizzle phases, and the swizzle is the widest of 128/64/32 bytes the inner
+    dimension of the tile fills (NVMMASharedEncodingAttr::getAlignment)."""
+    swizzle = next((width for width in (128, 64, 32) if inner_bytes >= width), 0)
+    return 128 * (swizzle // 16) if swizzle else 128

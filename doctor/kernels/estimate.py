@@ -17,11 +17,11 @@ def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: 
     if kernel == "fused_moe":
         return _fused_moe(arch, params, triton)
     if kernel == "extend_attention":
-        return extend_attention_smem(arch, **params)
+        return extend_attention_smem(arch, **params, triton=triton)
     if kernel == "decode_attention":
-        return decode_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"})
+        return decode_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"}, triton=triton)
     if kernel == "prefill_attention":
-        return prefill_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"})
+        return prefill_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"}, triton=triton)
     raise ValueError(f"unknown kernel {kernel!r}")
 
 

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 
 from . import layouts as ll
 from . import triton_layouts as tl
-from .alloc import Buffer, allocate
+from .alloc import Buffer, allocate, nvmma_alignment
 from .arch import Arch, parse_arch
 from .cvt_scratch import scratch_bytes
+from .fp8 import native_fp8_mma
 
 # bits per element of the A (activation) and B (weight) tiles as loaded, per SGLang dtype name
 _BITS = {"bf16": (16, 16), "fp16": (16, 16), "float16": (16, 16), "bfloat16": (16, 16),
@@ -126,15 +127,16 @@ def _operands(cfg: MoeConfig, kind: str) -> list[Buffer]:
     out: list[Buffer] = []
     pipelined = _pipelined(cfg)
     loads = (("a", a, slots_a, cfg.tma == "down"), ("b", b, slots_b, cfg.tma is not None))
+    bits = {"a": a_bits, "b": b_bits}
     for name, size, slots, tma in loads:
         if name == "b" and widened and not pipelined:
             continue  # loaded straight into registers and widened there
         if pipelined and (tma or _cp_async(size, cfg)):
-            out.append(Buffer(f"{name} ring", slots * size, *_RING, align=_align(kind, cfg)))
+            out.append(Buffer(f"{name} ring", slots * size, *_RING, align=_align(kind, cfg, bits[name])))
             if tma:
                 out.append(Buffer(f"{name} tma barriers", 8 * slots, *_RING, align=16))
         else:
-            out += _single(name, size, cfg, kind, tma)
+            out += _single(name, size, cfg, kind, tma, bits[name])
     if widened:
         out.append(Buffer("b widened", cfg.bk * cfg.bn * 2, 44, 46, align=_align(kind, cfg)))
     if kind == "tcgen05":
@@ -150,22 +152,27 @@ def _tma_barrier_groups(buffers: list[Buffer]) -> list[Buffer]:
     return buffers
 
 
-def _single(name: str, size: int, cfg: MoeConfig, kind: str, tma: bool) -> list[Buffer]:
+def _single(name: str, size: int, cfg: MoeConfig, kind: str, tma: bool, bits: int) -> list[Buffer]:
     """An operand the loop does not pipeline: staged in shared memory around the dot."""
     start = 40 if name == "a" else 41
-    out = [Buffer(f"{name} tile", size, start, 46, align=_align(kind, cfg))]
+    if cfg.fp8 and kind == "mma" and not native_fp8_mma(cfg.cc) and not tma:
+        # upcast to fp16 in registers one operand at a time: the two tiles never overlap
+        start = 40 if name == "a" else 43
+        return [Buffer(f"{name} tile", size, start, start + 3)]
+    out = [Buffer(f"{name} tile", size, start, 46, align=_align(kind, cfg, bits))]
     if tma:
         # an unpipelined descriptor load lands in its own buffer (with a barrier), which the
         # dot may stage again; counted as all live together (an upper bound, S=1 TMA configs
         # are not shipped)
-        out += [Buffer(f"{name} tma tile", size, start, 46, align=_align(kind, cfg)),
+        out += [Buffer(f"{name} tma tile", size, start, 46, align=_align(kind, cfg, bits)),
                 Buffer(f"{name} tma barrier", 8, start, 46, align=16)]
     return out
 
 
-def _align(kind: str, cfg: MoeConfig) -> int:
-    """NVMMA shared layouts (async MMA operands) align to 1024 bytes; swizzled ones to 16."""
-    return 1024 if kind in ("wgmma", "tcgen05") and cfg.triton <= (3, 5) else 16
+def _align(kind: str, cfg: MoeConfig, bits: int = 16) -> int:
+    """Operands of the async MMAs live in NVMMA layouts, aligned to their swizzle (the K
+    extent of a tile is its contiguous dimension); mma.sync operands to 16 bytes."""
+    return nvmma_alignment(cfg.bk * bits // 8) if kind in ("wgmma", "tcgen05") else 16
 
 
 def _acc_layout(cfg: MoeConfig, kind: str, shape: tuple[int, int]) -> ll.Layout:
@@ -209,7 +216,7 @@ def _scale_conversions(cfg: MoeConfig, kind: str) -> list[Buffer]:
         target = ll.sliced(_acc_layout(cfg, kind, shape), dim)
         size = scratch_bytes(tl.vector_layout(length, cfg.warps, per_thread), target, 32, _cc(cfg), cfg.triton)
         if size:
-            out.append(Buffer(f"{name} convert", size, at, at + 1, align=128))
+            out.append(Buffer(f"{name} convert", size, at, at + 1, align=128, scratch=True))
     return out
 
 
@@ -217,7 +224,7 @@ def _epilogue(cfg: MoeConfig, kind: str) -> list[Buffer]:
     shape = (cfg.bm, cfg.bn)
     store = tl.coalesced(shape, cfg.warps, 16)
     size = scratch_bytes(_acc_layout(cfg, kind, shape), store, 16, _cc(cfg), cfg.triton)
-    return [Buffer("accumulator convert", size, *_EPILOGUE, align=128)] if size else []
+    return [Buffer("accumulator convert", size, *_EPILOGUE, align=128, scratch=True)] if size else []
 
 
 def _cc(cfg: MoeConfig) -> int:
