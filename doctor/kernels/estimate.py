@@ -11,7 +11,8 @@ from .moe_smem import fused_moe_smem, gptq_awq_smem
 from .result import SmemResult
 
 
-def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: str | None = None) -> int:
+def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: str | None = None,
+             sglang: str | None = None) -> int:
     """Closed-form bytes for a job described the way `exact_launch.build` takes it."""
     arch = parse_arch(cc)
     if kernel == "fused_moe":
@@ -19,7 +20,8 @@ def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: 
     if kernel == "extend_attention":
         return extend_attention_smem(arch, **params, triton=triton)
     if kernel == "decode_attention":
-        return decode_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"}, triton=triton)
+        return decode_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"}, triton=triton,
+                                     sglang=sglang)
     if kernel == "prefill_attention":
         return prefill_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"}, triton=triton)
     raise ValueError(f"unknown kernel {kernel!r}")

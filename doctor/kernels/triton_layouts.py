@@ -86,24 +86,34 @@ def transposed(layout: ll.Layout) -> ll.Layout:
 
 
 def coalesced(shape: tuple[int, ...], warps: int, elem_bits: int, contig: int | None = None,
-              order: tuple[int, ...] | None = None) -> ll.Layout:
+              order: tuple[int, ...] | None = None, over: tuple[int, ...] | None = None) -> ll.Layout:
     """The blocked layout Triton's coalescing pass gives a load/store of `shape` contiguous along
-    order[0]: up to 128 bits per thread, threads then warps along the contiguous dim first."""
+    order[0]: up to 128 bits per thread, threads then warps along the contiguous dim first.
+    `over`: lay that encoding over another shape (a slice's parent with a dim of size 1)."""
+    spt, tpw, wpc, order = coalesced_params(shape, warps, elem_bits, contig, order)
+    return ll.blocked(over or shape, spt, tpw, wpc, order)
+
+
+def coalesced_params(shape: tuple[int, ...], warps: int, elem_bits: int, contig: int | None = None,
+                     order: tuple[int, ...] | None = None):
     rank = len(shape)
     order = order or tuple(reversed(range(rank)))
-    threads = 32 * warps
     total = 1
-    for s in shape:
-        total *= s
-    per = max(1, min(128 // elem_bits, contig or shape[order[0]], total // threads))
+    for size in shape:
+        total *= size
+    per = max(1, min(128 // elem_bits, contig or shape[order[0]], total // (32 * warps)))
     spt = [1] * rank
     spt[order[0]] = per
-    return default_blocked(shape, tuple(spt), warps, order)
+    return blocked_params(shape, tuple(spt), warps, order)
 
 
 def default_blocked(shape: tuple[int, ...], spt: tuple[int, ...], warps: int,
                     order: tuple[int, ...]) -> ll.Layout:
     """BlockedEncodingAttr::get: fill threads, then warps, along `order`."""
+    return ll.blocked(shape, *blocked_params(shape, spt, warps, order))
+
+
+def blocked_params(shape: tuple[int, ...], spt: tuple[int, ...], warps: int, order: tuple[int, ...]):
     rank = len(shape)
     tpw, wpc = [1] * rank, [1] * rank
     left = 32
@@ -115,7 +125,7 @@ def default_blocked(shape: tuple[int, ...], spt: tuple[int, ...], warps: int,
         room = max(1, shape[d] // (spt[d] * tpw[d]))
         take = left if i == rank - 1 else max(1, min(left, room))
         wpc[d], left = take, left // take
-    return ll.blocked(shape, spt, tuple(tpw), tuple(wpc), order)
+    return spt, tuple(tpw), tuple(wpc), order
 
 
 def vector_layout(length: int, warps: int, per_thread: int = 1) -> ll.Layout:
@@ -123,3 +133,16 @@ def vector_layout(length: int, warps: int, per_thread: int = 1) -> ll.Layout:
     the length over the threads), lanes then warps."""
     spt = max(1, min(per_thread, length // (32 * warps)))
     return ll.blocked((length,), (spt,), (32,), (warps,), (0,))
+
+
+def dot_operand_b(shape: tuple[int, int], warps_mn: tuple[int, int], k_width: int) -> ll.Layout:
+    """mma.sync B operand [K, N]: k_width consecutive K per register, 4 lanes along K, 8 along
+    N, a second K half in registers; warps along N (the A side's warps broadcast)."""
+    k, n = shape
+    names = ll.dims(2)
+    tile = ll.Layout((("register", ()),), (("dim0", 1), ("dim1", 1)))
+    for part in (ll.identity1d(k_width, "register", names[0]), ll.identity1d(4, "lane", names[0]),
+                 ll.identity1d(8, "lane", names[1]), ll.identity1d(2, "register", names[0])):
+        tile = ll.product(tile, part)
+    warps = ll.product(ll.zeros1d(warps_mn[0], "warp", names[0]), ll.identity1d(warps_mn[1], "warp", names[1]))
+    return ll.with_shape(ll.product(tile, ll.transpose_outs(warps, tile.out_names)), shape)
