@@ -93,7 +93,7 @@ class _Attention:
 
 def _reduce_scratch(att: _Attention) -> int:
     """Row max / sum over [M, BN]: a cross-warp reduction when warps split the columns."""
-    wm, wn = att.warps_mn
+    wn = att.warps_mn[1]
     if att.kind != "mma" or wn == 1:
         return 0
     return att.bm * min(wn, max(1, att.bn // 8)) * 4

@@ -32,6 +32,7 @@ from .fp8 import native_fp8_mma
 # bits per element of the A (activation) and B (weight) tiles as loaded, per SGLang dtype name
 _BITS = {"bf16": (16, 16), "fp16": (16, 16), "float16": (16, 16), "bfloat16": (16, 16),
          "fp8_w8a8": (8, 8), "int8_w8a8": (8, 8), "int8_w8a16": (16, 8), "int4_w4a16": (16, 8)}
+_WIDTHS = _BITS  # the dtype names command.py validates against
 NEWEST = (3, 9)
 
 # program order of the kernel (Triton's operation ids, coarsely): rings live across the loop

@@ -138,7 +138,6 @@ def vector_layout(length: int, warps: int, per_thread: int = 1) -> ll.Layout:
 def dot_operand_b(shape: tuple[int, int], warps_mn: tuple[int, int], k_width: int) -> ll.Layout:
     """mma.sync B operand [K, N]: k_width consecutive K per register, 4 lanes along K, 8 along
     N, a second K half in registers; warps along N (the A side's warps broadcast)."""
-    k, n = shape
     names = ll.dims(2)
     tile = ll.Layout((("register", ()),), (("dim0", 1), ("dim1", 1)))
     for part in (ll.identity1d(k_width, "register", names[0]), ll.identity1d(4, "lane", names[0]),

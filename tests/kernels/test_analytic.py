@@ -45,7 +45,10 @@ def test_published_failures():
     # Kimi K2 absorbed-MLA extend on SGLang <= 0.5.8 (PR #14311) and the GLM-4.7-FP8 default
     assert extend_attention_smem((12, 0), 576, 512, 32, 64, 8, kv_group=8) == 106496
     assert fused_moe_smem((12, 0), "fp8_w8a8", 128, 256, 128, 32, 8, 4, per_channel=True) == 147456
-    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2) == 89088
+    # MLA decode: 0.5.8 loads V (89088 B); from 0.5.10 V is K^T and only K is staged (63488 B);
+    # both equal Triton 3.5.1's metadata.shared for that release's kernel
+    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2, sglang="0.5.8") == 89088
+    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2, sglang="0.5.23") == 63488
     assert prefill_attention_smem((12, 0), 128, 128, 8, dtype="fp32") == 131072
     assert prefill_attention_smem((12, 0), 256, 128, 8) == 163840
 
