@@ -25,6 +25,7 @@ from .arch import Arch, mma_kind, parse_arch
 from .cvt_scratch import scratch_bytes
 from .fp8 import native_fp8_mma
 from .moe_smem import NEWEST, _version
+from .reduce_scratch import reduce_scratch_bytes
 
 _BITS = {"bf16": 16, "fp16": 16, "fp8": 8, "fp8_e4m3": 8, "fp8_e5m2": 8, "fp32": 32}
 
@@ -88,15 +89,16 @@ class _Attention:
     def native_fp8(self) -> bool:
         """fp8 dots run as such on wgmma/tcgen05, and on mma.sync for sm_89 and sm_120;
         elsewhere (sm_90/10x small tiles, sm_121) both operands are upcast to fp16."""
-        return self.kind != "mma" or native_fp8_mma(self.cc)
+        return self.kind != "mma" or native_fp8_mma(self.cc, self.triton)
 
 
 def _reduce_scratch(att: _Attention) -> int:
-    """Row max / sum over [M, BN]: a cross-warp reduction when warps split the columns."""
-    wn = att.warps_mn[1]
-    if att.kind != "mma" or wn == 1:
+    """Row max / sum over qk [M, BN] (f32, the qk accumulator's layout): scratch only when warps
+    split the columns."""
+    if att.kind != "mma" or att.warps_mn[1] == 1:
         return 0
-    return att.bm * min(wn, max(1, att.bn // 8)) * 4
+    qk = ll.mma((att.bm, att.bn), att.warps_mn, 2)
+    return reduce_scratch_bytes(qk, 1, 32, att.triton)
 
 
 def _p_tile(att: _Attention, bits: int) -> int:
@@ -133,9 +135,29 @@ def _tcgen05_softmax(att: _Attention, p_bits: int) -> tuple[int, int]:
     return rows, scratch_bytes(qk, acc, p_bits, att.cc_int, att.triton)
 
 
-def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str) -> None:
+def _qk_layout(att: _Attention) -> ll.Layout:
+    """The qk accumulator's register layout."""
+    shape = (att.bm, att.bn)
+    if att.kind == "tcgen05":
+        if att.warps == 8 and att.bm == 128:
+            return _tmem_two_groups(att, att.bm, att.bn)
+        return tl.tmem_load(shape, att.warps)
+    if att.kind == "wgmma":
+        wm, wn = att.warps_mn
+        return ll.mma(shape, (wm, wn), 3, tl.wgmma_instr_n(att.bm, att.bn, att.warps))
+    return ll.mma(shape, att.warps_mn, 2)
+
+
+def _mask_convert(att: _Attention) -> int:
+    """A custom mask tile is loaded coalesced (one byte per flag) and moved into qk's layout."""
+    loaded = tl.coalesced((att.bm, att.bn), att.warps, 8)
+    return scratch_bytes(loaded, _qk_layout(att), 8, att.cc_int, att.triton)
+
+
+def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = False) -> None:
     """One unpipelined loop of qk = q @ k (+ qpe @ kpe), softmax, acc += p @ v. With an fp8 KV
-    cache p is cast to fp8 for p @ v, and upcast to fp16 again where the dot is not native."""
+    cache p is cast to fp8 for p @ v, and upcast to fp16 again where the dot is not native.
+    mask: a custom mask tile is applied to qk."""
     k = att.bn * att.dm * kv_bits // 8
     kpe = att.bn * att.dpe * kv_bits // 8
     v = att.bn * att.dv * kv_bits // 8
@@ -147,6 +169,9 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str) -> None:
         start = t.tick()
         t.add(f"{label} kpe", kpe, start, t.tick(2), _align(att, att.dpe, kv_bits))
         t.add(f"{label} qpe barrier", barrier, start, t.now)
+    if mask:
+        at = t.tick()
+        t.add(f"{label} mask convert", _mask_convert(att), at, at + 1, 128)
     scratch = _reduce_scratch(att)
     for name in ("row max", "row sum"):
         at = t.tick()
@@ -209,14 +234,14 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
     if kv_bits != 16:
         # q.to(fp8) for the prefix dots, hoisted out of the loop: fp8 where the dot runs in
         # fp8, upcast again to fp16 where it does not; behind SKIP_TILE the 16-bit q is staged
-        q_bits = 16 if not att.native_fp8() or (skip_tile and att.kind == "mma") else 8
+        q_bits = 16 if not att.native_fp8() or (skip_tile and att.kind != "tcgen05") else 8
         t.tick(100)
         t.add("q for prefix", block_m * dm * q_bits // 8, start, t.now, _align(att, dm, q_bits))
         t.add("qpe for prefix", block_m * dpe * q_bits // 8, start, t.now, _align(att, dpe, q_bits))
         t.now = start
-    _loop(t, att, kv_bits, "prefix")
+    _loop(t, att, kv_bits, "prefix", bool(custom_mask))
     t.now = max(t.now, start + 100)
-    _loop(t, att, 16, "extend")
+    _loop(t, att, 16, "extend", bool(custom_mask))
     t.add("q", block_m * dm * 2, q_start, t.now, _align(att, dm, 16))
     t.add("qpe", block_m * dpe * 2, q_start, t.now, _align(att, dpe, 16))
     _epilogue(t, att, 16)
@@ -257,9 +282,9 @@ def decode_attention_smem(cc: str | int | Arch, lk: int, lv: int, block_n: int, 
     """
     arch, version = parse_arch(cc), _version(triton)
     kv_bits = _BITS[kv_dtype]
-    if not grouped:
-        return _mha_decode(arch, version, lk, lv, block_n, num_warps, kv_bits)
     new = _release(sglang) >= DECODE_REVISION_B
+    if not grouped:
+        return _mha_decode(arch, version, lk, lv, block_n, num_warps, kv_bits, new)
     mla = lk in (576, 288)
     dm, dpe = head_split(lk) if mla else (_pow2(lk), 0)
     att = _Attention(arch, version, block_h, block_n, dm, dpe, _pow2(lv), num_warps, num_stages)
@@ -337,7 +362,7 @@ def _k_to_v_scratch(att: _Attention, bits: int) -> int:
 
 
 def _mha_decode(cc: Arch, version: tuple[int, int], lk: int, lv: int, block_n: int, warps: int,
-                kv_bits: int) -> int:
+                kv_bits: int, new: bool) -> int:
     """`_fwd_kernel_stage1` has no dots: q @ k and p @ v are elementwise products reduced over a
     [BLOCK_N, D] tile in its load layout. All scratch is short-lived, so the largest wins."""
     dm, dv = _pow2(lk), _pow2(lv)
@@ -345,20 +370,15 @@ def _mha_decode(cc: Arch, version: tuple[int, int], lk: int, lv: int, block_n: i
     k_layout = tl.coalesced((block_n, dm), warps, kv_bits)
     v_layout = tl.coalesced((block_n, dv), warps, kv_bits)
     sizes = [
-        _cross_warp(k_layout, 1, block_n, 4),  # qk = sum(q * k, 1)
-        _cross_warp(v_layout, 0, dv, 4),  # acc = sum(p * v, 0)
+        # qk = sum(q * k, 1): in the product's dtype (bf16) before 0.5.10, f32 after
+        reduce_scratch_bytes(k_layout, 1, 32 if new else 16, version),
+        reduce_scratch_bytes(v_layout, 0, 32, version),  # acc += sum(p * v, 0)
         scratch_bytes(tl.vector_layout(dm, warps, 8),
                       ll.sliced(tl.coalesced((block_n, dm), warps, kv_bits, over=(1, dm)), 0), 16, cc_int, version),
         scratch_bytes(ll.sliced(tl.coalesced((block_n, dv), warps, kv_bits, over=(1, dv)), 0),
                       tl.vector_layout(dv, warps, 4), 32, cc_int, version),
     ]
     return max(sizes)
-
-
-def _cross_warp(layout: ll.Layout, axis: int, kept: int, elem_bytes: int) -> int:
-    """Scratch of a reduction along `axis` when warps split it (ReduceOpHelper)."""
-    warps_along = sum(1 for b in layout.get("warp") if b[axis] != 0)
-    return kept * (1 << warps_along) * elem_bytes if warps_along else 0
 
 
 __all__ = ["NEWEST", "decode_attention_smem", "extend_attention_smem", "head_split",

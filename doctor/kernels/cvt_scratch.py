@@ -266,3 +266,10 @@ def scratch_bytes(src: Layout, dst: Layout, bitwidth: int, cc: int, triton: tupl
         return 0
     elements = 1 << (total_log2(src) - reps_log2(src, dst, bitwidth, cc, triton >= (3, 6)))
     return elements * max(bitwidth, 8) // 8
+
+
+def ldst_scratch_elements(src: Layout, dst: Layout, bitwidth: int) -> int:
+    """Elements of the generic (ld/st.shared only) conversion scratch: getNumScratchElemsSwizzledCvt
+    as reductions use it."""
+    a, b, dim = _flat(src), _flat(dst), total_log2(src)
+    return 1 << (dim - _ld_st(a, b, dim, bitwidth).reps)

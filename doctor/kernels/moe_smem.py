@@ -156,7 +156,7 @@ def _tma_barrier_groups(buffers: list[Buffer]) -> list[Buffer]:
 def _single(name: str, size: int, cfg: MoeConfig, kind: str, tma: bool, bits: int) -> list[Buffer]:
     """An operand the loop does not pipeline: staged in shared memory around the dot."""
     start = 40 if name == "a" else 41
-    if cfg.fp8 and kind == "mma" and not native_fp8_mma(cfg.cc) and not tma:
+    if cfg.fp8 and kind == "mma" and not native_fp8_mma(cfg.cc, cfg.triton) and not tma:
         # upcast to fp16 in registers one operand at a time: the two tiles never overlap
         start = 40 if name == "a" else 43
         return [Buffer(f"{name} tile", size, start, start + 3)]
