@@ -176,7 +176,7 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = 
     for name in ("row max", "row sum"):
         at = t.tick()
         t.add(f"{label} {name}", scratch, at, at + 1, 128)
-    row_cvt, p_cvt = _tcgen05_softmax(att, 16 if kv_bits == 32 else kv_bits)
+    row_cvt, p_cvt = _tcgen05_softmax(att, kv_bits)
     at = t.tick()
     t.add(f"{label} row statistics convert", row_cvt, at, at + 1, 128)
     start = t.tick()
@@ -189,7 +189,10 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = 
     end = t.tick(3)
     t.add(f"{label} p", _p_tile(att, p_bits), start, end, _align(att, att.bn, p_bits))
     t.add(f"{label} v", v, start + 1, end, _align(att, att.dv, kv_bits))
-    t.add(f"{label} p convert", p_cvt, start + 1, start + 2, 128)  # p into tensor memory
+    # p into tensor memory: a 16-bit p after its cast, while v is staged; a 32-bit p (no cast)
+    # before v is loaded
+    at = start if kv_bits == 32 else start + 1
+    t.add(f"{label} p convert", p_cvt, at, at + 1, 128)
     t.add(f"{label} pv barrier", barrier, start + 2, end)
 
 
