@@ -46,20 +46,21 @@ class Ticker:
 
 
 def run_version(version: str, cases: list[dict[str, Any]], sglang: list[str], workers: int | None,
-                site: Path | None, dump: bool = False) -> list[dict[str, Any]]:
+                site: Path | None, dump: bool = False, sources: dict[str, Path] | None = None) -> list[dict[str, Any]]:
     """Compile every case (kernel source of SGLang release i % len(sglang)) and attach the estimate."""
     site = site or ensure_triton(version, cache_root() / "triton")
     rows: list[dict[str, Any]] = []
     for index, release in enumerate(sglang):
         share = cases[index::len(sglang)]
         jobs = [Job(c["kernel"], c["cc"], c["params"]) for c in share]
-        results = compile_many(jobs, unpacked_wheel("sglang", release), site, workers=workers,
+        source = (sources or {}).get(release) or unpacked_wheel("sglang", release)
+        results = compile_many(jobs, source, site, workers=workers,
                                cache_dir=cache_root() / "smem-results",
                                progress=Ticker(f"triton {version} sglang {release}"), dump=dump)
         for case, res in zip(share, results, strict=True):
             row = {**case, "sglang": release, "triton": version, "shared": res.get("shared"),
                    "error": res.get("error"), "secs": res.get("secs"), "buffers": res.get("buffers")}
-            row["estimate"] = analytic(case["kernel"], case["cc"], case["params"], triton=version)
+            row["estimate"] = analytic(case["kernel"], case["cc"], case["params"], triton=version, sglang=release)
             rows.append(row)
     return rows
 
@@ -108,6 +109,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--site", type=Path, help="use this Triton site dir (one --triton version)")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--sglang-dir", action="append", default=[], metavar="RELEASE=DIR",
+                        help="kernel source of an SGLang release already unpacked (no download)")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--dump", action="store_true", help="keep every buffer's placement in the rows")
     args = parser.parse_args()
@@ -115,7 +118,8 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     for offset, version in enumerate(args.triton):
         cases = draw(seed + 1000 * offset, args.n, args.families, args.space)
-        rows += run_version(version, cases, args.sglang, args.workers, args.site, args.dump)
+        sources = dict((r, Path(d)) for r, d in (item.split("=", 1) for item in args.sglang_dir))
+        rows += run_version(version, cases, args.sglang, args.workers, args.site, args.dump, sources)
     out = args.out or cache_root() / "smem-accuracy" / f"run-{seed}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"seed": seed, "rows": rows}, indent=0))

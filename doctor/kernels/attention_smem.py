@@ -154,20 +154,26 @@ def _mask_convert(att: _Attention) -> int:
     return scratch_bytes(loaded, _qk_layout(att), 8, att.cc_int, att.triton)
 
 
-def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = False) -> None:
+def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = False,
+          q_per_dot: tuple[int, int] = (0, 0), fused_rescale: bool = False) -> None:
     """One unpipelined loop of qk = q @ k (+ qpe @ kpe), softmax, acc += p @ v. With an fp8 KV
     cache p is cast to fp8 for p @ v, and upcast to fp16 again where the dot is not native.
-    mask: a custom mask tile is applied to qk."""
+    mask: a custom mask tile is applied to qk. q_per_dot: bytes of q and qpe staged again for
+    each qk dot (the A operands of tcgen05, when the cast to fp8 sits behind SKIP_TILE).
+    fused_rescale: `acc * re_scale + p @ v` with nothing else on the dot (extend before 0.5.10):
+    on tcgen05 with p in shared memory the rescale follows the MMA."""
     k = att.bn * att.dm * kv_bits // 8
     kpe = att.bn * att.dpe * kv_bits // 8
     v = att.bn * att.dv * kv_bits // 8
     barrier = 8 if att.kind == "tcgen05" else 0
     start = t.tick()
     t.add(f"{label} k", k, start, t.tick(2), _align(att, att.dm, kv_bits))
+    t.add(f"{label} q staged", q_per_dot[0], start, t.now, _align(att, att.dm, kv_bits))
     t.add(f"{label} qk barrier", barrier, start, t.now)
     if kpe:
         start = t.tick()
         t.add(f"{label} kpe", kpe, start, t.tick(2), _align(att, att.dpe, kv_bits))
+        t.add(f"{label} qpe staged", q_per_dot[1], start, t.now, _align(att, att.dpe, kv_bits))
         t.add(f"{label} qpe barrier", barrier, start, t.now)
     if mask:
         at = t.tick()
@@ -177,8 +183,12 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = 
         at = t.tick()
         t.add(f"{label} {name}", scratch, at, at + 1, 128)
     row_cvt, p_cvt = _tcgen05_softmax(att, kv_bits)
+    p_in_smem = att.kind == "tcgen05" and bool(_p_tile(att, kv_bits))
+    late_rescale = p_in_smem and fused_rescale and row_cvt > 0
+    if p_in_smem:
+        p_cvt = 0  # p is staged in shared memory straight from qk's layout
     at = t.tick()
-    t.add(f"{label} row statistics convert", row_cvt, at, at + 1, 128)
+    t.add(f"{label} row statistics convert", 0 if late_rescale else row_cvt, at, at + 1, 128)
     start = t.tick()
     upcast = kv_bits == 8 and not att.native_fp8()
     p_bits = 16 if upcast else kv_bits
@@ -187,13 +197,16 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = 
         t.add(f"{label} p", _p_tile(att, p_bits), t.tick(), t.tick(), _align(att, att.bn, p_bits))
         return
     end = t.tick(3)
-    t.add(f"{label} p", _p_tile(att, p_bits), start, end, _align(att, att.bn, p_bits))
-    t.add(f"{label} v", v, start + 1, end, _align(att, att.dv, kv_bits))
+    v_start = start + 1 if kv_bits == 32 else start
+    t.add(f"{label} v", v, v_start, end, _align(att, att.dv, kv_bits))
+    t.add(f"{label} p", _p_tile(att, p_bits), start + 1, end, _align(att, att.bn, p_bits))
     # p into tensor memory: a 16-bit p after its cast, while v is staged; a 32-bit p (no cast)
     # before v is loaded
     at = start if kv_bits == 32 else start + 1
     t.add(f"{label} p convert", p_cvt, at, at + 1, 128)
-    t.add(f"{label} pv barrier", barrier, start + 2, end)
+    if late_rescale:
+        t.add(f"{label} row statistics convert", row_cvt, start + 2, start + 3, 128)
+    t.add(f"{label} pv barrier", barrier, start + 3 if late_rescale else start + 2, end)
 
 
 def _align(att: _Attention, inner: int, bits: int) -> int:
@@ -219,7 +232,7 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
                           num_warps: int, num_stages: int = 1, kv_dtype: str = "bf16",
                           kv_group: int = 1, custom_mask: bool = False,
                           sliding_window: bool | int = False, logit_cap: bool | float = False,
-                          sinks: bool = False, triton: str | None = None) -> int:
+                          sinks: bool = False, triton: str | None = None, sglang: str | None = None) -> int:
     """Bytes of shared memory of extend attention's `_fwd_kernel` (SGLang launches num_stages=1).
 
     The prefix loop reads the KV cache (kv_dtype), the extend loop the bf16 new tokens.
@@ -234,17 +247,22 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
     t = _Timeline()
     q_start = t.tick()
     start = t.tick()
-    if kv_bits != 16:
+    per_dot = (0, 0)
+    if kv_bits != 16 and skip_tile and att.kind == "tcgen05":
+        # q.to(fp8) behind SKIP_TILE is not hoisted: staged again for every qk MMA
+        per_dot = (block_m * dm, block_m * dpe)
+    elif kv_bits != 16:
         # q.to(fp8) for the prefix dots, hoisted out of the loop: fp8 where the dot runs in
         # fp8, upcast again to fp16 where it does not; behind SKIP_TILE the 16-bit q is staged
-        q_bits = 16 if not att.native_fp8() or (skip_tile and att.kind != "tcgen05") else 8
+        q_bits = 16 if not att.native_fp8() or skip_tile else 8
         t.tick(100)
         t.add("q for prefix", block_m * dm * q_bits // 8, start, t.now, _align(att, dm, q_bits))
         t.add("qpe for prefix", block_m * dpe * q_bits // 8, start, t.now, _align(att, dpe, q_bits))
         t.now = start
-    _loop(t, att, kv_bits, "prefix", bool(custom_mask))
+    fused = _release(sglang) < EXTEND_REVISION_B
+    _loop(t, att, kv_bits, "prefix", bool(custom_mask), per_dot, fused)
     t.now = max(t.now, start + 100)
-    _loop(t, att, 16, "extend", bool(custom_mask))
+    _loop(t, att, 16, "extend", bool(custom_mask), fused_rescale=fused)
     t.add("q", block_m * dm * 2, q_start, t.now, _align(att, dm, 16))
     t.add("qpe", block_m * dpe * 2, q_start, t.now, _align(att, dpe, 16))
     _epilogue(t, att, 16)
@@ -272,6 +290,9 @@ def _release(text: str | None) -> tuple[int, ...]:
 # first SGLang release whose grouped decode kernel casts q to the KV dtype and reads V as K^T
 # for MLA (HAS_MLA); earlier releases upcast K and load V
 DECODE_REVISION_B = (0, 5, 10)
+# first SGLang release whose extend kernel scales p @ v by v_scale before adding it to the
+# rescaled accumulator
+EXTEND_REVISION_B = (0, 5, 10)
 
 
 def decode_attention_smem(cc: str | int | Arch, lk: int, lv: int, block_n: int, block_h: int,

@@ -18,7 +18,7 @@ def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: 
     if kernel == "fused_moe":
         return _fused_moe(arch, params, triton)
     if kernel == "extend_attention":
-        return extend_attention_smem(arch, **params, triton=triton)
+        return extend_attention_smem(arch, **params, triton=triton, sglang=sglang)
     if kernel == "decode_attention":
         return decode_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"}, triton=triton,
                                      sglang=sglang)
@@ -31,7 +31,8 @@ def _fused_moe(arch: Arch, params: dict[str, Any], triton: str | None) -> int:
     c = params["config"]
     if uses_gptq_awq(params["dtype"], params.get("block_shape")):
         return gptq_awq_smem(arch, params["dtype"], c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"], c["BLOCK_SIZE_K"],
-                             c.get("num_warps", 4), c.get("num_stages", 3), triton=triton, k=params.get("k"))
+                             c.get("num_warps", 4), c.get("num_stages", 3), triton=triton, k=params.get("k"),
+                             has_zp=params.get("has_zp", False))
     swap = params.get("swap_ab")
     if swap is None:
         swap = default_swap_ab(cc_int(arch), params["dtype"], c)

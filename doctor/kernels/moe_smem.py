@@ -55,6 +55,7 @@ class MoeConfig:
     swap_ab: bool = False
     gptq: bool = False
     k_iterations: int | None = None  # known when K is a constexpr (the gptq_awq kernel)
+    has_zp: bool = False
 
     @property
     def threads(self) -> int:
@@ -110,9 +111,11 @@ def _gptq_operands(cfg: MoeConfig, kind: str) -> list[Buffer]:
     b_int8 = cfg.bk * cfg.bn
     if cfg.dtype == "int8_w8a16" and _pipelined(cfg) and _cp_async(b_int8, cfg):
         out.append(Buffer("b ring", (cfg.stages - 1) * b_int8, *_RING))
+    # (int8 weights with zero points and BLOCK_K 32 sometimes skip this, reading the ring
+    # straight into the operand layout; counted here, an over-estimate)
     out.append(Buffer("b dequantised", cfg.bk * cfg.bn * 2, 44, 46, align=_align(kind, cfg)))
     if kind == "tcgen05":
-        out.append(Buffer("mma barriers", 8 if cfg.stages == 1 else 16, *_RING, align=16))
+        out.append(Buffer("mma barriers", 16 if _pipelined(cfg) else 8, *_RING, align=16))
     return out
 
 
@@ -142,11 +145,13 @@ def _operands(cfg: MoeConfig, kind: str) -> list[Buffer]:
         out.append(Buffer("b widened", cfg.bk * cfg.bn * 2, 44, 46, align=_align(kind, cfg)))
     if kind == "tcgen05":
         out.append(Buffer("mma barriers", 8 if cfg.stages == 1 else 16, *_RING, align=16))
-    return _tma_barrier_groups(out)
+    return _tma_barrier_groups(out) if direct or cfg.cc != (12, 1) else out
 
 
 def _tma_barrier_groups(buffers: list[Buffer]) -> list[Buffer]:
-    """A and B loads issued through TMA in the same stage share one barrier per slot."""
+    """Feeding an async MMA, A and B loads issued through TMA in the same stage share one
+    barrier per slot; before Triton 3.6 so do they on the mma.sync path (later each load keeps
+    its own)."""
     bars = [b for b in buffers if b.name.endswith("tma barriers")]
     if len(bars) == 2 and bars[0].size == bars[1].size:
         buffers.remove(bars[1])
@@ -197,6 +202,16 @@ def _blocked_params(_: ll.Layout, m: int, n: int, warps: int):
     return (1, n // (2 * (warps // 4))), (16, 2), (4, warps // 4), (0, 1)
 
 
+def _scale_rings(cfg: MoeConfig, kind: str) -> list[Buffer]:
+    """Triton 3.6-3.8 pipeline a per-block b_scale vector (BN > group_n) feeding tcgen05's
+    accumulation like an operand: a ring of S-1 slots of BN floats."""
+    if kind != "tcgen05" or cfg.block_shape is None or not (cfg.fp8 or cfg.int8):
+        return []
+    if not (3, 6) <= cfg.triton < (3, 9) or cfg.bn <= cfg.block_shape[0] or not _pipelined(cfg):
+        return []
+    return [Buffer("b_scale ring", (cfg.stages - 1) * cfg.bn * 4, *_RING)]
+
+
 def _scale_conversions(cfg: MoeConfig, kind: str) -> list[Buffer]:
     """Per-block scales (a_scale [BM], b_scale [BN] when BN > group_n) are gathered in a 1-D
     layout and moved into the accumulator's row/column slice inside the loop. A gather of fewer
@@ -208,7 +223,7 @@ def _scale_conversions(cfg: MoeConfig, kind: str) -> list[Buffer]:
     # a_scale follows offs_token (a coalesced int32 load, up to 4 per thread); b_scale is a
     # gather of its own (one per thread)
     vectors = [("a_scale", cfg.bm, 1, 46, 4)]
-    if cfg.bn > cfg.block_shape[0]:
+    if cfg.bn > cfg.block_shape[0] and not _scale_rings(cfg, kind):
         vectors.append(("b_scale", cfg.bn, 0, 47, 1))
     for name, length, dim, at, per_thread in vectors:
         if length < cfg.threads:
@@ -234,7 +249,7 @@ def _cc(cfg: MoeConfig) -> int:
 
 def moe_buffers(cfg: MoeConfig) -> list[Buffer]:
     kind = dot_kind(cfg)
-    return _operands(cfg, kind) + _scale_conversions(cfg, kind) + _epilogue(cfg, kind)
+    return _operands(cfg, kind) + _scale_rings(cfg, kind) + _scale_conversions(cfg, kind) + _epilogue(cfg, kind)
 
 
 def _version(text: str | None) -> tuple[int, int]:
@@ -264,10 +279,11 @@ def fused_moe_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int,
 
 
 def gptq_awq_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int, block_k: int,
-                  num_warps: int, num_stages: int, triton: str | None = None, k: int | None = None) -> int:
+                  num_warps: int, num_stages: int, triton: str | None = None, k: int | None = None,
+                  has_zp: bool = False) -> int:
     """Bytes of `fused_moe_kernel_gptq_awq` (int4_w4a16, or int8_w8a16 with a K group size)."""
     if dtype not in ("int4_w4a16", "int8_w8a16"):
         raise ValueError(f"fused_moe_kernel_gptq_awq takes int4_w4a16 or int8_w8a16, not {dtype!r}")
     cfg = MoeConfig(parse_arch(cc), _version(triton), dtype, block_m, block_n, block_k, num_warps,
-                    num_stages, gptq=True, k_iterations=-(-k // block_k) if k else None)
+                    num_stages, gptq=True, k_iterations=-(-k // block_k) if k else None, has_zp=has_zp)
     return allocate(moe_buffers(cfg))
