@@ -4,7 +4,9 @@
 
 Wheels are downloaded once into .cache/bench (git-ignored); only their binaries and dist-info are
 unpacked. Each environment is scanned cold (its files evicted from the page cache with
-posix_fadvise(DONTNEED) first) and then warm; seconds per GB are over the bytes of the binary files.
+posix_fadvise(DONTNEED) first) and then warm, reading archs only (the `check` path's torch scan) and
+with kernel names (the `binaries` default, for per-family verdicts); seconds per GB are over the bytes of
+the binary files. The machine is shared: CPU seconds are given next to wall seconds.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from doctor.binaries import read_cuda_archs, scan_environment, torch_arch_list  
 from doctor.binaries.scan import iter_candidates  # noqa: E402
 
 CACHE = REPO / ".cache" / "bench"
-DEFAULT_WHEELS = ["torch==2.9.1", "torch==2.14.1", "vllm==0.33.0", "flashinfer-cubin==0.6.13",
-                  "bitsandbytes==0.50.2"]
+# The CUDA 13 math libraries of CUDA 13.0 Update 1, at the versions cuda-toolkit==13.0.1 pins.
+CUDA13_MATH = ["nvidia-cufft==12.0.0.61", "nvidia-cublas==13.0.2.14", "nvidia-cusparse==12.6.3.3",
+               "nvidia-cusolver==12.0.4.66", "nvidia-curand==10.4.0.35"]
+DEFAULT_WHEELS = ["torch==2.9.1", "torch==2.14.1", "vllm==0.33.0", "sgl-kernel==0.3.21", "flashinfer-cubin==0.6.13",
+                  "bitsandbytes==0.50.2", *CUDA13_MATH]
 _KEEP = re.compile(r"(\.so(\.\d+)*|\.cubin|\.fatbin)$|\.dist-info/")
 
 
@@ -84,24 +89,52 @@ def evict(root: Path) -> None:
             os.close(fd)
 
 
-def bench(label: str, root: Path, repeat: int) -> dict:
+def _timed(root: Path, kernel_names: bool) -> tuple[float, float, object]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    report = scan_environment([root], None, (12, 0), kernel_names=kernel_names)
+    return time.perf_counter() - wall, time.process_time() - cpu, report
+
+
+def raw_read(root: Path) -> float:
+    """Seconds to read every binary-named file once, cold, with plain read(): what the disk allows."""
     evict(root)
     started = time.perf_counter()
-    report = scan_environment([root], None, (12, 0))
-    cold = time.perf_counter() - started
-    warm = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        scan_environment([root], None, (12, 0))
-        warm.append(time.perf_counter() - started)
-    gb = report.bytes_scanned / 1e9
-    cuda_bytes = sum(f.info.size for f in report.files) / 1e9
+    for path in iter_candidates(root):
+        with open(path, "rb", buffering=0) as handle:
+            while handle.read(1 << 24):
+                pass
+    return time.perf_counter() - started
+
+
+def bench(label: str, root: Path, repeat: int) -> dict:
+    disk = raw_read(root)
+    evict(root)
+    cold, _, report = _timed(root, False)
+    warm = min(_timed(root, False)[:2] for _ in range(repeat))
+    evict(root)
+    cold_names, _, named = _timed(root, True)
+    names = min(_timed(root, True)[:2] for _ in range(repeat))
+    gb = max(report.bytes_scanned / 1e9, 1e-9)
     row = {"label": label, "files": report.candidates, "cuda_files": len(report.files), "gb": gb,
-           "cuda_gb": cuda_bytes, "cold_s": cold, "warm_s": min(warm), "verdict": report.verdict}
-    print(f"  {label:28} {row['files']:6} files ({row['cuda_files']:6} CUDA) {gb:7.3f} GB  "
-          f"cold {cold:6.3f} s = {cold / max(gb, 1e-9):6.3f} s/GB   warm {min(warm):6.3f} s = "
-          f"{min(warm) / max(gb, 1e-9):6.3f} s/GB   verdict@sm_120: {report.verdict}")
+           "disk_s": disk, "cold_s": cold, "warm_s": warm[0], "warm_cpu_s": warm[1], "names_cold_s": cold_names,
+           "names_warm_s": names[0], "names_cpu_s": names[1], "verdict": named.verdict}
+    print(f"  {label:28} {row['files']:6} files ({row['cuda_files']:6} CUDA) {gb:6.3f} GB | cold cat "
+          f"{disk / gb:5.2f} s/GB | archs: cold {cold / gb:5.2f}, warm {warm[0] / gb:5.2f} s/GB (cpu "
+          f"{warm[1] / gb:5.2f}) | +names: cold {cold_names / gb:5.2f}, warm {names[0] / gb:5.2f} s/GB (cpu "
+          f"{names[1] / gb:5.2f}) | sm_120: {named.verdict} (archs only: {report.verdict})")
     return row
+
+
+def describe_files(root: Path) -> None:
+    """Per CUDA file: archs, where its fatbins were found, and the verdict for sm_120."""
+    report = scan_environment([root], None, (12, 0))
+    for entry in report.files:
+        info = entry.info
+        found = ", ".join(f"{name} {count}" for name, count in info.fatbin_sections.items())
+        families = ", ".join(f"{f.family} {f.verdict}" for f in entry.verdict.families)
+        print(f"    {Path(entry.path).name}: {entry.verdict.verdict}; SASS {' '.join(info.sass)}; PTX "
+              f"{' '.join(info.ptx) or '-'}; LTO-IR {' '.join(info.lto) or '-'}; fatbins: {found or '-'} "
+              f"({info.unreferenced_fatbins} found only by the magic scan){'; ' + families if families else ''}")
 
 
 def describe_torch(root: Path) -> None:
@@ -133,6 +166,8 @@ def main() -> int:
             rows.append(bench(spec, root, args.repeat))
             if spec.startswith("torch=="):
                 describe_torch(root)
+            elif spec in CUDA13_MATH or spec.startswith(("vllm==", "sgl-kernel==")):
+                describe_files(root)
     present = [root for root in envs.values() if root is not None]
     if len(present) > 1:
         with tempfile.TemporaryDirectory() as tmp:

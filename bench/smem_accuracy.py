@@ -21,12 +21,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from packaging.version import Version
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from kernels.corpus import FAMILIES, TRITON_PINNED, draw  # noqa: E402
 from wheels import cache_root, unpacked_wheel  # noqa: E402
 
+from doctor.engines.sglang.attention import attention_kernel_revision  # noqa: E402
 from doctor.kernels.estimate import analytic  # noqa: E402
 from doctor.kernels.exact import Job, compile_many, ensure_triton  # noqa: E402
 
@@ -60,7 +63,8 @@ def run_version(version: str, cases: list[dict[str, Any]], sglang: list[str], wo
         for case, res in zip(share, results, strict=True):
             row = {**case, "sglang": release, "triton": version, "shared": res.get("shared"),
                    "error": res.get("error"), "secs": res.get("secs"), "buffers": res.get("buffers")}
-            row["estimate"] = analytic(case["kernel"], case["cc"], case["params"], triton=version, sglang=release)
+            row["estimate"] = analytic(case["kernel"], case["cc"], case["params"], triton=version,
+                                       revision=attention_kernel_revision(Version(release)))
             rows.append(row)
     return rows
 

@@ -7,22 +7,28 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from doctor.analysis import Analysis
-from doctor.engines import chosen_engine
-from doctor.engines.sglang.defaults import sglang_view
+from doctor.buildargs import build_view
+from doctor.engines import registry
 from doctor.facts import Facts, to_jsonable
 from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
+from doctor.wheel_archs import version_facts
 
 ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
-ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries", "plan",
-         "env", "topology", "engine", "sglang")
+BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
+              "plan", "env", "topology", "engine", "build", "cluster")
+
+
+def engine_root(name: str) -> str:
+    """The context root of an engine's own view: its name with dots and dashes as underscores."""
+    return name.replace(".", "_").replace("-", "_")
 
 
 def context_roots() -> tuple[str, ...]:
     """The top-level keys of build_context; rule files may address nothing else."""
-    return ROOTS
+    return BASE_ROOTS + tuple(engine_root(name) for name in registry.engines())
 
 
 def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str, Any]:
@@ -40,9 +46,27 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "plan": analysis.plan,
         "env": dict(facts.env),
         "topology": _topology(facts),
-        "engine": chosen_engine(facts),
-        "sglang": sglang_view(facts, launch),
+        "engine": _engine(analysis),
+        "build": build_view(dict(facts.env), _capability(facts)),
+        "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
+        **_engine_views(analysis),
     }
+
+
+def _engine(analysis: Analysis) -> dict[str, Any] | None:
+    run = analysis.run
+    if run is None:
+        return None
+    return {"name": analysis.engine, "version": run.library.version, "what_if": run.library.what_if}
+
+
+def _engine_views(analysis: Analysis) -> dict[str, Any]:
+    """Every engine's root is present; only the engine of this run fills its own."""
+    views: dict[str, Any] = {engine_root(name): None for name in registry.engines()}
+    run = analysis.run
+    if run is not None and analysis.engine is not None:
+        views[engine_root(analysis.engine)] = registry.get_for(run.library).rule_view(run)
+    return views
 
 
 def _launch(launch: Launch, analysis: Analysis) -> dict[str, Any]:
@@ -91,12 +115,17 @@ def _cuda_below(driver_cuda: str | None, torch: Any) -> bool | None:
         return None
 
 
+def _capability(facts: Facts) -> tuple[int, int] | None:
+    return facts.gpus[0].capability if facts.gpus else None
+
+
 def _libraries(facts: Facts) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, library in facts.libraries.items():
+        known = version_facts(name, library.version, _capability(facts), library.details)  # probed details win
         entry = {"version": library.version, "what_if": library.what_if, "location": library.location,
-                 **library.details}
-        archs = library.details.get("arch_list")
+                 **known, **library.details}
+        archs = entry.get("arch_list")
         if isinstance(archs, list):
             entry["has_sm12x_code"] = any(a.startswith(("sm_12", "compute_12")) for a in archs)
             entry["has_ptx"] = any(a.startswith("compute_") for a in archs)
@@ -112,30 +141,6 @@ def _libraries(facts: Facts) -> dict[str, Any]:
 
 
 def _topology(facts: Facts) -> dict[str, Any]:
-    kinds = [link.kind for link in facts.topology]
-    nvlink = [k for k in kinds if k.startswith("NV")]
-    return {
-        "links": len(kinds),
-        "nvlink_pairs": len(nvlink),
-        "pcie_only": bool(kinds) and not nvlink,
-        "full_nvlink": bool(kinds) and len(nvlink) == len(kinds),
-        "kinds": sorted(set(kinds)),
-        "p2p_unsupported_pairs": sum(1 for link in facts.topology if link.p2p_read is False or link.p2p_write is False),
-        "numa_group_size": (group := _sys_free_group(facts)),
-        "numa_groups": len(facts.gpus) // group if group else None,
-    }
-
-
-def _sys_free_group(facts: Facts) -> int | None:
-    """Size of the largest set of GPUs that reach each other without a SYS (cross-socket) hop."""
-    if not any(link.kind == "SYS" for link in facts.topology):
-        return None
-    best = 1
-    for gpu in facts.gpus:
-        group = [gpu.index]
-        for other in facts.gpus:
-            if other.index not in group and all(
-                    (link := facts.link(other.index, g)) is not None and link.kind != "SYS" for g in group):
-                group.append(other.index)
-        best = max(best, len(group))
-    return best
+    group = facts.link_index.sys_free_group(facts.gpus)  # doctor.topology: computed once per topology
+    return {**facts.link_index.summary(facts.topology), "numa_group_size": group,
+            "numa_groups": len(facts.gpus) // group if group else None}

@@ -8,20 +8,24 @@ a built-in hardware profile or a snapshot file; everything downstream is a pure 
 from __future__ import annotations
 
 import dataclasses
-import json
-import types
-import typing
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from doctor.errors import InputError
+from doctor.topology import LinkIndex
+from doctor.validation import shown
+from doctor.validation.facts import check_facts
+from doctor.validation.reader import from_dict
 
 SCHEMA_VERSION = "1"
 
 
 @dataclass(frozen=True)
 class Host:
+    """The host's OS, CPU, memory, NUMA and IOMMU mode."""
+
     os: str | None = None
     kernel: str | None = None
     python: str | None = None
@@ -29,10 +33,14 @@ class Host:
     cpu_count: int | None = None
     memory_bytes: int | None = None
     numa_nodes: int | None = None
+    iommu_mode: str | None = None  # translated | passthrough | off (probe/host.py: iommu_mode)
+    iommu_source: str | None = None
 
 
 @dataclass(frozen=True)
 class Driver:
+    """The NVIDIA driver as NVML reports it (or why it could not be read)."""
+
     present: bool = False
     driver_version: str | None = None
     cuda_driver_version: str | None = None
@@ -44,6 +52,8 @@ class Driver:
 
 @dataclass(frozen=True)
 class Pcie:
+    """A GPU's PCIe link: generation and width, current and maximum."""
+
     gen_current: int | None = None
     gen_max: int | None = None
     width_current: int | None = None
@@ -52,6 +62,8 @@ class Pcie:
 
 @dataclass(frozen=True)
 class Gpu:
+    """One GPU: identity, compute capability, memory and the shared memory a block may opt into."""
+
     index: int
     name: str
     compute_capability: str
@@ -88,6 +100,8 @@ class Link:
 
 @dataclass(frozen=True)
 class Library:
+    """An installed (or what-if) package or toolkit: its version, where it is, and probed details."""
+
     name: str
     version: str
     location: str | None = None
@@ -97,6 +111,8 @@ class Library:
 
 @dataclass(frozen=True)
 class Attention:
+    """A model's attention shape: heads, head sizes, MLA ranks, sliding window."""
+
     kind: str  # mla | gqa | mha
     num_heads: int
     num_kv_heads: int
@@ -109,10 +125,13 @@ class Attention:
     sliding_window: int | None = None
     sliding_window_layers: int = 0
     sinks: bool = False
+    linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
 
 
 @dataclass(frozen=True)
 class Moe:
+    """A model's mixture of experts: routed and shared experts, top-k, expert width."""
+
     routed_experts: int
     top_k: int
     intermediate_size: int
@@ -122,6 +141,8 @@ class Moe:
 
 @dataclass(frozen=True)
 class Quantization:
+    """How a checkpoint is quantized: scheme, bits, groups or blocks, and which modules."""
+
     scheme: str  # bf16 | fp16 | int4-w4a16 | fp8-channel | fp8-tensor | fp8-block | nvfp4 | mxfp4 | awq | gptq
     method: str | None = None
     bits: int | None = None
@@ -136,6 +157,8 @@ class Quantization:
 
 @dataclass(frozen=True)
 class Vision:
+    """A multimodal model's vision tower."""
+
     num_layers: int
     hidden_size: int
     num_heads: int
@@ -144,6 +167,8 @@ class Vision:
 
 @dataclass(frozen=True)
 class Model:
+    """A model as its config describes it: shapes, dtype, attention, experts, quantization."""
+
     id: str
     source: str  # local | hf-cache | hub | bundled
     source_path: str | None
@@ -163,10 +188,13 @@ class Model:
     nextn_layers: int = 0
     tie_word_embeddings: bool = False
     reconstructed: bool = False
+    unread_fields: tuple[str, ...] = ()  # config fields that may change sizes and that no reader models
 
 
 @dataclass(frozen=True)
 class Source:
+    """Where the facts came from: a live probe, a built-in profile or a snapshot file."""
+
     kind: str  # live | profile | snapshot
     name: str | None = None
     notes: tuple[str, ...] = ()
@@ -174,7 +202,45 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Nic:
+    """A network interface from /sys/class/net (doctor/probe/network.py)."""
+
+    name: str
+    operstate: str | None = None
+    speed_mbps: int | None = None
+    mtu: int | None = None
+    device: str | None = None  # what /sys/class/net/NAME/device points at (a PCI bus id); None when virtual
+
+
+@dataclass(frozen=True)
+class RdmaPort:
+    """One port of an RDMA device from /sys/class/infiniband: InfiniBand, or RoCE when link_layer is Ethernet."""
+
+    device: str
+    port: int
+    link_layer: str | None = None
+    state: str | None = None
+    rate: str | None = None
+    netdev: str | None = None
+
+
+@dataclass(frozen=True)
+class Network:
+    """What multi-node NCCL/Gloo traffic would use on this node; `settings` holds NCCL_SOCKET_IFNAME, NCCL_IB_*,
+    GLOO_SOCKET_IFNAME as set. `peermem` and `nvidia_open_module` decide GPUDirect RDMA readiness."""
+
+    address: str | None = None
+    nics: tuple[Nic, ...] = ()
+    rdma: tuple[RdmaPort, ...] = ()
+    peermem: bool | None = None
+    nvidia_open_module: bool | None = None
+    settings: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Facts:
+    """Everything known of one machine and the model: the input of every analysis."""
+
     source: Source
     host: Host = field(default_factory=Host)
     driver: Driver = field(default_factory=Driver)
@@ -183,35 +249,52 @@ class Facts:
     libraries: dict[str, Library] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     model: Model | None = None
+    node: str | None = None  # the node's name in a multi-node deployment (snapshot --node, Ray)
+    network: Network | None = None
     schema_version: str = SCHEMA_VERSION
 
     def library(self, name: str) -> Library | None:
         return self.libraries.get(name)
 
+    @functools.cached_property
+    def link_index(self) -> LinkIndex:
+        return LinkIndex(self.gpus, self.topology)
+
     def link(self, a: int, b: int) -> Link | None:
-        for link in self.topology:
-            if {link.a, link.b} == {a, b}:
-                return link
-        return None
+        return self.link_index.link(a, b)
 
     def replace(self, **changes: Any) -> Facts:
-        return dataclasses.replace(self, **changes)
+        """A copy with `changes`; the link index travels with it while GPUs and topology stay the same
+        (what-if analyses replace libraries many times over one topology)."""
+        new = dataclasses.replace(self, **changes)
+        if "link_index" in self.__dict__ and not {"gpus", "topology"} & set(changes):
+            new.__dict__["link_index"] = self.__dict__["link_index"]
+        return new
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(self)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+        from doctor.output import json_text
+
+        return json_text(self.to_dict())
 
 
 def to_jsonable(value: Any) -> Any:
+    if value is None or type(value) in (str, int, float, bool):
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {name: to_jsonable(getattr(value, name)) for name in _field_names(type(value))}
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [to_jsonable(v) for v in value]
     return value
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
@@ -220,86 +303,14 @@ def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise InputError(
-            f"{origin}: schema_version {version!r} is not supported (this doctor reads {SCHEMA_VERSION!r})"
+            f"{origin}: schema_version {shown(version)} is not supported (this doctor reads {SCHEMA_VERSION!r})"
         )
-    return from_dict(Facts, data, origin)
+    facts = from_dict(Facts, data, origin)
+    check_facts(facts, origin)
+    return facts
 
 
 def load_facts(path: Path) -> Facts:
     from doctor.output import read_json_file
 
     return facts_from_dict(read_json_file(path, "facts file"), str(path))
-
-
-# --- generic, validating dataclass reader ------------------------------------------------------
-
-_MAX_INT = 1 << 62  # anything larger in a facts file is corrupt, not a real quantity
-
-
-def from_dict(cls: type, data: Any, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: expected an object, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise InputError(f"{where}: unknown field {unknown[0]!r}")
-    values = {}
-    for name, fld in known.items():
-        if name not in data:
-            if fld.default is dataclasses.MISSING and fld.default_factory is dataclasses.MISSING:
-                raise InputError(f"{where}: missing field {name!r}")
-            continue
-        values[name] = _convert(hints[name], data[name], f"{where}.{name}")
-    return cls(**values)
-
-
-def _convert(hint: Any, value: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        options = [a for a in args if a is not type(None)]
-        errors = []
-        for option in options:
-            try:
-                return _convert(option, value, where)
-            except InputError as exc:
-                errors.append(str(exc))
-        raise InputError(errors[0])
-    if hint is Any:
-        return value
-    if dataclasses.is_dataclass(hint):
-        return from_dict(hint, value, where)
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise InputError(f"{where}: expected a list, got {type(value).__name__}")
-        item = args[0]
-        return tuple(_convert(item, v, f"{where}[{i}]") for i, v in enumerate(value))
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise InputError(f"{where}: expected an object, got {type(value).__name__}")
-        return {str(k): _convert(args[1], v, f"{where}.{k}") for k, v in value.items()}
-    return _scalar(hint, value, where)
-
-
-def _scalar(hint: Any, value: Any, where: str) -> Any:
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-    elif hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            if abs(value) > _MAX_INT:
-                raise InputError(f"{where}: value {value} is out of range")
-            return value
-    elif hint is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-    elif hint is str:
-        if isinstance(value, str):
-            return value
-    else:
-        raise InputError(f"{where}: unsupported type {hint!r}")
-    name = getattr(hint, "__name__", str(hint))
-    raise InputError(f"{where}: expected {name}, got {type(value).__name__}")

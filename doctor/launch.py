@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from doctor.errors import UsageError
 
-# SGLang spellings (and argparse prefixes people use) → canonical key
+# Engine flag spellings (and argparse prefixes people use) → canonical key
 ALIASES = {
     "--tp": "tp", "--tp-size": "tp", "--tensor-parallel-size": "tp",
     "--pp": "pp", "--pp-size": "pp", "--pipeline-parallel-size": "pp",
@@ -21,6 +22,10 @@ ALIASES = {
     "--fp8-gemm-backend": "fp8_gemm_backend",
     "--fp4-gemm-backend": "fp4_gemm_backend",
     "--moe-backend": "moe_backend",  # vLLM >= 0.17, TensorRT-LLM
+    "--linear-backend": "linear_backend",  # vLLM >= 0.22
+    "--all2all-backend": "all2all_backend",  # vLLM
+    "--moe-a2a-backend": "moe_a2a_backend",
+    "--dsa-topk-backend": "dsa_topk_backend",
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--mem-fraction-static": "mem_fraction_static",
@@ -37,6 +42,8 @@ SWITCHES = {
     "--disable-shared-experts-fusion": "disable_shared_experts_fusion",
     "--trust-remote-code": "trust_remote_code",
     "--disable-piecewise-cuda-graph": "disable_piecewise_cuda_graph",
+    "--enable-expert-parallel": "enable_expert_parallel",  # vLLM
+    "--enforce-eager": "enforce_eager",  # vLLM
 }
 INT_KEYS = {"tp", "pp", "ep", "dp", "chunked_prefill_size", "context_length", "page_size", "cuda_graph_max_bs"}
 FLOAT_KEYS = {"mem_fraction_static"}
@@ -44,6 +51,8 @@ FLOAT_KEYS = {"mem_fraction_static"}
 
 @dataclass(frozen=True)
 class Launch:
+    """The engine flags the user gave after `--`: canonical values, the argv as given, unknown flags."""
+
     values: dict[str, object] = field(default_factory=dict)
     args: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
@@ -59,26 +68,55 @@ class Launch:
         return int(self.values.get("tp") or max(gpu_count, 1))
 
 
+def is_flag(token: str) -> bool:
+    """`--x` and `-x` are flags; `-1` and `-0.5` are values."""
+    return token.startswith("-") and not token.lstrip("-").replace(".", "").isdigit()
+
+
+def flag_pairs(tokens: Sequence[str], is_switch: Callable[[str], bool] = lambda flag: False,
+               takes_value: Callable[[str], bool] = lambda flag: False) -> list[tuple[str, str | None]]:
+    """The one argv tokenizer: `--a 1 --b=2 --c` → [("--a", "1"), ("--b", "2"), ("--c", None)].
+
+    A flag takes the next token as its value unless it is a switch or that token is itself a flag (or, for
+    a flag `takes_value` says always takes one, whatever the next token is). A bare word stays a pair
+    (word, None)."""
+    pairs: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(tokens):
+        flag, eq, inline = tokens[i].partition("=")
+        if eq and flag.startswith("-"):
+            pairs.append((flag, inline))
+        elif not tokens[i].startswith("-") or is_switch(tokens[i]):
+            pairs.append((tokens[i], None))
+        elif i + 1 < len(tokens) and (takes_value(tokens[i]) or not is_flag(tokens[i + 1])):
+            pairs.append((tokens[i], tokens[i + 1]))
+            i += 1
+        else:
+            pairs.append((tokens[i], None))
+        i += 1
+    return pairs
+
+
+def normal_flag(flag: str) -> str:
+    """`--tp_size` → `--tp-size`: argparse accepts neither spelling for the other, engines print dashes."""
+    return flag.replace("_", "-") if flag.startswith("--") else flag
+
+
 def parse_launch(args: list[str]) -> Launch:
     values: dict[str, object] = {}
     unknown: list[str] = []
-    i = 0
-    while i < len(args):
-        raw = args[i]
-        flag, eq, inline = raw.partition("=")
-        flag = flag.replace("_", "-") if flag.startswith("--") else flag
+    pairs = flag_pairs(args, is_switch=lambda t: normal_flag(t) in SWITCHES,
+                       takes_value=lambda t: normal_flag(t) in ALIASES)
+    for raw, value in pairs:
+        flag = normal_flag(raw)
         if flag in SWITCHES:
             values[SWITCHES[flag]] = True
         elif flag in ALIASES:
-            if not eq:
-                i += 1
-                if i >= len(args):
-                    raise UsageError(f"engine flag {flag} needs a value")
-                inline = args[i]
-            values[ALIASES[flag]] = _typed(ALIASES[flag], flag, inline)
+            if value is None:
+                raise UsageError(f"engine flag {flag} needs a value")
+            values[ALIASES[flag]] = _typed(ALIASES[flag], flag, value)
         else:
-            unknown.append(raw)
-        i += 1
+            unknown.extend([raw] if value is None else [raw, value])
     return Launch(values=values, args=tuple(args), unknown=tuple(unknown))
 
 
@@ -97,3 +135,11 @@ def _typed(key: str, flag: str, text: str) -> object:
     except ValueError as exc:
         raise UsageError(f"engine flag {flag}: {text!r} is not a valid value") from exc
     return text
+
+
+def closest(word: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The known spelling nearest to `word` (difflib's ratio at least `cutoff`), for "did you mean"."""
+    from difflib import get_close_matches  # with heapq ~2 ms: paid only when something is misspelled
+
+    found = get_close_matches(word, list(known), n=1, cutoff=cutoff)
+    return found[0] if found else None

@@ -4,15 +4,16 @@ re-running the pure analysis and rules with the package replaced by each newer r
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 
-from packaging.requirements import InvalidRequirement, Requirement
-
-from doctor.engines import KNOWN_ENGINES
-from doctor.engines.releases import COMPLETE, newer_releases
+from doctor.engines.releases import known_releases, newer_releases
+from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.facts import Facts, Library
 from doctor.report import Finding, Fix
 
+# The distribution name at the head of a requirement (`vllm>=0.15.1`, `vllm[tensorizer]==0.15.1`), PEP 508.
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[|[<>=!~;@ ]|$)")
 Evaluate = Callable[[Facts], set[str]]  # facts → IDs of the findings they produce
 
 
@@ -25,10 +26,20 @@ def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Eva
             cache[(package, version)] = evaluate(facts.replace(libraries={**facts.libraries, package: what_if}))
         return cache[(package, version)]
 
-    return tuple(_annotate(f, facts, fired) for f in findings)
+    return tuple(_annotate(f, facts, fired, findings) for f in findings)
 
 
-def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[str]]) -> Finding:
+def _new_errors(ids: set[str]) -> bool:
+    """A release that clears one error by raising another (an engine default that changed to a second broken
+    one) is no answer: the lowest clearing release is the first that adds no new error."""
+    from doctor.rules import load_rules
+
+    errors = {rule.id for rule in load_rules() if rule.severity == "error"}
+    return bool(ids & errors)
+
+
+def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[str]],
+              findings: tuple[Finding, ...]) -> Finding:
     fixes = []
     for fix in finding.fixes:
         package = _package(fix)
@@ -36,8 +47,9 @@ def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[st
         if package is None or current is None:
             fixes.append(fix)
             continue
-        lowest = next((v for v in newer_releases(package, current.version) if finding.id not in fired(package, v)),
-                      None)
+        now = {f.id for f in findings}
+        lowest = next((v for v in newer_releases(package, current.version)
+                       if finding.id not in fired(package, v) and not _new_errors(fired(package, v) - now)), None)
         fixes.append(_with_lowest(fix, package, lowest) if lowest else fix)
     return dataclasses.replace(finding, fixes=tuple(fixes))
 
@@ -46,14 +58,14 @@ def _package(fix: Fix) -> str | None:
     if fix.kind != "upgrade" or not isinstance(fix.details.get("package"), str):
         return None
     try:
-        name = Requirement(fix.details["package"]).name.lower()
-    except InvalidRequirement:
+        name = _REQUIREMENT_NAME.match(fix.details["package"]).group(1).lower()  # type: ignore[union-attr]
+    except AttributeError:
         return None
-    return KNOWN_ENGINES.get(name)
+    return KNOWN_PACKAGES.get(name)
 
 
 def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:
-    exact = "lowest release" if package in COMPLETE else "lowest known release"
+    exact = "lowest release" if known_releases(package)[1] else "lowest known release"
     details = {**fix.details, "package": f"{package}>={lowest}", "lowest_clearing": lowest}
     return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {exact} that clears this)",
                                details=details)

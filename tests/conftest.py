@@ -21,3 +21,13 @@ def cli_env(**extra: str) -> dict[str, str]:
     env.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO), "COLUMNS": "200"})
     env.update(extra)
     return env
+
+
+SLOW_FIXTURES = {"nvcc", "built"}  # tests that build CUDA binaries with nvcc
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Anything that downloads a wheel or runs nvcc belongs to the slow set, however it is marked."""
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("wheel"):
+            item.add_marker(pytest.mark.slow)

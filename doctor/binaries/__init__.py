@@ -2,15 +2,28 @@
 
 Reads fatbin headers of CUDA shared objects and cubins (no cuobjdump, no library loading) and says,
 for a target GPU such as (12, 0), whether each file runs natively, through PTX JIT, or not at all.
+
+The names below load on first use (PEP 562): code that needs only `doctor.binaries.archs` (arch tokens)
+does not pay for the reader and the scanner.
 """
 
-from doctor.binaries.archs import Arch, parse_capability
-from doctor.binaries.reader import BinaryInfo, read_cuda_archs
-from doctor.binaries.scan import FileEntry, PackageGroup, ScanReport, scan_environment
-from doctor.binaries.torchlib import torch_arch_list
-from doctor.binaries.verdict import NATIVE, NONE, PTX_JIT, Verdict, verdict_for
+from __future__ import annotations
 
-__all__ = [
-    "NATIVE", "NONE", "PTX_JIT", "Arch", "BinaryInfo", "FileEntry", "PackageGroup", "ScanReport", "Verdict",
-    "parse_capability", "read_cuda_archs", "scan_environment", "torch_arch_list", "verdict_for",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Arch": "archs", "parse_capability": "archs",
+    "BinaryInfo": "reader", "read_cuda_archs": "reader",
+    "FileEntry": "scan", "PackageGroup": "scan", "ScanReport": "scan", "scan_environment": "scan",
+    "torch_arch_list": "torchlib",
+    "NATIVE": "verdict", "NONE": "verdict", "PTX_JIT": "verdict", "Verdict": "verdict", "verdict_for": "verdict",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'doctor.binaries' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"doctor.binaries.{module}"), name)

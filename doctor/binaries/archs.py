@@ -1,4 +1,5 @@
-"""CUDA architecture names: SASS (`sm_120a`) and PTX (`compute_120f`) targets, and target parsing."""
+"""CUDA architecture names: SASS (`sm_120a`), PTX (`compute_120f`) and LTO-IR (`lto_120`) targets, and
+target parsing."""
 
 from __future__ import annotations
 
@@ -6,18 +7,19 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from doctor.hardware.arch import capability_name, parse_capability
+
 SASS = "sass"
 PTX = "ptx"
+LTO = "lto"  # NVVM IR for link-time optimization (nvcc code=lto_XX): input to a link, never loaded as is
+_PREFIX = {SASS: "sm", PTX: "compute", LTO: "lto"}
+_KIND = {prefix: kind for kind, prefix in _PREFIX.items()}
+_KIND_ORDER = {SASS: 0, PTX: 1, LTO: 2}
 
 # "" = plain (forward compatible), "a" = arch-specific (this exact GPU only), "f" = family-specific.
 VARIANTS = ("", "a", "f")
 
-_TOKEN = re.compile(r"^(sm|compute)_(\d{2,3})([af]?)$")
-_TARGET_FORMS = (
-    re.compile(r"^(?:sm|compute)_?(\d{2,3})[af]?$"),
-    re.compile(r"^(\d{1,2})[.,](\d)[af]?$"),
-    re.compile(r"^(\d{2,3})$"),
-)
+_TOKEN = re.compile(r"^(sm|compute|lto)_(\d{2,3})([af]?)$")
 
 
 @dataclass(frozen=True, order=True)
@@ -38,8 +40,7 @@ class Arch:
 
     @property
     def token(self) -> str:
-        prefix = "sm" if self.kind == SASS else "compute"
-        return f"{prefix}_{self.number}{self.variant}"
+        return f"{_PREFIX[self.kind]}_{self.number}{self.variant}"
 
     @classmethod
     def parse(cls, token: str) -> Arch:
@@ -50,35 +51,14 @@ class Arch:
 def _parse_token(token: str) -> Arch:
     match = _TOKEN.match(token.strip().lower())
     if not match:
-        raise ValueError(f"not an arch name: {token!r} (expected e.g. sm_120a or compute_120)")
-    return Arch(int(match.group(2)), match.group(3), SASS if match.group(1) == "sm" else PTX)
+        raise ValueError(f"not an arch name: {token!r} (expected e.g. sm_120a, compute_120 or lto_120)")
+    return Arch(int(match.group(2)), match.group(3), _KIND[match.group(1)])
 
 
 def sort_tokens(tokens) -> list[str]:
-    """Sort names like torch does: by arch number, plain before `a` before `f`; SASS before PTX."""
+    """Sort names like torch does: by arch number, plain before `a` before `f`; SASS, then PTX, then LTO-IR."""
     archs = {Arch.parse(t) for t in tokens}
-    return [a.token for a in sorted(archs, key=lambda a: (a.kind != SASS, a.number, a.variant))]
-
-
-def parse_capability(text: str) -> tuple[int, int]:
-    """Parse a target GPU: `sm120`, `sm_120`, `sm_121a`, `12.0`, `12,1`, `120`. Raises ValueError."""
-    value = text.strip().lower()
-    for form in _TARGET_FORMS:
-        match = form.match(value)
-        if not match:
-            continue
-        if len(match.groups()) == 2:
-            cap = int(match.group(1)), int(match.group(2))
-        else:
-            number = int(match.group(1))
-            cap = number // 10, number % 10
-        if cap[0] >= 3:
-            return cap
-    raise ValueError(f"cannot parse GPU arch {text!r} (try sm120, sm_121, 12.0 or 120)")
-
-
-def capability_name(capability: tuple[int, int]) -> str:
-    return f"sm_{capability[0]}{capability[1]}"
+    return [a.token for a in sorted(archs, key=lambda a: (_KIND_ORDER[a.kind], a.number, a.variant))]
 
 
 def sass_runs(arch: Arch, capability: tuple[int, int]) -> bool:
@@ -104,4 +84,12 @@ def ptx_jits(arch: Arch, capability: tuple[int, int]) -> bool:
 
 
 def runs(arch: Arch, capability: tuple[int, int]) -> bool:
+    """Can the GPU run this image, natively or through the driver's PTX JIT? LTO-IR never runs as is:
+    only a link (nvlink at build time, nvJitLink at run time) turns it into SASS."""
+    if arch.kind == LTO:
+        return False
     return sass_runs(arch, capability) if arch.kind == SASS else ptx_jits(arch, capability)
+
+
+__all__ = ["PTX", "SASS", "Arch", "capability_name", "parse_capability", "ptx_jits", "runs", "sass_runs",
+           "sort_tokens"]

@@ -92,6 +92,14 @@ def _names(buf, header: ElfHeader, shstrndx: int) -> bytes:
     return bytes(buf[str_off:str_off + str_size])
 
 
+def section_name_table(buf, header: ElfHeader) -> bytes:
+    """The bytes of the section name table (`.shstrtab`); b"" when the file has no section table."""
+    if header.shoff == 0:
+        return b""
+    _, shstrndx = _table(buf, header)
+    return _names(buf, header, shstrndx)
+
+
 def sections(buf, header: ElfHeader | None = None) -> list[Section]:
     """All sections with their names. Raises ElfError if the table or its names run past the end."""
     header = header or read_header(buf)

@@ -1,24 +1,24 @@
-"""read_cuda_archs: the SASS and PTX targets compiled into one file, from its headers alone.
+"""read_cuda_archs: the SASS, PTX and LTO-IR targets compiled into one file, and its kernel families.
 
-Handles ELF shared objects and object files with fatbins (`.nv_fatbin`, `__nv_relfatbin` of objects
-built with -rdc, or any section a `.nvFatBinSegment` wrapper points into), standalone cubins (ELF with
-e_machine EM_CUDA, as flashinfer-cubin ships them) and raw fatbin files. Nothing is ever loaded.
+Handles ELF shared objects and object files with fatbins anywhere in them (see locate.py), standalone
+cubins (ELF with e_machine EM_CUDA, as flashinfer-cubin ships them) and raw fatbin files. Nothing is
+ever loaded or executed.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
+import stat
 import struct
-from collections import Counter
 from dataclasses import dataclass, field
 
 from doctor.binaries import elf, fatbin
-from doctor.binaries.archs import PTX, SASS, Arch, sort_tokens
+from doctor.binaries.archs import PTX, SASS, Arch
+from doctor.binaries.collect import collect, collect_cubin
+from doctor.binaries.locate import OUTSIDE_SECTIONS as OUTSIDE
+from doctor.binaries.locate import FatbinSite, locate_fatbins
 
-RELOCATABLE_SECTION = "__nv_relfatbin"
-FATBIN_SECTIONS = (".nv_fatbin", RELOCATABLE_SECTION)
-WRAPPER_SECTION = ".nvFatBinSegment"
 COMPAT_SECTION = ".nv.compat"
 # Read outright below this size (cheaper than mapping, measured); above it, mmap touches only the
 # header pages of large libraries (libtorch_cuda.so: 1 GB, a few MB touched).
@@ -41,37 +41,58 @@ class BinaryInfo:
     compressed: int = 0
     module_archs: list[tuple[list[str], int]] = field(default_factory=list)
     rdc_ptx: list[str] = field(default_factory=list)
+    lto: list[str] = field(default_factory=list)
+    lto_only_modules: int = 0  # fatbins holding LTO-IR and nothing else
+    kernel_free_modules: int = 0  # fatbins whose images name no kernel (known only when names are read)
+    entry_counts: dict[str, int] = field(default_factory=dict)  # arch token -> images
+    fatbin_sections: dict[str, int] = field(default_factory=dict)  # section -> fatbins found in it
+    unreferenced_fatbins: int = 0  # found only by the magic scan (no CUDA section points at them)
+    codecs: dict[str, int] = field(default_factory=dict)  # "lz4"/"zstd" -> compressed images
+    unread_entries: int = 0  # SASS/PTX images whose kernel names could not be read
+    families: dict[str, dict] = field(default_factory=dict)  # see families.FamilyIndex.to_dict
+    kernel_archs: list[tuple[list[str], int]] = field(default_factory=list)  # kernels grouped by their images
 
     @property
     def has_device_code(self) -> bool:
-        return bool(self.sass or self.ptx)
+        return bool(self.sass or self.ptx or self.lto)
 
     @property
     def archs(self) -> list[Arch]:
-        return [Arch.parse(t) for t in [*self.sass, *self.ptx]]
+        return [Arch.parse(t) for t in [*self.sass, *self.ptx, *self.lto]]
 
     def to_dict(self) -> dict:
         return {
-            "path": self.path, "sass": self.sass, "ptx": self.ptx, "size": self.size,
+            "path": self.path, "sass": self.sass, "ptx": self.ptx, "lto": self.lto, "size": self.size,
             "error": self.error, "format": self.format, "modules": self.modules,
-            "entries": self.entries, "compressed_entries": self.compressed, "rdc_ptx": self.rdc_ptx,
+            "lto_only_modules": self.lto_only_modules, "kernel_free_modules": self.kernel_free_modules,
+            "entries": self.entries,
+            "entry_counts": self.entry_counts, "compressed_entries": self.compressed, "codecs": self.codecs,
+            "fatbin_sections": self.fatbin_sections, "unreferenced_fatbins": self.unreferenced_fatbins,
+            "rdc_ptx": self.rdc_ptx, "unread_entries": self.unread_entries, "families": self.families,
+            "kernels": sum(count for _, count in self.kernel_archs),
         }
 
 
-def read_cuda_archs(path: str | os.PathLike) -> BinaryInfo:
-    """List the SASS and PTX archs compiled into `path`. Never raises; problems go to `.error`."""
+def read_cuda_archs(path: str | os.PathLike, kernel_names: bool = True) -> BinaryInfo:
+    """List the SASS, PTX and LTO-IR archs compiled into `path`. Never raises; problems go to `.error`.
+    `kernel_names`: also read kernel names for per-family verdicts (decodes compressed cubins' name
+    tables, so it costs more than the arch list alone). Only regular files are opened."""
     info = BinaryInfo(path=str(path))
     try:
+        kind = _not_regular(path)
+        if kind:
+            info.error = f"not a regular file ({kind}): not opened"
+            return info
         with open(path, "rb") as handle:
             info.size = os.fstat(handle.fileno()).st_size
             if info.size == 0:
                 info.error = "empty file"
                 return info
             if info.size <= SMALL_FILE:
-                _read_into(info, handle.read())
+                _read_into(info, handle.read(), kernel_names)
             else:
                 with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-                    _read_into(info, buf)
+                    _read_into(info, buf, kernel_names)
     except (elf.ElfError, fatbin.FatbinError) as exc:
         info.error = str(exc)
     except OSError as exc:
@@ -81,114 +102,48 @@ def read_cuda_archs(path: str | os.PathLike) -> BinaryInfo:
     return info
 
 
-def _read_into(info: BinaryInfo, buf) -> None:
+def _not_regular(path: str | os.PathLike) -> str | None:
+    """What `path` is when it is not a regular file (a FIFO would block open() forever)."""
+    mode = os.stat(path).st_mode
+    return None if stat.S_ISREG(mode) else special_kind(mode)
+
+
+def special_kind(mode: int) -> str:
+    """Name the kind of a file that is not a regular file, from its st_mode."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def _read_into(info: BinaryInfo, buf, kernel_names: bool) -> None:
     if buf[:4] == fatbin.FATBIN_MAGIC_BYTES:
         info.format = "fatbin"
-        _collect(info, _fatbins_in(buf, 0, len(buf)), buf)
+        sites = [FatbinSite(offset, len(buf), OUTSIDE) for offset in fatbin.find_fatbins(buf, 0, len(buf))]
+        collect(info, sites, buf, kernel_names)
         return
     header = elf.read_header(buf)
     if header.machine == elf.EM_CUDA:
         info.format = "cubin"
-        arch = _standalone_cubin_arch(buf, header)
-        info.sass = [arch.token]
-        info.modules = info.entries = 1
-        info.module_archs = [([arch.token], 1)]
+        collect_cubin(info, _standalone_cubin_arch(buf, header), buf, kernel_names)
         return
-    offsets = _fatbin_offsets(buf, header)
-    info.format = "elf" if offsets is not None else "elf-no-cuda"
-    if offsets:
-        linked, relocatable = offsets
-        _collect(info, linked or relocatable, buf)
-        if linked and relocatable:
-            info.rdc_ptx = _relocatable_ptx(buf, relocatable)
+    sites, cuda_sections = locate_fatbins(buf, header)
+    info.format = "elf" if cuda_sections or sites else "elf-no-cuda"
+    linked = [s for s in sites if not s.relocatable]
+    relocatable = [s for s in sites if s.relocatable]
+    if sites:
+        collect(info, linked or relocatable, buf, kernel_names)
+    if linked and relocatable:
+        info.rdc_ptx = _relocatable_ptx(buf, relocatable)
 
 
-def _fatbin_offsets(buf, header: elf.ElfHeader) -> tuple[dict[int, int], dict[int, int]] | None:
-    """Fatbin offset -> end limit, for the loadable fatbins and for the relocatable (`-rdc`) ones;
-    None when the file has no CUDA sections."""
-    found: dict[int, int] = {}
-    relocatable: dict[int, int] = {}
-    wanted = elf.find_sections(buf, header, (*FATBIN_SECTIONS, WRAPPER_SECTION))
-    if not wanted:
-        return None
-    containers = [s for s in wanted if s.name in FATBIN_SECTIONS]
-    for sec in containers:
-        _require_in_file(buf, sec)
-        target = relocatable if sec.name == RELOCATABLE_SECTION else found
-        target.update(_fatbins_in(buf, sec.offset, sec.offset + sec.size))
-    for sec in (s for s in wanted if s.name == WRAPPER_SECTION):
-        _require_in_file(buf, sec)
-        addresses = fatbin.wrapper_targets(buf, sec.offset, sec.offset + sec.size)
-        outside = [a for a in addresses if not any(c.addr <= a < c.addr + c.size for c in containers)]
-        if outside:
-            _follow_wrappers(buf, header, outside, found)
-    return found, relocatable
-
-
-def _relocatable_ptx(buf, offsets: dict[int, int]) -> list[str]:
+def _relocatable_ptx(buf, sites: list[FatbinSite]) -> list[str]:
     """PTX kept in `__nv_relfatbin` next to a device-linked image. cuobjdump does not list it and the
     runtime loads the linked image, so it is reported apart and not counted as JIT-able."""
     scratch = BinaryInfo(path="")
-    _collect(scratch, offsets, buf)
+    collect(scratch, sites, buf, with_names=False)
     return scratch.ptx
-
-
-def _follow_wrappers(buf, header: elf.ElfHeader, addresses: list[int], found: dict[int, int]) -> None:
-    """Fatbins that wrappers place outside the usual sections (some toolchains use .rodata)."""
-    sections = elf.sections(buf, header)
-    for address in addresses:
-        offset = elf.vaddr_to_offset(sections, address)
-        if offset is None or offset in found or _inside_any(found, offset) is not None:
-            continue
-        if buf[offset:offset + 4] == fatbin.FATBIN_MAGIC_BYTES:
-            found[offset] = _section_end(sections, offset)
-
-
-def _fatbins_in(buf, start: int, end: int) -> dict[int, int]:
-    return dict.fromkeys(fatbin.find_fatbins(buf, start, end), end)
-
-
-def _inside_any(found: dict[int, int], offset: int) -> int | None:
-    return next((start for start, end in found.items() if start <= offset < end), None)
-
-
-def _section_end(sections: list[elf.Section], offset: int) -> int:
-    for sec in sections:
-        if sec.type != elf.SHT_NOBITS and sec.offset <= offset < sec.offset + sec.size:
-            return sec.offset + sec.size
-    return offset
-
-
-def _require_in_file(buf, sec: elf.Section) -> None:
-    if not elf.section_bytes_ok(buf, sec):
-        raise elf.ElfError(f"truncated: section {sec.name} ends at {sec.offset + sec.size:#x}, "
-                           f"file has {len(buf)} bytes")
-
-
-def _collect(info: BinaryInfo, offsets: dict[int, int], buf) -> None:
-    """Read every fatbin; keep what was read before an error, and report the first error."""
-    sass: set[str] = set()
-    ptx: set[str] = set()
-    per_module: Counter[frozenset[str]] = Counter()
-    for offset, limit in sorted(offsets.items()):
-        try:
-            entries = fatbin.read_fatbin(buf, offset, limit)
-        except fatbin.FatbinError as exc:
-            info.error = info.error or str(exc)
-            continue
-        tokens = set()
-        for entry in entries:
-            info.entries += entry.arch is not None
-            info.compressed += entry.compressed
-            if entry.arch is not None:
-                tokens.add(entry.arch.token)
-                (sass if entry.arch.kind == SASS else ptx).add(entry.arch.token)
-        if tokens:  # an empty fatbin (no loadable image) is not a kernel module
-            info.modules += 1
-            per_module[frozenset(tokens)] += 1
-    info.sass = sort_tokens(sass)
-    info.ptx = sort_tokens(ptx)
-    info.module_archs = [(sort_tokens(key), count) for key, count in per_module.most_common()]
 
 
 def _standalone_cubin_arch(buf, header: elf.ElfHeader) -> Arch:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import site
+import stat
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from doctor.binaries.archs import capability_name, sort_tokens
 from doctor.binaries.dists import DistIndex, normalize, package_matches
-from doctor.binaries.reader import BinaryInfo, read_cuda_archs
+from doctor.binaries.reader import BinaryInfo, read_cuda_archs, special_kind
 from doctor.binaries.verdict import NATIVE, NONE, Verdict, verdict_for, worst
 
 _BINARY_NAME = re.compile(r"\.(?:so(?:\.\d+)*|cubin|fatbin)$")
@@ -65,6 +67,7 @@ class PackageGroup:
             "name": self.name, "version": self.version, "files": len(self.files), "size": self.size,
             "sass": sort_tokens({t for f in self.files for t in f.info.sass}),
             "ptx": sort_tokens({t for f in self.files for t in f.info.ptx}),
+            "lto": sort_tokens({t for f in self.files for t in f.info.lto}),
             "verdict": self.verdict, "verdict_counts": counts,
             "deliberate_none": sum(f.deliberate_none for f in self.files),
             "errors": sum(f.info.error is not None for f in self.files),
@@ -79,6 +82,7 @@ class ScanReport:
     files: list[FileEntry] = field(default_factory=list)
     candidates: int = 0
     skipped_non_cuda: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why) never opened
     bytes_scanned: int = 0
     elapsed_s: float = 0.0
 
@@ -107,6 +111,7 @@ class ScanReport:
             "roots": self.roots, "verdict": self.verdict,
             "packages": [g.to_dict() for g in self.packages],
             "files": [f.to_dict() for f in self.files],
+            "skipped": [{"path": path, "why": why} for path, why in self.skipped],
             "stats": {"candidates": self.candidates, "cuda_files": len(self.files),
                       "skipped_non_cuda": self.skipped_non_cuda, "bytes_scanned": self.bytes_scanned,
                       "elapsed_s": round(self.elapsed_s, 4)},
@@ -129,10 +134,17 @@ def is_candidate(name: str) -> bool:
     return _BINARY_NAME.search(name) is not None
 
 
-def iter_candidates(root: Path):
-    """Binary-looking files under `root` (or `root` itself), not following directory links."""
-    if root.is_file():
-        yield root
+def iter_candidates(root: Path, skipped: list[tuple[str, str]] | None = None):
+    """Regular binary-looking files under `root` (or `root` itself), not following directory links.
+    A link loop, a dangling link or a special file (a FIFO would block the read forever) is never
+    opened: it goes to `skipped` as (path, why)."""
+    skipped = skipped if skipped is not None else []
+    kind = _path_kind(root)
+    if kind != "dir":
+        if kind == "file":
+            yield root
+        else:
+            skipped.append((str(root), kind))
         return
     stack = [str(root)]
     while stack:
@@ -140,24 +152,47 @@ def iter_candidates(root: Path):
         try:
             with os.scandir(current) as it:
                 entries = list(it)
-        except OSError:
+        except OSError as exc:
+            skipped.append((current, f"cannot list: {exc.strerror or exc}"))
             continue
         for entry in entries:
             name = entry.name
             if entry.is_dir(follow_symlinks=False):
                 if name not in _SKIP_DIRS and not name.endswith(".dist-info"):
                     stack.append(entry.path)
-            elif _BINARY_NAME.search(name) is not None and entry.is_file():
-                yield Path(entry.path)
+            elif _BINARY_NAME.search(name) is not None:
+                kind = _path_kind(Path(entry.path))
+                if kind == "file":
+                    yield Path(entry.path)
+                elif kind != "dir":  # a link to a directory is left alone, like other directory links
+                    skipped.append((entry.path, kind))
+
+
+def _path_kind(path: Path) -> str:
+    """"file", "dir", or why the path is not read: a link loop, a dangling link, a special file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop (not followed)"
+        if os.path.islink(path):
+            return f"dangling symlink to {os.readlink(path)}"
+        return f"cannot stat: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISREG(mode):
+        return "file"
+    return f"not a regular file ({special_kind(mode)}): not opened"
 
 
 def scan_environment(roots: list[Path] | None = None, packages: list[str] | None = None,
-                     capability: tuple[int, int] = (12, 0)) -> ScanReport:
+                     capability: tuple[int, int] = (12, 0), kernel_names: bool = True) -> ScanReport:
     """Read every CUDA binary under `roots` (default: this interpreter's site-packages).
 
     `packages` keeps only distributions or top-level dirs named so (normalized; `flashinfer` also
     matches `flashinfer-cubin`). Files without device code are counted, not listed; files that cannot
-    be read are listed with their error.
+    be read are listed with their error; paths that are not regular files are noted in `skipped`.
+    `kernel_names`: read kernel names too, for per-family verdicts.
     """
     started = time.perf_counter()
     roots = [Path(r) for r in roots] if roots is not None else default_roots()
@@ -167,7 +202,7 @@ def scan_environment(roots: list[Path] | None = None, packages: list[str] | None
     verdicts: dict[tuple, Verdict] = {}  # thousands of cubins share a handful of arch sets
     for root in roots:
         index = DistIndex.for_root(root)
-        for path in iter_candidates(root):
+        for path in iter_candidates(root, report.skipped):
             key = _file_key(path)
             if key is None or key in seen:
                 continue
@@ -176,7 +211,7 @@ def scan_environment(roots: list[Path] | None = None, packages: list[str] | None
             if wanted is not None and not package_matches(package, index.top_level(path), wanted):
                 continue
             report.candidates += 1
-            _add(report, path, package, version, root.is_file(), verdicts)
+            _add(report, path, package, version, root.is_file(), verdicts, kernel_names)
     _mark_alternative_builds(report.files)
     report.files.sort(key=lambda f: (f.package, f.path))
     report.elapsed_s = time.perf_counter() - started
@@ -184,17 +219,21 @@ def scan_environment(roots: list[Path] | None = None, packages: list[str] | None
 
 
 def _add(report: ScanReport, path: Path, package: str, version: str | None, explicit: bool,
-         verdicts: dict[tuple, Verdict]) -> None:
-    info = read_cuda_archs(path)
+         verdicts: dict[tuple, Verdict], kernel_names: bool) -> None:
+    info = read_cuda_archs(path, kernel_names)
     report.bytes_scanned += info.size
     if not info.has_device_code and info.error is None and not explicit:
         report.skipped_non_cuda += 1
         return
-    key = (tuple(info.sass), tuple(info.ptx), info.format, info.error, info.modules,
-           tuple((tuple(tokens), count) for tokens, count in info.module_archs))
-    verdict = verdicts.get(key)
-    if verdict is None:
-        verdict = verdicts[key] = verdict_for(info, report.capability)
+    if info.families:  # kernel names make files unique: nothing to share
+        verdict = verdict_for(info, report.capability)
+    else:
+        key = (tuple(info.sass), tuple(info.ptx), tuple(info.lto), info.format, info.error, info.modules,
+               info.lto_only_modules, tuple(sorted(info.entry_counts.items())),
+               tuple((tuple(tokens), count) for tokens, count in info.module_archs))
+        verdict = verdicts.get(key)
+        if verdict is None:
+            verdict = verdicts[key] = verdict_for(info, report.capability)
     report.files.append(FileEntry(str(path), package, version, info, verdict))
 
 

@@ -30,7 +30,7 @@ def torch_arch_list(site_dirs: list[Path] | None = None, union: bool = False) ->
 
 
 def _arch_list(lib: Path, union: bool) -> list[str]:
-    infos = [read_cuda_archs(p) for p in sorted(lib.glob("*.so*")) if p.is_file()]
+    infos = [read_cuda_archs(p, kernel_names=False) for p in sorted(lib.glob("*.so*")) if p.is_file()]
     cuda = [i for i in infos if i.has_device_code]
     if union:
         return sort_tokens({t for i in cuda for t in (*i.sass, *i.ptx)})

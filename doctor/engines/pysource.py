@@ -1,7 +1,7 @@
 """Evaluate a small, pure engine function from its source text, without importing or exec-ing it.
 
-Engines pick kernel tiles in short functions of plain ifs and tuples (SGLang's
-`_get_block_sizes_for_extend_attention`). Reading the installed file is the truth — it includes
+Engines pick kernel tiles in short functions of plain ifs and tuples (the extend-attention block-size
+function, for one). Reading the installed file is the truth — it includes
 local patches — but importing it needs torch and a GPU. So we walk the function's AST with the
 module-level names bound to the target GPU, and refuse anything outside a tiny, side-effect-free subset.
 """
@@ -13,6 +13,11 @@ import operator
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from doctor.kernels.tiles import next_power_of_2
+from doctor.output import read_regular_bytes
+
+MAX_SOURCE = 8 << 20  # bytes of one engine source file
 
 
 class SourceShapeError(Exception):
@@ -28,10 +33,6 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
             ast.NotIn: lambda a, b: a not in b}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv}
-
-
-def next_power_of_2(n: int) -> int:
-    return 1 << max(0, (int(n) - 1).bit_length())
 
 
 CALLS = {"triton.next_power_of_2": next_power_of_2, "next_power_of_2": next_power_of_2,
@@ -51,7 +52,7 @@ def find_function(source: str, name: str) -> ast.FunctionDef:
 
 def evaluate_function(path: Path, name: str, args: Mapping[str, Any], env: Mapping[str, Any]) -> Any:
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_regular_bytes(path, MAX_SOURCE).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceShapeError(f"cannot read {path}: {exc}") from exc
     function = find_function(source, name)
@@ -137,7 +138,7 @@ def evaluate_assignment(path: Path, function: str, name: str, env: Mapping[str, 
     """Run only the capability-dependent `if` chain that assigns `name` inside `function` (the rest of
     the function may do anything: it is not evaluated) and return the value it assigns."""
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_regular_bytes(path, MAX_SOURCE).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceShapeError(f"cannot read {path}: {exc}") from exc
     node = find_function(source, function)

@@ -1,36 +1,42 @@
 """Known releases per package, oldest first, for "the lowest release that clears this finding".
 
-SGLang: every PyPI release from 0.5.0 (shared/research/sglang.md §7, dates from the PyPI JSON API).
-Others: the releases named in shared/research/engines.md (§1.3, §3, §5-§8, §10) - not every patch
-release, so an answer for them reads "lowest known release".
+Engines whose folder holds their own list (every release, where `Engine.releases_complete`) are found
+through the registry; the lists here are the releases named in the research on engines and libraries
+(not every patch release, so an answer for them reads "lowest known release").
 """
 
 from __future__ import annotations
 
 from packaging.version import Version
 
-SGLANG = (
-    "0.5.0", "0.5.1", "0.5.1.post1", "0.5.1.post2", "0.5.1.post3", "0.5.2", "0.5.3", "0.5.3.post1",
-    "0.5.3.post2", "0.5.3.post3", "0.5.4", "0.5.4.post1", "0.5.4.post2", "0.5.4.post3", "0.5.5", "0.5.5.post1",
-    "0.5.5.post2", "0.5.5.post3", "0.5.6", "0.5.6.post1", "0.5.6.post2", "0.5.7", "0.5.8", "0.5.8.post1",
-    "0.5.9", "0.5.10", "0.5.10.post1", "0.5.11", "0.5.12", "0.5.12.post1", "0.5.13", "0.5.13.post1", "0.5.14",
-    "0.5.15", "0.5.15.post1", "0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23",
-)
-VLLM = ("0.9.2", "0.13.0", "0.14.0", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.18.0", "0.19.0", "0.20.0",
-        "0.22.0", "0.23.0", "0.24.0", "0.25.0", "0.26.0", "0.29.0", "0.32.0", "0.33.0")
+VLLM = ("0.9.2", "0.10.0", "0.11.0", "0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.15.1", "0.16.0", "0.17.0",
+        "0.18.0", "0.19.0", "0.20.0", "0.21.0", "0.22.0", "0.23.0", "0.24.0", "0.25.0", "0.26.0", "0.27.0",
+        "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0")  # = doctor/engines/vllm/data/index.json
 FLASHINFER = ("0.3.1", "0.4.0", "0.5.0", "0.5.3", "0.6.0", "0.6.4", "0.6.5", "0.6.6", "0.6.7", "0.6.8", "0.6.9",
               "0.6.11", "0.6.12", "0.6.14", "0.6.16", "0.7.0", "0.7.2.post1")
 FLASHINFER_CUBIN = ("0.6.11", "0.6.12", "0.6.13")
 TRITON = ("3.3.0", "3.4.0", "3.5.0", "3.5.1", "3.6.0", "3.7.0", "3.7.1", "3.8.0", "3.9.0")
 TORCH = ("2.7.0", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.14.0", "2.15.0")
 TENSORRT_LLM = ("0.17.0", "0.20.0", "1.0.0", "1.1.0", "1.2.0", "1.2.1")
+# the SGL kernel-wheel releases audited in doctor/data/wheel_archs.json (scripts/wheel_archs.py)
+SGL_KERNEL = ("0.3.5", "0.3.9", "0.3.14", "0.3.16", "0.3.21", "0.4.4", "0.4.10")
+NCCL = ("2.25.1", "2.26.2", "2.26.5", "2.27.3", "2.27.7", "2.28.3", "2.29.2", "2.30.4", "2.31.2", "2.32.3")
 CUTLASS_DSL = ("4.2.0", "4.4.2", "4.5.0", "4.5.1", "4.5.2", "4.6.0", "4.7.0", "4.8.1")
 
-KNOWN_RELEASES: dict[str, tuple[str, ...]] = {
-    "sglang": SGLANG, "vllm": VLLM, "flashinfer-python": FLASHINFER, "flashinfer-cubin": FLASHINFER_CUBIN,
-    "triton": TRITON, "torch": TORCH, "tensorrt-llm": TENSORRT_LLM, "nvidia-cutlass-dsl": CUTLASS_DSL,
+LIBRARY_RELEASES: dict[str, tuple[str, ...]] = {
+    "flashinfer-python": FLASHINFER, "flashinfer-cubin": FLASHINFER_CUBIN, "triton": TRITON, "torch": TORCH,
+    "nvidia-cutlass-dsl": CUTLASS_DSL, "nccl": NCCL, "sgl-kernel": SGL_KERNEL,
 }
-COMPLETE = {"sglang"}  # lists that hold every release, so "lowest release" is exact
+
+
+def known_releases(package: str) -> tuple[tuple[str, ...], bool]:
+    """(releases oldest first, whether the list holds every release) for an engine or library."""
+    from doctor.engines import registry
+
+    engine = registry.by_package(package)
+    if engine is not None and engine.releases:
+        return engine.releases, engine.releases_complete
+    return LIBRARY_RELEASES.get(package, ()), False
 
 
 def newer_releases(package: str, current: str) -> list[str]:
@@ -38,4 +44,4 @@ def newer_releases(package: str, current: str) -> list[str]:
         now = Version(current)
     except ValueError:
         return []
-    return [v for v in KNOWN_RELEASES.get(package, ()) if Version(v) > now]
+    return [v for v in known_releases(package)[0] if Version(v) > now]

@@ -7,11 +7,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from doctor.analysis import Analysis
 from doctor.facts import Facts
 from doctor.report import Finding, Report
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 GiB = 1 << 30
+MAX_MATRIX_GPUS = 16  # wider than a terminal beyond this; larger machines get link counts instead
 
 
 def render_console(report: Report, console: Console) -> None:
@@ -20,19 +22,20 @@ def render_console(report: Report, console: Console) -> None:
     if facts.gpus:
         console.print(_gpu_table(facts))
     if len(facts.gpus) > 1 and facts.topology:
-        console.print(_topology_matrix(facts))
+        console.print(_topology_matrix(facts) if len(facts.gpus) <= MAX_MATRIX_GPUS else _topology_counts(facts))
     console.print(_libraries(facts))
     if facts.model is not None:
         console.print(_model(facts))
-    if report.analysis.kernels:
-        console.print(_kernels(report))
-    if report.analysis.plan and report.analysis.plan.get("requested"):
-        console.print(_plan(report.analysis.plan))
-    for note in report.analysis.notes:
-        console.print(Text(f"note: {note}", style="dim"))
+    for analysis in report.analyses:
+        if analysis.kernels:
+            console.print(_kernels(analysis))
+        if analysis.plan and analysis.plan.get("requested"):
+            console.print(_plan(analysis.plan))
+        for note in analysis.notes:
+            console.print(Text(f"note: {note}", style="dim"))
     console.print(_findings(report))
-    if report.launch:
-        console.print(_launch(report.launch))
+    for launch in report.launches:
+        console.print(_launch(launch))
     console.print(_summary(report))
 
 
@@ -92,6 +95,16 @@ def _topology_matrix(facts: Facts) -> Table:
     return table
 
 
+def _topology_counts(facts: Facts) -> Text:
+    counts: dict[str, int] = {}
+    for link in facts.topology:
+        counts[link.kind] = counts.get(link.kind, 0) + 1
+    pairs = len(facts.gpus) * (len(facts.gpus) - 1) // 2
+    listed = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
+    return Text(f"Topology: {len(facts.topology)} of {pairs} GPU pairs recorded ({listed}); the matrix is shown "
+                f"up to {MAX_MATRIX_GPUS} GPUs")
+
+
 def _libraries(facts: Facts) -> Text:
     if not facts.libraries:
         return Text("libraries: none of the tracked packages is installed", style="dim")
@@ -120,25 +133,27 @@ def _model(facts: Facts) -> Text:
                 f"quantization {m.quantization.scheme}")
 
 
-def _kernels(report: Report) -> Table:
-    table = Table(title=f"Kernels ({report.analysis.engine} {report.analysis.engine_version}, "
-                        f"attention backend {report.analysis.attention_backend})", title_justify="left")
+def _kernels(analysis: Analysis) -> Table:
+    table = Table(title=f"Kernels ({analysis.engine} {analysis.engine_version}, "
+                        f"attention backend {analysis.attention_backend})", title_justify="left")
     for column in ("kernel", "path", "shape", "config", "bytes", "limit", "verdict"):
         table.add_column(column)
-    for k in report.analysis.kernels:
+    for k in analysis.kernels:
         shape = ",".join(f"{key}={v}" for key, v in k.shape.items())
         config = ",".join(f"{key}={v}" for key, v in k.config.items())
-        verdict = Text("fits", style="green") if k.fits else Text("OVERFLOW", style="bold red")
-        table.add_row(k.kernel, k.path, shape, config, str(k.bytes), str(k.limit), verdict)
+        verdict = Text(k.verdict, style={True: "green", False: "bold red", None: "yellow"}[k.fits])
+        table.add_row(k.kernel, k.path, shape, config, str(k.bytes), "?" if k.limit is None else str(k.limit), verdict)
     return table
 
 
 def _plan(plan: dict) -> Text:
     """Memory plan: the requested layout's verdict and, when it differs, the best layout that fits."""
     req, best = plan["requested"], plan.get("best")
-    text = Text("memory plan (SGLang " + str(plan.get("engine_version")) + "): ", style="bold")
+    text = Text(f"memory plan ({plan.get('engine')} {plan.get('engine_version')}): ", style="bold")
     text.append(_plan_line(req))
-    if best and (best["tp"], best["pp"], best["ep"]) != (req["tp"], req["pp"], req["ep"]):
+    if req.get("devices"):  # engines that place tensors per device say where each byte goes
+        text.append("".join(f"\n  {reason}" for reason in req["reasons"]), style="dim")
+    if best and best.get("flags") != req.get("flags"):
         text.append("\n  best that fits: ")
         text.append(_plan_line(best))
         text.append("\n  flags: " + " ".join(best["flags"]), style="dim")
@@ -152,7 +167,8 @@ def _plan_line(p: dict) -> str:
     verdict = "fits" if p["fits"] else "does NOT fit"
     if p.get("borderline"):
         verdict += " (borderline)"
-    return (f"TP{p['tp']} PP{p['pp']} EP{p['ep']}: weights {p['weights_per_gpu_bytes'] / GiB:.2f} GiB/GPU of "
+    layout = p.get("layout") or f"TP{p['tp']} PP{p['pp']} EP{p['ep']}"
+    return (f"{layout}: weights {p['weights_per_gpu_bytes'] / GiB:.2f} GiB/GPU of "
             f"{p['gpu_memory_bytes'] / GiB:.2f}, KV {p['kv_capacity_tokens']:,} tokens "
             f"({p['kv_bytes_per_token']:,} B/token, {p['kv_cache_dtype']}), {verdict}")
 
@@ -177,6 +193,8 @@ def _finding_panel(finding: Finding) -> Panel:
             body.append(f"\n      {key}: {shown}", style="dim")
     body.append(f"\n\n  run `sm120-doctor explain {finding.id}`", style="dim")
     title = f"{finding.severity.upper()} {finding.id}: {finding.title}"
+    if finding.engines:
+        title += f" [{', '.join(finding.engines)}]"
     return Panel(body, title=title, title_align="left", border_style=STYLE[finding.severity])
 
 
@@ -184,6 +202,9 @@ def _launch(launch: dict) -> Panel:
     body = Text(launch["command"], style="bold")
     for note in launch.get("notes", []):
         body.append(f"\n  note: {note}", style="dim")
+    for name, text in launch.get("files", {}).items():  # files the command names (an options YAML)
+        body.append(f"\n{name}:\n", style="bold")
+        body.append(text.rstrip("\n"))
     applied = ", ".join(launch.get("applied") or ["none"])
     title = f"Launch command ({launch['engine']} {launch['version']}, fixes from: {applied})"
     return Panel(body, title=title, title_align="left", border_style="green")

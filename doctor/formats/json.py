@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
+from doctor.output import json_text
 from doctor.report import Report
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report.to_dict(), indent=2)
+    return json_text(report.to_dict())
 
 
 def report_schema() -> dict[str, Any]:
-    text = (resources.files("doctor.formats") / "schema" / "report.schema.json").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent / "schema" / "report.schema.json").read_text(encoding="utf-8")
     return json.loads(text)

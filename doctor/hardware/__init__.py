@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
+from pathlib import Path
 
 from doctor.errors import InputError
 from doctor.facts import Facts, facts_from_dict
 
 # Max shared memory per block with opt-in, bytes, by compute capability (CUDA Programming Guide,
-# "Compute Capabilities", Tables 31-32; see shared/research/anchors.md §1.1).
+# "Compute Capabilities", Tables 31-32, https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities).
 SMEM_PER_BLOCK_OPTIN = {
     (7, 0): 98304,
     (7, 2): 98304,
@@ -27,12 +27,15 @@ SMEM_PER_BLOCK_OPTIN = {
 }
 
 
+PROFILES = Path(__file__).resolve().parent / "profiles"
+
+
 def smem_per_block_optin(capability: tuple[int, int]) -> int | None:
     return SMEM_PER_BLOCK_OPTIN.get(tuple(capability))
 
 
 def profile_names() -> list[str]:
-    folder = resources.files("doctor.hardware") / "profiles"
+    folder = PROFILES
     return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
 
 
@@ -40,5 +43,5 @@ def load_profile(name: str) -> Facts:
     if name not in profile_names():
         known = ", ".join(profile_names())
         raise InputError(f"unknown hardware profile {name!r} (built-in profiles: {known})")
-    text = (resources.files("doctor.hardware") / "profiles" / f"{name}.json").read_text(encoding="utf-8")
+    text = (PROFILES / f"{name}.json").read_text(encoding="utf-8")
     return facts_from_dict(json.loads(text), f"profile {name}")

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 from doctor.hardware import SMEM_PER_BLOCK_OPTIN as _LIMITS  # one table: cudaDevAttrMaxSharedMemoryPerBlockOptin
-
-_NAMES = {"sm120": (12, 0), "sm121": (12, 1), "sm100": (10, 0), "sm103": (10, 3), "sm90": (9, 0),
-          "sm89": (8, 9), "sm86": (8, 6), "sm80": (8, 0), "sm75": (7, 5)}
+from doctor.hardware.arch import parse_capability
 
 Arch = tuple[int, int]
 
 
 def parse_arch(value: str | int | tuple[int, int] | list[int]) -> Arch:
     """Accept (12, 0), "12.0", "sm120", "sm_120a", 120 or "120" and return (major, minor)."""
-    if isinstance(value, (tuple, list)):
-        major, minor = value
-        return int(major), int(minor)
-    text = str(value).strip().lower()
-    match = re.fullmatch(r"(?:sm_?|compute_?)?(\d+)(?:\.(\d+))?[af]?", text)
-    if not match:
-        raise ValueError(f"unrecognised architecture {value!r} (try sm120 or 12.0)")
-    if match.group(2) is not None:
-        return int(match.group(1)), int(match.group(2))
-    digits = int(match.group(1))
-    if digits < 20:
-        return digits, 0
-    return digits // 10, digits % 10
+    return parse_capability(value)
 
 
 def cc_int(cc: Arch) -> int:

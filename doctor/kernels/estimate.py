@@ -5,41 +5,43 @@ from __future__ import annotations
 from typing import Any
 
 from .arch import Arch, arch_name, cc_int, parse_arch, smem_limit
-from .attention_smem import decode_attention_smem, extend_attention_smem, prefill_attention_smem
-from .exact_launch import default_swap_ab, uses_gptq_awq
-from .moe_smem import fused_moe_smem, gptq_awq_smem
+from .attention_smem import LATEST_REVISION
+from .families import family
 from .result import SmemResult
 
 
 def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: str | None = None,
-             sglang: str | None = None) -> int:
-    """Closed-form bytes for a job described the way `exact_launch.build` takes it."""
-    arch = parse_arch(cc)
+             revision: int = LATEST_REVISION) -> int:
+    """Closed-form bytes for a job described the way `exact_launch.build` takes it; revision: which
+    source of the attention kernels runs (attention_smem.LATEST_REVISION)."""
+    return family(kernel).estimate(parse_arch(cc), params, triton, revision)
+
+
+# Launch parameters that must be positive powers of two (tl.arange extents, warp counts), and the rest
+# with their plausible ranges; a bad value is a ValueError the `smem` command reports on one line.
+_POW2 = {"block_m": 1024, "block_n": 1024, "block_h": 1024, "block": 1024, "num_warps": 64}
+_RANGES = {"lq": (1, 4096), "lv": (1, 4096), "lk": (1, 4096), "head_dim": (1, 4096), "num_stages": (0, 16),
+           "kv_group": (1, 1024), "sliding_window": (0, 1 << 31)}
+
+
+def check_params(kernel: str, params: dict[str, Any]) -> None:
+    """Refuse launch parameters no kernel could run with (`--block-m 0`, `--warps 3`) before sizing."""
     if kernel == "fused_moe":
-        return _fused_moe(arch, params, triton)
-    if kernel == "extend_attention":
-        return extend_attention_smem(arch, **params, triton=triton, sglang=sglang)
-    if kernel == "decode_attention":
-        return decode_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"}, triton=triton,
-                                     sglang=sglang)
-    if kernel == "prefill_attention":
-        return prefill_attention_smem(arch, **{k: v for k, v in params.items() if k != "kv_group"}, triton=triton)
-    raise ValueError(f"unknown kernel {kernel!r}")
+        from .moe_tuned import parse_configs
 
-
-def _fused_moe(arch: Arch, params: dict[str, Any], triton: str | None) -> int:
-    c = params["config"]
-    if uses_gptq_awq(params["dtype"], params.get("block_shape")):
-        return gptq_awq_smem(arch, params["dtype"], c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"], c["BLOCK_SIZE_K"],
-                             c.get("num_warps", 4), c.get("num_stages", 3), triton=triton, k=params.get("k"),
-                             has_zp=params.get("has_zp", False))
-    swap = params.get("swap_ab")
-    if swap is None:
-        swap = default_swap_ab(cc_int(arch), params["dtype"], c)
-    return fused_moe_smem(arch, params["dtype"], c["BLOCK_SIZE_M"], c["BLOCK_SIZE_N"], c["BLOCK_SIZE_K"],
-                          c.get("GROUP_SIZE_M", 1), c.get("num_warps", 4), c.get("num_stages", 3),
-                          params.get("per_channel", False), params.get("block_shape"), triton=triton,
-                          tma=params.get("tma"), swap_ab=swap)
+        try:
+            parse_configs({"1": params["config"]}, "fused-moe config")
+        except Exception as exc:  # InputError: one line for the smem command
+            raise ValueError(str(exc).replace("fused-moe config: entry 1: ", "")) from exc
+        return
+    for name, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            continue
+        if name in _POW2 and not (0 < value <= _POW2[name] and value & (value - 1) == 0):
+            raise ValueError(f"{name}={value} is not a power of two in 1..{_POW2[name]}")
+        low, high = _RANGES.get(name, (-(1 << 62), 1 << 62))
+        if not low <= value <= high:
+            raise ValueError(f"{name}={value} is out of range ({low}..{high})")
 
 
 def result(kernel: str, cc: str | int | Arch, nbytes: int, method: str) -> SmemResult:

@@ -1,7 +1,7 @@
 """Check tuned fused-MoE config JSONs against a target, and generate ones that fit.
 
 People copy H100 JSONs (227 KB of smem per block) to SM12x boxes (99 KB); every entry is
-checked, since SGLang picks the entry nearest to the live batch size.
+checked, since the engine picks the entry nearest to the live batch size.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from doctor.engines.sglang.moe import TUNED_BATCH_SIZES, launch_config, load_configs
-
 from .arch import Arch, parse_arch, smem_limit
 from .moe_smem import fused_moe_smem
+from .moe_tuned import TUNED_BATCH_SIZES, launch_config, load_configs
 
 
 class EntryCheck(NamedTuple):

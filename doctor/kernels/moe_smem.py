@@ -1,4 +1,4 @@
-"""Shared memory of SGLang's fused-MoE Triton kernels, buffer by buffer, placed by Triton's allocator.
+"""Shared memory of the fused-MoE Triton kernels, buffer by buffer, placed by Triton's allocator.
 
 `fused_moe_kernel` (bf16/fp16, fp8 and int8 w8a8 per tensor / channel / block, int8 w8a16, with
 TMA descriptors for a USE_TMA config) and `fused_moe_kernel_gptq_awq` (int4 / int8 weights with
@@ -29,7 +29,7 @@ from .arch import Arch, parse_arch
 from .cvt_scratch import scratch_bytes
 from .fp8 import native_fp8_mma
 
-# bits per element of the A (activation) and B (weight) tiles as loaded, per SGLang dtype name
+# bits per element of the A (activation) and B (weight) tiles as loaded, per fused-MoE dtype name
 _BITS = {"bf16": (16, 16), "fp16": (16, 16), "float16": (16, 16), "bfloat16": (16, 16),
          "fp8_w8a8": (8, 8), "int8_w8a8": (8, 8), "int8_w8a16": (16, 8), "int4_w4a16": (16, 8)}
 _WIDTHS = _BITS  # the dtype names command.py validates against
@@ -263,9 +263,9 @@ def fused_moe_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int,
                    group_m: int, num_warps: int, num_stages: int, per_channel: bool = False,
                    block_shape: list[int] | tuple[int, int] | None = None,
                    triton: str | None = None, tma: str | None = None, swap_ab: bool = False) -> int:
-    """Bytes of shared memory SGLang's fused-MoE kernel needs for one config on `cc`.
+    """Bytes of shared memory the fused-MoE kernel needs for one config on `cc`.
 
-    dtype uses SGLang's names: bf16/fp16, fp8_w8a8, int8_w8a8, int8_w8a16, int4_w4a16.
+    dtype uses the kernel's config names: bf16/fp16, fp8_w8a8, int8_w8a8, int8_w8a16, int4_w4a16.
     group_m and per_channel do not change the footprint; they are accepted so a tuned-config
     entry can be passed through as is. triton: compiler version ("3.5.1"); the newest known
     when not given.

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class SmemResult:
+    """Shared memory of one kernel config on one arch, against the block limit."""
+
     kernel: str
     arch: str
     bytes: int

@@ -1,4 +1,4 @@
-"""The register layouts Triton picks for the tensors of SGLang's kernels, as linear layouts.
+"""The register layouts Triton picks for the tensors of the engines' Triton kernels, as linear layouts.
 
 Accumulators (mma.sync v2, wgmma v3, tcgen05 read back from tensor memory), the blocked layouts
 the coalescing pass gives stores and gathers, and their slices. Sources: Triton's

@@ -2,7 +2,7 @@
 how the engine shards it. Built from the config (parameter counts x storage of the module's
 quantization); `safetensors.py` builds the same pieces from a checkpoint's tensor headers.
 
-Sharding follows SGLang's modules:
+Sharding follows the serving engines' modules:
 - `tp`: split over the attention/MoE tensor-parallel group (q/q_b/kv_b/o projections, dense MLP and shared
   experts, routed experts' intermediate dim, vocab-parallel embedding and lm_head);
 - `kv`: GQA k/v projections, split by KV head and replicated once TP exceeds the KV heads;
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.facts import Model, Quantization
+from doctor.output import read_regular_bytes
 from doctor.plan.storage import dense_bytes, linear_bytes
 
 KINDS = ("embed", "lm_head", "attention", "dense_mlp", "shared_experts", "routed_experts", "router", "norm",
@@ -26,6 +27,8 @@ KINDS = ("embed", "lm_head", "attention", "dense_mlp", "shared_experts", "routed
 
 @dataclass(frozen=True)
 class Piece:
+    """Bytes of one group of weights: its kind, how TP shards it, its layer and pipeline place."""
+
     kind: str
     nbytes: int
     shard: str  # tp | kv | rep
@@ -39,7 +42,7 @@ def raw_text_config(model: Model) -> dict[str, Any]:
         return {}
     path = Path(model.source_path) / "config.json"
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(read_regular_bytes(path, 16 << 20))
     except (OSError, ValueError):
         return {}
     if not isinstance(config, dict):
@@ -160,7 +163,8 @@ def _moe(b: _Builder, layer: int, kind_override: str | None) -> None:
 
 def _mtp_layer(b: _Builder, layer: int) -> None:
     """DeepSeek/GLM nextn layer as stored: a full decoder layer plus enorm/hnorm, eh_proj and its own
-    copy of embed_tokens and shared_head (research/models.md §5)."""
+    copy of embed_tokens and shared_head (the DeepSeek-V3 tensor table of model_inspector.py,
+    https://github.com/gogongxt/python/tree/ec9962697819add8f24ce1b180cf98ca6a53c40f/scripts/models)."""
     m, h = b.m, b.m.hidden_size
     _decoder_layer(b, layer, "attention", kind_override="mtp")
     b.dense("mtp", 3 * h, "rep", layer)
@@ -170,8 +174,8 @@ def _mtp_layer(b: _Builder, layer: int) -> None:
 
 
 def _vision(b: _Builder) -> None:
-    """A ViT as the engine builds it: attention TP-sharded, MLPs and the projector replicated (SGLang's
-    MoonViT/VisionAttention). Unquantized in every checkpoint we know."""
+    """A ViT as the engine builds it: attention TP-sharded, MLPs and the projector replicated
+    (MoonViT/VisionAttention). Unquantized in every checkpoint we know."""
     v, raw = b.m.vision, b.cfg.get("_vision") or {}
     if v is None:
         return

@@ -1,12 +1,12 @@
-"""KV cache per token per GPU and capacity in tokens, as SGLang sizes its pool
-(`get_cell_size_per_token`, `profile_max_num_token`, `set_num_tokens_hybrid_swa`; research/sglang.md §6).
+"""KV cache per token per GPU and capacity in tokens, as the serving engines size their pools (cell size per
+token, token capacity of a byte budget, the hybrid sliding-window split).
 
 - MLA: (kv_lora_rank + qk_rope_head_dim) x layers x elem bytes; every TP rank stores the whole latent,
   so it is NOT divided by TP.
 - MHA/GQA: max(1, kv_heads // attn_tp) x (head_dim + v_head_dim) x layers x elem bytes: heads are
   replicated once TP exceeds the KV heads.
 - fp4 (fp4_e2m1) halves the bytes and adds one scale byte per 16 elements.
-- Only the layers of this PP stage count; SGLang MIN-reduces the token count over the stages.
+- Only the layers of this PP stage count; the engine MIN-reduces the token count over the stages.
 - Hybrid sliding-window models (gpt-oss) split the pool into full and SWA layers by
   swa_full_tokens_ratio (0.8); the capacity reported is the full-attention layers' tokens.
 """
@@ -26,6 +26,8 @@ SWA_FULL_TOKENS_RATIO = 0.8
 
 @dataclass(frozen=True)
 class KvShape:
+    """KV-cache bytes per token and the layers that hold them."""
+
     dtype: str
     cell_bytes: int  # per token per GPU, this stage's layers
     layers: int
@@ -48,14 +50,16 @@ def resolve_kv_dtype(model: Model, requested: str | None) -> str:
 
 
 def attention_layers(model: Model, start: int, end: int) -> tuple[int, int]:
-    """(full, sliding-window) attention layers in [start, end). SGLang treats the pattern as alternating
-    for the models it runs as hybrid SWA; the counts come from the config's layer_types."""
+    """(full, sliding-window) attention layers in [start, end). Engines treat the pattern as alternating
+    for the models they run as hybrid SWA; the counts come from the config's layer_types."""
     a = model.attention
     total = end - start
+    linear = round(total * min(a.linear_attention_layers, model.num_layers) / model.num_layers)
+    attention = total - linear  # linear-attention/Mamba layers keep a recurrent state, not KV
     if not a.sliding_window or not a.sliding_window_layers or a.sliding_window_layers >= model.num_layers:
-        return total, 0
+        return attention, 0
     swa = round(total * a.sliding_window_layers / model.num_layers)
-    return total - swa, swa
+    return attention - swa, swa
 
 
 def cell_bytes(model: Model, attn_tp: int, layers: int, dtype: str) -> int:
@@ -76,7 +80,7 @@ def cell_bytes(model: Model, attn_tp: int, layers: int, dtype: str) -> int:
 
 def kv_shape(model: Model, attn_tp: int, start: int, end: int, dtype: str) -> KvShape:
     full, swa = attention_layers(model, start, end)
-    return KvShape(dtype, cell_bytes(model, attn_tp, end - start, dtype), end - start, full, swa)
+    return KvShape(dtype, cell_bytes(model, attn_tp, full + swa, dtype), full + swa, full, swa)
 
 
 def tokens_for_bytes(budget: int, shape: KvShape, page_size: int = 1) -> int:

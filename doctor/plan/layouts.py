@@ -1,7 +1,7 @@
-"""TP x PP x EP layouts: which are valid for a model (SGLang's divisibility checks) and what
+"""TP x PP x EP layouts: which are valid for a model (the engines' divisibility checks) and what
 communication path each one takes on a machine's topology.
 
-SGLang places ranks as rank = pp_rank * tp + tp_rank on GPUs 0..tp*pp-1 (CUDA order), so TP group s is
+Engines place ranks as rank = pp_rank * tp + tp_rank on GPUs 0..tp*pp-1 (CUDA order), so TP group s is
 GPUs [s*tp, (s+1)*tp) and pipeline stages talk between consecutive groups. EP subdivides the TP group.
 """
 
@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from doctor.facts import Facts, Model
+from doctor.topology import LINK_RANK
 
-# Worst-first order of `nvidia-smi topo -m` link kinds (NV<n> is best).
-LINK_RANK = {"NV": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}
 LINK_WORDS = {
     "NV": "over NVLink", "PIX": "under one PCIe switch (PIX)", "PXB": "across PCIe switches (PXB)",
     "PHB": "through one CPU host bridge (PHB)", "NODE": "inside one NUMA node, across root ports (NODE)",
@@ -22,6 +21,8 @@ LINK_WORDS = {
 
 @dataclass(frozen=True)
 class Layout:
+    """A TP x PP x EP layout."""
+
     tp: int
     pp: int
     ep: int = 1
@@ -33,6 +34,8 @@ class Layout:
 
 @dataclass(frozen=True)
 class Comm:
+    """How a layout's collectives travel on this machine, and what that costs."""
+
     tp_link: str | None
     pp_link: str | None
     custom_all_reduce: bool
@@ -45,7 +48,7 @@ def _divisors(n: int) -> list[int]:
 
 
 def invalid_reasons(model: Model, layout: Layout) -> list[str]:
-    """Why SGLang would refuse this layout at startup (empty when it is valid)."""
+    """Why the engine would refuse this layout at startup (empty when it is valid)."""
     a, tp, pp, ep = model.attention, layout.tp, layout.pp, layout.ep
     why = []
     if a.num_heads % tp:
@@ -60,7 +63,7 @@ def invalid_reasons(model: Model, layout: Layout) -> list[str]:
             why.append("EP needs a mixture-of-experts model")
         return why
     if tp % ep:
-        why.append(f"EP {ep} must divide TP {tp} (SGLang runs EP inside the TP group)")
+        why.append(f"EP {ep} must divide TP {tp} (EP runs inside the TP group)")
         return why
     if moe.routed_experts % ep:
         why.append(f"{moe.routed_experts} experts are not divisible by EP {ep}")
@@ -88,54 +91,39 @@ def _quant_alignment(model: Model, per_rank: int, what: str) -> list[str]:
 
 
 def enumerate_layouts(model: Model, gpu_count: int) -> list[Layout]:
-    """Every valid TP x PP x EP on up to `gpu_count` GPUs."""
+    """Every valid TP x PP x EP on up to `gpu_count` GPUs, in (GPUs, TP, EP) order. TP must divide the
+    attention heads and PP cannot pass the layer count (invalid_reasons' first checks), so only those
+    are tried: the work grows with the model's divisors, not with the GPU count."""
     out = []
-    for world in range(1, gpu_count + 1):
-        for tp in _divisors(world):
-            pp = world // tp
-            eps = [1] if model.moe is None else [e for e in _divisors(tp)]
-            for ep in eps:
-                layout = Layout(tp, pp, ep)
-                if not invalid_reasons(model, layout):
-                    out.append(layout)
-    return out
+    heads = model.attention.num_heads
+    for tp in (t for t in range(1, min(gpu_count, heads) + 1) if heads % t == 0):
+        eps = [1] if model.moe is None else _divisors(tp)
+        for pp in range(1, min(gpu_count // tp, model.num_layers) + 1):
+            out.extend(layout for layout in (Layout(tp, pp, ep) for ep in eps) if not invalid_reasons(model, layout))
+    return sorted(out, key=lambda layout: (layout.gpus, layout.tp, layout.ep))
 
 
-def _kind(kind: str) -> str:
-    return "NV" if kind.startswith("NV") else kind
+def _tp_link(facts: Facts, layout: Layout) -> str | None:
+    """Worst link inside any TP group (groups are consecutive blocks of `tp` GPUs in the facts' order)."""
+    return facts.link_index.groups(layout.tp, layout.pp)[0] if layout.tp > 1 else None
 
 
-def _worst(facts: Facts, a_ids: list[int], b_ids: list[int] | None = None) -> str | None:
-    worst: str | None = None
-    pairs = ([(x, y) for i, x in enumerate(a_ids) for y in a_ids[i + 1:]] if b_ids is None
-             else [(x, y) for x in a_ids for y in b_ids])
-    for x, y in pairs:
-        link = facts.link(x, y)
-        kind = _kind(link.kind) if link else "SYS"
-        if worst is None or LINK_RANK.get(kind, 5) > LINK_RANK.get(worst, 5):
-            worst = kind
-    return worst
+def _pp_link(facts: Facts, layout: Layout) -> str | None:
+    """Worst link between consecutive pipeline stages."""
+    return facts.link_index.stages(layout.tp, layout.pp) if layout.pp > 1 else None
 
 
 def communication(facts: Facts, layout: Layout) -> Comm:
-    ids = [g.index for g in facts.gpus][: layout.gpus]
-    groups = [ids[s * layout.tp:(s + 1) * layout.tp] for s in range(layout.pp)]
-    tp_link = max((_worst(facts, g) for g in groups if len(g) > 1), key=lambda k: LINK_RANK.get(k or "", 5),
-                  default=None)
-    pp_link = None
-    if layout.pp > 1:
-        pp_link = max((_worst(facts, groups[s], groups[s + 1]) for s in range(layout.pp - 1)),
-                      key=lambda k: LINK_RANK.get(k or "", 5))
+    tp_link, pp_link = _tp_link(facts, layout), _pp_link(facts, layout)
     reasons: list[str] = []
     cost = 0.0
     if tp_link:
         reasons.append(f"TP{layout.tp} all-reduce {LINK_WORDS.get(tp_link, tp_link)}")
         cost += LINK_RANK.get(tp_link, 5)
-    custom_ar = _custom_all_reduce(facts, layout, groups)
+    custom_ar = _custom_all_reduce(facts, layout)
     if layout.tp > 2 and tp_link != "NV":
-        reasons.append(f"custom all-reduce disabled: SGLang allows it on more than two GPUs only with full "
-                       f"NVLink; TP{layout.tp} uses NCCL over PCIe (pass --disable-custom-all-reduce to skip the "
-                       f"probe and its warning)")
+        reasons.append(f"custom all-reduce off: on more than two GPUs it needs full NVLink; TP{layout.tp} "
+                       f"all-reduces through NCCL over PCIe")
         cost += 1.0
     if pp_link:
         reasons.append(f"PP{layout.pp} sends activations between stages {LINK_WORDS.get(pp_link, pp_link)}; "
@@ -149,12 +137,9 @@ def communication(facts: Facts, layout: Layout) -> Comm:
     return Comm(tp_link, pp_link, custom_ar, cost, tuple(reasons))
 
 
-def _custom_all_reduce(facts: Facts, layout: Layout, groups: list[list[int]]) -> bool:
+def _custom_all_reduce(facts: Facts, layout: Layout) -> bool:
     """`custom_all_reduce.py`: world size in (2,4,6,8); > 2 GPUs need full NVLink; P2P must work."""
-    tp = layout.tp
-    if tp not in (2, 4, 6, 8):
+    if layout.tp not in (2, 4, 6, 8):
         return False
-    links = [facts.link(x, y) for g in groups for i, x in enumerate(g) for y in g[i + 1:]]
-    if tp > 2 and not all(link is not None and link.kind.startswith("NV") for link in links):
-        return False
-    return not any(link is not None and link.p2p_read is False for link in links)
+    all_nvlink = facts.link_index.groups(layout.tp, layout.pp)[1]
+    return (layout.tp == 2 or all_nvlink) and not facts.link_index.p2p_broken(layout.tp, layout.pp)

@@ -1,42 +1,42 @@
-"""Plans: for each layout, weights on the fullest rank, the KV budget SGLang's formula leaves, the
-tokens and concurrent requests it holds, the communication path, the flags to launch it; ranked."""
+"""Plans: for each layout, weights on the fullest rank, the KV budget the engine's memory formula leaves
+(a doctor.plan.memory.MemoryModel), the tokens and concurrent requests it holds, the communication path, the
+flags to launch it; ranked."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from doctor.engines.sglang import memory as sgl_memory
 from doctor.errors import InputError, UsageError
 from doctor.facts import Facts, Model
 from doctor.plan import kv as kvmod
-from doctor.plan.layouts import Layout, communication, enumerate_layouts, invalid_reasons
-from doctor.plan.weights import WeightSource, engine_extra_pieces, rank_weights, vision_of, weight_source
+from doctor.plan.layouts import Comm, Layout, communication, enumerate_layouts, invalid_reasons
+from doctor.plan.memory import LayoutShape, MemoryModel
+from doctor.plan.weights import ByPlace, WeightSource, rank_bytes_by_place, stage_weights, weight_source
 
-DEFAULT_SGLANG = "0.5.9"
 # Error of this estimate near zero KV: the runtime's memory before load is an estimate (1.1-3.1 GiB seen)
-# and weights accounting is within ~1-2 % of SGLang's measured usage.
+# and weights accounting is within ~1-2 % of the engine's measured usage.
 GiB = 1 << 30
 BORDERLINE_BYTES = 2 * GiB
 
 
 @dataclass(frozen=True)
 class PlanRequest:
-    engine_version: str = DEFAULT_SGLANG
+    """What a plan is asked for: the engine's memory model, a layout, KV dtype, context."""
+
+    memory: MemoryModel  # the engine's formula, with the user's memory knobs already in it
     tp: int | None = None
     pp: int | None = None
     ep: int | None = None
     kv_cache_dtype: str | None = None
-    mem_fraction_static: float | None = None
     context_length: int | None = None
-    page_size: int | None = None
-    chunked_prefill_size: int | None = None
-    cuda_graph_max_bs: int | None = None
     speculative: bool = False
 
 
 @dataclass(frozen=True)
 class Plan:
+    """One layout's memory: weights and KV per GPU, tokens, whether it fits and why."""
+
     tp: int
     pp: int
     ep: int
@@ -71,47 +71,65 @@ class Plan:
 
 
 def gpu_memory_bytes(facts: Facts) -> int:
-    sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
-    if not sizes:
+    size = _gpu_totals(facts)[0]
+    if not size:
         raise InputError("the facts give no GPU memory size: planning needs a GPU, --hardware or --facts")
-    return min(sizes)  # SGLang sizes by the smallest GPU (nvidia-smi minimum)
+    return size  # engines size by the smallest visible GPU
+
+
+_GPU_TOTALS: dict[int, tuple[tuple, int, bool]] = {}
+
+
+def _gpu_totals(facts: Facts) -> tuple[int, bool]:
+    """(smallest GPU memory, any unified memory), once per GPU list: every layout asks (doctor/topology.py)."""
+    hit = _GPU_TOTALS.get(id(facts.gpus))
+    if hit is None or hit[0] is not facts.gpus:
+        sizes = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
+        unified = any(g.unified_memory for g in facts.gpus)
+        hit = _GPU_TOTALS[id(facts.gpus)] = (facts.gpus, min(sizes, default=0), unified)
+        if len(_GPU_TOTALS) > 64:
+            _GPU_TOTALS.clear()
+    return hit[1], hit[2]
 
 
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
-                source: WeightSource | None = None) -> Plan:
+                source: WeightSource | None = None, comm: Comm | None = None) -> Plan:
+    """`comm`: the communication path when the caller knows better than this machine's topology (several
+    nodes: doctor/plan/multinode.py)."""
     source = source or weight_source(model)
     bad = invalid_reasons(model, layout)
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)}")
     total = gpu_memory_bytes(facts)
-    ranks = _ranks(source, model, layout, req.speculative)
+    ranks = _ranks(source, model, layout, req.speculative, req.memory)
     dtype = kvmod.resolve_kv_dtype(model, req.kv_cache_dtype)
     context = req.context_length or model.max_position_embeddings or 4096
-    mem = sgl_memory.memory_defaults(
-        req.engine_version, total / sgl_memory.MiB, tp=layout.tp, pp=layout.pp, speculative=req.speculative,
-        vision=vision_of(model), chunked_prefill_size=req.chunked_prefill_size,
-        cuda_graph_max_bs=req.cuda_graph_max_bs, mem_fraction_static=req.mem_fraction_static,
-        page_size=req.page_size)
-    free = sgl_memory.preload_free_bytes(total, layout.gpus, any(g.unified_memory for g in facts.gpus))
+    memory = req.memory
+    shape = LayoutShape(layout.tp, layout.pp, layout.ep)
+    mem = memory.settings(total, shape, model, req.speculative)
+    free = memory.preload_free(total, layout.gpus, _gpu_totals(facts)[1])
     stages, tokens, budget_min, cell_max = [], None, None, 0
+    weights_of = {r.stage: memory.weights_bytes(r, model, shape) for r in ranks}
     for r in ranks:
-        shape = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype)
-        budget = sgl_memory.kv_budget_bytes(free, r.bytes, mem.mem_fraction_static)
-        stage_tokens = kvmod.tokens_for_bytes(budget, shape, mem.page_size)
+        cell = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype)
+        budget = memory.kv_budget(free, weights_of[r.stage], mem)
+        stage_tokens = memory.kv_tokens(budget, cell, mem)
         tokens = stage_tokens if tokens is None else min(tokens, stage_tokens)
         budget_min = budget if budget_min is None else min(budget_min, budget)
-        cell_max = max(cell_max, shape.cell_bytes)
-        stages.append({"stage": r.stage, "layers": list(r.layers), "weights_bytes": r.bytes,
-                       "kv_bytes_per_token": shape.cell_bytes, "kv_budget_bytes": budget,
+        cell_max = max(cell_max, cell.cell_bytes)
+        stages.append({"stage": r.stage, "layers": list(r.layers), "weights_bytes": weights_of[r.stage],
+                       "kv_bytes_per_token": cell.cell_bytes, "kv_budget_bytes": budget,
                        "kv_tokens": stage_tokens, "by_kind": r.by_kind})
     tokens = tokens or 0
     last = kvmod.kv_shape(model, layout.tp, ranks[-1].layers[0], ranks[-1].layers[1], dtype)
     concurrent = min(kvmod.concurrent_requests(tokens, last, context, model.attention.sliding_window),
-                     sgl_memory.max_running_requests(tokens, context))
-    weights = max(r.bytes for r in ranks)
-    comm = communication(facts, layout) if len(facts.gpus) >= layout.gpus else None
+                     memory.max_requests(tokens, context))
+    weights = max(weights_of.values())
+    if comm is None and len(facts.gpus) >= layout.gpus:
+        comm = communication(facts, layout)
     fits = not bad and tokens > 0
-    reasons = _reasons(bad, weights, total, free, mem, budget_min or 0, tokens, context, concurrent, source, comm)
+    reasons = memory.own_reasons(_reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(),
+                                          budget_min or 0, tokens, context, concurrent, comm))
     idle = max(0, len(facts.gpus) - layout.gpus)
     score = _score(fits, tokens >= context, (comm.cost if comm else 9.0) + idle * 0.5, tokens, budget_min or 0,
                    layout)
@@ -119,26 +137,24 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         tp=layout.tp, pp=layout.pp, ep=layout.ep, fits=fits, weights_per_gpu_bytes=weights,
         kv_bytes_per_token=cell_max, kv_capacity_tokens=tokens, kv_budget_bytes=budget_min or 0,
         max_concurrent_requests=concurrent, context_length=context, kv_cache_dtype=dtype,
-        flags=_flags(layout, mem.mem_fraction_static, dtype, req, comm), reasons=tuple(reasons), valid=not bad,
+        flags=memory.layout_flags(shape, mem, dtype, bool(req.kv_cache_dtype), req.context_length,
+                                  comm is not None and layout.tp > 2 and comm.tp_link != "NV"),
+        reasons=tuple(reasons), valid=not bad,
         context_fits=fits and tokens >= context, rank_score=score,
         borderline=not bad and abs(budget_min or 0) < BORDERLINE_BYTES, gpu_memory_bytes=total,
-        memory={**mem.to_dict(), "preload_free_bytes": free, "weights_source": source.kind,
+        memory={"engine": memory.label, **mem, "preload_free_bytes": free, "weights_source": source.kind,
                 "checkpoint_bytes": source.checkpoint_bytes, "notes": list(source.notes)},
         stages=tuple(stages),
         comm={} if comm is None else {"tp_link": comm.tp_link, "pp_link": comm.pp_link,
                                       "custom_all_reduce": comm.custom_all_reduce, "cost": comm.cost})
 
 
-def _reasons(bad: list[str], weights: int, total: int, free: int, mem: Any, budget: int, tokens: int,
-             context: int, concurrent: int, source: WeightSource, comm: Any) -> list[str]:
+def _reasons(bad: list[str], description: str, shortfall_hint: str, budget: int, tokens: int,
+             context: int, concurrent: int, comm: Any) -> list[str]:
     reasons = [f"invalid: {b}" for b in bad]
-    usable = free * mem.mem_fraction_static
-    reasons.append(f"weights {weights / GiB:.2f} GiB on the fullest GPU of {total / GiB:.2f} GiB; SGLang "
-                   f"{mem.version} keeps {mem.mem_fraction_static:.3f} of the {free / GiB:.2f} GiB free at load "
-                   f"= {usable / GiB:.2f} GiB for weights + KV")
+    reasons.append(description)
     if budget <= 0:
-        reasons.append(f"does not fit: {-budget / GiB:.2f} GiB short before any KV cache "
-                       f"(SGLang: 'Not enough memory. Please try to increase --mem-fraction-static')")
+        reasons.append(f"does not fit: {-budget / GiB:.2f} GiB short before any KV cache ({shortfall_hint})")
     if abs(budget) < BORDERLINE_BYTES:
         reasons.append(f"borderline: the KV budget is within {BORDERLINE_BYTES / GiB:.0f} GiB of zero, inside this "
                        f"estimate's error (runtime memory before load, allocator slack); measure before relying on it")
@@ -161,38 +177,25 @@ def _score(fits: bool, context_ok: bool, comm_cost: float, tokens: int, budget: 
     return 1e6 + (1e5 if context_ok else 0) - comm_cost * 1e3 + min(tokens, 10**8) / 1e5 + layout.gpus * 1e-3
 
 
-def _flags(layout: Layout, fraction: float, dtype: str, req: PlanRequest, comm: Any) -> tuple[str, ...]:
-    flags = ["--tp-size", str(layout.tp)]
-    if layout.pp > 1:
-        flags += ["--pp-size", str(layout.pp)]
-    if layout.ep > 1:
-        flags += ["--ep-size", str(layout.ep)]
-    flags += ["--mem-fraction-static", f"{fraction:.3f}"]
-    if req.kv_cache_dtype or dtype.startswith("fp8"):
-        flags += ["--kv-cache-dtype", dtype]
-    if req.context_length:
-        flags += ["--context-length", str(req.context_length)]
-    if comm is not None and layout.tp > 2 and comm.tp_link != "NV":
-        flags.append("--disable-custom-all-reduce")
-    return tuple(flags)
+_RANK_CACHE: dict[tuple[int, str, str, int, bool], tuple[Model, ByPlace, dict[int, list]]] = {}
 
 
-_RANK_CACHE: dict[tuple[int, str, int, int, bool], tuple[Model, list]] = {}
-
-
-def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool) -> list:
-    """rank_weights per layout, memoised: `check` plans ~26 layouts for each of several what-if analyses
-    of the same model, and the weights depend only on the model, the source, TP, PP and speculation."""
-    key = (id(model), source.kind, layout.tp, layout.pp, speculative)
+def _ranks(source: WeightSource, model: Model, layout: Layout, speculative: bool, memory: MemoryModel) -> list:
+    """rank_weights per layout, the pass over the pieces memoised: `check` plans ~26 layouts for each of
+    several what-if analyses of the same model, and one rank's bytes depend only on the model, the source,
+    the engine's load extras, TP and speculation (PP only groups them into stages)."""
+    key = (id(model), source.kind, type(memory).__name__, layout.tp, speculative)
     hit = _RANK_CACHE.get(key)
-    if hit is not None and hit[0] is model:
-        return hit[1]
-    pieces = list(source.pieces) + engine_extra_pieces(model)
-    ranks = rank_weights(pieces, model, layout.tp, layout.pp, speculative)
-    if len(_RANK_CACHE) > 512:
-        _RANK_CACHE.clear()
-    _RANK_CACHE[key] = (model, ranks)
-    return ranks
+    if hit is None or hit[0] is not model:
+        pieces = list(source.pieces) + memory.load_extras(model)
+        hit = (model, rank_bytes_by_place(pieces, model, layout.tp, speculative), {})
+        if len(_RANK_CACHE) > 512:
+            _RANK_CACHE.clear()
+        _RANK_CACHE[key] = hit
+    by_pp = hit[2]  # layouts that differ only in EP share their stages
+    if layout.pp not in by_pp:
+        by_pp[layout.pp] = stage_weights(hit[1], model, layout.pp)
+    return by_pp[layout.pp]
 
 
 def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSource | None = None) -> list[Plan]:

@@ -19,7 +19,9 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Model
+from doctor.output import open_regular, read_regular_bytes
 from doctor.plan.arch import Piece
+from doctor.validation import shown
 
 DTYPE_SIZES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
                "I8": 1, "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "F4": 1}
@@ -31,7 +33,7 @@ TensorInfo = tuple[str, tuple[int, ...]]
 def read_header(path: Path) -> dict[str, TensorInfo]:
     """name -> (dtype, shape) from one .safetensors file; a corrupt header is one clear InputError."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             prefix = handle.read(8)
             if len(prefix) != 8:
                 raise InputError(f"{path}: too short for a safetensors header")
@@ -56,11 +58,13 @@ def parse_header(header: Any, where: str) -> dict[str, TensorInfo]:
         if name == "__metadata__":
             continue
         if not isinstance(entry, dict) or not isinstance(entry.get("shape"), list):
-            raise InputError(f"{where}: tensor {name!r} has no shape")
+            raise InputError(f"{where}: tensor {shown(name)} has no shape")
         dtype = entry.get("dtype")
         shape = entry["shape"]
-        if dtype not in DTYPE_SIZES or not all(isinstance(d, int) and 0 <= d < 1 << 40 for d in shape):
-            raise InputError(f"{where}: tensor {name!r} has dtype {dtype!r} / shape {shape!r} this doctor cannot size")
+        if not isinstance(dtype, str) or dtype not in DTYPE_SIZES or len(shape) > 16 or not all(
+                type(d) is int and 0 <= d < 1 << 40 for d in shape):
+            raise InputError(f"{where}: tensor {shown(name)} has dtype {shown(dtype)} / shape {shown(shape)} this "
+                             "doctor cannot size")
         out[name] = (dtype, tuple(shape))
     return out
 
@@ -74,7 +78,7 @@ def tensor_bytes(info: TensorInfo) -> int:
 
 
 def classify(name: str, model: Model) -> tuple[str, str, int | None, str]:
-    """(kind, shard, layer, place) for one checkpoint tensor, by SGLang's module sharding."""
+    """(kind, shard, layer, place) for one checkpoint tensor, by the engines' module sharding (doctor.plan.arch)."""
     n = name.replace("language_model.", "")
     if any(key in n for key in ("vision_tower", "mm_projector", "visual.", "vision_model", "multi_modal_projector")):
         return "vision", "rep", None, "first"
@@ -114,9 +118,16 @@ def pieces_from_headers(tensors: Mapping[str, TensorInfo], model: Model) -> list
     return [Piece(kind, nbytes, shard, layer, place) for (kind, shard, layer, place), nbytes in sums.items()]
 
 
+INDEX = "model.safetensors.index.json"
+MAX_INDEX = 64 << 20
+
+
 def local_tensors(model_dir: Path) -> dict[str, TensorInfo] | None:
+    """Headers of every shard in the directory; None when there are none, or when the index names shards
+    that are not there (a partial download would under-count)."""
     files = sorted(model_dir.glob("*.safetensors"))
-    if not files:
+    index = _index(model_dir)
+    if not files or (index is not None and not all((model_dir / name).is_file() for name in index[1])):
         return None
     tensors: dict[str, TensorInfo] = {}
     for path in files:
@@ -124,10 +135,32 @@ def local_tensors(model_dir: Path) -> dict[str, TensorInfo] | None:
     return tensors
 
 
+def index_total_size(model_dir: Path) -> tuple[int, str] | None:
+    """`metadata.total_size` of the directory's safetensors index (the tensors' bytes), and where it is from."""
+    index = _index(model_dir)
+    return (index[0], f"metadata.total_size of {model_dir / INDEX}") if index and index[0] else None
+
+
+def _index(model_dir: Path) -> tuple[int, set[str]] | None:
+    """(total_size or 0, shard file names) of the directory's index; None without a readable one."""
+    path = model_dir / INDEX
+    try:
+        data = json.loads(read_regular_bytes(path, MAX_INDEX))
+    except (OSError, ValueError, InputError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    total = (data.get("metadata") or {}).get("total_size") if isinstance(data.get("metadata"), dict) else None
+    weight_map = data.get("weight_map")
+    shards = {v for v in weight_map.values() if isinstance(v, str)} if isinstance(weight_map, dict) else set()
+    plausible = isinstance(total, int) and not isinstance(total, bool) and 0 < total < 1 << 50
+    return (total if plausible else 0), shards
+
+
 def cache_dir(environ: Mapping[str, str]) -> Path:
-    root = environ.get("SM120_DOCTOR_CACHE") or str(Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-                                                   / "sm120-doctor")
-    return Path(root).expanduser() / "safetensors"
+    from doctor.cache import cache_root
+
+    return cache_root(environ) / "safetensors"
 
 
 def hub_tensors(repo_id: str, environ: Mapping[str, str], offline: bool) -> tuple[dict[str, TensorInfo] | None, str]:
@@ -135,15 +168,21 @@ def hub_tensors(repo_id: str, environ: Mapping[str, str], offline: bool) -> tupl
     cached = cache_dir(environ) / (repo_id.replace("/", "--") + ".json")
     if cached.is_file():
         try:
-            return parse_header(json.loads(cached.read_text(encoding="utf-8")), str(cached)), "cache"
+            return parse_header(json.loads(read_regular_bytes(cached, MAX_HEADER)), str(cached)), "cache"
         except (OSError, ValueError, InputError):
             pass
     if offline or environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         return None, "hub not asked (offline)"
+    from doctor.probe.model import hub_unreachable
+
+    unreachable = hub_unreachable(environ)  # a TCP connect with a deadline before huggingface-hub's retries
+    if unreachable:
+        return None, f"hub unreachable ({unreachable})"
     try:
         from huggingface_hub import get_safetensors_metadata
 
         os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "5")
+        os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "5")
         meta = get_safetensors_metadata(repo_id)
         header = {name: {"dtype": info.dtype, "shape": list(info.shape)}
                   for file_meta in meta.files_metadata.values() for name, info in file_meta.tensors.items()}
@@ -165,6 +204,10 @@ def checkpoint_pieces(model: Model, environ: Mapping[str, str], offline: bool) -
     if model.source == "local" and model.source_path:
         tensors = local_tensors(Path(model.source_path))
         return (pieces_from_headers(tensors, model), "safetensors-local") if tensors else (None, "no local shards")
+    if model.source == "hf-cache" and model.source_path:  # the shards beside the cached config, when complete
+        tensors = local_tensors(Path(model.source_path))
+        if tensors:
+            return pieces_from_headers(tensors, model), "safetensors-hf-cache"
     if model.source in ("hub", "hf-cache"):
         tensors, why = hub_tensors(model.id, environ, offline)
         if tensors:

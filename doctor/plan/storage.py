@@ -1,6 +1,7 @@
 """Bytes a checkpoint stores for one linear weight [out, in] under a quantization scheme, scales included.
 
-Layouts as the checkpoints store them (research/models.md):
+Layouts as the checkpoints store them (per-tensor tables of downloaded checkpoints, model_inspector.py
+reports at https://github.com/gogongxt/python/tree/ec9962697819add8f24ce1b180cf98ca6a53c40f/scripts/models):
 - compressed-tensors int4 pack-quantized, group g: `weight_packed` int32 [out, in/8], `weight_scale`
   bf16 [out, in/g], `weight_shape` int32 [2] (symmetric: no zero points);
 - ModelOpt NVFP4: `weight` uint8 [out, in/2], `weight_scale` fp8 [out, in/16], `weight_scale_2` and

@@ -6,7 +6,7 @@ module's quantization. A bundled checkpoint size (`data/checkpoints.json`, measu
 cross-check of the computed total; when the two disagree by more than 2 % the computed pieces are scaled
 to the measured size and the plan says so.
 
-EP in SGLang subdivides the TP group (moe_tp = tp / ep; each rank holds experts/ep experts at
+EP subdivides the TP group (moe_tp = tp / ep; each rank holds experts/ep experts at
 intermediate/moe_tp), so routed-expert bytes per rank are total/tp either way: EP changes traffic,
 not memory.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from doctor.facts import Model
@@ -26,6 +26,8 @@ SCALE_TOLERANCE = 0.02
 
 @dataclass(frozen=True)
 class WeightSource:
+    """The weight pieces of a model and where their sizes come from."""
+
     kind: str  # safetensors-local | safetensors-hub | config | config-scaled
     pieces: tuple[Piece, ...]
     checkpoint_bytes: int
@@ -34,6 +36,8 @@ class WeightSource:
 
 @dataclass(frozen=True)
 class RankWeights:
+    """Bytes on one rank of a pipeline stage, by kind."""
+
     stage: int
     layers: tuple[int, int]
     bytes: int
@@ -41,7 +45,7 @@ class RankWeights:
 
 
 def pp_layers(num_layers: int, pp: int, stage: int) -> tuple[int, int]:
-    """SGLang `get_pp_indices`: even split, the last `remainder` stages take one more layer."""
+    """The engines' pipeline split: even, the last `remainder` stages take one more layer."""
     base, remainder = divmod(num_layers, pp)
     if stage >= pp - remainder:
         start = stage * (base + 1) - (pp - remainder)
@@ -50,7 +54,7 @@ def pp_layers(num_layers: int, pp: int, stage: int) -> tuple[int, int]:
 
 
 def bundled_checkpoint_bytes(model_id: str) -> tuple[int, str] | None:
-    text = (resources.files("doctor.plan") / "data" / "checkpoints.json").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent / "data" / "checkpoints.json").read_text(encoding="utf-8")
     table: dict[str, Any] = json.loads(text)
     entry = next((v for k, v in table.items() if k.lower() == model_id.lower()), None)
     if entry is None:
@@ -58,14 +62,17 @@ def bundled_checkpoint_bytes(model_id: str) -> tuple[int, str] | None:
     return int(entry["bytes"]), str(entry["source"])
 
 
-def weight_source(model: Model, header_pieces: list[Piece] | None = None, header_kind: str = "") -> WeightSource:
+def weight_source(model: Model, header_pieces: list[Piece] | None = None, header_kind: str = "",
+                  measured_bytes: tuple[int, str] | None = None) -> WeightSource:
+    """Pieces from safetensors headers when there are some; else from the config, scaled to a measured
+    checkpoint size (`measured_bytes`: an index's total_size; else the bundled table) when they differ."""
     if header_pieces:
         total = sum(p.nbytes for p in header_pieces)
         return WeightSource(header_kind, tuple(header_pieces), total,
                             (f"weights from the checkpoint's safetensors headers ({header_kind})",))
     pieces = model_pieces(model)
     total = sum(p.nbytes for p in pieces)
-    bundled = bundled_checkpoint_bytes(model.id)
+    bundled = measured_bytes or bundled_checkpoint_bytes(model.id)
     if bundled is None:
         return WeightSource("config", tuple(pieces), total,
                             (f"weights computed from the config: {total / 1e9:.2f} GB in the checkpoint",))
@@ -79,21 +86,18 @@ def weight_source(model: Model, header_pieces: list[Piece] | None = None, header
     return WeightSource("config-scaled", scaled, measured, (note + "; pieces scaled to the measured size",))
 
 
-def engine_extra_pieces(model: Model) -> list[Piece]:
-    """What SGLang allocates at load beyond the checkpoint: MLA's absorbed w_kc/w_vc, a bf16 copy of each
-    layer's kv_b_proj (`post_load_weights`; fp8 kv_b_proj is dequantized to bf16 for it)."""
-    a = model.attention
-    if a.kind != "mla":
-        return []
-    nope = a.qk_nope_head_dim or 128
-    per_layer = a.num_heads * (nope + a.v_head_dim) * (a.kv_lora_rank or 512) * 2
-    return [Piece("engine", per_layer, "tp", layer) for layer in range(model.num_layers)]
+ByPlace = tuple[dict[int, dict[str, int]], dict[str, int], dict[str, int]]
 
 
 def rank_weights(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, pp: int,
                  speculative: bool = False) -> list[RankWeights]:
     """Bytes on one rank of each PP stage (ranks inside a stage hold the same amount)."""
-    per_layer, first, last = _rank_bytes_by_place(pieces, model, tp, speculative)
+    return stage_weights(rank_bytes_by_place(pieces, model, tp, speculative), model, pp)
+
+
+def stage_weights(by_place: ByPlace, model: Model, pp: int) -> list[RankWeights]:
+    """rank_weights from one rank's bytes by place (which depend on TP, not on PP)."""
+    per_layer, first, last = by_place
     out = []
     for stage in range(pp):
         start, end = pp_layers(model.num_layers, pp, stage)
@@ -108,8 +112,8 @@ def rank_weights(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int,
     return out
 
 
-def _rank_bytes_by_place(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, speculative: bool
-                         ) -> tuple[dict[int, dict[str, int]], dict[str, int], dict[str, int]]:
+def rank_bytes_by_place(pieces: tuple[Piece, ...] | list[Piece], model: Model, tp: int, speculative: bool
+                        ) -> ByPlace:
     """One pass over the pieces: this rank's bytes per kind for each decoder layer, for the first stage
     (embeddings, ViT) and for the last (lm_head; MTP/nextn layers only when a draft loads them)."""
     kv_heads = model.attention.num_kv_heads
@@ -119,7 +123,7 @@ def _rank_bytes_by_place(pieces: tuple[Piece, ...] | list[Piece], model: Model, 
     for p in pieces:
         if p.kind == "mtp" or (p.layer is not None and p.layer >= model.num_layers):
             if not speculative:
-                continue  # SGLang skips nextn weights unless a draft model loads them
+                continue  # engines skip nextn weights unless a draft model loads them
             bucket = last
         elif p.layer is not None:
             bucket = per_layer.setdefault(p.layer, {})
@@ -138,11 +142,11 @@ def _share(p: Piece, tp: int, kv_heads: int) -> int:
 
 
 def vision_of(model: Model) -> tuple[int, int] | None:
-    """(layers, hidden) of the ViT as SGLang's `adjust_mem_fraction_for_vlm` sees them."""
+    """(layers, hidden) of the ViT, as an engine's VLM memory adjustment sees them."""
     if model.vision is None:
         return None
     return model.vision.num_layers, model.vision.hidden_size
 
 
-__all__ = ["RankWeights", "WeightSource", "bundled_checkpoint_bytes", "engine_extra_pieces", "pp_layers",
-           "rank_weights", "raw_text_config", "vision_of", "weight_source"]
+__all__ = ["ByPlace", "RankWeights", "WeightSource", "bundled_checkpoint_bytes", "pp_layers", "rank_bytes_by_place",
+           "rank_weights", "raw_text_config", "stage_weights", "vision_of", "weight_source"]

@@ -7,18 +7,20 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from doctor.engines import parse_engine_spec
+from doctor.engines.versions import parse_engine_spec
 from doctor.facts import Facts, Source, load_facts
 from doctor.hardware import load_profile
 from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
-from doctor.probe.host import probe_host
 from doctor.probe.libraries import probe_libraries
 from doctor.probe.model import load_model
-from doctor.probe.nvml import probe_nvml
+from doctor.probe.network import probe_network
 
 
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
+    from doctor.probe.host import probe_host
+    from doctor.probe.nvml import probe_nvml
+
     nvml = probe_nvml(environ)
     facts = Facts(
         source=Source(kind="live", name="this machine", notes=tuple(nvml.notes)),
@@ -28,6 +30,7 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
         topology=nvml.topology,
         libraries=with_binary_facts(probe_libraries(environ)),
         env=probe_env(environ),
+        network=probe_network(environ),
     )
     if deep:
         from doctor.probe.deep import deepen

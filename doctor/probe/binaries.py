@@ -6,19 +6,21 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from doctor.binaries import scan_environment, torch_arch_list
 from doctor.facts import Library
 
 # Library keys whose CUDA extensions `check` reads. flashinfer-cubin is left out on purpose: its
 # ~16k standalone SM100 cubins take seconds to walk and never hold SM12x code.
 SCANNED = ("sgl-kernel", "vllm", "flashinfer-python", "flashinfer-jit-cache", "tensorrt-llm")
-FIELDS = ("sass", "ptx", "format", "modules", "rdc_ptx", "size", "error")
+FIELDS = ("sass", "ptx", "lto", "format", "modules", "lto_only_modules", "kernel_free_modules", "rdc_ptx", "size",
+          "error", "families")
 
 
 def with_binary_facts(libraries: dict[str, Library]) -> dict[str, Library]:
     out = dict(libraries)
     torch = out.get("torch")
     if torch is not None and torch.location and not torch.what_if:
+        from doctor.binaries import torch_arch_list
+
         archs = torch_arch_list([Path(torch.location)])
         if archs is not None:
             details = {**torch.details, "arch_list": archs, "arch_list_source": "fatbin scan of torch/lib"}
@@ -28,6 +30,8 @@ def with_binary_facts(libraries: dict[str, Library]) -> dict[str, Library]:
         library = out.get(key)
         if library is not None and library.location and not library.what_if:
             by_site.setdefault(library.location, []).append(library)
+    if by_site:
+        from doctor.binaries import scan_environment
     for site, members in by_site.items():
         names = [str(m.details.get("distribution", m.name)) for m in members]
         report = scan_environment(roots=[Path(site)], packages=names)

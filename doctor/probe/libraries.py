@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from importlib import metadata
 from pathlib import Path
 
 from doctor.facts import Library
+from doctor.output import read_regular_bytes
+from doctor.probe.distributions import distribution
 from doctor.probe.toolkit import probe_llama_cpp, probe_nvcc
 
 # Distribution names as published on PyPI; the first one found wins for each key.
@@ -24,6 +25,7 @@ TRACKED: dict[str, tuple[str, ...]] = {
     "transformers": ("transformers",),
     "nvidia-cutlass-dsl": ("nvidia-cutlass-dsl",),
     "cudnn": ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12", "nvidia-cudnn-cu11"),
+    "nccl": ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"),
     "nvidia-ml-py": ("nvidia-ml-py",),
     "pynvml": ("pynvml",),
     "huggingface-hub": ("huggingface-hub", "huggingface_hub"),
@@ -48,25 +50,21 @@ def probe_libraries(environ: Mapping[str, str] | None = None) -> dict[str, Libra
 
 
 def _library(key: str, dist_name: str) -> Library | None:
-    try:
-        dist = metadata.distribution(dist_name)
-    except metadata.PackageNotFoundError:
+    dist = distribution(dist_name)
+    if dist is None:
         return None
-    version = dist.version
-    if not version:
-        return None
-    location = str(dist.locate_file(""))
-    details: dict[str, object] = {"distribution": dist.metadata.get("Name", dist_name)}
+    location = dist.location
+    details: dict[str, object] = {"distribution": dist.name}
     if key == "torch":
         details.update(_torch_details(Path(location)))
-    return Library(name=key, version=version, location=location, details=details)
+    return Library(name=key, version=dist.version, location=location, details=details)
 
 
 def _torch_details(site: Path) -> dict[str, object]:
     """torch/version.py carries the CUDA version it was built with; read it as text."""
     try:
-        text = (site / "torch" / "version.py").read_text(encoding="utf-8")
-    except OSError:
+        text = read_regular_bytes(site / "torch" / "version.py", 1 << 20).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         return {}
     match = _TORCH_CUDA.search(text)
     if not match or match.group(1) in ("None", ""):

@@ -10,26 +10,31 @@ import contextlib
 import json
 import os
 import re
-import socket
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Model
-from doctor.output import read_json_file
+from doctor.output import read_json_file, read_regular_bytes
 from doctor.probe.model_config import parse_model
+from doctor.validation import shown
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}$")
 MAX_CONFIG_BYTES = 16 << 20
+MAX_SPEC = 4096  # PATH_MAX
 HUB_TIMEOUT_S = 5.0
+
+# beside this package, not importlib.resources: that pulls in zipfile (~5 ms of every cold start)
+BUNDLE = Path(__file__).resolve().parent.parent / "data" / "models"
 
 
 @dataclass(frozen=True)
 class ConfigFiles:
+    """A model's config.json (and hf_quant_config.json) and where they were found."""
+
     config: Any
     hf_quant: Any
     source: str
@@ -38,19 +43,45 @@ class ConfigFiles:
 
 
 def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> Model:
+    check_spec(spec)
+    if is_gguf_spec(spec):  # a .gguf file, split set or GGUF directory: its header is the config
+        from doctor.probe.gguf import read_gguf
+        from doctor.probe.gguf_model import model_from_gguf
+
+        return model_from_gguf(read_gguf(spec), spec)
     files = find_config(spec, environ, offline)
     return parse_model(files.config, files.hf_quant, model_id=spec, source=files.source,
                        source_path=files.path, reconstructed=files.reconstructed)
 
 
+def is_gguf_spec(spec: str) -> bool:
+    """Does `spec` name a GGUF file, or a directory with GGUF files and no config.json?"""
+    if spec.lower().endswith(".gguf"):
+        return True
+    try:
+        path = Path(spec).expanduser()
+        return path.is_dir() and not (path / "config.json").is_file() and any(path.glob("*.gguf"))
+    except (OSError, ValueError):  # a name no file system takes (too long, NUL): not a GGUF directory
+        return False
+
+
+def check_spec(spec: str) -> None:
+    """A model name no file system or hub would take is one clear error, before anything looks it up."""
+    if not spec.strip():
+        raise InputError("the model is an empty string: give a Hugging Face id (org/name) or a local directory")
+    if len(spec) > MAX_SPEC:
+        raise InputError(f"model {shown(spec)} is {len(spec)} characters long; an id or a path has at most {MAX_SPEC}")
+
+
 def find_config(spec: str, environ: Mapping[str, str], offline: bool = False) -> ConfigFiles:
+    check_spec(spec)
     path = Path(spec).expanduser()
-    if path.is_dir():
+    if _is_dir(path):
         return _from_dir(path, "local")
     if _looks_like_path(spec):
-        raise InputError(f"model directory {spec} does not exist")
+        raise InputError(f"model directory {shown(spec)} does not exist")
     if not REPO_ID.match(spec):
-        raise InputError(f"{spec!r} is neither a local directory nor a Hugging Face model id (org/name)")
+        raise InputError(f"{shown(spec)} is neither a local directory nor a Hugging Face model id (org/name)")
     misses = []
     cached = _from_hf_cache(spec, environ)
     if cached is not None:
@@ -71,8 +102,15 @@ def find_config(spec: str, environ: Mapping[str, str], offline: bool = False) ->
 
 
 def bundled_models() -> dict[str, dict[str, str]]:
-    index = resources.files("doctor") / "data" / "models" / "index.json"
+    index = BUNDLE / "index.json"
     return json.loads(index.read_text(encoding="utf-8"))
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # a name too long for the OS, or with a NUL byte: not a directory
+        return False
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -81,11 +119,11 @@ def _looks_like_path(spec: str) -> bool:
 
 def _from_dir(path: Path, source: str, reconstructed: bool = False) -> ConfigFiles:
     config_path = path / "config.json"
-    if not config_path.is_file():
+    if not config_path.exists():
         raise InputError(f"model directory {path} has no config.json")
-    config = _read_json(config_path)
+    config = _read_json(config_path)  # a FIFO or directory named config.json: one error, never a blocking read
     quant_path = path / "hf_quant_config.json"
-    hf_quant = _read_json(quant_path) if quant_path.is_file() else None
+    hf_quant = _read_json(quant_path) if quant_path.exists() else None
     return ConfigFiles(config, hf_quant, source, str(path), reconstructed)
 
 
@@ -108,8 +146,8 @@ def _from_hf_cache(repo_id: str, environ: Mapping[str, str]) -> ConfigFiles | No
     importing huggingface-hub costs more than the whole check."""
     repo = hf_cache_dir(environ) / ("models--" + repo_id.replace("/", "--"))
     try:
-        commit = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
-    except OSError:
+        commit = read_regular_bytes(repo / "refs" / "main", 4096).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
         snapshots = sorted((repo / "snapshots").glob("*/config.json")) if (repo / "snapshots").is_dir() else []
         return _from_dir(snapshots[-1].parent, "hf-cache") if snapshots else None
     snapshot = repo / "snapshots" / commit
@@ -118,11 +156,13 @@ def _from_hf_cache(repo_id: str, environ: Mapping[str, str]) -> ConfigFiles | No
     return _from_dir(snapshot, "hf-cache")
 
 
-def _hub_reachable(environ: Mapping[str, str]) -> str | None:
+def hub_unreachable(environ: Mapping[str, str]) -> str | None:
     """A TCP connect to the hub first: huggingface-hub retries for ~25 s before giving up on a dead
     network, while a failed connect (or DNS lookup) answers at once. Returns why not, or None."""
     endpoint = urllib.parse.urlparse(environ.get("HF_ENDPOINT") or "https://huggingface.co")
     host, port = endpoint.hostname or "huggingface.co", endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    import socket  # only when the hub is asked at all
+
     try:
         with socket.create_connection((host, port), timeout=HUB_TIMEOUT_S):
             return None
@@ -131,7 +171,7 @@ def _hub_reachable(environ: Mapping[str, str]) -> str | None:
 
 
 def _from_hub(repo_id: str, environ: Mapping[str, str]) -> tuple[ConfigFiles | None, str]:
-    unreachable = _hub_reachable(environ)
+    unreachable = hub_unreachable(environ)
     if unreachable:
         return None, unreachable
     try:
@@ -155,7 +195,7 @@ def _from_bundle(repo_id: str) -> ConfigFiles | None:
     if match is None:
         return None
     entry = index[match]
-    folder = resources.files("doctor") / "data" / "models" / entry["dir"]
+    folder = BUNDLE / entry["dir"]
     return _from_dir(Path(str(folder)), "bundled", entry["provenance"] == "reconstructed")
 
 

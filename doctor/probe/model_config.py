@@ -3,25 +3,19 @@ imported and trust_remote_code is never honoured. Implausible values are rejecte
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from doctor.errors import InputError
 from doctor.facts import Attention, Model, Moe, Vision
+from doctor.probe.config_fields import ReadTracking, unread_sizing_fields
 from doctor.probe.quant import normalise_quantization
+from doctor.validation.model import LIMITS, check_model
 
-LIMITS = {  # upper bounds far beyond any real model; above them a config is corrupt or hostile
-    "hidden_size": 1 << 20,
-    "num_hidden_layers": 10_000,
-    "num_attention_heads": 1 << 16,
-    "num_key_value_heads": 1 << 16,
-    "head_dim": 1 << 14,
-    "vocab_size": 1 << 27,
-    "intermediate_size": 1 << 22,
-    "moe_intermediate_size": 1 << 22,
-    "experts": 1 << 16,
-    "max_position_embeddings": 1 << 31,
-}
 MLA_FAMILIES = {"deepseek_v3", "deepseek_v2", "kimi_k2"}
+# Experts per token, as model families spell it (Gemma 4: top_k_experts; some exports: moe_top_k).
+LINEAR_LAYER_TYPES = {"linear_attention", "mamba", "mamba2", "gated_deltanet", "gdn"}
+TOP_K_KEYS = ("num_experts_per_tok", "top_k_experts", "moe_top_k", "num_experts_per_token")
 
 
 def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, source_path: str | None,
@@ -30,14 +24,16 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         raise InputError(f"{model_id}: config.json must be a JSON object")
     if hf_quant is not None and not isinstance(hf_quant, dict):
         raise InputError(f"{model_id}: hf_quant_config.json must be a JSON object")
-    text = _text_config(config)
+    text = ReadTracking(_text_config(config))
+    if "text_config" not in config:
+        config = text
     architecture = _architecture(config)
     model_type = _str(text.get("model_type") or config.get("model_type") or "unknown", "model_type")
     dtype = _str(text.get("dtype") or text.get("torch_dtype") or config.get("dtype")
                  or config.get("torch_dtype") or "bfloat16", "torch_dtype")
     quant_source = text if "quantization_config" in text else config
     hidden = _pos(text, "hidden_size")
-    return Model(
+    model = Model(
         id=model_id,
         source=source,
         source_path=source_path,
@@ -58,6 +54,9 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
         reconstructed=reconstructed,
     )
+    model = dataclasses.replace(model, unread_fields=unread_sizing_fields(text))
+    check_model(model, "config.json")
+    return model
 
 
 def _text_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -109,23 +108,42 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
     return Attention(kind="gqa" if kv_heads < heads else "mha", num_heads=heads, num_kv_heads=kv_heads,
                      head_dim=head_dim, v_head_dim=head_dim, sliding_window=window,
                      sliding_window_layers=sliding_layers if window else 0,
-                     sinks=model_type == "gpt_oss")
+                     sinks=model_type == "gpt_oss", linear_attention_layers=_linear_layers(text))
+
+
+def _linear_layers(text: dict[str, Any]) -> int:
+    """Layers without a KV cache: `layer_types` entries of linear attention / Mamba (Qwen3-Next, Qwen3.5),
+    else every layer but each `full_attention_interval`-th, else Nemotron-H's `hybrid_override_pattern`
+    (M = Mamba, * = attention)."""
+    layers = text.get("num_hidden_layers")
+    types = text.get("layer_types")
+    if isinstance(types, list):
+        return sum(1 for t in types if isinstance(t, str) and t in LINEAR_LAYER_TYPES)
+    interval = text.get("full_attention_interval")
+    if isinstance(interval, int) and not isinstance(interval, bool) and interval > 1 and isinstance(layers, int):
+        return layers - layers // interval
+    pattern = text.get("hybrid_override_pattern")
+    if isinstance(pattern, str):
+        return pattern.count("M")
+    return 0
 
 
 def _moe(text: dict[str, Any]) -> Moe | None:
     key = next((k for k in ("n_routed_experts", "num_local_experts", "num_experts") if text.get(k)), None)
-    if key is None:
+    if key is None or text.get("enable_moe_block") is False:
         return None
     experts = _pos(text, key, limit=LIMITS["experts"])
-    top_k = _pos(text, "num_experts_per_tok")
+    top_k_key = next((k for k in TOP_K_KEYS if text.get(k) is not None), TOP_K_KEYS[0])
+    top_k = _pos(text, top_k_key)
     if top_k > experts:
-        raise InputError(f"config.json: num_experts_per_tok={top_k} exceeds {key}={experts}")
+        raise InputError(f"config.json: {top_k_key}={top_k} exceeds {key}={experts}")
     size = _pos(text, "moe_intermediate_size", required=False) or _pos(text, "intermediate_size")
     dense = _nonneg(text, "first_k_dense_replace")
     if isinstance(text.get("mlp_only_layers"), list):
         dense = max(dense, len(text["mlp_only_layers"]))
-    return Moe(routed_experts=experts, top_k=top_k, intermediate_size=size,
-               shared_experts=_nonneg(text, "n_shared_experts"), first_dense_layers=dense)
+    shared = _nonneg(text, "n_shared_experts") or int(bool(text.get("shared_expert_intermediate_size")))
+    return Moe(routed_experts=experts, top_k=top_k, intermediate_size=size, shared_experts=shared,
+               first_dense_layers=dense)
 
 
 def _vision(config: dict[str, Any]) -> Vision | None:

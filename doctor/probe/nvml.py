@@ -1,8 +1,8 @@
 """Live GPU facts through NVML (nvidia-ml-py). Every query may be unsupported: record it, never crash.
 
-Traps handled here (shared/research/anchors.md §2): NVML index order is PCI order, CUDA's is
-fastest-first unless CUDA_DEVICE_ORDER=PCI_BUS_ID; `NVML_P2P_CAPS_INDEX_READ` is the tuple `(0,)` in
-nvidia-ml-py 13.615.71, so the P2P indexes are our own ints; NUMA id is NotSupported on discrete GPUs
+Traps handled here (NVML API reference, https://docs.nvidia.com/deploy/nvml-api/): NVML index order is
+PCI order, CUDA's is fastest-first unless CUDA_DEVICE_ORDER=PCI_BUS_ID; `NVML_P2P_CAPS_INDEX_READ` is the
+tuple `(0,)` in nvidia-ml-py 13.615.71, so the P2P indexes are our own ints; NUMA id is NotSupported on discrete GPUs
 (sysfs is the fallback); memory info is NotSupported on unified-memory SoCs (GB10).
 """
 

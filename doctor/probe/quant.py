@@ -8,6 +8,7 @@ inside `text_config`), or ModelOpt's hf_quant_config.json.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from typing import Any
 
@@ -112,6 +113,8 @@ def _ct_scheme(bits: int, kind: str, strategy: Any, group_size: int | None, bloc
 
 def _modelopt(q: dict[str, Any], source: str) -> Quantization:
     algo = str(q.get("quant_algo", "")).upper()
+    if algo == "MIXED_PRECISION":  # per-layer algos: size the checkpoint by the one most layers use
+        algo = _dominant_algo(q.get("quantized_layers"))
     scheme = {"NVFP4": "nvfp4", "FP8": "fp8-tensor", "W4A16_AWQ": "awq", "MXFP4": "mxfp4"}.get(algo, algo.lower())
     ignored = _str_list(q.get("exclude_modules") or q.get("ignore"), "exclude_modules")
     group = q.get("group_size")
@@ -124,6 +127,14 @@ def _modelopt(q: dict[str, Any], source: str) -> Quantization:
         scheme=scheme or "unknown", method="modelopt", bits=4 if scheme == "nvfp4" else None,
         group_size=_int(group, "group_size") if group else (16 if scheme == "nvfp4" else None),
         ignored=ignored, kv_cache_dtype=kv, source=source))
+
+
+def _dominant_algo(layers: Any) -> str:
+    """ModelOpt MIXED_PRECISION exports list `quantized_layers: {name: {quant_algo: NVFP4 | FP8 | ...}}`."""
+    if not isinstance(layers, dict):
+        return "MIXED_PRECISION"
+    algos = [str(v.get("quant_algo", "")).upper() for v in layers.values() if isinstance(v, dict)]
+    return max(set(algos), key=algos.count) if algos else "MIXED_PRECISION"
 
 
 def _kv_dtype(scheme: Any) -> str | None:
@@ -150,14 +161,83 @@ def is_ignored(module: str, patterns: tuple[str, ...]) -> bool:
 
 def _matches(pattern: str, name: str) -> bool:
     if pattern.startswith("re:"):
-        try:
-            return re.match(pattern[3:], name) is not None
-        except re.error:
-            return False
+        compiled = _bounded_regex(pattern[3:])
+        return compiled is not None and compiled.match(name) is not None
     if any(ch in pattern for ch in "*?["):
         return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(name, pattern + ".*")
     return name == pattern or name.endswith("." + pattern) or name.startswith(pattern + ".")
 
+
+MAX_PATTERN = 1000  # characters; ignore-list patterns name modules, a few dozen characters each
+
+
+@functools.lru_cache(maxsize=256)
+def _bounded_regex(pattern: str) -> Any:
+    """A `re:` pattern from a config, compiled so that matching a module name stays fast whatever the
+    pattern (Python's backtracking `re` takes seconds on `(.*)*!`): the shapes real checkpoints use
+    (`.*mlp\\.(gate|up)_proj.*`) by `re`, anything else by RE2, whose matching is linear. A pattern RE2
+    cannot compile (backreferences, lookaround) or longer than MAX_PATTERN matches nothing."""
+    if len(pattern) > MAX_PATTERN:
+        return None
+    if _backtracks_little(pattern):
+        return re.compile(pattern)
+    import re2  # ~5 ms to load: only for patterns `re` could take too long on
+
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print parse errors on stderr
+    options.max_mem = 8 << 20
+    try:
+        return re2.compile(pattern, options)
+    except re2.error:
+        return None
+
+
+
+MAX_PLAIN_REPEATS = 2  # un-nested repeats: backtracking over a name of n characters is at most ~n**3 steps
+_UNSAFE = {"GROUPREF", "GROUPREF_EXISTS", "ASSERT", "ASSERT_NOT", "ATOMIC_GROUP"}  # RE2 refuses these
+_REPEATS = {"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"}
+
+
+def _backtracks_little(pattern: str) -> bool:
+    """True when `re` matches `pattern` in polynomial time: no repeat inside a repeat, at most
+    MAX_PLAIN_REPEATS repeats, nothing RE2 would refuse. Decided on the stdlib's own parse tree."""
+    try:
+        from re import _parser
+    except ImportError:  # a Python without it: leave every pattern to RE2
+        return False
+    try:
+        tree = _parser.parse(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    repeats = _repeats(list(tree), nested=False)
+    return repeats is not None and repeats <= MAX_PLAIN_REPEATS
+
+
+def _repeats(items: list[Any], nested: bool) -> int | None:
+    """How many repeats `items` hold; None when one sits inside another (or inside a repeated branch)."""
+    total = 0
+    for op, arg in items:
+        name = str(op)
+        if name in _UNSAFE:
+            return None
+        inner: list[list[Any]] = []
+        if name in _REPEATS:
+            if nested:
+                return None
+            total += 1
+            inner = [list(arg[2])]
+        elif name == "SUBPATTERN":
+            inner = [list(arg[-1])]
+        elif name == "BRANCH":
+            if nested:  # `(a|a)*b` backtracks exponentially without a nested repeat
+                return None
+            inner = [list(alt) for alt in arg[1]]
+        for part in inner:
+            found = _repeats(part, nested or name in _REPEATS)
+            if found is None:
+                return None
+            total += found
+    return total
 
 def _list(value: Any, field: str) -> list[Any]:
     if not isinstance(value, list):

@@ -1,20 +1,32 @@
 """Toolchain and native-binary facts the rules need, probed cheaply without importing any CUDA library:
 the nvcc that JIT compilers will find (`CUDA_HOME`/`CUDA_PATH`, then PATH, then /usr/local/cuda), and the
-CUDA archs of llama.cpp's `libggml-cuda.so` (llama-cpp-python's copy, or the one beside `llama-server`)."""
+llama.cpp build (doctor.engines.llama_cpp.builds)."""
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
-import subprocess
 from collections.abc import Mapping
-from importlib import metadata
 from pathlib import Path
 
+from doctor import cache
 from doctor.facts import Library
 
 _NVCC_RELEASE = re.compile(r"release\s+(\d+\.\d+)(?:,\s*V(\d+\.\d+\.\d+))?")
 NVCC_TIMEOUT_S = 5
+
+
+def which(name: str, path: str | None) -> str | None:
+    """shutil.which for a bare program name on POSIX: the first executable file called `name` in `path`
+    (default: the standard PATH). Not shutil itself: with zlib, bz2 and lzma it costs every check ~3 ms."""
+    if path == "":
+        return None
+    directories = (path if path is not None else os.defpath).split(os.pathsep)
+    for directory in dict.fromkeys(directories):
+        candidate = os.path.join(directory, name)
+        if os.access(candidate, os.X_OK) and os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def find_nvcc(environ: Mapping[str, str]) -> Path | None:
@@ -23,7 +35,7 @@ def find_nvcc(environ: Mapping[str, str]) -> Path | None:
             candidate = Path(environ[var]) / "bin" / "nvcc"
             if candidate.is_file():
                 return candidate
-    on_path = shutil.which("nvcc", path=environ.get("PATH"))
+    on_path = which("nvcc", environ.get("PATH"))
     if on_path:
         return Path(on_path)
     default = Path("/usr/local/cuda/bin/nvcc")
@@ -34,14 +46,28 @@ def probe_nvcc(environ: Mapping[str, str]) -> Library | None:
     path = find_nvcc(environ)
     if path is None:
         return None
+    version = _nvcc_version(path)
+    if version is None:
+        return None
+    return Library(name="nvcc", version=version, location=str(path), details={"source": "nvcc --version"})
+
+
+def _nvcc_version(path: Path) -> str | None:
+    """`nvcc --version`, cached by the binary's path, size and mtime (running it costs ~50 ms per check)."""
+    stamp = cache.file_stamp([path])
+    known = cache.load("nvcc", stamp)
+    if isinstance(known, str):
+        return known
+    import subprocess
+
     try:
         out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=NVCC_TIMEOUT_S).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     version = parse_nvcc_version(out)
-    if version is None:
-        return None
-    return Library(name="nvcc", version=version, location=str(path), details={"source": "nvcc --version"})
+    if version is not None:
+        cache.store("nvcc", stamp, version)
+    return version
 
 
 def parse_nvcc_version(text: str) -> str | None:
@@ -53,35 +79,22 @@ def parse_nvcc_version(text: str) -> str | None:
 
 
 def probe_llama_cpp(environ: Mapping[str, str]) -> Library | None:
-    """llama.cpp's CUDA backend library and the archs compiled into it (via doctor.binaries when present)."""
-    version, library = "unknown", None
-    try:
-        dist = metadata.distribution("llama_cpp_python")
-        version = dist.version or "unknown"
-        candidate = Path(str(dist.locate_file(""))) / "llama_cpp" / "lib" / "libggml-cuda.so"
-        library = candidate if candidate.is_file() else None
-        source = "llama-cpp-python"
-    except metadata.PackageNotFoundError:
-        server = shutil.which("llama-server", path=environ.get("PATH"))
-        if server is None:
-            return None
-        source = "llama-server on PATH"
-        folder = Path(server).resolve().parent
-        library = next((p for p in (folder / "libggml-cuda.so", folder.parent / "lib" / "libggml-cuda.so")
-                        if p.is_file()), None)
-    details: dict[str, object] = {"source": source, "cuda_library": str(library) if library else None}
-    details.update(_cuda_archs(library))
-    return Library(name="llama.cpp", version=version, location=str(library) if library else None, details=details)
+    """llama.cpp's build and the archs compiled into it (doctor.engines.llama_cpp.builds), where
+    llama_cpp_present() sees one; the build reader is not even imported otherwise."""
+    if not llama_cpp_present(environ):
+        return None
+    from doctor.engines.llama_cpp.builds import find_build, library_fact
+
+    build = find_build(environ)
+    return library_fact(build) if build is not None else None
 
 
-def _cuda_archs(library: Path | None) -> dict[str, object]:
-    if library is None:
-        return {}
-    try:
-        from doctor.binaries import read_cuda_archs  # type: ignore[attr-defined]
-    except ImportError:
-        return {}
-    info = read_cuda_archs(library)
-    if getattr(info, "error", None):
-        return {"cuda_archs_error": info.error}
-    return {"cuda_archs": [*getattr(info, "sass", []), *getattr(info, "ptx", [])]}
+LLAMA_CPP_ENV = "SM120_DOCTOR_LLAMA_CPP"
+
+
+def llama_cpp_present(environ: Mapping[str, str]) -> bool:
+    """Is there anything for find_build to look at: the variable, `llama-server` on PATH, llama-cpp-python?"""
+    from doctor.probe.distributions import distribution
+
+    return bool(environ.get(LLAMA_CPP_ENV) or which("llama-server", environ.get("PATH"))
+                or distribution("llama_cpp_python"))

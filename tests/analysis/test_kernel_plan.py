@@ -110,7 +110,8 @@ def test_user_moe_config_dir_with_an_h100_file_overflows(tmp_path):
 def test_vision_block_from_installed_source_follows_the_prefill_patch(tmp_path):
     from packaging.version import Version
 
-    from doctor.fix.patches import PATCHES, patched_source
+    from doctor.engines.sglang.patches import PATCHES
+    from doctor.fix.patches import patched_source
 
     site = tmp_path / "site"
     shutil.copytree(unpacked_wheel("sglang", "0.5.8"), site)

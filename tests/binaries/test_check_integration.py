@@ -82,3 +82,16 @@ def entry(path: str, sass: list[str], ptx: list[str]) -> dict:
 ])
 def test_verdicts_for_gb10(binaries, expected):
     assert findings(binaries) & {"BIN001", "BIN002"} == expected
+
+
+def test_check_survives_link_loops_dangling_links_and_fifos(built, tmp_path):
+    """Issue 15, point 7: a self-looping `.so` link gave `internal error: OSError [Errno 40]`."""
+    import os
+
+    site = fake_vllm_site(tmp_path, {"_C.abi3.so": built["sm120f"]})
+    os.symlink("_loop.abi3.so", site / "vllm" / "_loop.abi3.so")
+    os.symlink("gone.so", site / "vllm" / "_dangling.abi3.so")
+    os.mkfifo(site / "vllm" / "_fifo.abi3.so")
+    report = run_check(site, "rtx-pro-6000-x8")
+    vllm = next(b for b in report["analysis"]["binaries"] if b["package"] == "vllm")
+    assert vllm["verdict"] == "native"

@@ -80,8 +80,8 @@ def test_bad_entry_header_keeps_what_was_read(good: bytes, tmp_path: Path) -> No
     struct.pack_into("<I", data, starts[1] + 16 + 4, 7)  # second fatbin: entry header size 7
     info = read_cuda_archs(_write(tmp_path, "entry.so", bytes(data)))
     assert _one_line(info.error) and "entry header size" in info.error
-    assert info.sass == ["sm_120"]  # from the first fatbin, still reported
-    assert info.modules == 1
+    assert info.sass == ["sm_120"]  # from the first fatbin, still reported ...
+    assert (info.modules, info.kernel_free_modules) == (0, 1)  # ... the kernel-free one nvcc links in
 
 
 def test_scan_lists_each_bad_file_and_continues(good: bytes, tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from doctor.binaries import scan_environment, torch_arch_list
-from doctor.binaries.command import main, register, run
+from doctor.cli import main
+from doctor.commands.binaries import register, run
 
 
 def _dist(site: Path, name: str, version: str, files: list[str]) -> None:
@@ -96,8 +97,8 @@ def test_torch_arch_list(site: Path, tmp_path: Path) -> None:
 
 def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    register(parser.add_subparsers(dest="command"))
-    return parser.parse_args(["binaries", *argv])
+    register(parser)
+    return parser.parse_args(list(argv))
 
 
 def test_command_exit_codes(site: Path, tmp_path: Path) -> None:

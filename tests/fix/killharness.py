@@ -38,8 +38,9 @@ def sha_bytes(data: bytes) -> str:
 def run_trials(site, trials: int, seed: int, step_delay_s: float = 0.05) -> list[TrialResult]:
     """`site` is tests.fix.conftest.Site. Each trial starts from the original file and a fresh journal.
 
-    A quarter of the kills land anywhere in the run; the rest land inside the write phase (from the first
-    journal line to the end), where a kill can actually do harm, so every run exercises it."""
+    A quarter of the kills land anywhere in the run, a quarter just after the patched file appears (so the far
+    side of the commit point is hit however loaded the machine is), the rest inside the write phase (from the
+    first journal line to the end), where a kill can actually do harm."""
     rng = random.Random(seed)
     target = site.extend_file
     pristine = target.read_bytes()
@@ -55,6 +56,9 @@ def run_trials(site, trials: int, seed: int, step_delay_s: float = 0.05) -> list
         started = time.perf_counter()
         if trial % 4 == 0:
             time.sleep(rng.uniform(0, duration))
+        elif trial % 4 == 1:  # right after the commit point, whatever the machine's load makes of the timing
+            _wait_for_change(target, pristine, proc)
+            time.sleep(rng.uniform(0, 0.05))
         else:
             _wait_for(site.state / "journal.jsonl", proc)
             time.sleep(rng.uniform(0, write_window))
@@ -74,6 +78,16 @@ def _reset(site, target: Path, pristine: bytes) -> None:
 
 def _wait_for(path: Path, proc: subprocess.Popen) -> None:
     while not path.exists() and proc.poll() is None:
+        time.sleep(0.002)
+
+
+def _wait_for_change(path: Path, pristine: bytes, proc: subprocess.Popen) -> None:
+    while proc.poll() is None:
+        try:
+            if path.read_bytes() != pristine:
+                return
+        except OSError:
+            pass  # between the rename and the next read: look again
         time.sleep(0.002)
 
 

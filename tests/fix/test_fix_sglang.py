@@ -108,7 +108,8 @@ def test_permission_denied_changes_nothing(sglang_058, monkeypatch):
 
     from doctor.check import CheckRequest, run_check
     from doctor.errors import DoctorError
-    from doctor.fix import apply_actions, plan_fixes
+    from doctor.fix.apply import apply_actions
+    from doctor.fix.plan import plan_fixes
 
     monkeypatch.syspath_prepend(str(sglang_058.site))
     import importlib
@@ -186,3 +187,30 @@ def test_revert_undoes_several_writes_to_one_file_newest_first(tmp_path, monkeyp
     assert result.returncode == 0, result.stderr
     assert not target.exists()
     assert {e.status for e in Journal(state).entries()} == {"reverted"}
+
+
+@pytest.mark.wheel
+def test_the_vision_finding_reaches_the_prefill_patch_through_unsafe_fixes(sglang_058, tmp_path):
+    """SGL106 (vision prefill overflow) calls for sglang-prefill-attention-sm12x: --fix --unsafe-fixes applies
+    it through the journal, and the re-analysed kernel fits."""
+    import dataclasses
+
+    from doctor.check import check_facts
+    from doctor.fix.apply import apply_actions
+    from doctor.fix.plan import plan_fixes
+    from doctor.report import Safety
+    from tests.rules.builders import build
+
+    facts = build("rtx-5090", "moonshotai/Kimi-K2.5", ("sglang==0.5.8",), vision_head_dim=256)
+    installed = dataclasses.replace(facts.libraries["sglang"], location=str(sglang_058.site), what_if=False)
+    facts = facts.replace(libraries={**facts.libraries, "sglang": installed})
+    report = check_facts(facts, [])
+    assert "SGL106" in {f.id for f in report.findings}
+    actions = [a for a in plan_fixes(report, unsafe=True) if a.patch_id == "sglang-prefill-attention-sm12x"]
+    assert len(actions) == 1 and actions[0].rule_id == "SGL106" and actions[0].safety is Safety.UNSAFE
+    assert actions[0].skipped is None
+    outcome = apply_actions(actions, {"SM120_DOCTOR_STATE_DIR": str(sglang_058.state)})
+    assert len(outcome.written) == 1
+    after = check_facts(facts, [])
+    vision = next(k for k in after.analysis.kernels if k.kernel == "prefill_attention")
+    assert vision.fits and "SGL106" not in {f.id for f in after.findings}

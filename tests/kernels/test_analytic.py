@@ -47,8 +47,8 @@ def test_published_failures():
     assert fused_moe_smem((12, 0), "fp8_w8a8", 128, 256, 128, 32, 8, 4, per_channel=True) == 147456
     # MLA decode: 0.5.8 loads V (89088 B); from 0.5.10 V is K^T and only K is staged (63488 B);
     # both equal Triton 3.5.1's metadata.shared for that release's kernel
-    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2, sglang="0.5.8") == 89088
-    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2, sglang="0.5.23") == 63488
+    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2, revision=1) == 89088
+    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2, revision=2) == 63488
     assert prefill_attention_smem((12, 0), 128, 128, 8, dtype="fp32") == 131072
     assert prefill_attention_smem((12, 0), 256, 128, 8) == 163840
 
@@ -80,7 +80,7 @@ def test_unknown_dtype_rejected():
 def test_default_path_imports_no_torch_or_triton():
     code = ("import sys, json, argparse\n"
             "import doctor.kernels as k\n"
-            "from doctor.kernels import command\n"
+            "from doctor.commands import smem\n"
             "from doctor.engines.sglang import moe\n"
             "k.fused_moe_smem((12,0),'fp8_w8a8',128,256,128,32,8,4)\n"
             "k.generate_safe_moe_config((12,0),161,192,5120,'fp8_w8a8',per_channel=True)\n"

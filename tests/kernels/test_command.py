@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
-
-from doctor.kernels import command
 
 MOE = ["smem", "fused-moe", "--arch", "sm120", "--dtype", "fp8_w8a8", "--block-m", "128", "--block-n",
        "256", "--block-k", "128", "--group-m", "32", "--warps", "8", "--stages", "4", "--per-channel"]
 
 
 def _run(argv, capsys):
-    parser = argparse.ArgumentParser(prog="sm120-doctor")
-    command.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    code = args.func(args)
+    from doctor.cli import main
+
+    code = main(argv)
     out = capsys.readouterr()
     return code, out.out, out.err
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from doctor.engines.sglang import moe
-from doctor.kernels import check_moe_config_file, generate_safe_moe_config, smem_limit
+from doctor.kernels import check_moe_config_file, generate_safe_moe_config, moe_tuned, smem_limit
 from doctor.kernels.exact import Job, compile_many
 
 pytestmark = pytest.mark.wheel
@@ -39,7 +39,7 @@ def test_shipped_maxq_glm_file_fits_sm120(sglang_058):
 
 def test_generated_table_shape_and_heuristic():
     table = generate_safe_moe_config((12, 0), 161, 192, 5120, "fp8_w8a8", per_channel=True)
-    assert list(table) == [str(m) for m in moe.TUNED_BATCH_SIZES]
+    assert list(table) == [str(m) for m in moe_tuned.TUNED_BATCH_SIZES]
     small, large = table["1"], table["4096"]
     assert small["BLOCK_SIZE_M"] == 16 and large["BLOCK_SIZE_M"] == 128
     assert large["BLOCK_SIZE_N"] * large["BLOCK_SIZE_K"] > small["BLOCK_SIZE_N"] * 64

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from doctor.engines.sglang import moe
+from doctor.kernels import moe_tuned
 
 pytestmark = pytest.mark.wheel
 
@@ -104,8 +105,8 @@ def test_default_configs_per_version():
     assert (small["BLOCK_SIZE_M"], small["BLOCK_SIZE_K"], small["num_stages"]) == (32, 256, 4)
     assert moe.default_config("0.5.23", 4096, 161, 192, 5120, 8, "fp8_w8a8")["BLOCK_SIZE_N"] == 256
     assert moe.default_config("0.5.8", 8, 161, 192, 5120, 8, None)["BLOCK_SIZE_M"] == 16
-    assert moe.launch_config(moe.default_config("0.5.8", 999, 8, 1, 1, 2, None))["num_stages"] == 3
+    assert moe_tuned.launch_config(moe.default_config("0.5.8", 999, 8, 1, 1, 2, None))["num_stages"] == 3
 
 
 def test_select_config_nearest():
-    assert moe.select_config({1: {"a": 1}, 64: {"a": 2}, 4096: {"a": 3}}, 50) == {"a": 2}
+    assert moe_tuned.select_config({1: {"a": 1}, 64: {"a": 2}, 4096: {"a": 3}}, 50) == {"a": 2}

@@ -7,6 +7,7 @@ only; the code computes its numbers from configs and SGLang's formulas.
 
 import pytest
 
+from doctor.engines.sglang.memory import SGLangMemory
 from doctor.hardware import load_profile
 from doctor.plan import kv
 from doctor.plan.layouts import Layout
@@ -22,7 +23,7 @@ def model(model_id):
 
 
 def tp8(model_id):
-    return plan_layout(load_profile(RIG), model(model_id), Layout(8, 1), PlanRequest(engine_version="0.5.8"))
+    return plan_layout(load_profile(RIG), model(model_id), Layout(8, 1), PlanRequest(SGLangMemory("0.5.8")))
 
 
 @pytest.mark.parametrize("model_id, measured_gib", [

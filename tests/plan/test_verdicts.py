@@ -2,6 +2,7 @@
 
 import pytest
 
+from doctor.engines.sglang.memory import SGLangMemory
 from doctor.hardware import load_profile
 from doctor.plan.arch import model_pieces
 from doctor.plan.layouts import Layout
@@ -10,7 +11,7 @@ from doctor.plan.weights import bundled_checkpoint_bytes
 from doctor.probe.model import load_model
 
 GiB = 1 << 30
-REQ = PlanRequest(engine_version="0.5.8")
+REQ = PlanRequest(SGLangMemory("0.5.8"))
 
 
 @pytest.mark.parametrize("model_id", ["moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "moonshotai/Kimi-K2-Instruct",

@@ -28,7 +28,7 @@ def build(profile: str = "rtx-pro-6000-x8", model: str | None = None, engines: t
           cuda_driver: str | None = None, gpus: Callable[[tuple[Gpu, ...]], tuple[Gpu, ...]] | None = None,
           topology: Callable[[tuple[Link, ...]], tuple[Link, ...]] | None = None,
           attention: dict[str, Any] | None = None, quant: dict[str, Any] | None = None,
-          vision_head_dim: int | None = None) -> Facts:
+          vision_head_dim: int | None = None, iommu: str | None = None) -> Facts:
     facts = with_engines(load_profile(profile), list(engines))
     if libs:
         facts = facts.replace(libraries={**facts.libraries, **{lib.name: lib for lib in libs}})
@@ -40,6 +40,8 @@ def build(profile: str = "rtx-pro-6000-x8", model: str | None = None, engines: t
         facts = facts.replace(gpus=gpus(facts.gpus))
     if topology:
         facts = facts.replace(topology=topology(facts.topology))
+    if iommu:
+        facts = facts.replace(host=dataclasses.replace(facts.host, iommu_mode=iommu, iommu_source="test"))
     if model:
         m = load_model(model, {}, offline=True)
         if attention:
@@ -87,6 +89,15 @@ def fused_moe(fits: bool, source: str = "default", triton_dir: str = "triton_3_5
         details={"config_file": name,
                  "config_path": None if source == "default" else f"/site/sglang/configs/{triton_dir}/{name}",
                  "triton_dir": triton_dir, "source": source})
+
+
+def decode_attention(fits: bool, engine: str = "sglang") -> KernelCheck:
+    """A decode-attention check: no rule of its own, so KRN001 reports it when it overflows."""
+    return KernelCheck(
+        kernel="decode_attention", engine=engine, path="decode-grouped", when="every decode step",
+        shape={"lk": 576, "lv": 512, "kv_dtype": "bf16"},
+        config={"block_n": 64 if not fits else 32, "block_h": 16, "num_warps": 4, "num_stages": 2},
+        bytes=125952 if not fits else 89088, limit=101376, method="analytic", details={})
 
 
 @dataclass(frozen=True)

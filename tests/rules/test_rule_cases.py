@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from doctor.facts import Driver, Library, Source
-from tests.rules.builders import RULES, a, build, findings, fused_moe, lib
+from tests.rules.builders import RULES, a, build, decode_attention, findings, fused_moe, lib
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
@@ -22,6 +22,22 @@ def vl(version, model=LLAMA, profile=PRO, **kw):
     return lambda: build(profile, model, (f"vllm=={version}",), **kw)
 
 
+def trt(version, model, profile=PRO, **kw):
+    return lambda: build(profile, model, (f"tensorrt-llm=={version}",), **kw)
+
+
+def trt_options(text):
+    """`--extra_llm_api_options FILE` with this YAML, written once per text to the test cache."""
+    import hashlib
+
+    from tests.wheels import cache_root
+
+    path = cache_root() / "trt-options" / f"{hashlib.sha256(text.encode()).hexdigest()[:12]}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return "--extra_llm_api_options", str(path)
+
+
 def with_lib(*libs, profile=PRO, model=None, **kw):
     return lambda: build(profile, model, libs=libs, **kw)
 
@@ -30,6 +46,13 @@ def cuda_lib(sass, ptx):
     entry = {"path": "vllm/_C.abi3.so", "sass": sass, "ptx": ptx, "format": "elf", "modules": 1, "rdc_ptx": [],
              "size": 1, "error": None}
     return Library(name="vllm", version="0.10.0", details={"cuda_binaries": [entry]})
+
+
+def vllm_moe(fits, source="file"):
+    check = fused_moe(fits, source)
+    details = {**check.details, "entries": 18, "lookup_from": "vLLM 0.20.0 wheel",
+               "overflowing_batch_sizes": [] if fits else [16]}
+    return dataclasses.replace(check, engine="vllm", details=details)
 
 
 def smem(value):
@@ -58,8 +81,30 @@ def torch(version, cuda="12.8", archs=None):
     return lib("torch", version, **details)
 
 
-def llama_cpp(*archs):
-    return lib("llama.cpp", "0.3.16", cuda_library="/x/libggml-cuda.so", cuda_archs=list(archs))
+def llama_cpp(*archs, **details):
+    return lib("llama.cpp", "0.3.16", cuda_library="/x/libggml-cuda.so", cuda_archs=list(archs), **details)
+
+
+def gguf(name):
+    from tests.engines.llama_cpp.gguf_files import fixture
+
+    return str(fixture(name))
+
+
+def unread_config_facts(extra):
+    """A Qwen3-MoE style config with `extra` fields, read by the doctor's own model reader."""
+    from doctor.probe.model_config import parse_model
+
+    config = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
+              "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+              "vocab_size": 151936, "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128,
+              "num_experts_per_tok": 8, "torch_dtype": "bfloat16", **extra}
+    model = parse_model(config, None, model_id="test/unread", source="local", source_path=None)
+    return build(PRO).replace(model=model)
+
+
+def memory(gib):
+    return lambda gpus: tuple(dataclasses.replace(g, memory_total_bytes=int(gib * (1 << 30))) for g in gpus)
 
 
 CASES = [
@@ -105,14 +150,22 @@ CASES = [
     a("SGL106", False, "vision head_dim 72", sg("0.5.8")),
     a("SGL106", False, "sdpa", sg("0.5.8", vision_head_dim=256), "--mm-attention-backend", "sdpa"),
     a("SGL106", False, "hopper fa3", sg("0.5.8", profile=H100, vision_head_dim=256)),
+    a("SGL119", True, "backend typo", sg("0.5.8"), "--attention-backend", "trtion"),
+    a("SGL119", False, "valid backend", sg("0.5.8"), "--attention-backend", "triton"),
+    a("SGL119", True, "choice from a later release", sg("0.5.8"), "--mm-attention-backend", "flashinfer_cudnn"),
+    a("SGL120", True, "tp-size typo", sg("0.5.8"), "--tp-szie", "8"),
+    a("SGL120", False, "flag far from every known one", sg("0.5.8"), "--host", "0.0.0.0"),
+    a("KRN001", True, "decode overflows", sg("0.5.8"), kernels=(decode_attention(False),)),
+    a("KRN001", False, "decode fits", sg("0.5.8"), kernels=(decode_attention(True),)),
+    a("KRN001", False, "extend overflow has its own rule", sg("0.5.8")),
     a("SGL107", True, "trtllm_mla", sg("0.5.23"), "--attention-backend", "trtllm_mla"),
     a("SGL107", True, "prefill fa3", sg("0.5.23"), "--prefill-attention-backend", "fa3"),
     a("SGL107", False, "triton", sg("0.5.23"), "--attention-backend", "triton"),
     a("SGL107", False, "trtllm_mla on hopper", sg("0.5.23", profile=H100), "--attention-backend", "trtllm_mla"),
     a("SGL108", True, "flashinfer_trtllm", sg("0.5.23", GLM), "--moe-runner-backend", "flashinfer_trtllm"),
     a("SGL108", False, "flashinfer_cutlass", sg("0.5.23", GLM), "--moe-runner-backend", "flashinfer_cutlass"),
-    a("SGL109", True, "flashinfer_trtllm", sg("0.5.23", GLM), "--fp8-gemm-backend", "flashinfer_trtllm"),
-    a("SGL109", False, "triton", sg("0.5.23", GLM), "--fp8-gemm-backend", "triton"),
+    a("SGL109", True, "flashinfer_trtllm", sg("0.5.23", DSV3), "--fp8-gemm-backend", "flashinfer_trtllm"),
+    a("SGL109", False, "triton", sg("0.5.23", DSV3), "--fp8-gemm-backend", "triton"),
     a("SGL110", True, "0.5.9 default", sg("0.5.9", GPTOSS)),
     a("SGL110", False, "0.5.10 default", sg("0.5.10", GPTOSS)),
     a("SGL110", True, "0.5.17 forced", sg("0.5.17", GPTOSS), "--moe-runner-backend", "flashinfer_mxfp4"),
@@ -151,6 +204,7 @@ CASES = [
     a("VLLM001", True, "0.9.1", vl("0.9.1")),
     a("VLLM001", False, "0.9.2", vl("0.9.2")),
     a("VLLM002", True, "0.15.0 fp8 moe", vl("0.15.0", GLM)),
+    a("VLLM002", True, "0.13.0 fp8 moe", vl("0.13.0", GLM)),
     a("VLLM002", False, "0.15.1 fp8 moe", vl("0.15.1", GLM)),
     a("VLLM002", False, "0.15.0 dense bf16", vl("0.15.0", LLAMA)),
     a("VLLM003", True, "0.15.0 nvfp4", vl("0.15.0", NVFP4)),
@@ -159,27 +213,53 @@ CASES = [
     a("VLLM004", True, "0.18.0 nvfp4", vl("0.18.0", NVFP4)),
     a("VLLM004", False, "0.19.0 nvfp4", vl("0.19.0", NVFP4)),
     a("VLLM005", True, "FLASHMLA flag", vl("0.20.0", DSV3), "--attention-backend", "FLASHMLA"),
-    a("VLLM005", True, "CUTLASS_MLA env", vl("0.17.0", DSV3, env={"VLLM_ATTENTION_BACKEND": "CUTLASS_MLA"})),
+    a("VLLM005", True, "CUTLASS_MLA env 0.14 reads it",
+      vl("0.14.0", DSV3, env={"VLLM_ATTENTION_BACKEND": "CUTLASS_MLA"})),
+    a("VLLM005", True, "FLASHINFER_MLA env 0.11",
+      vl("0.11.0", KIMI, env={"VLLM_ATTENTION_BACKEND": "FLASHINFER_MLA"})),
+    a("VLLM005", False, "CUTLASS_MLA env 0.15 ignores it",
+      vl("0.15.0", DSV3, env={"VLLM_ATTENTION_BACKEND": "CUTLASS_MLA"})),
     a("VLLM005", False, "TRITON_MLA", vl("0.20.0", DSV3), "--attention-backend", "TRITON_MLA"),
     a("VLLM005", False, "gqa model", vl("0.20.0", LLAMA), "--attention-backend", "FLASHMLA"),
     a("VLLM006", True, "sinks flashinfer", vl("0.20.0", GPTOSS), "--attention-backend", "FLASHINFER"),
+    a("VLLM006", True, "sinks FLASH_ATTN env 0.12",
+      vl("0.12.0", GPTOSS, env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN"})),
+    a("VLLM006", False, "sinks FLASH_ATTN env 0.15 ignores it",
+      vl("0.15.0", GPTOSS, env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN"})),
     a("VLLM006", False, "sinks triton", vl("0.20.0", GPTOSS), "--attention-backend", "TRITON_ATTN"),
     a("VLLM006", False, "no sinks flashinfer", vl("0.20.0", LLAMA), "--attention-backend", "FLASHINFER"),
     a("VLLM007", True, "fp8 kv FA", vl("0.20.0"), "--kv-cache-dtype", "fp8", "--attention-backend", "FLASH_ATTN"),
     a("VLLM007", False, "fp8 kv flashinfer", vl("0.20.0"), "--kv-cache-dtype", "fp8",
       "--attention-backend", "FLASHINFER"),
-    a("VLLM008", True, "0.26.0", vl("0.26.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM008", False, "0.25.0", vl("0.25.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM009", True, "0.25.0", vl("0.25.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM009", False, "0.26.0", vl("0.26.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM009", False, "0.17.0", vl("0.17.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
-    a("VLLM010", True, "trtllm attention on", vl("0.20.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
-    a("VLLM010", False, "trtllm attention off", vl("0.20.0", env={"VLLM_USE_TRTLLM_ATTENTION": "0"})),
+    a("VLLM008", True, "0.15.0", vl("0.15.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM008", False, "0.14.0", vl("0.14.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM009", True, "0.13.0", vl("0.13.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM009", False, "0.15.0", vl("0.15.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM009", False, "0.12.0 has no flag yet", vl("0.12.0", env={"VLLM_ATTENTION_BACKEND": "TRITON_ATTN"})),
+    a("VLLM010", True, "0.14 reads it", vl("0.14.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
+    a("VLLM010", False, "0.15 ignores it", vl("0.15.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
+    a("VLLM010", False, "trtllm attention off", vl("0.14.0", env={"VLLM_USE_TRTLLM_ATTENTION": "0"})),
     a("VLLM011", True, "0.20 on 575", vl("0.20.0", driver="575.51.03")),
     a("VLLM011", False, "0.19 on 575", vl("0.19.0", driver="575.51.03")),
     a("VLLM011", False, "0.20 on 580", vl("0.20.0", driver="580.65.06")),
-    a("FI001", True, "cubin 0.6.11", with_lib(lib("flashinfer-cubin", "0.6.11"))),
-    a("FI001", False, "cubin 0.6.12", with_lib(lib("flashinfer-cubin", "0.6.12"))),
+    a("VLLM012", True, "0.15 ignores VLLM_USE_TRTLLM_ATTENTION",
+      vl("0.15.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
+    a("VLLM012", False, "0.14 reads it", vl("0.14.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
+    a("VLLM013", True, "misspelt flag", vl("0.15.1"), "--tensor-paralel-size", "8"),
+    a("VLLM013", True, "flag before it existed", vl("0.12.0"), "--attention-backend", "TRITON_ATTN"),
+    a("VLLM013", False, "valid flags", vl("0.15.1"), "--tensor-parallel-size", "8", "--enforce-eager"),
+    a("VLLM014", True, "DSV3 TP4: shipped 0.20 table", vl("0.20.0", DSV3), "--tensor-parallel-size", "4"),
+    a("VLLM014", False, "DSV3 TP4 on 0.19: no table", vl("0.19.0", DSV3), "--tensor-parallel-size", "4"),
+    a("VLLM014", True, "file overflows", vl("0.20.0", GLM), kernels=(vllm_moe(False),)),
+    a("VLLM014", False, "file fits", vl("0.20.0", GLM), kernels=(vllm_moe(True),)),
+    a("VLLM014", False, "sglang kernel", vl("0.20.0", GLM), kernels=(fused_moe(False, "file"),)),
+    a("VLLM015", True, "default overflows", vl("0.20.0", GLM), kernels=(vllm_moe(False, "default"),)),
+    a("VLLM015", False, "default fits", vl("0.20.0", GLM), kernels=(vllm_moe(True, "default"),)),
+    a("FI001", True, "cubin 0.6.11, no jit cache", with_lib(lib("flashinfer-cubin", "0.6.11"))),
+    a("FI001", True, "cubin 0.6.12, no jit cache", with_lib(lib("flashinfer-cubin", "0.6.12"))),
+    a("FI001", False, "cubin and jit cache", with_lib(lib("flashinfer-cubin", "0.6.12"),
+                                                    lib("flashinfer-jit-cache", "0.6.12+cu130"))),
+    a("FI001", False, "hopper", with_lib(lib("flashinfer-cubin", "0.6.11"), profile=H100)),
     a("FI002", True, "0.6.7 nvcc 12.8", with_lib(lib("flashinfer-python", "0.6.7"), lib("nvcc", "12.8.93"))),
     a("FI002", False, "0.6.7 nvcc 12.9", with_lib(lib("flashinfer-python", "0.6.7"), lib("nvcc", "12.9.86"))),
     a("FI002", False, "0.6.6 nvcc 12.8", with_lib(lib("flashinfer-python", "0.6.6"), lib("nvcc", "12.8.93"))),
@@ -198,14 +278,37 @@ CASES = [
     a("FI007", True, "cudnn flag", sg("0.5.23", NVFP4), "--fp4-gemm-backend", "flashinfer_cudnn"),
     a("FI007", True, "cudnn env", sg("0.5.23", NVFP4, env={"SGLANG_FLASHINFER_FP4_GEMM_BACKEND": "cudnn"})),
     a("FI007", False, "cutlass", sg("0.5.23", NVFP4), "--fp4-gemm-backend", "flashinfer_cutlass"),
-    a("TRT001", True, "TRTLLM", with_lib(lib("tensorrt-llm", "1.2.1")), "--moe_backend", "TRTLLM"),
-    a("TRT001", False, "CUTLASS", with_lib(lib("tensorrt-llm", "1.2.1")), "--moe_backend", "CUTLASS"),
+    a("TRT001", True, "moe_config.backend TRTLLM", trt("1.2.1", GPTOSS),
+      *trt_options("moe_config:\n  backend: TRTLLM\n")),
+    a("TRT001", False, "moe_config.backend CUTLASS", trt("1.2.1", GPTOSS),
+      *trt_options("moe_config:\n  backend: CUTLASS\n")),
+    a("TRT001", False, "AUTO resolves to CUTLASS on SM120", trt("1.2.1", GPTOSS),
+      *trt_options("moe_config:\n  backend: AUTO\n")),
+    a("TRT001", False, "TRTLLM on an H100", trt("1.2.1", GPTOSS, profile=H100),
+      *trt_options("moe_config:\n  backend: TRTLLM\n")),
     a("TRT002", True, "1.1.0 fp8 block", with_lib(lib("tensorrt-llm", "1.1.0"), model=DSV3)),
     a("TRT002", False, "1.2.0 fp8 block", with_lib(lib("tensorrt-llm", "1.2.0"), model=DSV3)),
     a("TRT003", True, "0.19.0", with_lib(lib("tensorrt-llm", "0.19.0"))),
     a("TRT003", False, "0.20.0", with_lib(lib("tensorrt-llm", "0.20.0"))),
     a("TRT004", True, "spark", with_lib(lib("tensorrt-llm", "1.2.1"), profile=SPARK)),
     a("TRT004", False, "pro 6000", with_lib(lib("tensorrt-llm", "1.2.1"))),
+    a("TRT005", True, "--moe_backend is no trtllm-serve flag", trt("1.2.1", GPTOSS), "--moe_backend", "CUTLASS"),
+    a("TRT005", True, "--backend bogus", trt("1.2.1", LLAMA), "--backend", "bogus"),
+    a("TRT005", False, "--tp_size 8 --backend pytorch", trt("1.2.1", LLAMA), "--tp_size", "8", "--backend", "pytorch"),
+    a("TRT006", True, "moe backend typo", trt("1.2.1", GPTOSS), *trt_options("moe_config:\n  backend: CUTLAS\n")),
+    a("TRT006", True, "fraction 1.5", trt("1.2.1", LLAMA),
+      *trt_options("kv_cache_config:\n  free_gpu_memory_fraction: 1.5\n")),
+    a("TRT006", False, "fraction 0.8", trt("1.2.1", LLAMA),
+      *trt_options("kv_cache_config:\n  free_gpu_memory_fraction: 0.8\n")),
+    a("TRT007", True, "AUTO on 1.0.0", trt("1.0.0", GPTOSS), *trt_options("moe_config:\n  backend: AUTO\n")),
+    a("TRT007", False, "AUTO on 1.2.1", trt("1.2.1", GPTOSS), *trt_options("moe_config:\n  backend: AUTO\n")),
+    a("TRT008", True, "gpt-oss TP8 EP1", trt("1.2.1", GPTOSS), "--tp_size", "8"),
+    a("TRT008", False, "gpt-oss TP8 EP8", trt("1.2.1", GPTOSS), "--tp_size", "8", "--ep_size", "8"),
+    a("TRT009", True, "GLM-4.7 BF16 on one GPU", trt("1.2.1", "zai-org/GLM-4.7"), "--tp_size", "1"),
+    a("TRT009", False, "Llama 8B on one GPU", trt("1.2.1", LLAMA), "--tp_size", "1"),
+    a("TRT010", True, "Llama 8B 128k on a 5090", trt("1.2.1", LLAMA, profile=R5090), "--max_seq_len", "131072",
+      *trt_options("max_batch_size: 8\n")),
+    a("TRT010", False, "Llama 8B 8k on a 5090", trt("1.2.1", LLAMA, profile=R5090), "--max_seq_len", "8192"),
     a("TRI001", True, "3.2.0", with_lib(lib("triton", "3.2.0"))),
     a("TRI001", False, "3.3.0", with_lib(lib("triton", "3.3.0"))),
     a("TRI002", True, "spark 3.5.1", with_lib(lib("triton", "3.5.1"), profile=SPARK)),
@@ -223,6 +326,25 @@ CASES = [
     a("LCPP002", False, "ptx", with_lib(llama_cpp("sm_86", "compute_86"))),
     a("LCPP003", True, "head_dim 256", with_lib(llama_cpp("sm_120a"), model=LLAMA, attention={"head_dim": 256})),
     a("LCPP003", False, "head_dim 128", with_lib(llama_cpp("sm_120a"), model=LLAMA)),
+    a("LCPP003", False, "head_dim 256, -fa off", with_lib(llama_cpp("sm_120a"), model=LLAMA,
+                                                         attention={"head_dim": 256}), "-fa", "off"),
+    a("LCPP004", True, "compute_86 PTX only", with_lib(llama_cpp("sm_86", "compute_86"))),
+    a("LCPP004", False, "sm_120a", with_lib(llama_cpp("sm_120a"))),
+    a("LCPP005", True, "spark, 120a only", with_lib(llama_cpp("sm_89", "sm_120a"), profile=SPARK)),
+    a("LCPP005", False, "spark, 120a and 121a", with_lib(llama_cpp("sm_120a", "sm_121a"), profile=SPARK)),
+    a("LCPP005", False, "pro 6000, 120a only", with_lib(llama_cpp("sm_120a"))),
+    a("LCPP006", True, "built by CUDA 12.4", with_lib(llama_cpp("sm_86", "compute_86", toolkit="12.4.131"))),
+    a("LCPP006", False, "built by CUDA 12.8", with_lib(llama_cpp("sm_120a", toolkit="12.8.93"))),
+    a("LCPP007", True, "--no-mmap (gone in b11312)", lambda: build(R5090, gguf("tiny")), "--no-mmap"),
+    a("LCPP007", True, "-fa maybe", lambda: build(R5090, gguf("tiny")), "-fa", "maybe"),
+    a("LCPP007", False, "-ngl 99 -fa on", lambda: build(R5090, gguf("tiny")), "-ngl", "99", "-fa", "on"),
+    a("LCPP008", True, "q8_0 V cache, -fa off", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0", "-fa", "off"),
+    a("LCPP008", False, "q8_0 V cache, -fa auto", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0"),
+    a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
+    a("LCPP009", False, "--n-cpu-moe 6 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)),
+      "--n-cpu-moe", "6"),
+    a("LCPP010", True, "auto on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5))),
+    a("LCPP010", False, "auto on a 5090", lambda: build(R5090, gguf("moe"))),
     a("TOPO001", True, "tp8 pcie", sg("0.5.23")),
     a("TOPO001", False, "explicit flag", sg("0.5.23"), "--disable-custom-all-reduce"),
     a("TOPO001", False, "tp2", sg("0.5.23"), "--tp-size", "2"),
@@ -244,6 +366,82 @@ CASES = [
     a("MEM003", False, "TP8", sg("0.5.8", GLM), "--tp-size", "8"),
     a("MEM004", True, "Kimi K2.5 INT4 TP8: KV pool near zero", sg("0.5.8")),
     a("MEM004", False, "Llama 8B on 8x96 GB", sg("0.5.8", LLAMA)),
+    # issue 14: builds, torch builds, wheels, communication, MoE/attention backends, checkpoints
+    a("SGL109", True, "0.5.8 auto on block fp8", sg("0.5.8", DSV3)),
+    a("SGL109", False, "0.5.10 auto on block fp8", sg("0.5.10", DSV3)),
+    a("SGL109", False, "per-channel fp8 forced", sg("0.5.23", GLM), "--fp8-gemm-backend", "flashinfer_trtllm"),
+    a("SGL110", True, "0.5.5 default", sg("0.5.5", GPTOSS)),
+    a("SGL110", False, "0.5.4 default is triton_kernel", sg("0.5.4", GPTOSS)),
+    a("BLD001", True, "hopper list on 5090", with_lib(profile=R5090, env={"TORCH_CUDA_ARCH_LIST": "8.0;9.0"})),
+    a("BLD001", True, "120a list on spark", with_lib(profile=SPARK, env={"CMAKE_CUDA_ARCHITECTURES": "120a-real"})),
+    a("BLD001", False, "list with 12.0", with_lib(profile=R5090, env={"TORCH_CUDA_ARCH_LIST": "9.0;12.0"})),
+    a("BLD001", False, "ptx of 9.0 jits", with_lib(profile=R5090, env={"TORCH_CUDA_ARCH_LIST": "9.0+PTX"})),
+    a("BLD003", True, "9.0+PTX only", with_lib(profile=R5090, env={"TORCH_CUDA_ARCH_LIST": "8.0 8.9 9.0+PTX"})),
+    a("BLD003", False, "with 12.0", with_lib(profile=R5090, env={"TORCH_CUDA_ARCH_LIST": "9.0+PTX 12.0"})),
+    a("BLD002", True, "plain 120", with_lib(profile=R5090, env={"CMAKE_CUDA_ARCHITECTURES": "86;120"})),
+    a("BLD002", True, "native on spark", with_lib(profile=SPARK, env={"CMAKE_CUDA_ARCHITECTURES": "native"})),
+    a("BLD002", False, "120a-real", with_lib(profile=R5090, env={"CMAKE_CUDA_ARCHITECTURES": "86;120a-real"})),
+    a("BLD002", False, "flashinfer 12.0f", with_lib(profile=R5090, env={"FLASHINFER_CUDA_ARCH_LIST": "12.0f"})),
+    a("WHL001", True, "sgl-kernel 0.3.5 on 5090", with_lib(lib("sgl-kernel", "0.3.5"), profile=R5090)),
+    a("WHL001", False, "sgl-kernel 0.3.9 on 5090", with_lib(lib("sgl-kernel", "0.3.9"), profile=R5090)),
+    a("WHL001", False, "sgl-kernel 0.3.5 on hopper", with_lib(lib("sgl-kernel", "0.3.5"), profile=H100)),
+    a("PYT001", True, "+cpu", with_lib(lib("torch", "2.9.1+cpu"), profile=SPARK)),
+    a("PYT001", True, "pypi aarch64 2.9.1 wheel", with_lib(lib("torch", "2.9.1"), profile=SPARK)),
+    a("PYT001", False, "pypi aarch64 2.11.0 wheel", with_lib(lib("torch", "2.11.0"), profile=SPARK)),
+    a("PYT001", False, "+cu130", with_lib(lib("torch", "2.9.1+cu130"), profile=SPARK)),
+    a("TORCH001", True, "+cu126 from the version", with_lib(lib("torch", "2.7.0+cu126"))),
+    a("TORCH001", True, "pypi 2.7.0 wheel is cu126", with_lib(lib("torch", "2.7.0"))),
+    a("TORCH001", False, "pypi 2.8.0 wheel", with_lib(lib("torch", "2.8.0"))),
+    a("COMM001", True, "nccl 2.25.1 on 2x5090", with_lib(lib("nccl", "2.25.1"), profile="rtx-5090-x2")),
+    a("COMM001", False, "nccl 2.26.2", with_lib(lib("nccl", "2.26.2"), profile="rtx-5090-x2")),
+    a("COMM001", False, "one gpu", with_lib(lib("nccl", "2.25.1"), profile=R5090)),
+    a("COMM002", True, "translated iommu tp4", with_lib(profile="rtx-pro-6000-ws-x4", iommu="translated")),
+    a("COMM002", False, "passthrough", with_lib(profile="rtx-pro-6000-ws-x4", iommu="passthrough")),
+    a("COMM002", False, "single gpu", with_lib(profile=R5090, iommu="translated")),
+    a("MOE001", True, "nvfp4 ep", vl("0.15.1", NVFP4), "--enable-expert-parallel", "--tensor-parallel-size", "8"),
+    a("MOE001", False, "nvfp4 tp", vl("0.15.1", NVFP4), "--tensor-parallel-size", "8"),
+    a("MOE001", False, "fp8 ep", vl("0.15.1", GLM), "--enable-expert-parallel", "--tensor-parallel-size", "8"),
+    a("MOE002", True, "0.5.4 default", sg("0.5.4", GPTOSS)),
+    a("MOE002", False, "0.5.10 default", sg("0.5.10", GPTOSS)),
+    a("MOE002", False, "hopper", sg("0.5.4", GPTOSS, H100)),
+    a("MOE003", True, "mega moe", vl("0.33.0", DSV3), "--moe-backend", "deep_gemm_mega_moe"),
+    a("MOE003", True, "trtllm linear", vl("0.33.0", DSV3), "--linear-backend", "flashinfer_trtllm"),
+    a("MOE003", False, "marlin", vl("0.33.0", DSV3), "--moe-backend", "marlin"),
+    a("MOE004", True, "0.24 block fp8", vl("0.24.0", DSV3)),
+    a("MOE004", False, "0.25 block fp8", vl("0.25.0", DSV3)),
+    a("MOE004", False, "deep gemm off", vl("0.24.0", DSV3, env={"VLLM_USE_DEEP_GEMM": "0"})),
+    a("ATTN001", True, "fp8 kv default backend", vl("0.20.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", True, "fp8 kv flashinfer", vl("0.20.0"), "--kv-cache-dtype", "fp8",
+      "--attention-backend", "FLASHINFER"),
+    a("ATTN001", False, "fp8 kv triton", vl("0.20.0"), "--kv-cache-dtype", "fp8", "--attention-backend", "TRITON_ATTN"),
+    a("ATTN001", False, "eager", vl("0.20.0"), "--kv-cache-dtype", "fp8", "--enforce-eager"),
+    a("ATTN001", False, "bf16 kv", vl("0.20.0")),
+    a("ATTN002", True, "per-channel fp8", vl("0.25.0", GLM)),
+    a("ATTN002", False, "kernel disabled",
+      vl("0.25.0", GLM, env={"VLLM_DISABLED_KERNELS": "FlashInferFP8ScaledMMLinearKernel"})),
+    a("ATTN002", False, "0.14", vl("0.14.0", GLM)),
+    a("CKPT001", True, "bf16 shared experts",
+      sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts", "attention")})),
+    a("CKPT001", False, "flag given", sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts",)}),
+      "--disable-shared-experts-fusion"),
+    a("CKPT001", False, "all quantized",
+      sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts", "shared_experts")})),
+    a("CKPT001", False, "kimi 384 experts not fused", sg("0.5.23", NVFP4, quant={"quantized": ("routed_experts",)})),
+    a("ATTN003", True, "hybrid gdn on spark", sg("0.5.9", LLAMA, SPARK, attention={"linear_attention_layers": 24})),
+    a("ATTN003", False, "graphs off", sg("0.5.9", LLAMA, SPARK, attention={"linear_attention_layers": 24}),
+      "--disable-cuda-graph"),
+    a("ATTN003", False, "on a 5090", sg("0.5.9", LLAMA, R5090, attention={"linear_attention_layers": 24})),
+    a("ATTN004", True, "nvfp4 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "nvfp4"),
+    a("ATTN004", False, "fp8 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "fp8"),
+    a("VLLM016", True, "fa3 forced on 0.14", vl("0.14.0", env={"VLLM_FLASH_ATTN_VERSION": "3"})),
+    a("VLLM016", False, "fa2 on 0.14", vl("0.14.0", env={"VLLM_FLASH_ATTN_VERSION": "2"})),
+    a("VLLM016", False, "fa3 on hopper", vl("0.14.0", profile=H100, env={"VLLM_FLASH_ATTN_VERSION": "3"})),
+    a("VLLM016", False, "not read from 0.15", vl("0.17.0", env={"VLLM_FLASH_ATTN_VERSION": "3"})),
+    a("MODEL001", True, "an unknown sizing field", lambda: unread_config_facts({"num_kv_shared_layers": 20})),
+    a("MODEL001", True, "every other layer MoE", lambda: unread_config_facts({"decoder_sparse_step": 2})),
+    a("MODEL001", False, "known fields only", lambda: unread_config_facts({"decoder_sparse_step": 1})),
+    a("CKPT002", True, "dsa topk flashinfer", sg("0.5.23", DSV3), "--dsa-topk-backend", "flashinfer"),
+    a("CKPT002", False, "hopper", sg("0.5.23", DSV3, H100), "--dsa-topk-backend", "flashinfer"),
 ]
 
 
@@ -254,9 +452,13 @@ def test_rule_case(case):
 
 
 def test_every_rule_has_a_positive_and_a_negative_case():
+    """Cluster rules have their cases in tests/cluster/cases.py (several nodes' facts)."""
+    from tests.cluster.cases import CLUSTER_CASES
+
+    cases = [*CASES, *CLUSTER_CASES]
     ids = {r.id for r in RULES}
-    positive = {c.rule for c in CASES if c.fires}
-    negative = {c.rule for c in CASES if not c.fires}
+    positive = {c.rule for c in cases if c.fires}
+    negative = {c.rule for c in cases if not c.fires}
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
-    assert {c.rule for c in CASES} <= ids, "cases for rules that do not exist"
+    assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"

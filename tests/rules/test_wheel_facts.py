@@ -8,9 +8,9 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from doctor.compose import compose_launch
+from doctor.analysis import engine_runs
+from doctor.engines import registry as engines
 from doctor.engines.sglang import flags as registry
-from doctor.launch import parse_launch
 from tests.rules.builders import RULES, build, findings
 from tests.rules.sglang_source import server_args
 
@@ -120,12 +120,11 @@ USER_FLAGS = ["--tp", "8", "--disable-cuda-graph", "--cuda-graph-max-bs", "16", 
 @pytest.mark.parametrize("version", RELEASES)
 def test_the_composed_command_uses_only_flags_that_release_accepts(version):
     facts = build("rtx-pro-6000-x8", "moonshotai/Kimi-K2.5", (f"sglang=={version}",), vision_head_dim=256)
-    launch = parse_launch(USER_FLAGS)
     found = tuple(f for fs in findings(facts, *USER_FLAGS).values() for f in fs)
-    plan = compose_launch(facts, launch, 8, found)
-    assert plan is not None and plan.engine == "sglang"
+    plan = engines.get("sglang").compose(engine_runs(facts, USER_FLAGS)[0], found)
+    assert plan.engine == "sglang"
     source = server_args(version)
-    argv = plan.command[3:]
+    argv = plan.argv[3:]
     for token in argv:
         if token.startswith("--"):
             assert token in source.flags, f"composed {token} is not a SGLang {version} flag: {plan.shell()}"

@@ -1,6 +1,7 @@
 """How SGLang picks its attention backend and the Triton extend-attention tiles, per version.
 
-Read from the released wheels (shared/research/sglang.md §1a, §2, §5): `_get_block_sizes_for_extend_attention`
+Read from the released wheels (sglang/srt/layers/attention/triton_ops/extend_attention.py, server_args.py):
+`_get_block_sizes_for_extend_attention`
 and `ServerArgs._handle_attention_backend_compatibility`. Until 0.5.9 capability 12.x fell into the
 `major >= 9` (Hopper) branch; PR #14311 added a `== 12` branch.
 """
@@ -11,9 +12,9 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from doctor.engines import release
-from doctor.engines.pysource import next_power_of_2
+from doctor.engines.versions import release
 from doctor.facts import Model
+from doctor.kernels.tiles import next_power_of_2
 
 V0_5_9, V0_5_11, V0_5_13 = Version("0.5.9"), Version("0.5.11"), Version("0.5.13")
 
@@ -31,6 +32,8 @@ class ExtendPath:
 
 @dataclass(frozen=True)
 class ExtendTiles:
+    """Tile sizes and pipelining of SGLang's extend-attention kernel."""
+
     block_dmodel: int
     block_dpe: int
     block_dv: int
@@ -54,6 +57,13 @@ def default_attention_backend(version: Version, model: Model, capability: tuple[
     if model.attention.sinks and release(version) >= Version("0.5.23"):
         return "triton"
     return "flashinfer" if flashinfer_available else "triton"
+
+
+def attention_kernel_revision(version: Version) -> int:
+    """Source revision of the Triton attention kernels (doctor.kernels.attention_smem.LATEST_REVISION):
+    0.5.10 rewrote the grouped decode kernel (q cast to the KV dtype, MLA reads V as K^T) and extend's
+    v_scale handling (sgl-project/sglang python/sglang/srt/layers/attention/triton_ops at v0.5.10)."""
+    return 1 if release(version) < Version("0.5.10") else 2
 
 
 def extend_paths(model: Model, tp: int) -> list[ExtendPath]:

@@ -1,5 +1,5 @@
 """SGLang choices the rules need that the user did not spell out: per-version defaults read from the wheels
-(shared/research/sglang.md §1c, §4, §5), and the flag view from `flags.py`."""
+(each function names the wheel file it was read from), and the flag view from `flags.py`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines import release, version_of
 from doctor.engines.sglang.flags import user_flag_view
+from doctor.engines.versions import release
 from doctor.facts import Facts
 from doctor.launch import Launch
 
@@ -23,10 +23,17 @@ def default_mm_attention_backend(version: Version, major: int) -> str:
 
 
 def default_mxfp4_moe_runner(version: Version, major: int) -> str | None:
-    """GPT-OSS MXFP4 MoE runner on SM12x when `--moe-runner-backend` is not given (sglang.md §4)."""
+    """GPT-OSS MXFP4 MoE runner on SM12x when `--moe-runner-backend` is not given, read from the wheels:
+    0.5.1-0.5.4 take flashinfer_mxfp4 only on `is_sm100_supported()` (major == 10; 0.5.1
+    sglang/srt/server_args.py:2255, layers/utils.py:40), else triton_kernel; 0.5.5 switched the test to
+    `is_blackwell_supported()` (majors [10, 12]; 0.5.5 server_args.py:982, utils/common.py:204)."""
     if major != 12:
         return None
     v = release(version)
+    if v < Version("0.5.1"):
+        return None  # before the GPT-OSS runner choice existed in a release the doctor has read
+    if v < Version("0.5.5"):
+        return "triton_kernel"
     if v < Version("0.5.10"):
         return "flashinfer_mxfp4"  # is_blackwell_supported() includes 12: the SM100 path
     if v < Version("0.5.14"):
@@ -36,19 +43,36 @@ def default_mxfp4_moe_runner(version: Version, major: int) -> str | None:
     return "flashinfer_mxfp4"  # FlashInfer CUTLASS MXFP4 (arg_groups/model_overrides/gpt_oss.py)
 
 
-def sglang_view(facts: Facts, launch: Launch) -> dict[str, Any] | None:
-    library = facts.library("sglang")
-    version = version_of(library)
-    if library is None or version is None:
+def default_fp8_gemm_backend(version: Version, major: int) -> str | None:
+    """What `--fp8-gemm-backend auto` resolves to on SM12x for block-FP8 linear layers, read from the wheels'
+    sglang/srt/layers/quantization/fp8_utils.py: 0.5.7-0.5.9 `_dispatch_auto_backend` takes FlashInfer's
+    groupwise GEMM whenever `is_blackwell_supported()` (majors 10 and 12), and that function calls
+    `gemm_fp8_nt_groupwise(..., backend="trtllm")` (0.5.8 line 329): the SM100 cubins; 0.5.10 forces
+    `triton` on SM120 (PR #19721), 0.5.16 `cutlass` (PR #30438)."""
+    if major != 12:
         return None
+    v = release(version)
+    if v < Version("0.5.7"):
+        return None  # env-driven before the flag existed (SGLANG_ENABLE_FLASHINFER_FP8_GEMM)
+    if v < Version("0.5.10"):
+        return "flashinfer_trtllm"
+    return "triton" if v < Version("0.5.16") else "cutlass"
+
+
+def sglang_view(facts: Facts, launch: Launch, version: Version) -> dict[str, Any]:
+    """What SGLang rules read under `sglang.*`: choices SGLang makes by default, and the user's flags."""
     major = facts.gpus[0].capability[0] if facts.gpus else 0
     given_mm = launch.get("mm_attention_backend")
     given_moe = launch.get("moe_runner_backend")
+    given_fp8 = launch.get("fp8_gemm_backend")
+    given_fp8 = None if given_fp8 == "auto" else given_fp8
     return {
-        "version": library.version,
+        "version": str(version),
         "mm_attention_backend": given_mm or default_mm_attention_backend(version, major),
         "mm_attention_backend_source": "launch flags" if given_mm else "default",
         "mxfp4_moe_runner": given_moe or default_mxfp4_moe_runner(version, major),
         "mxfp4_moe_runner_source": "launch flags" if given_moe else "default",
+        "fp8_gemm_backend": given_fp8 or default_fp8_gemm_backend(version, major),
+        "fp8_gemm_backend_source": "launch flags" if given_fp8 else "default",
         **user_flag_view(list(launch.args), version),
     }

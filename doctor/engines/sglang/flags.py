@@ -1,8 +1,8 @@
 """SGLang server flags per release: which spellings exist, which are deprecated, which choices they take.
 
 Read from the released wheels' argument definitions (`sglang/srt/server_args.py` `add_argument` calls
-through 0.5.16; from 0.5.14 also annotated `A[...]` fields, in `sglang/srt/arg_groups/fields/*.py` by 0.5.23;
-shared/research/sglang.md §5). `tests/rules/test_sglang_flags.py` checks every entry against the wheels of
+through 0.5.16; from 0.5.14 also annotated `A[...]` fields, in `sglang/srt/arg_groups/fields/*.py` by 0.5.23).
+`tests/rules/test_sglang_flags.py` checks every entry against the wheels of
 the boundary releases 0.5.8, 0.5.9, 0.5.13, 0.5.14, 0.5.16 and 0.5.23 (source text, never imported).
 
 `added` is the first release known to have a spelling and `removed` the first known without it; between two
@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
-from doctor.engines import release
+from doctor.engines.versions import release
+from doctor.launch import closest, flag_pairs
 
 CHECKED_RELEASES = ("0.5.8", "0.5.9", "0.5.13", "0.5.14", "0.5.16", "0.5.23")
 
 
 @dataclass(frozen=True)
 class Flag:
+    """One SGLang server flag and the releases that have it."""
+
     name: str
     added: str | None = None  # None: older than every release checked
     removed: str | None = None
@@ -32,11 +35,18 @@ class Flag:
     value_from: str | None = None  # the replacement takes this flag's value, and that flag goes
 
     def exists(self, version: Version) -> bool:
-        v = release(version)
-        return (self.added is None or v >= Version(self.added)) and (self.removed is None or v < Version(self.removed))
+        return (self.added is None or reached(version, self.added)) and \
+            (self.removed is None or not reached(version, self.removed))
 
     def is_deprecated(self, version: Version) -> bool:
         return self.deprecated is not None and release(version) >= Version(self.deprecated) and self.exists(version)
+
+
+def reached(version: Version, boundary: str) -> bool:
+    """`version` is at or past `boundary`: on the release (0.5.8rc0 and 0.5.8.post1 are 0.5.8), except where the
+    boundary is a post release itself (a flag that first shipped in 0.5.6.post2)."""
+    gate = Version(boundary)
+    return (Version(version.public) if gate.is_postrelease else release(version)) >= gate
 
 
 def _f(name: str, **kw: object) -> Flag:
@@ -50,8 +60,8 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     _f("--ep-size"), _f("--ep"), _f("--expert-parallel-size"),
     _f("--dp-size"), _f("--data-parallel-size"),
     _f("--attention-backend"), _f("--prefill-attention-backend"), _f("--decode-attention-backend"),
-    _f("--mm-attention-backend"), _f("--moe-runner-backend"), _f("--fp8-gemm-backend"),
-    _f("--fp4-gemm-backend"), _f("--kv-cache-dtype"), _f("--quantization"), _f("--mem-fraction-static"),
+    _f("--mm-attention-backend"), _f("--moe-runner-backend"), _f("--fp8-gemm-backend", added="0.5.6.post2"),
+    _f("--fp4-gemm-backend", added="0.5.8"), _f("--kv-cache-dtype"), _f("--quantization"), _f("--mem-fraction-static"),
     _f("--chunked-prefill-size"), _f("--context-length"), _f("--page-size"),
     _f("--trust-remote-code", takes_value=False),
     _f("--disable-radix-cache", takes_value=False),
@@ -63,16 +73,16 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     _f("--cuda-graph-backend-prefill", added="0.5.14"),
     _f("--disable-decode-cuda-graph", added="0.5.14", takes_value=False),
     _f("--disable-prefill-cuda-graph", added="0.5.14", takes_value=False),
-    _f("--cuda-graph-max-bs", deprecated="0.5.14", removed="0.5.23", replacement=("--cuda-graph-max-bs-decode",)),
+    _f("--cuda-graph-max-bs", deprecated="0.5.14", removed="0.5.20", replacement=("--cuda-graph-max-bs-decode",)),
     _f("--cuda-graph-max-bs-decode", added="0.5.14"),
     # piecewise CUDA graph became default-on in 0.5.10, which added the --disable- spelling (sglang.md §2)
-    _f("--enable-piecewise-cuda-graph", removed="0.5.14", takes_value=False),
-    _f("--disable-piecewise-cuda-graph", added="0.5.10", removed="0.5.23", deprecated="0.5.14",
+    _f("--enable-piecewise-cuda-graph", added="0.5.3.post2", removed="0.5.14", takes_value=False),
+    _f("--disable-piecewise-cuda-graph", added="0.5.10", removed="0.5.20", deprecated="0.5.14",
        takes_value=False, replacement=("--cuda-graph-backend-prefill", "disabled")),
     # 0.5.20 does not deprecate it yet (sglang.md §5); 0.5.23 is the first checked release that does
     _f("--enable-dp-attention", deprecated="0.5.23", takes_value=False, replacement=("--attn-dp-size",),
        value_from="--dp-size"),
-    _f("--attn-dp-size", added="0.5.23"),
+    _f("--attn-dp-size", added="0.5.22"),
 )}
 
 # Spellings people type that argparse resolves (or refuses) by prefix; canonical form to print instead.
@@ -82,6 +92,8 @@ AMBIGUOUS = {"--pp": ("--pp-size", "--pp-async-batch-depth", "--pp-max-micro-bat
 
 @dataclass(frozen=True)
 class Choice:
+    """One value of a flag with choices, and the releases that accept it."""
+
     value: str
     added: str | None = None
     removed: str | None = None
@@ -123,13 +135,6 @@ CHOICES: dict[str, dict[str, Choice]] = {
 }
 
 
-def parse_version(text: str | None) -> Version | None:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
-
-
 def canonical(flag: str) -> str:
     """`--tp` → `--tp-size`; `--tp_size` → `--tp-size`; other spellings unchanged."""
     flag = flag.replace("_", "-") if flag.startswith("--") else flag
@@ -150,23 +155,25 @@ def choice_valid(flag: str, value: str, version: Version) -> bool | None:
     return False if choice is None else choice.valid(version)
 
 
+def _takes_value(flag: str) -> bool:
+    known = FLAGS.get(canonical(flag))
+    return known is not None and known.takes_value
+
+
+def _is_switch(flag: str) -> bool:
+    known = FLAGS.get(canonical(flag))
+    return known is not None and not known.takes_value
+
+
 def check_flags(tokens: list[str], version: Version) -> list[str]:
     """Problems with a list of flag tokens for this release: unknown spellings, removed flags, bad choices."""
     problems = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        flag, eq, inline = token.partition("=")
+    for flag, value in flag_pairs(tokens, is_switch=_is_switch, takes_value=_takes_value):
         known = FLAGS.get(canonical(flag))
-        value = inline if eq else None
-        if known is not None and known.takes_value and not eq and i + 1 < len(tokens):
-            value = tokens[i + 1]
-            i += 1
         if known is not None and not known.exists(version):
             problems.append(f"{flag} does not exist in SGLang {version}")
         elif value is not None and choice_valid(flag, value, version) is False:
             problems.append(f"{flag} {value} is not a choice in SGLang {version}")
-        i += 1
     return problems
 
 
@@ -188,4 +195,34 @@ def user_flag_view(args: list[str], version: Version | None) -> dict[str, list[s
             rejected.append(f"{flag} (use {instead})")
         elif known.is_deprecated(version) and known.name != "--disable-cuda-graph":  # that one has SGL112
             deprecated.append(f"{flag} (use {' '.join(known.replacement)})")
-    return {"rejected_flags": rejected, "deprecated_flags": deprecated, "ambiguous_flags": ambiguous}
+    return {"rejected_flags": rejected, "deprecated_flags": deprecated, "ambiguous_flags": ambiguous,
+            "bad_values": bad_values(args, version), "misspelled_flags": misspelled(args)}
+
+
+def bad_values(args: list[str], version: Version | None) -> list[str]:
+    """Values outside a flag's choices in this release (SGLang's argparse refuses to start)."""
+    if version is None:
+        return []
+    out = []
+    for flag, value in flag_pairs(args, is_switch=_is_switch, takes_value=_takes_value):
+        if value is not None and choice_valid(flag, value, version) is False:
+            known = sorted(c for c, choice in CHOICES[canonical(flag)].items() if choice.valid(version))
+            close = closest(value, known)
+            hint = f"did you mean {close}?" if close else f"choices: {', '.join(known)}"
+            out.append(f"{canonical(flag)} {value} ({hint})")
+    return out
+
+
+def misspelled(args: list[str]) -> list[str]:
+    """Flags the doctor does not know that sit one typo away from one it does (`--tp-szie`). Flags far
+    from every known one are left alone: the registry holds the flags the doctor reasons about, not all."""
+    known = [*FLAGS, *ABBREVIATIONS]
+    out = []
+    for token in args:
+        flag = token.partition("=")[0].replace("_", "-") if token.startswith("--") else None
+        if flag is None or flag in FLAGS or flag in ABBREVIATIONS or flag in AMBIGUOUS:
+            continue
+        close = closest(flag, known, cutoff=0.85)
+        if close:
+            out.append(f"{flag} (did you mean {close}?)")
+    return out

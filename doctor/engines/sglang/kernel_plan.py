@@ -1,6 +1,6 @@
 """Which Triton kernels SGLang will launch for a model on a GPU, with which launch configs, and how
 much shared memory each needs (doctor.kernels). Installed source is read where SGLang is installed;
-a what-if version uses the per-version knowledge (shared/research/sglang.md §1–3)."""
+a what-if version uses the per-version knowledge read from the released wheels."""
 
 from __future__ import annotations
 
@@ -11,14 +11,16 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines import release
 from doctor.engines.pysource import SourceShapeError, evaluate_assignment
 from doctor.engines.sglang import moe
 from doctor.engines.sglang import source as sglang_source
-from doctor.engines.sglang.attention import extend_paths, extend_tiles
+from doctor.engines.sglang.attention import attention_kernel_revision, extend_paths, extend_tiles
+from doctor.engines.versions import release
 from doctor.facts import Facts, Gpu, Model
+from doctor.hardware import smem_per_block_optin
 from doctor.kernels import decode_attention_smem, extend_attention_smem, fused_moe_smem, prefill_attention_smem
 from doctor.kernels.check import KernelCheck
+from doctor.kernels.moe_tuned import launch_config, load_configs
 
 # The Triton SGLang's torch pin brings (sglang.md §7); used when no Triton is installed.
 TRITON_PINS = ((Version("0.5.23"), "3.8.0"), (Version("0.5.18"), "3.7.1"), (Version("0.5.11"), "3.6.0"),
@@ -41,6 +43,8 @@ NOT_TRITON_MOE = {"int4-w4a16": "Marlin (CompressedTensorsWNA16MarlinMoEMethod)"
 
 @dataclass(frozen=True)
 class Target:
+    """The GPU, release and launch a kernel plan is made for."""
+
     facts: Facts
     gpu: Gpu
     version: Version
@@ -68,7 +72,7 @@ def kv_dtype(target: Target) -> str:
 def _check(target: Target, kernel: str, path: str, when: str, shape: dict[str, Any], config: dict[str, Any],
            nbytes: int, details: dict[str, Any]) -> KernelCheck:
     return KernelCheck(kernel=kernel, engine="sglang", path=path, when=when, shape=shape, config=config,
-                       bytes=nbytes, limit=target.gpu.smem_per_block_optin or 0, method="analytic", details=details)
+                       bytes=nbytes, limit=target.gpu.smem_per_block_optin, method="analytic", details=details)
 
 
 # --- attention ---------------------------------------------------------------------------------
@@ -83,7 +87,9 @@ def extend_kernels(target: Target) -> list[KernelCheck]:
         tiles, tiles_from = _extend_tiles(source_file, target, path.lq, path.lv)
         dtype = kv_dtype(target)
         needed = extend_attention_smem(target.gpu.capability, path.lq, path.lv, tiles.block_m, tiles.block_n,
-                                       tiles.num_warps, tiles.num_stages, kv_dtype=dtype, kv_group=path.kv_group)
+                                       tiles.num_warps, tiles.num_stages, kv_dtype=dtype, kv_group=path.kv_group,
+                                       triton=_triton_version(target),
+                                       revision=attention_kernel_revision(target.version))
         out.append(_check(target, "extend_attention", path.name, path.when,
                            {"lq": path.lq, "lv": path.lv, "kv_group": path.kv_group, "kv_dtype": dtype},
                            {"block_m": tiles.block_m, "block_n": tiles.block_n, "num_warps": tiles.num_warps,
@@ -113,7 +119,8 @@ def decode_kernels(target: Target) -> list[KernelCheck]:
         grouped = att.num_heads // max(att.num_kv_heads, 1) > 1
     block_n, block_h = (32, 16) if grouped else (64, 1)
     needed = decode_attention_smem(target.gpu.capability, lk, lv, block_n, block_h, 4, 2, kv_dtype=dtype,
-                                   grouped=grouped)
+                                   grouped=grouped, triton=_triton_version(target),
+                                   revision=attention_kernel_revision(target.version))
     name = "decode-grouped" if grouped else "decode-mha"
     return [_check(target, "decode_attention", name, "every decode step", {"lk": lk, "lv": lv, "kv_dtype": dtype},
                     {"block_n": block_n, "block_h": block_h, "num_warps": 4, "num_stages": 2}, needed,
@@ -126,7 +133,8 @@ def vision_kernels(target: Target) -> list[KernelCheck]:
         return []
     block, block_from = _prefill_block(target)
     warps = 4 if vision.head_dim <= 64 else 8
-    needed = prefill_attention_smem(target.gpu.capability, vision.head_dim, block, warps, 1, "bf16")
+    needed = prefill_attention_smem(target.gpu.capability, vision.head_dim, block, warps, 1, "bf16",
+                                    triton=_triton_version(target))
     return [_check(target, "prefill_attention", "vision-tower", "every image or video in a request (vision encoder)",
                     {"head_dim": vision.head_dim, "dtype": "bf16"},
                     {"block_m": block, "block_n": block, "num_warps": warps, "num_stages": 1}, needed,
@@ -177,10 +185,12 @@ def moe_kernels(target: Target) -> tuple[list[KernelCheck], list[str]]:
     lookup = _config_lookup(target, E, N, dtype, block, per_channel)
     if lookup["config_path"] and Path(lookup["config_path"]).is_file():
         return [_tuned_check(target, shape, lookup)], []
-    low_smem = (target.gpu.smem_per_block_optin or 0) < 128 * 1024
+    # SGLang reads the device's limit; unknown in the facts, the compute capability's table value predicts it
+    device_limit = target.gpu.smem_per_block_optin or smem_per_block_optin(target.gpu.capability)
+    low_smem = device_limit is not None and device_limit < 128 * 1024
     checks = []
     for m_range, M in (("M <= E (decode, small batches)", E), ("M > E (prefill, large batches)", E + 1)):
-        config = moe.launch_config(moe.default_config(str(target.version), M, E, N, K, model.moe.top_k, dtype,
+        config = launch_config(moe.default_config(str(target.version), M, E, N, K, model.moe.top_k, dtype,
                                                       block, low_smem=low_smem))
         needed = _moe_bytes(target, shape, config)
         checks.append(_check(target, "fused_moe", f"default config, {m_range.split(' (')[0]}", m_range,
@@ -233,13 +243,13 @@ def _config_lookup(target: Target, E: int, N: int, dtype: str | None, block: lis
 
 
 def _tuned_check(target: Target, shape: dict[str, Any], lookup: dict[str, Any]) -> KernelCheck:
-    entries = moe.load_configs(lookup["config_path"])
-    sized = [(M, moe.launch_config(cfg)) for M, cfg in sorted(entries.items())]
+    entries = load_configs(lookup["config_path"])
+    sized = [(M, launch_config(cfg)) for M, cfg in sorted(entries.items())]
     bytes_by_m = {M: _moe_bytes(target, shape, cfg) for M, cfg in sized}
     worst_m = max(bytes_by_m, key=bytes_by_m.get)
-    limit = target.gpu.smem_per_block_optin or 0
+    limit = target.gpu.smem_per_block_optin
     details = {**lookup, "source": "file", "entries": len(sized),
-               "overflowing_batch_sizes": [M for M, b in bytes_by_m.items() if b > limit]}
+               "overflowing_batch_sizes": None if limit is None else [M for M, b in bytes_by_m.items() if b > limit]}
     return _check(target, "fused_moe", "tuned config file", "every MoE layer (worst entry shown)",
                    {**shape, "m_range": f"M={worst_m} (worst of {len(sized)} entries)"},
                    dict(sized)[worst_m], bytes_by_m[worst_m], details)
@@ -248,4 +258,5 @@ def _tuned_check(target: Target, shape: dict[str, Any], lookup: dict[str, Any]) 
 def _moe_bytes(target: Target, shape: dict[str, Any], config: dict[str, int]) -> int:
     return fused_moe_smem(target.gpu.capability, shape["dtype"], config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"],
                           config["BLOCK_SIZE_K"], config["GROUP_SIZE_M"], config["num_warps"], config["num_stages"],
-                          per_channel=shape["per_channel"], block_shape=shape["block_shape"])
+                          per_channel=shape["per_channel"], block_shape=shape["block_shape"],
+                          triton=_triton_version(target))

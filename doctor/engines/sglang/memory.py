@@ -11,8 +11,13 @@ Nothing here imports SGLang or torch.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from packaging.version import Version
+
+from doctor.facts import Model
+from doctor.plan.arch import Piece
+from doctor.plan.memory import LayoutShape, MemoryModel
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -27,10 +32,14 @@ DISTRIBUTED_INIT_BYTES = int(2.0 * GiB)
 # ReqToTokenPool: int32 [max_num_reqs, context_len + 4], allocated after the KV budget is profiled
 # but before the KV pool, so it is not part of the budget: it comes out of the reserved share.
 REQ_TO_TOKEN_EXTRA = 4
+# The one release where the default tiers move (small GPUs: 4096 chunk, 48/160 graph batch).
+TIER_CHANGE = Version("0.5.14")
 
 
 @dataclass(frozen=True)
 class MemoryDefaults:
+    """SGLang's memory defaults for one release and GPU."""
+
     version: str
     gpu_mem_mib: float
     chunked_prefill_size: int
@@ -53,7 +62,7 @@ def tiers(version: Version, gpu_mem_mib: float, tp: int) -> tuple[int, int]:
     if gpu_mem_mib < 20 * 1024:
         return 2048, 8
     if gpu_mem_mib < 35 * 1024:
-        if version >= Version("0.5.14"):  # research/sglang.md §5: 4096 and 48/160 from the 0.5.14 line on
+        if version >= TIER_CHANGE:  # server_args.py `_handle_gpu_memory_settings`: 4096 and 48/160 from 0.5.14
             return 4096, 160 if big_tp else 48
         return 2048, 80 if big_tp else 24
     if gpu_mem_mib < 60 * 1024:
@@ -117,3 +126,77 @@ def max_running_requests(max_total_tokens: int, context_len: int) -> int:
 
 def req_to_token_bytes(max_total_tokens: int, context_len: int) -> int:
     return max_running_requests(max_total_tokens, context_len) * (context_len + REQ_TO_TOKEN_EXTRA) * 4
+
+
+def load_extra_pieces(model: Model) -> list[Piece]:
+    """What SGLang allocates at load beyond the checkpoint: MLA's absorbed w_kc/w_vc, a bf16 copy of each
+    layer's kv_b_proj (`post_load_weights`; fp8 kv_b_proj is dequantized to bf16 for it)."""
+    a = model.attention
+    if a.kind != "mla":
+        return []
+    nope = a.qk_nope_head_dim or 128
+    per_layer = a.num_heads * (nope + a.v_head_dim) * (a.kv_lora_rank or 512) * 2
+    return [Piece("engine", per_layer, "tp", layer) for layer in range(model.num_layers)]
+
+
+class SGLangMemory(MemoryModel):
+    """SGLang's formula behind the planner's interface; the user's memory flags (None: SGLang's default)."""
+
+    engine = "SGLang"
+
+    def __init__(self, version: str, mem_fraction_static: float | None = None,
+                 chunked_prefill_size: int | None = None, cuda_graph_max_bs: int | None = None,
+                 page_size: int | None = None) -> None:
+        self.version = version
+        self.knobs = {"mem_fraction_static": mem_fraction_static, "chunked_prefill_size": chunked_prefill_size,
+                      "cuda_graph_max_bs": cuda_graph_max_bs, "page_size": page_size}
+
+    def cache_key(self) -> tuple[Any, ...]:
+        return ("sglang", self.version, tuple(sorted(self.knobs.items())))
+
+    def arithmetic_key(self) -> tuple[Any, ...]:
+        """Only the 0.5.14 tier change moves SGLang's memory arithmetic between releases (`tiers`)."""
+        return ("sglang", Version(self.version) >= TIER_CHANGE, tuple(sorted(self.knobs.items())))
+
+    def load_extras(self, model: Model) -> list[Piece]:
+        return load_extra_pieces(model)
+
+    def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
+        from doctor.plan.weights import vision_of
+
+        return memory_defaults(self.version, total_bytes / MiB, tp=layout.tp, pp=layout.pp, speculative=speculative,
+                               vision=vision_of(model), **self.knobs).to_dict()
+
+    def preload_free(self, total_bytes: int, world_size: int, unified_memory: bool) -> int:
+        return preload_free_bytes(total_bytes, world_size, unified_memory)
+
+    def kv_budget(self, preload_free: int, weights: int, settings: dict[str, Any]) -> int:
+        return kv_budget_bytes(preload_free, weights, settings["mem_fraction_static"])
+
+    def max_requests(self, tokens: int, context: int) -> int:
+        return max_running_requests(tokens, context)
+
+    def describe(self, weights: int, total: int, preload_free: int, settings: dict[str, Any]) -> str:
+        fraction = settings["mem_fraction_static"]
+        return (f"weights {weights / GiB:.2f} GiB on the fullest GPU of {total / GiB:.2f} GiB; SGLang "
+                f"{self.version} keeps {fraction:.3f} of the {preload_free / GiB:.2f} GiB free at load "
+                f"= {preload_free * fraction / GiB:.2f} GiB for weights + KV")
+
+    def shortfall_hint(self) -> str:
+        return "SGLang: 'Not enough memory. Please try to increase --mem-fraction-static'"
+
+    def layout_flags(self, layout: LayoutShape, settings: dict[str, Any], kv_dtype: str, explicit_kv: bool,
+                     context_length: int | None, custom_all_reduce_off: bool) -> tuple[str, ...]:
+        flags = ["--tp-size", str(layout.tp)]
+        if layout.pp > 1:
+            flags += ["--pp-size", str(layout.pp)]
+        if layout.ep > 1:
+            flags += ["--ep-size", str(layout.ep)]
+        flags += ["--mem-fraction-static", f"{settings['mem_fraction_static']:.3f}"]
+        if explicit_kv or kv_dtype.startswith("fp8"):
+            flags += ["--kv-cache-dtype", kv_dtype]
+        if context_length:
+            flags += ["--context-length", str(context_length)]
+        if custom_all_reduce_off:
+            flags.append("--disable-custom-all-reduce")
+        return tuple(flags)

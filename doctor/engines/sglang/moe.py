@@ -1,22 +1,19 @@
 """SGLang's fused-MoE Triton config files: names, lookup order and default configs per version.
 
 Mirrors `fused_moe_triton_config.py` (get_config_file_name, get_moe_configs, get_default_config)
-as released on PyPI; the version boundaries are from the wheels (see research/sglang.md §3).
+as released on PyPI; the version boundaries are read from the released sglang wheels.
 Nothing here imports torch, triton or sglang.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from packaging.version import Version
 
 # Tuned batch sizes in SGLang's shipped JSONs and its tuning script.
-TUNED_BATCH_SIZES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)
 FIXED_FALLBACK = ("3.4.0", "3.3.1", "3.2.0", "3.1.0")  # <= 0.5.11, newest first
 _UNQUANTISED = (None, "", "bf16", "fp16", "bfloat16", "float16", "auto")
 
@@ -115,17 +112,6 @@ def find_config_file(sglang_dir: str | os.PathLike[str], version: str, triton_ve
     return None
 
 
-def load_configs(path: str | os.PathLike[str]) -> dict[int, dict[str, Any]]:
-    """A tuned-config JSON as SGLang reads it: batch size -> kernel config."""
-    with open(path) as handle:
-        return {int(key): value for key, value in json.load(handle).items()}
-
-
-def select_config(configs: Mapping[int, dict[str, Any]], M: int) -> dict[str, Any]:
-    """The entry SGLang uses for M tokens: the nearest tuned batch size."""
-    return configs[min(configs, key=lambda key: abs(key - M))]
-
-
 def default_config(version: str, M: int, E: int, N: int, K: int, topk: int, dtype: str | None,
                    block_shape: list[int] | tuple[int, ...] | None = None, low_smem: bool = False,
                    is_marlin: bool = False, deterministic: bool = False,
@@ -156,10 +142,3 @@ def default_config(version: str, M: int, E: int, N: int, K: int, topk: int, dtyp
     if M <= E or (is_marlin and M <= 32):
         return {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 1}
     return {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}
-
-
-def launch_config(config: Mapping[str, Any]) -> dict[str, int]:
-    """A config with Triton's launch defaults filled in (4 warps, 3 stages on CUDA)."""
-    full = {"GROUP_SIZE_M": 1, "num_warps": 4, "num_stages": 3}
-    full.update({key: int(value) for key, value in config.items() if isinstance(value, (int, float))})
-    return full

@@ -1,0 +1,106 @@
+"""CUDA arch lists a build reads from its environment, parsed into the targets nvcc will emit.
+
+Source builds (torch extensions, engine kernels, FlashInfer's JIT, llama.cpp with CMake) take their
+targets from TORCH_CUDA_ARCH_LIST (`8.0;9.0+PTX;12.0a`), CMAKE_CUDA_ARCHITECTURES / CUDAARCHS
+(`86;120a-real;121a-virtual;native`) or FLASHINFER_CUDA_ARCH_LIST (`12.0f 12.1a`). A Dockerfile's build
+argument is the same text: pass it as the variable. Rules read `build.lists` (one entry per variable set):
+the targets, whether any of them runs on the GPU, and whether an SM12x target lacks the `a`/`f` suffix that
+block-scaled FP4/MXFP4 MMA instructions need.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from doctor.binaries.archs import PTX, SASS, Arch, runs
+
+TORCH_STYLE = ("TORCH_CUDA_ARCH_LIST", "FLASHINFER_CUDA_ARCH_LIST")
+CMAKE_STYLE = ("CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS")
+ARCH_VARIABLES = TORCH_STYLE + CMAKE_STYLE
+
+_TORCH_TOKEN = re.compile(r"^(\d{1,2})\.(\d)([af]?)(\+ptx)?$", re.IGNORECASE)
+_CMAKE_TOKEN = re.compile(r"^(\d{2,3})([af]?)(-real|-virtual)?$", re.IGNORECASE)
+
+
+def build_view(env: dict[str, str], capability: tuple[int, int] | None) -> dict[str, Any]:
+    """`build.*` for the rules: every arch-list variable that is set, parsed against the GPU."""
+    lists = [_one(name, env[name], capability) for name in ARCH_VARIABLES if env.get(name, "").strip()]
+    return {"lists": lists, "variables": [entry["name"] for entry in lists]}
+
+
+def _one(name: str, value: str, capability: tuple[int, int] | None) -> dict[str, Any]:
+    targets, unknown, native = parse_arch_list(name, value, capability)
+    sm12x = [a for a in targets if a.major == 12]
+    return {
+        "name": name,
+        "value": value,
+        "targets": [a.token for a in targets],
+        "unknown": unknown,
+        "native": native,
+        "sm12x": bool(sm12x),
+        "plain_sm12x": any(a.kind == SASS and a.variant == "" for a in sm12x),
+        "runs_here": None if capability is None else any(runs(a, capability) for a in targets),
+        "suggested": suggested_value(name, value, capability),
+    }
+
+
+def parse_arch_list(name: str, value: str, capability: tuple[int, int] | None) -> tuple[list[Arch], list[str], bool]:
+    """(targets, tokens not understood, whether `native` was asked for). `native` and CMake's `all`/
+    `all-major` stand for plain targets of this GPU, which is what they compile to."""
+    targets: list[Arch] = []
+    unknown: list[str] = []
+    native = False
+    for token in (t for t in re.split(r"[;,\s]+", value.strip()) if t):
+        lowered = token.lower()
+        if lowered in ("native", "all", "all-major"):
+            native = True
+            if capability is not None:
+                targets.append(Arch(capability[0] * 10 + capability[1]))
+            continue
+        parsed = _torch_token(token) if name in TORCH_STYLE else _cmake_token(token)
+        if parsed is None:
+            unknown.append(token)
+        targets += parsed or []
+    return targets, unknown, native
+
+
+def _torch_token(token: str) -> list[Arch] | None:
+    match = _TORCH_TOKEN.match(token)
+    if not match:
+        return None
+    number, variant = int(match.group(1)) * 10 + int(match.group(2)), match.group(3).lower()
+    archs = [Arch(number, variant, SASS)]
+    if match.group(4):
+        archs.append(Arch(number, variant, PTX))
+    return archs
+
+
+def _cmake_token(token: str) -> list[Arch] | None:
+    match = _CMAKE_TOKEN.match(token)
+    if not match:
+        return None
+    number, variant, kind = int(match.group(1)), match.group(2).lower(), (match.group(3) or "").lower()
+    archs = [] if kind == "-virtual" else [Arch(number, variant, SASS)]
+    return archs + ([] if kind == "-real" else [Arch(number, variant, PTX)])
+
+
+def suggested_value(name: str, value: str, capability: tuple[int, int] | None) -> str | None:
+    """The list with this GPU's arch-specific target added, in the variable's own spelling."""
+    if capability is None or capability[0] != 12:
+        return None
+    major, minor = capability
+    if name in CMAKE_STYLE:
+        target, separator = f"{major}{minor}a-real", ";"
+    elif name == "FLASHINFER_CUDA_ARCH_LIST":
+        target, separator = (f"{major}.{minor}f" if minor == 0 else f"{major}.{minor}a"), " "
+    else:
+        target, separator = f"{major}.{minor}a", ";"
+    kept = [t for t in re.split(r"[;,\s]+", value.strip()) if t and t.lower() not in ("native", "all", "all-major")]
+    kept = [t for t in kept if not _is_plain_sm12x(name, t)]
+    return separator.join([*kept, target])
+
+
+def _is_plain_sm12x(name: str, token: str) -> bool:
+    parsed = (_torch_token(token) if name in TORCH_STYLE else _cmake_token(token)) or []
+    return any(a.major == 12 and a.variant == "" for a in parsed)

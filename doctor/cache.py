@@ -1,0 +1,72 @@
+"""A small on-disk cache for derived facts that are costly to recompute but keyed by what they derive from
+(file paths, sizes, mtimes, the doctor's version): parsed rules, a toolchain's version. JSON only, written
+atomically; a cache that cannot be read or written only costs the recomputation."""
+
+from __future__ import annotations
+
+import binascii
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+
+def cache_root(environ: Mapping[str, str] | None = None) -> Path:
+    """$SM120_DOCTOR_CACHE, else $XDG_CACHE_HOME/sm120-doctor, else ~/.cache/sm120-doctor."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("SM120_DOCTOR_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "sm120-doctor"
+
+
+def file_stamp(paths: list[Path]) -> list[Any] | None:
+    """What a derived value depends on: each file's absolute path, size and mtime (None if one is missing).
+    Not the resolved path: resolving costs a syscall per path component, and stat() follows links anyway."""
+    try:
+        return [(os.path.abspath(p), (st := os.stat(p)).st_size, st.st_mtime_ns) for p in paths]
+    except OSError:
+        return None
+
+
+def _key(stamp: Any) -> str:
+    from doctor import __version__
+
+    return json.dumps([__version__, stamp], default=str)
+
+
+def _path(name: str, key: str) -> Path:
+    data = key.encode()  # two 32-bit checksums name the file; the full key inside it decides a hit
+    return cache_root() / f"{name}-{binascii.crc32(data):08x}{binascii.crc32(data[::-1]):08x}.json"
+
+
+def load(name: str, stamp: Any) -> Any | None:
+    if stamp is None:
+        return None
+    key = _key(stamp)
+    try:
+        stored = json.loads(_path(name, key).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stored, dict) or stored.get("key") != key:
+        return None
+    return stored.get("value")
+
+
+def store(name: str, stamp: Any, value: Any) -> None:
+    if stamp is None:
+        return
+    import tempfile
+
+    key = _key(stamp)
+    target = _path(name, key)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{name}-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({"key": key, "value": value}, handle)
+        os.replace(tmp, target)
+    except OSError:
+        return  # a read-only home only costs the recomputation next time

@@ -1,0 +1,100 @@
+"""`check` over several nodes as one deployment: every node checked as on its own but judged by the multi-node
+plan, the cluster rules (rules/cluster.toml) over what differs between nodes and the network, and each node's
+launch command per engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from doctor.analysis import Analysis, analyze_all, memory_model_for
+from doctor.check import check_facts
+from doctor.cluster.launches import node_launch_sets
+from doctor.cluster.network import inter_node, network_view
+from doctor.cluster.nodes import Cluster, load_cluster
+from doctor.cluster.plan import cluster_plan
+from doctor.cluster.report import ClusterReport, NodeFinding, merge_node_findings
+from doctor.cluster.view import cluster_view
+from doctor.context import build_context
+from doctor.engines import registry
+from doctor.launch import Launch, parse_launch
+from doctor.plan.multinode import InterNode
+from doctor.rules import Rule, evaluate, load_rules
+
+DEFAULT_RAY_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class ClusterRequest:
+    model: str | None = None
+    facts_files: Sequence[Path] = ()
+    ray_address: str | None = None  # "auto" or host:port of a running Ray cluster
+    ray_timeout: float = DEFAULT_RAY_TIMEOUT
+    engines: Sequence[str] = ()
+    engine_args: Sequence[str] = ()
+    offline: bool = False
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+
+def run_cluster_check(request: ClusterRequest) -> ClusterReport:
+    rules = load_rules()  # first, so a broken knowledge base fails before any probing
+    parse_launch(list(request.engine_args))
+    cluster = gather_cluster(request)
+    return check_cluster(cluster, list(request.engine_args), rules, dict(request.environ), request.offline)
+
+
+def gather_cluster(request: ClusterRequest) -> Cluster:
+    """The nodes' facts (files or Ray), with the `--engine` what-ifs and the model on every node."""
+    from doctor.probe import with_engines
+    from doctor.probe.model import load_model
+
+    if request.ray_address is not None:
+        from doctor.cluster.ray_gather import gather_ray
+
+        cluster = gather_ray(request.ray_address, request.ray_timeout)
+    else:
+        cluster = load_cluster(list(request.facts_files))
+    model = load_model(request.model, request.environ, offline=request.offline) if request.model else None
+    nodes = [with_engines(f, list(request.engines)) for f in cluster.nodes]
+    return cluster.replace_nodes([f.replace(model=model) if model else f for f in nodes])
+
+
+def check_cluster(cluster: Cluster, argv: list[str], rules: list[Rule] | None = None,
+                  environ: dict[str, str] | None = None, offline: bool = True) -> ClusterReport:
+    """The pure part: facts of every node already gathered → per-node reports, cluster findings, launches."""
+    rules = load_rules() if rules is None else rules
+    environ = environ or {}
+    network = network_view(cluster)
+    net = inter_node(network)
+    head = cluster.nodes[0]
+    plans = {a.engine: _plan(cluster, a, argv, net, environ, offline) for a in analyze_all(head, argv, environ)}
+
+    def plan_for(analysis: Analysis) -> dict[str, Any] | None:
+        return plans.get(analysis.engine, analysis.plan)
+
+    reports = tuple(check_facts(node, argv, rules, environ, plan_for=plan_for) for node in cluster.nodes)
+    planned = next((p for p in plans.values() if p and p.get("requested")), None)
+    view = cluster_view(cluster, network, planned)
+    launch = reports[0].analysis.run.launch if reports[0].analysis.run else parse_launch(argv)
+    context = {**build_context(head, reports[0].analysis, launch), "cluster": view}
+    own = [NodeFinding(f) for f in evaluate([r for r in rules if r.area == "cluster"], context)]
+    findings = (*own, *merge_node_findings(cluster.names, reports))
+    return ClusterReport(cluster, reports, view, findings, tuple(node_launch_sets(cluster, reports[0], plans, planned)))
+
+
+def _plan(cluster: Cluster, analysis: Analysis, argv: list[str], net: InterNode, environ: dict[str, str],
+          offline: bool) -> dict[str, Any] | None:
+    """The multi-node plan by the analysed engine's own memory formula (the fallback formula, said in a note,
+    when no engine is analysed); an engine without one keeps its "no memory model" plan."""
+    run = analysis.run
+    if run is not None:
+        engine = registry.get_for(run.library)
+        memory, note, launch = engine.memory_model(run), engine.knowledge_note(run.version), run.launch
+    else:
+        memory, _, note = memory_model_for(cluster.nodes[0], argv)
+        launch = parse_launch(argv) if memory is not None else Launch()
+    if memory is None:
+        return analysis.plan
+    return cluster_plan(cluster, memory, launch, net, environ, offline, note)

@@ -1,0 +1,65 @@
+"""`sm120-doctor check MODEL`: the main job; `--fix` applies the fixes and checks again."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from doctor.commands.gate_options import (
+    add_gate_options,
+    apply_target_defaults,
+    gate_settings,
+    update_baseline,
+    write_outputs,
+)
+from doctor.commands.options import add_target_options, check_request, console
+from doctor.errors import UsageError
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = ("Check MODEL (hub id or local directory). Engine launch flags may follow `--`, e.g. "
+                     "`check MODEL -- --tp-size 8 --attention-backend triton`. With no --engine, every serving "
+                     "engine installed is analysed (or none, said in a note).")
+    add_target_options(p, model_required=False, cluster=True)
+    add_gate_options(p)
+    p.add_argument("--deep", action="store_true", help="also ask torch (imports torch; slower)")
+    p.add_argument("--fix", action="store_true", help="apply safe fixes (new files you own), then check again")
+    p.add_argument("--unsafe-fixes", action="store_true", help="with --fix: also patch installed packages")
+    p.add_argument("--dry-run", action="store_true", help="with --fix: show diffs and files, change nothing")
+    p.add_argument("--fix-dir", type=Path, default=Path("sm120-doctor-fix"), metavar="DIR",
+                   help="with --fix: where new files (MoE configs, env.sh) go (default: ./sm120-doctor-fix)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from doctor.check import run_check
+    from doctor.formats.json import render_json
+    from doctor.gate import gate
+    from doctor.located import Target
+
+    if (args.unsafe_fixes or args.dry_run) and not args.fix:
+        raise UsageError("--unsafe-fixes and --dry-run go with --fix")
+    settings = gate_settings(args)
+    apply_target_defaults(args, settings.config)
+    from doctor.commands import cluster
+
+    if cluster.is_cluster(args):
+        return cluster.run_check(args, settings)
+    request = check_request(args)
+    report = run_check(request)
+    if args.fix:
+        from doctor.commands.fix_session import fix_and_recheck
+
+        report = fix_and_recheck(report, request, args)
+    if settings.update_baseline:
+        return update_baseline(gate([Target(report)], settings.config), settings)
+    result = gate([Target(report)], settings.config, settings.baseline)
+    report = result.targets[0].report  # what config, suppressions and the baseline leave
+    json_text = render_json(report) if args.format == "json" or args.output is not None else None
+    write_outputs(result, args, json_text=json_text)
+    if args.format == "json":
+        print(json_text)
+    elif args.format == "console":
+        from doctor.formats.console import render_console
+
+        render_console(report, console())
+    return 1 if result.fails(settings.fail_on) else 0

@@ -1,0 +1,100 @@
+"""`check` and `plan` over several nodes: several --facts files (one per node), or --ray [ADDRESS]."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from typing import Any
+
+from doctor.commands.options import console, engine_args, environment
+from doctor.errors import UsageError
+
+RAY_TIMEOUT_HELP = "with --ray: seconds to wait for the nodes' probes (default: %(default)s)"
+
+
+def add_ray_options(source: Any, p: argparse.ArgumentParser) -> None:
+    source.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
+                        help="probe every node of a running Ray cluster (`auto`, or HOST:PORT of its head) and check "
+                             "them as one deployment; needs `pip install 'sm120-doctor[cluster]'` and the doctor on "
+                             "every node")
+    p.add_argument("--ray-timeout", type=float, default=120.0, metavar="SECONDS", help=RAY_TIMEOUT_HELP)
+
+
+def is_cluster(args: argparse.Namespace) -> bool:
+    return getattr(args, "ray", None) is not None or len(args.facts or []) > 1
+
+
+def _ray_address(args: argparse.Namespace) -> str | None:
+    address = getattr(args, "ray", None)
+    if address is None:
+        return None
+    if address != "auto" and ":" not in address:
+        raise UsageError(f"--ray {address}: expected `auto` or HOST:PORT of the Ray head (put MODEL before --ray)")
+    if not 0 < args.ray_timeout <= 24 * 3600:
+        raise UsageError("--ray-timeout must be between 0 and 86400 seconds")
+    return address
+
+
+def cluster_request(args: argparse.Namespace) -> Any:
+    from doctor.cluster.check import ClusterRequest
+
+    extra = engine_args(args)
+    for name in ("tp", "pp", "ep"):
+        value = getattr(args, name, None)
+        if value is not None:
+            if value < 1:
+                raise UsageError(f"--{name} must be at least 1")
+            extra = [f"--{name}-size", str(value), *extra]
+    return ClusterRequest(model=args.model, facts_files=tuple(args.facts or ()), ray_address=_ray_address(args),
+                          ray_timeout=getattr(args, "ray_timeout", 120.0), engines=args.engine, engine_args=extra,
+                          offline=args.offline, environ=environment())
+
+
+def run_check(args: argparse.Namespace, settings: Any) -> int:
+    from doctor.cluster.check import run_cluster_check
+
+    if args.fix:
+        raise UsageError("--fix works on one machine: run it on each node (the cluster check shows what each needs)")
+    if args.format not in ("console", "json"):
+        raise UsageError(f"--format {args.format} is for one machine; a cluster check writes console or json")
+    report = run_cluster_check(cluster_request(args))
+    document = json.dumps(report.to_dict(), indent=2)
+    if args.output is not None:
+        from doctor.output import write_text_atomic
+
+        write_text_atomic(args.output, document + "\n")
+    if args.format == "json":
+        print(document)
+    else:
+        from doctor.cluster.console import render_cluster
+
+        render_cluster(report, console(width=160))
+    return 1 if report.worst_at_or_above(settings.fail_on) else 0
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """The multi-node plans of `plan` (--kv-cache-dtype and --context-length become launch flags)."""
+    from doctor.cluster.check import check_cluster, gather_cluster
+
+    request = cluster_request(args)
+    for flag in ("kv_cache_dtype", "context_length"):
+        value = getattr(args, flag, None)
+        if value is not None:
+            extra = [f"--{flag.replace('_', '-')}", str(value), *request.engine_args]
+            request = dataclasses.replace(request, engine_args=extra)
+    report = check_cluster(gather_cluster(request), list(request.engine_args), environ=dict(request.environ),
+                           offline=request.offline)
+    plan = report.view.get("plan")
+    if not plan or not plan.get("layouts"):
+        reason = ((plan or {}).get("error")
+                  or "the engine has no memory model in the doctor (pass --engine NAME==VERSION)")
+        raise UsageError(f"no multi-node plan: {reason}")
+    if args.format == "json":
+        print(json.dumps({"model": report.cluster.nodes[0].model.id if report.cluster.nodes[0].model else None,
+                          "nodes": list(report.cluster.names), **plan, "launches": list(report.launches)}, indent=2))
+    else:
+        from doctor.cluster.console import render_plan
+
+        render_plan(report, console(width=160))
+    return 0

@@ -1,0 +1,61 @@
+"""`sm120-doctor explain ID`: what a rule detects, why it happens, how to fix it and how safe the fix is,
+where the facts come from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.text import Text
+
+from doctor.commands.options import add_format_option, console
+from doctor.commands.rules import rule_to_dict
+from doctor.errors import UsageError
+from doctor.rule_docs import DETAIL_KEYS, describe, fix_detail, readable, rule_doc_url
+from doctor.rules import Rule, load_rules
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.add_argument("rule_id", metavar="ID", help="rule ID, e.g. SGL101")
+    add_format_option(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = {r.id: r for r in load_rules()}
+    rule = rules.get(args.rule_id.upper())
+    if rule is None:
+        close = [i for i in rules if i.startswith(args.rule_id.upper().rstrip("0123456789"))][:8]
+        hint = f" (rules in that area: {', '.join(close)})" if close else " (list them: sm120-doctor rules)"
+        raise UsageError(f"no rule {args.rule_id!r}{hint}")
+    if args.format == "json":
+        print(json.dumps({**rule_to_dict(rule), "docs": rule_doc_url(rule.id)}, indent=2))
+        return 0
+    console().print(explanation(rule))
+    return 0
+
+
+def explanation(rule: Rule) -> Text:
+    text = Text()
+    text.append(f"{rule.id}  [{rule.severity}, {rule.area}]  {readable(rule.title)}\n\n", style="bold")
+    text.append("What it detects\n", style="bold underline")
+    text.append(rule.summary + "\n")
+    text.append("It fires when: " + "; and ".join(describe(c) for c in rule.when), style="dim")
+    if rule.for_each:
+        text.append(f" (checked for each entry of {rule.for_each})", style="dim")
+    text.append("\n\nWhy it happens\n", style="bold underline")
+    text.append(rule.why.strip() + "\n")
+    text.append("\nFixes\n", style="bold underline")
+    if not rule.fixes:
+        text.append("none: this finding is informational\n")
+    for fix in rule.fixes:
+        text.append(f"- [{fix['kind']}, {fix['safety']}] {readable(fix['summary'])}\n")
+        for key in DETAIL_KEYS:
+            if key in fix:
+                text.append(f"    {key}: {readable(fix_detail(fix[key]))}\n", style="dim")
+    text.append("  safety: safe = same behaviour, no risk; unsafe = changes behaviour or accuracy; "
+                "manual = needs your judgement or an install\n", style="dim")
+    text.append("\nReferences\n", style="bold underline")
+    for ref in rule.references:
+        text.append(f"- {ref}\n")
+    text.append(f"\n(rule file: rules/{rule.source}; page: {rule_doc_url(rule.id)})", style="dim")
+    return text

@@ -1,0 +1,100 @@
+"""Arguments and output helpers that several subcommands share."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from doctor.errors import UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from doctor.check import CheckRequest
+
+ENGINE_ARGS_SEP = "\x1f"
+
+
+def add_target_options(p: argparse.ArgumentParser, tp_help: str = "tensor-parallel size (default: number of GPUs)",
+                       model_required: bool = True, cluster: bool = False) -> None:
+    """MODEL plus where the machine facts come from, what-if versions and TP: shared by the commands
+    that analyse a model on a machine (check, kernels, plan, moe-config). `cluster`: also --ray."""
+    p.add_argument("model", nargs=None if model_required else "?",
+                   help="Hugging Face model id or local model directory")
+    add_machine_options(p, cluster=cluster)
+    p.add_argument("--tp", type=int, help=tp_help)
+    p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
+
+
+def add_machine_options(p: argparse.ArgumentParser,
+                        engine_help: str = "evaluate as if this version of an engine or package were installed "
+                                           "(repeatable)", cluster: bool = False) -> None:
+    """Where the machine facts come from (--hardware or --facts), what-if versions, --offline. `cluster`: several
+    --facts files and --ray are allowed (check, plan)."""
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--hardware", metavar="PROFILE", help="use a built-in hardware profile (no GPU needed)")
+    facts_help = ("use a recorded facts snapshot; several (one per node, in node-rank order) are checked as one "
+                  "multi-node deployment") if cluster else "use a recorded facts snapshot"
+    source.add_argument("--facts", type=Path, metavar="FILE", action="append", help=facts_help)
+    if cluster:
+        from doctor.commands.cluster import add_ray_options
+
+        add_ray_options(source, p)
+    p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION", help=engine_help)
+    p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
+
+
+def add_format_option(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("console", "json")) -> None:
+    p.add_argument("--format", choices=choices, default=choices[0])
+
+
+def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest:
+    """A CheckRequest from add_target_options' arguments; --tp and `sizes` (e.g. ep=2) become launch flags."""
+    from doctor.check import CheckRequest
+
+    extra = engine_args(args)
+    for name, value in {"tp": args.tp, **sizes}.items():
+        if value is not None:
+            if value < 1:
+                raise UsageError(f"--{name} must be at least 1")
+            extra = [f"--{name}-size", str(value), *extra]
+    return CheckRequest(model=args.model, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
+                        engine_args=extra, deep=getattr(args, "deep", False), offline=args.offline,
+                        environ=environment())
+
+
+def facts_file(args: argparse.Namespace) -> Path | None:
+    """The one --facts file of a single-machine command."""
+    files = args.facts or []
+    if isinstance(files, str | Path):  # from a project config
+        return Path(files)
+    if len(files) > 1:
+        raise UsageError("one --facts file here (several, one per node, go with `check` and `plan`)")
+    return files[0] if files else None
+
+
+def split_engine_args(argv: list[str]) -> list[str]:
+    """Everything after `--` is the engine launch command; argparse gets it as one option."""
+    if "--" not in argv:
+        return argv
+    cut = argv.index("--")
+    return [*argv[:cut], "--engine-args=" + ENGINE_ARGS_SEP.join(argv[cut + 1:])]
+
+
+def engine_args(args: argparse.Namespace) -> list[str]:
+    raw = getattr(args, "engine_args", "") or ""
+    return raw.split(ENGINE_ARGS_SEP) if raw else []
+
+
+def environment() -> dict[str, str]:
+    return dict(os.environ)
+
+
+def console(width: int = 120, stderr: bool = False) -> Console:
+    """A terminal gets its own width; a pipe or file gets `width` columns instead of rich's 80."""
+    from rich.console import Console
+
+    out = Console(highlight=False, stderr=stderr)
+    return out if out.is_terminal else Console(highlight=False, width=width, stderr=stderr)

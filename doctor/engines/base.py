@@ -1,0 +1,219 @@
+"""The Engine interface: everything the doctor knows about one serving engine, behind one class.
+
+The pipeline asks an engine, for the version installed (or given with `--engine NAME==VERSION`):
+- which launch flags the user gave and how that version spells and accepts them (`parse_launch`,
+  `check_flags`, `compose`);
+- which backends it picks for this GPU, model and flags, and which kernels it launches (`analyze`);
+- how it divides GPU memory (`memory_model`, for the planner);
+- which files its `--fix` writes (`config_files`) and which source patches it declares (`patches`);
+- what rules may read about it (`rule_view`, under the context root named after the engine).
+
+An engine that does not know something says so (`None`, an empty list, a note): the doctor never fills a
+gap with another engine's knowledge. Third parties register engines through the entry-point group
+`sm120_doctor.engines` (see doctor/engines/registry.py and docs/ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from packaging.version import InvalidVersion, Version
+
+from doctor.facts import Facts, Gpu, Library
+from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
+
+if TYPE_CHECKING:
+    from doctor.engines.compose import Flags
+    from doctor.engines.multinode import MultiNode, NodeLaunch
+    from doctor.fix.patches import Patch
+    from doctor.fix.plan import Action
+    from doctor.kernels.check import KernelCheck
+    from doctor.plan.memory import MemoryModel
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """One way a launch file starts the engine, as `lint` recognises it: `python -m MODULE ...` or
+    `COMMAND [SUBCOMMAND] ...`, and where the model goes (a flag, or the first positional argument)."""
+
+    module: str | None = None
+    command: str | None = None
+    subcommand: str | None = None
+    model_flags: tuple[str, ...] = ()
+    positional_model: bool = False
+
+
+@dataclass(frozen=True)
+class EngineRun:
+    """One engine at one version on one machine: the input of every per-run question."""
+
+    facts: Facts
+    library: Library
+    version: Version
+    launch: Launch
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def gpu(self) -> Gpu | None:
+        return self.facts.gpus[0] if self.facts.gpus else None
+
+    @property
+    def tp(self) -> int:
+        return self.launch.tp(len(self.facts.gpus))
+
+    @property
+    def site(self) -> Path | None:
+        """The installed package's site-packages directory; None for a what-if version."""
+        lib = self.library
+        return Path(lib.location) if lib.location and not lib.what_if else None
+
+
+@dataclass(frozen=True)
+class EngineAnalysis:
+    """What an engine decided for a run: backends with where each choice came from, kernels, notes."""
+
+    backends: dict[str, str] = field(default_factory=dict)
+    backend_sources: dict[str, str] = field(default_factory=dict)
+    kernels: tuple[KernelCheck, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LaunchCommand:
+    """A complete launch for one engine version: argv, environment, and how it was composed."""
+
+    engine: str
+    version: str
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)  # finding IDs whose fixes are in the command
+    files: dict[str, str] = field(default_factory=dict)  # extra files the launch needs (name -> text)
+
+    def shell(self) -> str:
+        import shlex
+
+        prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
+        return (prefix + " " if prefix else "") + shlex.join(self.argv)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"engine": self.engine, "version": self.version, "command": self.shell(), "argv": self.argv,
+                "env": self.env, "notes": self.notes, "applied": self.applied, "files": self.files}
+
+
+class Engine:
+    """Base class: the defaults say "this engine does not know that yet"; engines override what they know."""
+
+    name: ClassVar[str]  # registry key and rule-context root (dots and dashes become underscores)
+    display_name: ClassVar[str]
+    package: ClassVar[str]  # the distribution (or tool) name in Facts.libraries
+    releases: ClassVar[tuple[str, ...]] = ()  # releases this engine's knowledge covers, oldest first
+    releases_complete: ClassVar[bool] = False  # True when `releases` lists every published release
+
+    # --- version -----------------------------------------------------------------------------------
+    def library(self, facts: Facts) -> Library | None:
+        return facts.library(self.package)
+
+    def knowledge_range(self) -> tuple[str, str] | None:
+        return (self.releases[0], self.releases[-1]) if self.releases else None
+
+    def knowledge_note(self, version: Version) -> str | None:
+        """Where the doctor's knowledge of this engine ends, when `version` lies beyond it."""
+        known = self.knowledge_range()
+        if known is None:
+            return f"{self.display_name}: the doctor has no per-version knowledge of this engine"
+        first, last = (Version(v) for v in known)
+        if version > last:
+            return (f"{self.display_name} {version} is newer than the newest release the doctor knows ({last}): "
+                    f"findings use {last}'s knowledge and may miss changes since")
+        if version < first:
+            return (f"{self.display_name} {version} is older than the oldest release the doctor knows ({first}): "
+                    f"findings use {first}'s knowledge")
+        return None
+
+    # --- launch files (`lint`) ---------------------------------------------------------------------
+    launchers: ClassVar[tuple[Launcher, ...]] = ()  # how launch files start it, most specific first
+    images: ClassVar[tuple[str, ...]] = ()  # regexes on an image repository's last component naming it
+    # (image repository, its ENTRYPOINT): what runs when a file gives such an image only flags
+    image_entrypoints: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+
+    def serves(self, model: Any) -> bool:
+        """Can this engine load the model as given? (Checked when picking installed engines to analyse.)"""
+        return model is None or getattr(model, "source", None) != "gguf"
+
+    def assumed_library(self, model: Any) -> Library | None:
+        """A what-if version to analyse when no installed engine serves the model (None: do not assume)."""
+        return None
+
+    # --- launch ------------------------------------------------------------------------------------
+    def parse_launch(self, argv: Sequence[str]) -> Launch:
+        return parse_launch(list(argv))
+
+    def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
+        """Problems with the user's flags for this version (unknown flag, bad value, removed spelling)."""
+        return []
+
+    def base_command(self, model: str) -> list[str]:
+        raise NotImplementedError
+
+    def is_switch(self, flag: str) -> bool:
+        """Does this flag take no value (so the next token is not its value)?"""
+        return normal_flag(flag) in SWITCHES
+
+    def normalise_flag(self, flag: str) -> str:
+        return flag
+
+    def rewrite_flags(self, given: Flags, version: Version, notes: list[str]) -> None:
+        """Rewrite the user's flags to what this version accepts (renamed, removed, abbreviated)."""
+
+    def tp_flag(self) -> str | None:
+        return None
+
+    def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
+        from doctor.engines.compose import compose_generic
+
+        return compose_generic(self, run, findings, recheck)
+
+    def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch] | None:
+        """What each node runs for `layout`, from the composed single-node command `base` (the user's flags
+        and the safe fixes); None: the doctor does not know how this engine launches over several nodes."""
+        return None
+
+    # --- analysis ----------------------------------------------------------------------------------
+    # An engine may name one module with `analyze`, `memory_model` and `rule_view` functions of a run; it is
+    # imported on first use, so building the registry stays cheap.
+    analysis_module: ClassVar[str | None] = None
+
+    def _analysis(self) -> Any:
+        import importlib
+
+        return importlib.import_module(self.analysis_module) if self.analysis_module else None
+
+    def analyze(self, run: EngineRun) -> EngineAnalysis:
+        if self.analysis_module:
+            return self._analysis().analyze(run)
+        return EngineAnalysis(notes=(f"{self.display_name}: no kernel plan yet (the doctor does not model which "
+                                     f"kernels it launches)",))
+
+    def memory_model(self, run: EngineRun) -> MemoryModel | None:
+        return self._analysis().memory_model(run) if self.analysis_module else None
+
+    def rule_view(self, run: EngineRun) -> dict[str, Any] | None:
+        return self._analysis().rule_view(run) if self.analysis_module else {"version": run.library.version}
+
+    # --- fixes -------------------------------------------------------------------------------------
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
+        return []
+
+    def patches(self) -> Mapping[str, Patch]:
+        return {}
+
+
+def parse_version(text: str | None) -> Version | None:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None

@@ -1,0 +1,1 @@
+"""llama.cpp: build checks and rules so far (see engine.py)."""

@@ -1,0 +1,173 @@
+"""What llama.cpp does with a run: flash attention or not, where the experts live, which archs the build can
+run on this GPU, the memory model, and what rules may read (the `llama_cpp` context root)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from doctor.binaries import BinaryInfo, verdict_for
+from doctor.engines.base import EngineAnalysis, EngineRun
+from doctor.engines.llama_cpp import builds
+from doctor.engines.llama_cpp import flags as llama_flags
+from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
+from doctor.engines.llama_cpp.plan import LlamaCppMemory
+from doctor.probe.gguf import GgufModel, gguf_files, read_gguf
+
+# Head sizes ggml-cuda's flash attention has kernels for (ggml/src/ggml-cuda/fattn.cu, build 11312);
+# with `-fa auto` llama.cpp turns FA off for others.
+FA_HEAD_DIMS = {40, 64, 72, 80, 96, 112, 128, 192, 256, 320, 512, 576}
+BLOCK_SCALED_TYPES = {"MXFP4", "NVFP4"}  # native FP4 MMA paths on Blackwell need sm_120a/121a
+
+
+def model_file(model: str) -> str:
+    """`-m` needs a file: the first part of a split set, or the one model in a directory. A checkpoint that is
+    not GGUF gets the name its conversion would have (llama.cpp cannot load it as it is)."""
+    path = Path(model).expanduser()
+    if path.is_dir() and any(path.glob("*.gguf")):
+        return str(gguf_files(path)[0])
+    if not model.lower().endswith(".gguf"):
+        return f"{path.name or model}.gguf"
+    return model
+
+
+def gguf_of(run: EngineRun) -> GgufModel | None:
+    model = run.facts.model
+    if model is None or model.source != "gguf" or not model.source_path:
+        return None
+    return read_gguf(model.source_path)
+
+
+def options_of(run: EngineRun) -> LlamaOptions:
+    return parse_options(list(run.launch.args), llama_flags.known_release_table())
+
+
+def flash_attention(options: LlamaOptions, gguf: GgufModel | None) -> tuple[bool, str]:
+    if options.fa_enabled is not None:
+        return options.fa_enabled, "launch flags (-fa)"
+    if gguf is None:
+        return True, "-fa auto"
+    kv_lora = gguf.arch_value("attention.kv_lora_rank")
+    head = (int(kv_lora) + int(gguf.arch_value("rope.dimension_count", 64))) if kv_lora else int(
+        gguf.arch_value("attention.key_length", 0) or int(gguf.arch_value("embedding_length", 0)) // max(
+            gguf.per_layer("attention.head_count"), default=1))
+    if head in FA_HEAD_DIMS:
+        return True, f"-fa auto: ggml-cuda has flash-attention kernels for head size {head}"
+    return False, f"-fa auto: no ggml-cuda flash-attention kernel for head size {head}, so it stays off"
+
+
+def memory_model(run: EngineRun) -> LlamaCppMemory:
+    gguf, options = gguf_of(run), options_of(run)
+    return LlamaCppMemory(run.library.version, gguf, options, flash_attention(options, gguf)[0])
+
+
+def analyze(run: EngineRun) -> EngineAnalysis:
+    gguf, options = gguf_of(run), options_of(run)
+    fa, fa_source = flash_attention(options, gguf)
+    backends = {"attention": "flash-attn" if fa else "no-flash-attn",
+                "kv_cache": f"k {options.cache_type_k} / v {options.cache_type_v}",
+                "split": options.split_mode if len(run.facts.gpus) > 1 else "single GPU"}
+    sources = {"attention": fa_source, "kv_cache": "launch flags (-ctk/-ctv) or the default f16",
+               "split": "launch flags (-sm) or the default layer split"}
+    if gguf is not None and int(gguf.arch_value("expert_count", 0) or 0) > 1:
+        backends["moe"] = "experts on CPU" if options.cpu_moe else (
+            f"experts of {options.n_cpu_moe} layer(s) on CPU" if options.n_cpu_moe else "experts on GPU")
+        sources["moe"] = "launch flags (--cpu-moe / --n-cpu-moe / -ot)"
+    notes = ["llama.cpp's CUDA kernels are compiled ahead of time with static shared memory: no Triton kernel plan"]
+    if gguf is None and run.facts.model is not None:
+        notes.append("llama.cpp loads GGUF files: this model is not one (convert it with convert_hf_to_gguf.py)")
+    if run.library.details.get("assumed"):
+        notes.append(f"no llama.cpp build found here (llama-server on PATH, ${builds.ENV}, llama-cpp-python): "
+                     f"analysed as build {run.library.version}")
+    return EngineAnalysis(backends=backends, backend_sources=sources, notes=tuple(notes))
+
+
+def plan_flags_to_add(run: EngineRun) -> list[str]:
+    """The placement flags of the plan that fits, where the user left them to llama.cpp's defaults."""
+    plan = _plan(run)
+    best = plan.get("best") if plan else None
+    if not best:
+        return []
+    given = {llama_flags.known_release_table().canonical(a) for a in run.launch.args if a.startswith("-")}
+    pairs = list(zip(best["flags"][::2], best["flags"][1::2], strict=True))
+    canonical = llama_flags.known_release_table().canonical
+    offload_given = given & {"--n-gpu-layers", "--n-cpu-moe", "--cpu-moe", "--override-tensor"}
+    out: list[str] = []
+    for flag, value in pairs:
+        name = canonical(flag)
+        if name in given or (name in ("--n-gpu-layers", "--n-cpu-moe") and offload_given):
+            continue
+        out += [flag, value]
+    return out
+
+
+def _plan(run: EngineRun) -> dict[str, Any] | None:
+    if run.facts.model is None or not run.facts.gpus:
+        return None
+    return memory_model(run).own_summary(run.facts, run.launch)
+
+
+def build_view(run: EngineRun) -> dict[str, Any]:
+    details = run.library.details
+    capabilities = [g.capability for g in run.facts.gpus]
+    sass, ptx = _archs(details.get("cuda_archs") or [])
+    view: dict[str, Any] = {
+        "found": not run.library.what_if, "source": details.get("source"), "server": details.get("server"),
+        "cuda_library": details.get("cuda_library"), "build": _int(details.get("build")),
+        "toolkit": details.get("toolkit"), "cuda_archs": [*sass, *ptx],
+        "cmake": builds.cmake_line(capabilities), "min_toolkit": builds.min_toolkit(capabilities),
+    }
+    gpu = run.gpu
+    if gpu is None or not (sass or ptx) or view["cuda_library"] is None:
+        return view
+    verdict = verdict_for(BinaryInfo(path=str(view["cuda_library"]), sass=sass, ptx=ptx), gpu.capability)
+    own = f"sm_{gpu.capability[0]}{gpu.capability[1]}"
+    view.update(arch_verdict=verdict.verdict, arch_reason=verdict.reason,
+                has_arch_specific=any(a in (own + "a", own + "f", f"sm_{gpu.capability[0]}0f") for a in sass),
+                gb10_has_only_120a=gpu.capability == (12, 1) and "sm_120a" in sass
+                and not any(a.startswith("sm_121") or a == "sm_120" or a.endswith("f") for a in sass),
+                toolkit_too_old=_older(view["toolkit"], "12.8"))
+    return view
+
+
+def rule_view(run: EngineRun) -> dict[str, Any]:
+    gguf, options = gguf_of(run), options_of(run)
+    table = flag_table(run)
+    fa, _ = flash_attention(options, gguf)
+    view: dict[str, Any] = {
+        "version": run.library.version, **build_view(run), "flag_table": table.source,
+        "flag_problems": llama_flags.check_flags(list(run.launch.args), table), "flash_attn": fa,
+        "flash_attn_flag": options.flash_attn, "cache_type_k": options.cache_type_k,
+        "cache_type_v": options.cache_type_v, "quantized_v": options.cache_type_v not in ("f16", "f32", "bf16"),
+        "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
+        "model_is_gguf": gguf is not None,
+    }
+    if gguf is not None:
+        types = sorted(gguf.type_counts)
+        view.update(tensor_types=types, block_scaled_types=sorted(BLOCK_SCALED_TYPES & set(types)),
+                    tensor_bytes=gguf.tensor_bytes, file_type=gguf.file_type)
+    return view
+
+
+def flag_table(run: EngineRun) -> llama_flags.FlagTable:
+    server = run.library.details.get("server")
+    found = llama_flags.table_for_binary(str(server)) if server and not run.library.what_if else None
+    return found or llama_flags.known_release_table()
+
+
+def _archs(tokens: list[str]) -> tuple[list[str], list[str]]:
+    return [t for t in tokens if t.startswith("sm_")], [t for t in tokens if t.startswith("compute_")]
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _older(version: Any, than: str) -> bool | None:
+    if not version:
+        return None
+    parts = tuple(int(p) for p in str(version).split(".")[:2])
+    return parts < tuple(int(p) for p in than.split("."))

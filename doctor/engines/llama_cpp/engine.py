@@ -1,0 +1,98 @@
+"""llama.cpp behind the Engine interface: GGUF models, llama-server flags (the build's `--help`, else a known
+release's argument table), the build's CUDA archs, its own tensor-by-tensor memory plan and a `llama-server`
+command. Versions are llama.cpp build numbers (`--engine llama.cpp==11312`, what `llama-server --version`
+prints)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
+from doctor.facts import Library
+from doctor.launch import Launch
+
+if TYPE_CHECKING:
+    from doctor.engines.llama_cpp.flags import FlagTable
+
+KNOWN_BUILD = "11312"  # ggml-org/llama.cpp@0c1e57098, the flag table's source (data/llama_server_flags.json)
+
+
+class LlamaCpp(Engine):
+    name = "llama.cpp"
+    display_name = "llama.cpp"
+    package = "llama.cpp"
+    launchers = (Launcher(command="llama-server", model_flags=("-hf", "--hf-repo", "-m", "--model")),)
+    images = (r"llama[.-]?cpp",)
+    releases = (KNOWN_BUILD,)
+    analysis_module = "doctor.engines.llama_cpp.analyze"
+
+    def knowledge_note(self, version: Version) -> str | None:
+        if str(version) == KNOWN_BUILD:
+            return None
+        from doctor.engines.llama_cpp.builds import UNKNOWN_VERSION
+
+        if str(version) == UNKNOWN_VERSION:
+            return (f"llama.cpp build number unknown (no llama-server --version to ask): defaults and flags of "
+                    f"build {KNOWN_BUILD} assumed")
+        return (f"llama.cpp build {version}: flags are checked against the build's own --help when it is found, "
+                f"else against build {KNOWN_BUILD}'s argument table; defaults are those of build {KNOWN_BUILD}")
+
+    def serves(self, model: Any) -> bool:
+        return model is None or getattr(model, "source", None) == "gguf"
+
+    def assumed_library(self, model: Any) -> Library | None:
+        if getattr(model, "source", None) != "gguf":
+            return None
+        return Library(name=self.package, version=KNOWN_BUILD, what_if=True,
+                       details={"assumed": True, "source": "no llama.cpp build found: known release assumed"})
+
+    # --- launch ------------------------------------------------------------------------------------
+    def parse_launch(self, argv: Sequence[str]) -> Launch:
+        from doctor.engines.llama_cpp.options import launch_values, parse_options
+
+        return launch_values(parse_options(list(argv), _table()), list(argv))
+
+    def is_switch(self, flag: str) -> bool:
+        table = _table()
+        return table.known(flag) and not table.takes_value(flag)
+
+    def normalise_flag(self, flag: str) -> str:
+        return _table().canonical(flag)
+
+    def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
+        from doctor.engines.llama_cpp.flags import check_flags
+
+        return check_flags(list(argv), _table())
+
+    def base_command(self, model: str) -> list[str]:
+        from doctor.engines.llama_cpp.analyze import model_file
+
+        return ["llama-server", "-m", model_file(model)]
+
+    def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
+        from doctor.engines.compose import compose_generic
+        from doctor.engines.llama_cpp.analyze import plan_flags_to_add
+
+        extra = plan_flags_to_add(run)
+        args = [*run.launch.args, *extra]
+        command = compose_generic(self, dataclasses.replace(run, launch=self.parse_launch(args)), findings, recheck)
+        if extra:
+            command.notes.insert(0, "added from the memory plan: " + " ".join(extra))
+        # "still wrong" against the build found (its --help), not the known release's table
+        from doctor.engines.llama_cpp.analyze import flag_table
+        from doctor.engines.llama_cpp.flags import check_flags
+
+        command.notes[:] = [n for n in command.notes if not n.startswith("still wrong:")]
+        command.notes.extend(f"still wrong: {p}" for p in check_flags(command.argv[3:], flag_table(run)))
+        return command
+
+
+def _table() -> FlagTable:
+    """The known release's llama-server flags, loaded when a llama.cpp run is analysed."""
+    from doctor.engines.llama_cpp.flags import known_release_table
+
+    return known_release_table()

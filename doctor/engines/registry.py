@@ -1,0 +1,78 @@
+"""Engines by name: the built-in ones, plus any a third party registers under the entry-point group
+`sm120_doctor.engines` (the entry point names a subclass of doctor.engines.base.Engine)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from doctor.engines.base import Engine
+from doctor.engines.llama_cpp.engine import LlamaCpp
+from doctor.engines.sglang.engine import SGLang
+from doctor.engines.tensorrt_llm.engine import TensorRTLLM
+from doctor.engines.vllm.engine import VLLM
+from doctor.errors import InputError
+from doctor.facts import Facts, Library
+
+ENTRY_POINT_GROUP = "sm120_doctor.engines"
+BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
+
+
+@cache
+def engines() -> dict[str, Engine]:
+    """Every engine, built-ins first in their order of preference, then plug-ins by name."""
+    found = {cls.name: cls() for cls in BUILTIN}
+    for name, engine in sorted(_plugins().items()):
+        found.setdefault(name, engine)
+    return found
+
+
+def _plugins() -> dict[str, Engine]:
+    from doctor.probe.distributions import entry_points
+
+    out: dict[str, Engine] = {}
+    for _, name, target in entry_points(ENTRY_POINT_GROUP):
+        try:
+            cls = _load(target)
+        except Exception as exc:  # a broken plug-in is one clear error, not a traceback
+            raise InputError(f"engine plug-in {name!r} ({target}) failed to load: {exc}") from exc
+        if not (isinstance(cls, type) and issubclass(cls, Engine)):
+            raise InputError(f"engine plug-in {name!r} ({target}) is not a doctor Engine class")
+        out[cls.name] = cls()
+    return out
+
+
+def _load(target: str) -> object:
+    import importlib
+
+    module, _, attr = target.strip().partition(":")
+    loaded: object = importlib.import_module(module.strip())
+    for part in attr.strip().split(".") if attr.strip() else ():
+        loaded = getattr(loaded, part)
+    return loaded
+
+
+def get(name: str) -> Engine | None:
+    return engines().get(name)
+
+
+def by_package(package: str) -> Engine | None:
+    return next((e for e in engines().values() if e.package == package), None)
+
+
+def get_for(library: Library) -> Engine:
+    engine = by_package(library.name)
+    if engine is None:
+        raise InputError(f"no engine knows the package {library.name!r}")
+    return engine
+
+
+def engines_to_analyze(facts: Facts) -> list[tuple[Engine, Library]]:
+    """What-if engines (`--engine NAME==VER`) when any is given, else every installed engine that serves the
+    model; with none, an engine's assumed version for it (llama.cpp for a GGUF file), else every one installed."""
+    present = [(e, lib) for e in engines().values() if (lib := e.library(facts)) is not None]
+    what_if = [(e, lib) for e, lib in present if lib.what_if]
+    if what_if:
+        return what_if
+    serving = [(e, lib) for e, lib in present if e.serves(facts.model)]
+    assumed = [(e, lib) for e in engines().values() if (lib := e.assumed_library(facts.model)) is not None]
+    return serving or assumed or present

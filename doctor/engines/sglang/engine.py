@@ -1,0 +1,92 @@
+"""SGLang behind the Engine interface: the pieces in this folder, wired to the questions the pipeline asks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher
+from doctor.engines.sglang import flags as sglang_flags
+from doctor.engines.sglang import launch as sglang_launch
+from doctor.engines.sglang.releases import RELEASES
+
+if TYPE_CHECKING:
+    from doctor.engines.compose import Flags
+    from doctor.engines.multinode import MultiNode, NodeLaunch
+    from doctor.fix.actions import FileChange
+    from doctor.fix.patches import Patch
+    from doctor.kernels.check import KernelCheck
+    from doctor.plan.memory import MemoryModel
+
+MOE_CONFIG_ENV = "SGLANG_MOE_CONFIG_DIR"
+
+
+class SGLang(Engine):
+    name = "sglang"
+    display_name = "SGLang"
+    package = "sglang"
+    releases = RELEASES
+    releases_complete = True
+    # `--model` is an alias of `--model-path` (srt/server_args.py); `sglang serve` is sglang/cli/serve.py
+    launchers = (Launcher(module="sglang.launch_server", model_flags=("--model-path", "--model")),
+                 Launcher(command="sglang", subcommand="serve", model_flags=("--model-path", "--model")))
+    images = (r"sglang",)
+
+    def base_command(self, model: str) -> list[str]:
+        return ["python", "-m", "sglang.launch_server", "--model-path", model]
+
+    def tp_flag(self) -> str:
+        return "--tp-size"
+
+    def is_switch(self, flag: str) -> bool:
+        return sglang_launch.is_switch(flag)
+
+    def normalise_flag(self, flag: str) -> str:
+        return flag.replace("_", "-") if flag.startswith("--") else flag
+
+    def rewrite_flags(self, given: Flags, version: Version, notes: list[str]) -> None:
+        sglang_launch.rewrite_flags(given, version, notes)
+
+    def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
+        return sglang_flags.check_flags(list(argv), version)
+
+    def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
+        from doctor.engines.sglang.multinode import node_launches
+
+        return node_launches(self, run, base, layout)
+
+    def analyze(self, run: EngineRun) -> EngineAnalysis:
+        from doctor.engines.sglang.analyze import analyze
+
+        return analyze(run)
+
+    def memory_model(self, run: EngineRun) -> MemoryModel:
+        from doctor.engines.sglang.memory import SGLangMemory
+
+        launch = run.launch
+
+        def knob(key: str) -> Any:
+            value = launch.get(key)
+            return value if isinstance(value, int | float) and value > 0 else None
+
+        return SGLangMemory(run.library.version, mem_fraction_static=knob("mem_fraction_static"),
+                            chunked_prefill_size=launch.get("chunked_prefill_size"),  # type: ignore[arg-type]
+                            cuda_graph_max_bs=knob("cuda_graph_max_bs"), page_size=knob("page_size"))
+
+    def rule_view(self, run: EngineRun) -> dict[str, Any]:
+        from doctor.engines.sglang.defaults import sglang_view
+
+        return sglang_view(run.facts, run.launch, run.version)
+
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[FileChange]:
+        from doctor.engines.sglang.moe_files import config_file_changes
+
+        return config_file_changes(run, kernels, fix_dir)
+
+    def patches(self) -> Mapping[str, Patch]:
+        from doctor.engines.sglang.patches import PATCHES
+
+        return PATCHES

@@ -1,0 +1,1 @@
+"""TensorRT-LLM: launch composition and rules so far (see engine.py)."""

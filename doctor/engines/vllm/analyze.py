@@ -1,0 +1,41 @@
+"""What vLLM decides for a run: its attention and MoE backends (with where each choice came from) and the
+Triton kernels those backends launch, sized for the GPU."""
+
+from __future__ import annotations
+
+from doctor.engines.base import EngineAnalysis, EngineRun
+from doctor.engines.vllm import backends, kernel_plan
+from doctor.kernels.check import KernelCheck
+
+
+def analyze(run: EngineRun) -> EngineAnalysis:
+    if run.gpu is None:
+        return EngineAnalysis(notes=("no GPU in the facts: kernel analysis needs a GPU, a --hardware profile or a "
+                                     "--facts snapshot",))
+    if run.facts.model is None:
+        return EngineAnalysis(notes=("no model given: kernel analysis needs a model",))
+    chosen: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    notes: list[str] = []
+    kernels: list[KernelCheck] = []
+    attention = backends.attention_backend(run)
+    chosen["attention"], sources["attention"] = attention.backend, attention.source
+    if not attention.runs:
+        notes.append(f"attention backend {attention.backend} cannot run here: {attention.reason}")
+    if attention.backend == "TRITON_MLA":
+        kernels += kernel_plan.mla_decode_kernels(run)
+        notes.append("MLA prefill runs FlashAttention varlen (FA2 on SM12x); not sized by the kernel library")
+    elif attention.backend == "TRITON_ATTN":
+        notes.append("TRITON_ATTN's unified attention kernel is not sized (no estimator in the kernel library)")
+    moe = backends.moe_backend(run)
+    if moe is not None:
+        chosen["moe"], sources["moe"] = moe.backend, moe.source
+        if not moe.runs:
+            notes.append(f"MoE backend {moe.backend} cannot run here: {moe.reason}")
+        if moe.backend == "triton":
+            checks, moe_notes = kernel_plan.moe_kernels(run)
+            kernels += checks
+            notes += moe_notes
+        else:
+            notes.append(f"MoE experts run on {moe.backend}, not the Triton fused_moe kernel")
+    return EngineAnalysis(backends=chosen, backend_sources=sources, kernels=tuple(kernels), notes=tuple(notes))

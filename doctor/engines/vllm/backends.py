@@ -1,0 +1,161 @@
+"""Which attention and MoE backends vLLM picks on the GPU of a run, per release.
+
+Attention, from 0.12: the order `_get_backend_priorities` gives this capability (evaluated on the wheel's
+source, doctor/engines/vllm/data), minus the backends whose own `supports_compute_capability` says no, minus
+the feature limits vLLM checks next (attention sinks, FP8 KV cache) as they stand on SM12x: FLASH_ATTN runs
+FlashAttention 2 there (`get_flash_attn_version`: FA3 is Hopper-only), which has neither sinks nor an FP8 KV
+cache, and FlashInfer has no sinks on SM12x (vllm#40153). Before 0.12 the same outcome comes from the
+if-chain of `CudaPlatform.get_attn_backend_cls` (line in the data): MLA -> TRITON_MLA (CUTLASS and FlashInfer
+MLA need capability 10.x, FlashMLA Hopper, FlashAttention MLA FA3), sinks or FP8 KV -> TRITON_ATTN, else
+FLASH_ATTN.
+
+MoE on SM12x by checkpoint format: unquantized and FP8 experts run the Triton fused-MoE kernel, except that
+before 0.15.1 `cutlass_group_gemm_supported` deferred to the compiled op for capability 12.x and vLLM picked
+the CUTLASS grouped GEMM, which has no SM12x kernel (vllm#32109, fixed by vllm#33285: the gate in the data
+answers False from 0.15.1); INT4/AWQ/GPTQ experts and MXFP4 (gpt-oss) run Marlin; NVFP4 runs CUTLASS FP4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from doctor.engines.base import EngineRun
+from doctor.engines.vllm import knowledge
+
+NO_SINKS_ON_SM12X = {"FLASH_ATTN": "FlashAttention 2 on SM12x has no attention sinks",
+                     "FLASHINFER": "FlashInfer has no attention sinks on SM12x (vllm#40153)"}
+NO_FP8_KV_ON_SM12X = {"FLASH_ATTN": "FlashAttention 2 on SM12x has no FP8 KV cache"}
+MLA_BACKENDS_SPARSE_ONLY = {"FLASHMLA_SPARSE", "FLASHINFER_MLA_SPARSE", "FLASHINFER_MLA_SPARSE_SM120",
+                            "FLASHINFER_MLA_SPARSE_SM90"}
+NOT_IN_ORDER_BEFORE_012 = "CudaPlatform.get_attn_backend_cls if-chain"
+MARLIN_MOE = {"int4-w4a16", "awq", "gptq", "mxfp4"}
+TRITON_MOE_DTYPE = {"bf16": None, "fp16": None, "fp8-channel": "fp8_w8a8", "fp8-tensor": "fp8_w8a8",
+                    "fp8-block": "fp8_w8a8", "int8-w8a8": "int8_w8a8", "int8-w8a16": "int8_w8a16"}
+
+
+@dataclass(frozen=True)
+class Choice:
+    backend: str
+    source: str
+    runs: bool = True  # False: this backend cannot run here (the reason says why)
+    reason: str = ""
+    skipped: tuple[str, ...] = ()  # backends passed over before this one, with why
+
+
+def capability_label(run: EngineRun) -> str:
+    major, minor = run.gpu.capability if run.gpu else (0, 0)
+    return f"{major}.{minor}"
+
+
+def kv_is_fp8(run: EngineRun) -> bool:
+    chosen = str(run.launch.get("kv_cache_dtype") or "")
+    model = run.facts.model
+    declared = model.quantization.kv_cache_dtype if model else None
+    if chosen and chosen != "auto":
+        return chosen.startswith("fp8")
+    return bool(declared and declared.startswith("fp8"))
+
+
+def forced_attention(run: EngineRun, facts: dict[str, Any]) -> tuple[str, str] | None:
+    chosen = run.launch.get("attention_backend")
+    if chosen and "--attention-backend" in facts["flags"]:
+        return str(chosen).upper(), "--attention-backend"
+    env = run.facts.env.get("VLLM_ATTENTION_BACKEND")
+    if env and "VLLM_ATTENTION_BACKEND" in facts["envs"]["table"]:
+        # before 0.11 the V1 engine's backends carry a suffix (TRITON_ATTN_VLLM_V1): the same kernels
+        return env.upper().removesuffix("_VLLM_V1"), "VLLM_ATTENTION_BACKEND"
+    return None
+
+
+def why_not(run: EngineRun, facts: dict[str, Any], backend: str) -> str | None:
+    """Why `backend` cannot serve this model on this GPU in this release (None: it can)."""
+    model = run.facts.model
+    assert model is not None
+    label = capability_label(run)
+    mla = model.attention.kind == "mla"
+    if "MLA" in backend:
+        if not mla:
+            return f"{backend} is an MLA backend and {model.id} does not use MLA"
+        if backend in MLA_BACKENDS_SPARSE_ONLY:
+            return f"{backend} serves sparse MLA only"
+    elif mla:
+        return f"{model.id} uses MLA and {backend} is not an MLA backend"
+    answer = facts["attention"]["supports_capability"].get(backend, {}).get(label)
+    if answer is False:
+        return f"{backend}.supports_compute_capability({label}) is False in vLLM {facts['version']}"
+    if not facts["attention"].get("priorities") and backend in OLD_CAPABILITY_LIMITS:
+        return OLD_CAPABILITY_LIMITS[backend]
+    if model.attention.sinks and backend in NO_SINKS_ON_SM12X:
+        return NO_SINKS_ON_SM12X[backend]
+    if kv_is_fp8(run) and backend in NO_FP8_KV_ON_SM12X:
+        return NO_FP8_KV_ON_SM12X[backend]
+    return None
+
+
+OLD_CAPABILITY_LIMITS = {
+    "CUTLASS_MLA": "CUTLASS MLA needs capability 10.x", "FLASHINFER_MLA": "FlashInfer MLA needs capability 10.x",
+    "FLASHMLA": "FlashMLA is built for Hopper only", "FLASH_ATTN_MLA": "FlashAttention MLA needs FA3 (Hopper)",
+}
+
+
+def attention_backend(run: EngineRun) -> Choice:
+    facts = knowledge.facts_for(run.version)
+    forced = forced_attention(run, facts)
+    if forced is not None:
+        backend, source = forced
+        reason = why_not(run, facts, backend)
+        return Choice(backend, source, reason is None, reason or "")
+    order, source = default_order(run, facts)
+    skipped = []
+    for backend in order:
+        reason = why_not(run, facts, backend)
+        if reason is None:
+            return Choice(backend, source, skipped=tuple(skipped))
+        skipped.append(f"{backend}: {reason}")
+    return Choice("none", source, False, "No valid attention backend found: " + "; ".join(skipped),
+                  tuple(skipped))
+
+
+def default_order(run: EngineRun, facts: dict[str, Any]) -> tuple[list[str], str]:
+    model = run.facts.model
+    assert model is not None
+    mla = model.attention.kind == "mla"
+    label = capability_label(run)
+    priorities = facts["attention"].get("priorities")
+    if priorities and isinstance(priorities.get(f"{'mla' if mla else 'default'}@{label}"), list):
+        where = f"{priorities['file']}:{priorities['line']}"
+        return list(priorities[f"{'mla' if mla else 'default'}@{label}"]), \
+            f"vLLM {facts['version']} priority order for {label} ({where})"
+    selector = facts["attention"].get("selector", {})
+    where = f"{selector.get('file')}:{selector.get('line')}"
+    order = ["CUTLASS_MLA", "FLASHINFER_MLA", "FLASHMLA", "FLASH_ATTN_MLA", "TRITON_MLA"] if mla else \
+        ["FLASH_ATTN", "TRITON_ATTN"]
+    return order, f"vLLM {facts['version']} {NOT_IN_ORDER_BEFORE_012} ({where})"
+
+
+def moe_backend(run: EngineRun) -> Choice | None:
+    model = run.facts.model
+    if model is None or model.moe is None:
+        return None
+    facts = knowledge.facts_for(run.version)
+    forced = run.launch.get("moe_backend")
+    if forced and "--moe-backend" in facts["flags"]:
+        return Choice(str(forced).lower().replace("-", "_"), "--moe-backend")
+    scheme = model.quantization.scheme
+    if scheme in MARLIN_MOE:
+        return Choice("marlin", f"vLLM {facts['version']}: {scheme} experts on SM12x")
+    if scheme == "nvfp4":
+        return Choice("cutlass_fp4", f"vLLM {facts['version']}: NVFP4 experts (CUTLASS FP4 MoE, sm_120 build)")
+    if scheme.startswith("fp8"):
+        gate = facts["gates"].get("cutlass_group_gemm_supported", {})
+        answer = gate.get(str(capability_label(run).replace(".", "")))
+        where = f"{gate.get('file')}:{gate.get('line')}"
+        if answer == "compiled":
+            return Choice("cutlass", f"cutlass_group_gemm_supported defers to the compiled op ({where})", False,
+                          "vLLM's CUTLASS grouped GEMM (cutlass_moe_mm) has no SM12x kernel: 'No compiled "
+                          "cutlass_scaled_mm for CUDA device capability: 120' (vllm#32109)")
+        return Choice("triton", f"cutlass_group_gemm_supported answers {answer} for SM12x ({where}): Triton fused MoE")
+    if scheme in TRITON_MOE_DTYPE:
+        return Choice("triton", f"vLLM {facts['version']}: unquantized experts run the Triton fused MoE")
+    return Choice("unknown", f"the doctor does not model {scheme} experts in vLLM", True)

@@ -1,0 +1,118 @@
+"""The Triton kernels vLLM launches for a run, sized by the kernel library (doctor.kernels):
+
+- the fused-MoE kernel when the experts run on Triton: the tuned table vLLM would load (its file name, its
+  lookup order) with every entry sized, or else the release's default config at each tuned batch size;
+- TRITON_MLA's grouped decode kernel (`_decode_grouped_att_m_fwd`: BLOCK_N 32, BLOCK_H 16, 4 warps, 2 stages
+  on CUDA, the tiles the other engine's kernel of the same origin uses).
+
+TRITON_ATTN's unified attention kernel and MLA prefill (FlashAttention varlen) are not sized: the kernel
+library has no estimator for them; the analysis says so in a note."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.engines.base import EngineRun
+from doctor.engines.vllm import knowledge
+from doctor.engines.vllm import moe as vllm_moe
+from doctor.engines.vllm.backends import TRITON_MOE_DTYPE
+from doctor.engines.vllm.evaluate import NotStatic
+from doctor.kernels import decode_attention_smem, fused_moe_smem
+from doctor.kernels.check import KernelCheck
+
+DECODE_TILES = {"block_n": 32, "block_h": 16, "num_warps": 4, "num_stages": 2}
+
+
+def _check(run: EngineRun, kernel: str, path: str, when: str, shape: dict[str, Any], config: dict[str, Any],
+           nbytes: int, details: dict[str, Any]) -> KernelCheck:
+    limit = run.gpu.smem_per_block_optin or 0 if run.gpu else 0
+    return KernelCheck(kernel=kernel, engine="vllm", path=path, when=when, shape=shape, config=config, bytes=nbytes,
+                       limit=limit, method="analytic", details=details)
+
+
+def moe_shape(run: EngineRun) -> dict[str, Any]:
+    """E, N, K as vLLM names the config file: N is the experts' intermediate size per rank."""
+    model = run.facts.model
+    assert model is not None and model.moe is not None
+    scheme = model.quantization.scheme
+    ep = int(run.launch.get("ep") or 1)  # type: ignore[call-overload]
+    expert_tp = 1 if ep > 1 else run.tp
+    block = list(model.quantization.block_shape) if scheme == "fp8-block" and model.quantization.block_shape else None
+    return {"E": model.moe.routed_experts // ep, "N": model.moe.intermediate_size // max(expert_tp, 1),
+            "K": model.hidden_size, "dtype": TRITON_MOE_DTYPE.get(scheme), "block_shape": block,
+            "per_channel": scheme == "fp8-channel", "top_k": model.moe.top_k}
+
+
+def moe_kernels(run: EngineRun) -> tuple[list[KernelCheck], list[str]]:
+    assert run.gpu is not None
+    facts = knowledge.facts_for(run.version)
+    shape = moe_shape(run)
+    try:
+        name = vllm_moe.config_file_name(facts, shape["E"], shape["N"], run.gpu.name, shape["dtype"],
+                                         shape["block_shape"])
+    except NotStatic as exc:
+        return [], [f"vLLM {facts['version']}: the config file name could not be derived ({exc})"]
+    where, table, how = vllm_moe.find_tuned(facts, name, run.facts.env, run.site)
+    lookup = {"config_file": name, "config_path": where or None, "lookup_from": how,
+              "other_devices": vllm_moe.other_devices(facts, name), "triton_dir": None,
+              "function": facts["moe"]["functions"].get("get_moe_configs", {}).get("line")}
+    if where and table is None:
+        return [], [f"fused MoE: vLLM loads {where} ({how}); its entries are not in the doctor's data"]
+    if table:
+        return [_tuned(run, shape, table, lookup)], []
+    return _defaults(run, facts, shape, lookup), []
+
+
+def _size(run: EngineRun, shape: dict[str, Any], config: dict[str, int]) -> int:
+    assert run.gpu is not None
+    return fused_moe_smem(run.gpu.capability, shape["dtype"] or "bf16", config["BLOCK_SIZE_M"],
+                          config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"], config["GROUP_SIZE_M"], config["num_warps"],
+                          config["num_stages"], per_channel=shape["per_channel"], block_shape=shape["block_shape"])
+
+
+def _tuned(run: EngineRun, shape: dict[str, Any], table: dict[int, dict[str, Any]], lookup: dict[str, Any]
+           ) -> KernelCheck:
+    sized = {M: vllm_moe.launch_config(cfg) for M, cfg in sorted(table.items())}
+    nbytes = {M: _size(run, shape, cfg) for M, cfg in sized.items()}
+    worst = max(nbytes, key=lambda m: nbytes[m])
+    limit = run.gpu.smem_per_block_optin or 0 if run.gpu else 0
+    details = {**lookup, "source": "file", "entries": len(sized),
+               "overflowing_batch_sizes": [M for M, b in nbytes.items() if b > limit]}
+    return _check(run, "fused_moe", "tuned config file", "every MoE layer (worst entry shown)",
+                  {**shape, "m_range": f"M={worst} (worst of {len(sized)} entries)"}, sized[worst], nbytes[worst],
+                  details)
+
+
+def _defaults(run: EngineRun, facts: dict[str, Any], shape: dict[str, Any], lookup: dict[str, Any]
+              ) -> list[KernelCheck]:
+    """The release's default config at each tuned batch size, one check per distinct config."""
+    by_config: dict[tuple[tuple[str, int], ...], list[int]] = {}
+    for M in vllm_moe.TUNED_BATCH_SIZES:
+        config = vllm_moe.launch_config(vllm_moe.default_config(
+            facts, M, shape["E"], shape["N"], shape["K"], shape["top_k"], shape["dtype"], shape["block_shape"]))
+        by_config.setdefault(tuple(sorted(config.items())), []).append(M)
+    line = facts["moe"]["functions"]["get_default_config"]["line"]
+    checks = []
+    for items, batch in by_config.items():
+        config = dict(items)
+        m_range = f"M={batch[0]}" if len(batch) == 1 else f"M={batch[0]}..{batch[-1]}"
+        checks.append(_check(run, "fused_moe", f"default config, {m_range}", f"batches of {m_range} tokens",
+                             {**shape, "m_range": m_range}, config, _size(run, shape, config),
+                             {**lookup, "source": "default", "batch_sizes": batch,
+                              "default_from": f"vllm/model_executor/layers/fused_moe/fused_moe.py:{line} "
+                                              f"get_default_config (vLLM {facts['version']})"}))
+    return checks
+
+
+def mla_decode_kernels(run: EngineRun) -> list[KernelCheck]:
+    model = run.facts.model
+    assert model is not None and run.gpu is not None
+    att = model.attention
+    lk, lv = (att.kv_lora_rank or 0) + (att.qk_rope_head_dim or 0), att.kv_lora_rank or 0
+    dtype = "fp8" if str(run.launch.get("kv_cache_dtype") or "").startswith("fp8") else "bf16"
+    t = DECODE_TILES
+    nbytes = decode_attention_smem(run.gpu.capability, lk, lv, t["block_n"], t["block_h"], t["num_warps"],
+                                   t["num_stages"], kv_dtype=dtype, grouped=True)
+    return [_check(run, "decode_attention", "TRITON_MLA decode (grouped)", "every decode step",
+                   {"lk": lk, "lv": lv, "kv_dtype": dtype}, dict(t), nbytes,
+                   {"tiles_from": "vllm triton_decode_attention.py _decode_grouped_att_m_fwd (CUDA branch)"})]

@@ -1,0 +1,64 @@
+"""The per-release vLLM facts read from the wheels (doctor/engines/vllm/data, written by
+`python -m doctor.engines.vllm.wheelfacts`): loaded one release at a time, and the index of which releases
+have each flag and environment variable."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from doctor.engines.versions import release as release_of
+
+
+def _read(name: str) -> Any:
+    return json.loads((Path(__file__).resolve().parent / "data" / name).read_text(encoding="utf-8"))
+
+
+@cache
+def index() -> dict[str, Any]:
+    return _read("index.json")
+
+
+def releases() -> tuple[str, ...]:
+    return tuple(index()["releases"])
+
+
+def known_release(version: Version) -> str:
+    """The release whose facts stand for `version`: the newest known one at or below it (patch releases
+    between two known ones behave as the older), the oldest known one below the range."""
+    target = release_of(version)
+    chosen = releases()[0]
+    for candidate in releases():
+        if Version(candidate) <= target:
+            chosen = candidate
+    return chosen
+
+
+@cache
+def facts(release: str) -> dict[str, Any]:
+    return _read(f"vllm-{release}.json")
+
+
+def facts_for(version: Version) -> dict[str, Any]:
+    return facts(known_release(version))
+
+
+def in_ranges(release: str, spans: list[list[str]]) -> bool:
+    v = Version(release)
+    return any(Version(first) <= v <= Version(last) for first, last in spans)
+
+
+def flag_history(flag: str) -> dict[str, Any] | None:
+    return index()["flags"].get(flag)
+
+
+def env_history(name: str) -> list[list[str]] | None:
+    return index()["envs"].get(name)
+
+
+def describe_spans(spans: list[list[str]]) -> str:
+    return ", ".join(first if first == last else f"{first}-{last}" for first, last in spans)

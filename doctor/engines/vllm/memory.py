@@ -1,0 +1,187 @@
+"""vLLM's memory arithmetic (v1 worker, every release the doctor knows), behind the planner's MemoryModel.
+
+`Worker.determine_available_memory` (line per release in the wheel data, `modelled_functions`):
+
+    requested = ceil(total_memory x gpu_memory_utilization)      # a share of TOTAL memory, not of free
+    kv        = requested - (weights + peak activation + non-torch increase) [- CUDA-graph pool estimate]
+
+`weights` is what `Model loading took X GiB` reports: the checkpoint as vLLM lays it out (MXFP4 experts on
+Marlin padded to n % 256 and k % 128: gpt-oss's 2880 becomes 3072 / 2944, `Mxfp4MoEMethod.create_weights`).
+The activation peak is the profile run's: a forward of `max_num_batched_tokens` tokens and the dummy sampler
+run over `max_num_seqs` rows of full-vocabulary logits. The CUDA-graph pool is subtracted only where the
+release measures it (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`, read from 0.18.0, default from the data);
+elsewhere graphs are captured after the KV cache, out of the `1 - utilization` headroom.
+KV tokens are counted as `get_kv_cache_config_from_groups` and `_report_kv_cache_config` do: blocks =
+budget // (page bytes x layers per group), "GPU KV cache size" = blocks // groups x block_size.
+The activation, non-torch and graph figures are estimates from the model's shapes (the runtime measures
+them); the weights and the formula are vLLM's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from packaging.version import Version
+
+from doctor.engines.vllm import knowledge
+from doctor.facts import Model
+from doctor.plan.kv import KvShape
+from doctor.plan.memory import LayoutShape, MemoryModel
+from doctor.plan.weights import RankWeights
+
+GiB = 1 << 30
+BLOCK_SIZE = 16  # CacheConfig.block_size on CUDA when the backend does not ask for another
+BIG_GPU = 70 * GiB  # `_set_default_max_num_seqs_and_batched_tokens_args`: >= 70 GiB (not A100) gets the big defaults
+SERVE_DEFAULTS = {True: (8192, 1024), False: (2048, 256)}  # (max_num_batched_tokens, max_num_seqs) for `vllm serve`
+NON_TORCH = {1: int(0.15 * GiB), 2: int(0.35 * GiB)}  # cuBLAS workspaces; NCCL/custom all-reduce buffers with TP
+GRAPH_POOL_BASE = int(0.25 * GiB)
+CUDAGRAPH_ENV = "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"
+
+
+def round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def mxfp4_expert_scale(model: Model, tp: int, marlin: bool) -> float:
+    """Experts' bytes as laid out over the checkpoint's: Marlin pads intermediate/TP to 128 and hidden to 256."""
+    assert model.moe is not None
+    inter = model.moe.intermediate_size // max(tp, 1)
+    if marlin:
+        return (round_up(inter, 128) / inter) * (round_up(model.hidden_size, 256) / model.hidden_size)
+    return round_up(inter, 64) / inter
+
+
+def forward_activation(model: Model, tokens: int, tp: int) -> int:
+    """Peak bytes of one forward over `tokens` tokens on a rank: the residual stream and norms, QKV and the
+    attention output, the MLP or the fused-MoE workspaces (bf16)."""
+    a = model.attention
+    hidden = tokens * model.hidden_size * 2 * 4
+    heads = max(a.num_heads // tp, 1)
+    kv_heads = max(a.num_kv_heads // tp, 1)
+    attention = tokens * (heads * a.head_dim * 2 + kv_heads * (a.head_dim + a.v_head_dim)) * 2
+    if model.moe is not None:
+        n = model.moe.intermediate_size // max(tp, 1)
+        k = model.moe.top_k
+        mlp = tokens * k * (max(2 * n, model.hidden_size) + n) * 2 + tokens * k * model.hidden_size * 2
+    else:
+        mlp = tokens * 3 * (model.intermediate_size or 4 * model.hidden_size) // max(tp, 1) * 2
+    return hidden + max(attention, mlp)
+
+
+# Bytes alive per logit at the sampler's peak in `_dummy_sampler_run` (top-k and top-p both set, PyTorch path):
+# the float32 logits, `torch.sort`'s float32 values and int64 indices, the softmax and its cumulative sum.
+SAMPLER_BYTES_PER_LOGIT = 4 + 4 + 8 + 4 + 4
+
+
+def sampler_activation(model: Model, seqs: int) -> int:
+    """`_dummy_sampler_run` over `seqs` rows of full-vocabulary logits."""
+    return seqs * model.vocab_size * SAMPLER_BYTES_PER_LOGIT
+
+
+class VLLMMemory(MemoryModel):
+    engine = "vLLM"
+
+    def __init__(self, version: Version, capability: tuple[int, int] | None, device_name: str = "",
+                 utilization: float | None = None,
+                 max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
+                 enforce_eager: bool = False, env: dict[str, str] | None = None) -> None:
+        self.version = str(version)
+        self.release = knowledge.known_release(version)
+        self.capability = capability or (0, 0)
+        self.device_name = device_name
+        self.knobs = {"utilization": utilization, "max_num_batched_tokens": max_num_batched_tokens,
+                      "max_num_seqs": max_num_seqs}
+        self.enforce_eager = enforce_eager
+        self.env = env or {}
+
+    # --- the release's defaults ----------------------------------------------------------------------------
+    def default_utilization(self) -> float:
+        entry = knowledge.facts(self.release)["flags"].get("--gpu-memory-utilization", {})
+        return float(entry.get("default", 0.9))
+
+    def graphs_subtracted(self) -> bool:
+        table = knowledge.facts(self.release)["envs"]["table"]
+        if CUDAGRAPH_ENV not in table or self.enforce_eager:
+            return False
+        value = self.env.get(CUDAGRAPH_ENV, table[CUDAGRAPH_ENV].get("default", "0"))
+        return value.strip().lower() not in ("0", "false", "")
+
+    def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
+        big = total_bytes >= BIG_GPU and "a100" not in self.device_name.lower()
+        tokens_default, seqs_default = SERVE_DEFAULTS[big]
+        tokens = self.knobs["max_num_batched_tokens"] or tokens_default
+        seqs = self.knobs["max_num_seqs"] or seqs_default
+        util = self.knobs["utilization"] or self.default_utilization()
+        activation = max(forward_activation(model, int(tokens), layout.tp),
+                         sampler_activation(model, int(seqs)) + int(tokens) * model.hidden_size * 2)
+        graph_tokens = min(2 * int(seqs), 512)
+        graphs = 0 if self.enforce_eager else GRAPH_POOL_BASE + forward_activation(model, graph_tokens, layout.tp)
+        subtracted = self.graphs_subtracted()
+        return {"page_size": BLOCK_SIZE, "gpu_memory_utilization": util,
+                "requested_bytes": math.ceil(total_bytes * util), "max_num_batched_tokens": int(tokens),
+                "max_num_seqs": int(seqs), "activation_bytes": activation,
+                "non_torch_bytes": NON_TORCH[min(layout.tp * layout.pp, 2)], "cudagraph_bytes": graphs,
+                "cudagraph_subtracted": subtracted, "release": self.release}
+
+    def preload_free(self, total_bytes: int, world_size: int, unified_memory: bool) -> int:
+        return total_bytes  # vLLM sizes from total memory; what others hold must fit in the 1 - util headroom
+
+    def kv_budget(self, preload_free: int, weights: int, settings: dict[str, Any]) -> int:
+        graphs = settings["cudagraph_bytes"] if settings["cudagraph_subtracted"] else 0
+        return settings["requested_bytes"] - weights - settings["activation_bytes"] - settings["non_torch_bytes"] \
+            - graphs
+
+    def weights_bytes(self, rank: RankWeights, model: Model, layout: LayoutShape) -> int:
+        experts = rank.by_kind.get("routed_experts", 0)
+        if not experts or model.moe is None or model.quantization.scheme != "mxfp4":
+            return rank.bytes
+        marlin = self.capability[0] == 12 or self.capability < (9, 0) or \
+            (self.capability[0] in (9, 10) and Version(self.release) < Version("0.11.0"))
+        return rank.bytes - experts + int(experts * mxfp4_expert_scale(model, layout.tp, marlin))
+
+    def kv_tokens(self, budget: int, shape: KvShape, settings: dict[str, Any]) -> int:
+        if budget <= 0 or shape.cell_bytes <= 0 or shape.layers <= 0:
+            return 0
+        per_layer = shape.cell_bytes // shape.layers
+        if shape.swa_layers and shape.full_layers:
+            group = math.gcd(shape.full_layers, shape.swa_layers)
+        else:
+            group = shape.layers
+        groups = shape.layers // group
+        block = settings["page_size"]
+        blocks = budget // (per_layer * block) // group
+        return blocks // groups * block
+
+    def max_requests(self, tokens: int, context: int) -> int:
+        return int(self.knobs["max_num_seqs"] or SERVE_DEFAULTS[True][1])
+
+    def describe(self, weights: int, total: int, preload_free: int, settings: dict[str, Any]) -> str:
+        graphs = settings["cudagraph_bytes"]
+        graph_text = (f", CUDA graphs {graphs / GiB:.2f}" if settings["cudagraph_subtracted"] else
+                      f"; CUDA graphs (~{graphs / GiB:.2f} GiB) come out of the headroom")
+        return (f"vLLM {self.version} requests {settings['gpu_memory_utilization']:.2f} x {total / GiB:.2f} GiB = "
+                f"{settings['requested_bytes'] / GiB:.2f} GiB: weights {weights / GiB:.2f}, activation peak "
+                f"~{settings['activation_bytes'] / GiB:.2f} ({settings['max_num_batched_tokens']} batched tokens, "
+                f"{settings['max_num_seqs']} sequences), non-torch ~{settings['non_torch_bytes'] / GiB:.2f}"
+                f"{graph_text}")
+
+    def shortfall_hint(self) -> str:
+        return ("vLLM: 'No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                "initializing the engine.'")
+
+    def layout_flags(self, layout: LayoutShape, settings: dict[str, Any], kv_dtype: str, explicit_kv: bool,
+                     context_length: int | None, custom_all_reduce_off: bool) -> tuple[str, ...]:
+        flags = ["--tensor-parallel-size", str(layout.tp)]
+        if layout.pp > 1:
+            flags += ["--pipeline-parallel-size", str(layout.pp)]
+        if layout.ep > 1:
+            flags.append("--enable-expert-parallel")
+        flags += ["--gpu-memory-utilization", f"{settings['gpu_memory_utilization']:.2f}"]
+        if explicit_kv or kv_dtype.startswith("fp8"):
+            flags += ["--kv-cache-dtype", "fp8" if kv_dtype == "fp8_e4m3" else kv_dtype]
+        if context_length:
+            flags += ["--max-model-len", str(context_length)]
+        if custom_all_reduce_off:
+            flags.append("--disable-custom-all-reduce")
+        return tuple(flags)

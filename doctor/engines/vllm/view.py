@@ -1,0 +1,65 @@
+"""What rules may read about a vLLM run, under the context root `vllm`: the release whose wheel facts stand
+for the version, which of the user's flags and environment variables that release accepts or ignores, the
+backends it picks and whether they run here, and a verdict per compiled kernel family."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.engines.base import EngineRun
+from doctor.engines.vllm import backends, families, flags, knowledge
+from doctor.launch import closest
+
+KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
+             "--disable-custom-all-reduce", "--kv-cache-dtype")
+OWN_PREFIXES = ("VLLM_",)
+
+
+def vllm_view(run: EngineRun) -> dict[str, Any]:
+    facts = knowledge.facts_for(run.version)
+    release = facts["version"]
+    view: dict[str, Any] = {
+        "version": run.library.version, "release": release, "exact_release": release == str(run.version),
+        "has_flag": {f.lstrip("-").replace("-", "_"): f in facts["flags"] for f in KEY_FLAGS},
+        "flag_problems": [{"problem": p} for p in flags.check_flags(list(run.launch.args), run.version)],
+        **env_view(run, facts),
+    }
+    if run.gpu is not None and run.facts.model is not None:
+        view["attention"] = _choice(backends.attention_backend(run))
+        moe = backends.moe_backend(run)
+        view["moe"] = _choice(moe) if moe else None
+    if run.gpu is not None:
+        binaries = families.installed_binaries(run.library.details) or facts.get("binaries", {})
+        verdicts = families.family_verdicts(binaries, run.gpu.capability)
+        view["families"] = verdicts
+        view["families_without_code"] = [v for v in verdicts if v["verdict"] == "none" and not v["deliberate"]]
+    return view
+
+
+def _choice(choice: backends.Choice) -> dict[str, Any]:
+    return {"backend": choice.backend, "source": choice.source, "runs": choice.runs, "reason": choice.reason,
+            "skipped": list(choice.skipped)}
+
+
+def reads_env(facts: dict[str, Any], name: str) -> bool:
+    return name in facts["envs"]["table"] or name in facts["envs"]["direct_reads"]
+
+
+def env_view(run: EngineRun, facts: dict[str, Any]) -> dict[str, Any]:
+    """`env_read`: each VLLM_* variable set -> does this release read it; `env_ignored`: the ones it does not,
+    with the releases that did read them and the closest name it reads."""
+    known = list(facts["envs"]["table"])
+    read: dict[str, bool] = {}
+    ignored = []
+    for name in sorted(run.facts.env):
+        if not name.startswith(OWN_PREFIXES):
+            continue
+        read[name] = reads_env(facts, name)
+        if read[name]:
+            continue
+        history = knowledge.env_history(name)
+        close = closest(name, known, cutoff=0.75)
+        ignored.append({"name": name, "value": run.facts.env[name],
+                        "read_in": knowledge.describe_spans(history) if history else "no release the doctor knows",
+                        "closest": close})
+    return {"env_read": read, "env_ignored": ignored}

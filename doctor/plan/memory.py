@@ -1,0 +1,103 @@
+"""How an engine divides GPU memory, as the planner asks it: one implementation per engine
+(doctor.engines.<engine>.memory), named in every figure it produces so a plan never shows one engine's
+formula under another's name."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from doctor.facts import Model
+from doctor.plan.arch import Piece
+
+if TYPE_CHECKING:
+    from doctor.facts import Facts
+    from doctor.launch import Launch
+
+if TYPE_CHECKING:
+    from doctor.plan.kv import KvShape
+    from doctor.plan.weights import RankWeights
+
+
+@dataclass(frozen=True)
+class LayoutShape:
+    """The parallel sizes a memory model needs."""
+
+    tp: int
+    pp: int
+    ep: int
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp
+
+
+class MemoryModel(ABC):
+    engine: str  # display name, as the engine spells itself
+    version: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.engine} {self.version}"
+
+    def cache_key(self) -> tuple[Any, ...] | None:
+        """What makes two instances plan alike, sentences included (the planner memoises on it); None: never."""
+        return None
+
+    def arithmetic_key(self) -> tuple[Any, ...] | None:
+        """What makes two instances give the same numbers (their sentences may name another version)."""
+        return self.cache_key()
+
+    def load_extras(self, model: Model) -> list[Piece]:
+        """What the engine allocates at load beyond the checkpoint's tensors (none by default)."""
+        return []
+
+    def own_summary(self, facts: Facts, launch: Launch) -> dict[str, Any] | None:
+        """An engine whose memory is not a TP x PP layout (llama.cpp places each tensor on a device) answers
+        the plan itself, in plan_summary's shape; None: the planner's layouts."""
+        return None
+
+    def own_reasons(self, reasons: list[str]) -> list[str]:
+        """The planner's sentences this engine stands behind (some describe another engine's launcher); default all."""
+        return reasons
+
+    @abstractmethod
+    def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
+        """The engine's memory knobs for this layout as it resolves them (user values win); must hold
+        `page_size`."""
+
+    @abstractmethod
+    def preload_free(self, total_bytes: int, world_size: int, unified_memory: bool) -> int:
+        """Free memory per GPU when the engine takes its measure, before the weights load."""
+
+    @abstractmethod
+    def kv_budget(self, preload_free: int, weights: int, settings: dict[str, Any]) -> int:
+        """Bytes left for the KV cache on a rank holding `weights` bytes (negative: short by that much)."""
+
+    @abstractmethod
+    def max_requests(self, tokens: int, context: int) -> int:
+        """The engine's own cap on concurrent requests for a KV pool of `tokens` at `context` length."""
+
+    @abstractmethod
+    def describe(self, weights: int, total: int, preload_free: int, settings: dict[str, Any]) -> str:
+        """One sentence: what the formula keeps for weights + KV on this GPU."""
+
+    @abstractmethod
+    def shortfall_hint(self) -> str:
+        """What the engine says (or which knob to turn) when the weights leave no KV cache."""
+
+    def weights_bytes(self, rank: RankWeights, model: Model, layout: LayoutShape) -> int:
+        """Bytes the engine holds for this rank's weights (the checkpoint's, unless it re-lays them out)."""
+        return rank.bytes
+
+    def kv_tokens(self, budget: int, shape: KvShape, settings: dict[str, Any]) -> int:
+        """KV-cache tokens a budget buys, as the engine counts and reports them."""
+        from doctor.plan.kv import tokens_for_bytes
+
+        return tokens_for_bytes(budget, shape, settings["page_size"])
+
+    @abstractmethod
+    def layout_flags(self, layout: LayoutShape, settings: dict[str, Any], kv_dtype: str, explicit_kv: bool,
+                     context_length: int | None, custom_all_reduce_off: bool) -> tuple[str, ...]:
+        """The launch flags that produce this layout and these settings."""

@@ -1,0 +1,69 @@
+"""Does a version fall in a rule's range? packaging's SpecifierSet decides, always; but importing it costs a
+cold start ~15 ms (packaging.utils pulls in packaging.tags and with it logging, platform and subprocess), so
+its verdicts are memoised on disk. A verdict is a pure function of the two strings and packaging's release,
+which key the memo; a memo that cannot be read or written only costs the import."""
+
+from __future__ import annotations
+
+from doctor import cache
+
+MEMO = "version-verdicts"
+MAX_ENTRIES = 4096  # (range, version) pairs seen; a fresh memo starts when it is full
+
+_memo: dict[str, bool] | None = None
+_dirty = False
+
+
+def satisfies(specifier: str, version: str) -> bool:
+    """`version` is inside `specifier` (pre-releases included); False for a version packaging cannot read."""
+    global _dirty
+    memo = _loaded()
+    key = f"{specifier} {version}"
+    verdict = memo.get(key)
+    if verdict is None:
+        verdict = memo[key] = _decide(specifier, version)
+        _dirty = True
+    return verdict
+
+
+def is_valid(specifier: object) -> bool:
+    """A specifier packaging can read (rules are validated with it when their files are parsed)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(specifier)  # type: ignore[arg-type]
+    except (InvalidSpecifier, TypeError):
+        return False
+    return True
+
+
+def flush() -> None:
+    """Write the memo if this run added verdicts."""
+    global _dirty
+    if _dirty and _memo is not None:
+        cache.store(MEMO, _stamp(), _memo if len(_memo) <= MAX_ENTRIES else {})
+        _dirty = False
+
+
+def _decide(specifier: str, version: str) -> bool:
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return SpecifierSet(specifier).contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def _loaded() -> dict[str, bool]:
+    global _memo
+    if _memo is None:
+        stored = cache.load(MEMO, _stamp())
+        _memo = {k: v for k, v in stored.items() if isinstance(v, bool)} if isinstance(stored, dict) else {}
+    return _memo
+
+
+def _stamp() -> list[str]:
+    import packaging
+
+    return [packaging.__version__]

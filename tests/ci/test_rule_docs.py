@@ -1,0 +1,56 @@
+"""docs/rules/<ID>.md are generated from the registry, complete, current, and linked from `explain`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from doctor.rule_docs import docs_dir, rule_doc_url, rule_page, write_rule_docs
+from doctor.rules import load_rules
+from tests.conftest import cli_env
+
+REPO = Path(__file__).resolve().parents[2]
+SECTIONS = ("## What it detects", "## Why", "## Fix", "## Safety", "## Example", "## Sources")
+
+
+def test_committed_pages_are_exactly_what_the_generator_writes(tmp_path):
+    write_rule_docs(tmp_path, load_rules())
+    fresh = {p.name: p.read_text() for p in tmp_path.glob("*.md")}
+    committed = {p.name: p.read_text() for p in (REPO / "docs" / "rules").glob("*.md")}
+    stale = sorted(name for name in fresh.keys() | committed.keys() if fresh.get(name) != committed.get(name))
+    assert not stale, f"run `python tools/gen_rule_docs.py`: stale {stale[:5]}"
+    assert docs_dir() == REPO / "docs" / "rules"
+
+
+def test_every_page_has_every_section_and_the_rule_itself():
+    for rule in load_rules():
+        page = rule_page(rule)
+        assert all(section in page for section in SECTIONS), rule.id
+        assert page.startswith(f"# {rule.id}: ") and rule.summary in page
+        assert all(ref in page for ref in rule.references)
+
+
+def test_writing_removes_pages_of_rules_that_are_gone(tmp_path):
+    (tmp_path / "OLD001.md").write_text("gone")
+    write_rule_docs(tmp_path, load_rules()[:2])
+    assert sorted(p.name for p in tmp_path.glob("*.md")) == sorted([*(f"{r.id}.md" for r in load_rules()[:2]),
+                                                                    "README.md"])
+
+
+def test_doc_urls():
+    assert rule_doc_url("SGL101", "https://h/docs/rules/") == "https://h/docs/rules/SGL101.md"
+    local = rule_doc_url("SGL101")
+    assert local.startswith("file://") and Path(local.removeprefix("file://")).is_file()
+
+
+def test_explain_links_the_page():
+    result = subprocess.run([sys.executable, "-m", "doctor", "explain", "SGL102"], capture_output=True, text=True,
+                            env=cli_env(COLUMNS="400"), timeout=60)
+    assert result.returncode == 0 and "docs/rules/SGL102.md" in result.stdout
+
+
+def test_the_generator_script_checks_staleness():
+    result = subprocess.run([sys.executable, str(REPO / "tools" / "gen_rule_docs.py"), "--check"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr

@@ -1,0 +1,96 @@
+"""Table of cluster rule cases: several nodes' facts (built from profiles), the launch flags, and whether
+the rule fires. tests/rules/test_rule_cases.py counts them toward every rule's positive and negative case."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from doctor.cluster.check import check_cluster
+from doctor.cluster.nodes import Cluster, NodeProblem, make_cluster
+from doctor.facts import Facts, Library, Network, Nic, RdmaPort
+from tests.rules.builders import build
+
+PRO, KIMI = "rtx-pro-6000-x8", "moonshotai/Kimi-K2-Instruct"
+ETH = (Nic("eth0", "up", 100_000, 9000, "0000:41:00.0"),)
+IB = (RdmaPort("mlx5_0", 1, "InfiniBand", "4: ACTIVE", "400 Gb/sec (4X NDR)"),)
+
+
+def node(name: str, torch: str = "2.9.1", nccl: str = "2.27.3", network: Network | None = None,
+         gpus: Callable | None = None, engines: tuple[str, ...] = ("sglang==0.5.23",)) -> Facts:
+    facts = build(PRO, KIMI, engines, gpus=gpus)
+    libs = {"torch": Library("torch", torch, details={"cuda_version": "12.8"}), "nccl": Library("nccl", nccl)}
+    return facts.replace(node=name, network=network, libraries={**facts.libraries, **libs})
+
+
+def tcp(**settings: str) -> Network:
+    return Network(address=None, nics=ETH, settings=dict(settings))
+
+
+def rdma(peermem: bool | None = True) -> Network:
+    return Network(nics=ETH, rdma=IB, peermem=peermem, nvidia_open_module=False if peermem is False else None)
+
+
+def pair(a: Facts, b: Facts, problems: tuple[NodeProblem, ...] = ()) -> Callable[[], Cluster]:
+    return lambda: make_cluster([a, b], ["a", "b"], "test", problems)
+
+
+def rtx5090(gpus):
+    return tuple(dataclasses.replace(g, name="NVIDIA GeForce RTX 5090") for g in gpus)
+
+
+@dataclass(frozen=True)
+class ClusterCase:
+    rule: str
+    fires: bool
+    why: str
+    cluster: Callable[[], Cluster]
+    args: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.rule}-{'fires' if self.fires else 'quiet'}-{self.why}".replace(" ", "_")
+
+
+def c(rule: str, fires: bool, why: str, cluster: Callable[[], Cluster], *args: str) -> ClusterCase:
+    return ClusterCase(rule, fires, why, cluster, args)
+
+
+def cluster_findings(case: ClusterCase) -> set[str]:
+    report = check_cluster(case.cluster(), list(case.args))
+    return {f.finding.id for f in report.findings}
+
+
+CLUSTER_CASES = [
+    c("CLU001", True, "torch skew", pair(node("a"), node("b", torch="2.8.0"))),
+    c("CLU001", False, "same versions", pair(node("a"), node("b"))),
+    c("CLU002", True, "gpu model skew", pair(node("a"), node("b", gpus=rtx5090))),
+    c("CLU002", False, "same model", pair(node("a"), node("b"))),
+    c("CLU003", True, "gpu count skew", pair(node("a"), node("b", gpus=lambda g: g[:4]))),
+    c("CLU003", False, "same count", pair(node("a"), node("b"))),
+    c("CLU004", True, "ifname selects nothing", pair(node("a", network=tcp(NCCL_SOCKET_IFNAME="ib")),
+                                                     node("b", network=tcp(NCCL_SOCKET_IFNAME="ib")))),
+    c("CLU004", False, "ifname selects eth0", pair(node("a", network=tcp(NCCL_SOCKET_IFNAME="eth")),
+                                                   node("b", network=tcp(NCCL_SOCKET_IFNAME="eth")))),
+    c("CLU005", True, "ifname differs", pair(node("a", network=tcp(NCCL_SOCKET_IFNAME="eth")),
+                                             node("b", network=tcp(NCCL_SOCKET_IFNAME="=eth0")))),
+    c("CLU005", False, "ifname same", pair(node("a", network=tcp(NCCL_SOCKET_IFNAME="eth")),
+                                           node("b", network=tcp(NCCL_SOCKET_IFNAME="eth")))),
+    c("CLU006", True, "tp16 over tcp", pair(node("a", network=tcp()), node("b", network=tcp())), "--tp-size", "16"),
+    c("CLU006", False, "tp16 over rdma", pair(node("a", network=rdma()), node("b", network=rdma())),
+      "--tp-size", "16"),
+    c("CLU006", False, "tp8 pp2 over tcp", pair(node("a", network=tcp()), node("b", network=tcp())),
+      "--tp-size", "8", "--pp-size", "2"),
+    c("CLU007", True, "rdma without peermem", pair(node("a", network=rdma(False)), node("b", network=rdma(False))),
+      "--tp-size", "8", "--pp-size", "2"),
+    c("CLU007", False, "rdma with peermem", pair(node("a", network=rdma()), node("b", network=rdma())),
+      "--tp-size", "8", "--pp-size", "2"),
+    c("CLU008", True, "a node died", pair(node("a"), node("b"), (NodeProblem("c", "died", "node died"),))),
+    c("CLU008", False, "every node answered", pair(node("a"), node("b"))),
+    c("CLU009", True, "a node without gpus", lambda: make_cluster([node("a"), node("b"), node("c").replace(gpus=())],
+                                                                  ["a", "b", "c"], "test")),
+    c("CLU009", False, "every node has gpus", pair(node("a"), node("b"))),
+    c("CLU010", True, "no network facts", pair(node("a"), node("b"))),
+    c("CLU010", False, "network known", pair(node("a", network=tcp()), node("b", network=tcp()))),
+]

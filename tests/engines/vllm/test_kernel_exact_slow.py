@@ -1,0 +1,67 @@
+"""The vLLM kernel plan's shared memory against Triton: vLLM 0.33.0's own `fused_moe_kernel` compiled ahead
+of time for sm_120 (CPU only) on the worst entry of every SM12x table vLLM ships and on the release's
+default configs. The doctor's figure (doctor.kernels.fused_moe_smem) equals `metadata.shared` on 9 of the 12
+(Triton 3.6.0); on three block-FP8 tiles with 4 warps and 4-5 stages the compile needs 512 B more than the
+estimate. Asserted: within 512 B each, and the same fits/overflows verdict against 101376 B."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from doctor.engines.vllm import knowledge
+from doctor.engines.vllm import moe as vllm_moe
+from doctor.engines.vllm.wheelfacts.moe import FUSED_MOE, parse_config_name
+from doctor.kernels import fused_moe_smem
+from tests.wheels import download_wheel, triton_site
+
+pytestmark = [pytest.mark.slow, pytest.mark.wheel]
+WORKER = Path(__file__).with_name("moe_compile_worker.py")
+RELEASE = "0.33.0"
+TRITON = "3.6.0"
+LIMIT = 101376
+
+
+def jobs() -> list[dict]:
+    facts = knowledge.facts(RELEASE)
+    out = []
+    for name, table in sorted(facts["moe"]["sm12x_tables"].items()):
+        parsed = parse_config_name(name)
+        entries = [vllm_moe.launch_config(cfg) for cfg in table.values()]
+        worst = max(entries, key=lambda c: size(c, parsed["dtype"], parsed["block_shape"]))
+        out.append({**worst, "dtype": parsed["dtype"] or "bf16", "block_shape": parsed["block_shape"], "from": name})
+    for M in (1, 64, 256, 4096):  # the release's own defaults (GLM-4.7-FP8 shape, fp8 per channel)
+        config = vllm_moe.launch_config(vllm_moe.default_config(facts, M, 160, 192, 5120, 8, "fp8_w8a8", None))
+        out.append({**config, "dtype": "fp8_w8a8", "block_shape": None, "per_channel": True, "from": f"default M={M}"})
+    return out
+
+
+def size(config: dict, dtype: str | None, block: list[int] | None, per_channel: bool = False) -> int:
+    return fused_moe_smem((12, 0), dtype or "bf16", config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"],
+                          config["BLOCK_SIZE_K"], config["GROUP_SIZE_M"], config["num_warps"], config["num_stages"],
+                          per_channel=per_channel, block_shape=block)
+
+
+def test_doctor_sizes_equal_an_sm120_compile_of_vllms_kernel(tmp_path):
+    site = triton_site(TRITON)
+    with zipfile.ZipFile(download_wheel("vllm", RELEASE)) as archive:
+        source = tmp_path / "fused_moe.py"
+        source.write_bytes(archive.read(FUSED_MOE))
+    todo = jobs()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run([sys.executable, str(WORKER), str(source), json.dumps(todo)], capture_output=True,
+                          text=True, env=env, timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    compiled = json.loads(done.stdout.strip().splitlines()[-1])
+    rows = [(job["from"], size(job, job["dtype"], job["block_shape"], bool(job.get("per_channel"))), shared)
+            for job, shared in zip(todo, compiled, strict=True)]
+    for row in rows:
+        print(row)
+    assert all(abs(doctor - shared) <= 512 for _, doctor, shared in rows)
+    assert [doctor > LIMIT for _, doctor, _ in rows] == [shared > LIMIT for _, _, shared in rows]

@@ -1,0 +1,38 @@
+"""Regenerate docs/rules/<ID>.md (and docs/rules/README.md) from rules/*.toml.
+
+    python tools/gen_rule_docs.py          # write the pages
+    python tools/gen_rule_docs.py --check  # exit 1 if a page is stale (tests/test_rule_docs.py does this too)
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from doctor.rule_docs import write_rule_docs  # noqa: E402
+from doctor.rules import load_rules  # noqa: E402
+
+
+def main(argv: list[str]) -> int:
+    rules = load_rules(REPO / "rules")
+    target = REPO / "docs" / "rules"
+    if "--check" in argv:
+        with tempfile.TemporaryDirectory() as scratch:
+            write_rule_docs(Path(scratch), rules)
+            fresh = {p.name: p.read_text(encoding="utf-8") for p in Path(scratch).glob("*.md")}
+        current = {p.name: p.read_text(encoding="utf-8") for p in target.glob("*.md")}
+        stale = sorted(name for name in fresh.keys() | current.keys() if fresh.get(name) != current.get(name))
+        for name in stale:
+            print(f"stale: docs/rules/{name}", file=sys.stderr)
+        return 1 if stale else 0
+    written = write_rule_docs(target, rules)
+    print(f"{len(written)} page(s) written under {target.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,142 @@
+"""Maintainers' script: read SGLang facts from each release wheel, statically (zipfile + ast, never import).
+
+For every release in doctor/engines/sglang/releases.py it runs `pip download --no-deps sglang==X`, then records,
+with provenance (wheel, file, line): each `--flag` of sglang/srt/server_args.py with its literal choices and
+default, the server_args.py lines that name an MXFP4 MoE runner, and the shipped fused-MoE tuned-config file
+names. Output: doctor/data/sglang_facts.json (one entry per version; rerun to refresh, existing entries kept).
+
+Usage: python tools/sglang_facts.py [--cache DIR] [VERSION ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from doctor.engines.sglang.releases import RELEASES  # noqa: E402
+
+OUT = REPO / "doctor" / "data" / "sglang_facts.json"
+SERVER_ARGS = "sglang/srt/server_args.py"
+ARG_GROUPS = "sglang/srt/arg_groups/"
+TUNED_DIRS = ("sglang/srt/layers/moe/fused_moe_triton/configs/",  # through 0.5.10
+              "sglang/srt/layers/moe/moe_runner/triton_utils/configs/")  # from 0.5.11
+RUNNER_WORDS = ("flashinfer_mxfp4", "triton_kernel", "marlin")
+
+
+def download(version: str, cache: Path) -> Path:
+    dest = cache / f"sglang-{version}"
+    found = sorted(dest.glob("sglang-*"))
+    if not found:  # a wheel where PyPI has one, else the sdist (0.5.0 shipped no wheel)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-build-isolation",
+                        f"sglang=={version}", "-d", str(dest)], check=True)
+        found = sorted(dest.glob("sglang-*"))
+    return found[0]
+
+
+def members(archive: Path) -> dict[str, bytes]:
+    """Files under sglang/ of a wheel or an sdist, keyed by their path inside the package."""
+    if archive.suffix == ".whl":
+        with zipfile.ZipFile(archive) as z:
+            return {n: z.read(n) for n in z.namelist() if n == SERVER_ARGS or n.startswith((*TUNED_DIRS, ARG_GROUPS))}
+    with tarfile.open(archive) as t:
+        out = {}
+        for m in t.getmembers():
+            name = m.name.split("/python/", 1)[-1]
+            if m.isfile() and (name == SERVER_ARGS or name.startswith((*TUNED_DIRS, ARG_GROUPS))):
+                out[name] = t.extractfile(m).read()
+        return out
+
+
+def literal(node: ast.AST | None) -> object:
+    try:
+        return ast.literal_eval(node) if node is not None else None
+    except (ValueError, TypeError, SyntaxError):
+        return ast.unparse(node)
+
+
+def server_flags(source: str) -> dict[str, dict]:
+    flags: dict[str, dict] = {}
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"):
+            continue
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("--")]
+        if not names:
+            continue
+        keywords = {k.arg: k.value for k in node.keywords}
+        flags[names[0]] = {"choices": literal(keywords.get("choices")), "default": literal(keywords.get("default")),
+                           "line": node.lineno}
+        for alias in names[1:]:
+            flags[alias] = {"alias_of": names[0], "line": node.lineno}
+    return flags
+
+
+def annotated_fields(source: str, path: str) -> dict[str, dict]:
+    """From 0.5.14 flags are also `name: A[type, help, ...] = default` fields (arg_groups/fields/*.py by 0.5.23)."""
+    flags: dict[str, dict] = {}
+    for node in ast.walk(ast.parse(source)):
+        ann = getattr(node, "annotation", None)
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and isinstance(ann, ast.Subscript) and getattr(ann.value, "id", "") == "A"):
+            continue
+        keywords = {k.arg: k.value for c in ast.walk(ann) if isinstance(c, ast.Call) for k in c.keywords}
+        if literal(keywords.get("no_cli")) is True:
+            continue
+        cli_name = literal(keywords.get("cli_name"))
+        name = cli_name if isinstance(cli_name, str) else "--" + node.target.id.replace("_", "-")
+        flags[name] = {"choices": literal(keywords.get("choices")), "default": literal(node.value),
+                       "file": path, "line": node.lineno}
+        aliases = literal(keywords.get("aliases"))
+        for alias in aliases if isinstance(aliases, list) else []:
+            if isinstance(alias, str):
+                flags[alias] = {"alias_of": name, "file": path, "line": node.lineno}
+    return flags
+
+
+def all_flags(files: dict[str, bytes]) -> dict[str, dict]:
+    flags = server_flags(files[SERVER_ARGS].decode())
+    for path in sorted(p for p in files if p.endswith(".py") and (p == SERVER_ARGS or p.startswith(ARG_GROUPS))):
+        for name, fact in annotated_fields(files[path].decode(), path).items():
+            flags.setdefault(name, fact)
+    return flags
+
+
+def runner_lines(source: str) -> list[dict]:
+    return [{"line": n, "text": text.strip()} for n, text in enumerate(source.splitlines(), 1)
+            if any(f'"{w}' in text for w in RUNNER_WORDS) and "mxfp4" in source]
+
+
+def facts_for(wheel: Path) -> dict:
+    files = members(wheel)
+    source = files[SERVER_ARGS].decode()
+    tuned_dir = next((d for d in TUNED_DIRS if any(n.startswith(d) for n in files)), TUNED_DIRS[0])
+    tuned = sorted(n.removeprefix(tuned_dir) for n in files if n.startswith(tuned_dir) and n.endswith(".json"))
+    return {"wheel": wheel.name, "file": SERVER_ARGS, "flags": all_flags(files),
+            "mxfp4_runner_lines": runner_lines(source), "tuned_moe_configs": {"dir": tuned_dir, "files": tuned}}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "sm120-doctor-tests" / "downloads")
+    parser.add_argument("versions", nargs="*")
+    args = parser.parse_args()
+    data = json.loads(OUT.read_text()) if OUT.exists() else {}
+    for version in args.versions or RELEASES:
+        try:
+            data[version] = facts_for(download(version, args.cache))
+        except subprocess.CalledProcessError:  # recorded, not guessed: the version stays unread
+            data[version] = {"error": f"pip download sglang=={version} found no distribution for this Python"}
+        OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        print(version, len(data[version].get("flags", {})), "flags", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
