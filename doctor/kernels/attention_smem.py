@@ -234,6 +234,12 @@ def _epilogue(t: _Timeline, att: _Attention, out_bits: int) -> None:
     t.add("accumulator convert", size, at, at + 1, 128)
 
 
+def _one_stage(kernel: str, num_stages: int) -> None:
+    if num_stages > 1:
+        raise ValueError(f"{kernel} is launched with one stage; a software-pipelined loop (num_stages="
+                         f"{num_stages}) is not modelled: compile it with --exact")
+
+
 def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, block_n: int,
                           num_warps: int, num_stages: int = 1, kv_dtype: str = "bf16",
                           kv_group: int = 1, custom_mask: bool = False,
@@ -246,6 +252,7 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
     kv_group, logit_cap and sinks do not change the footprint.
     """
     del kv_group, logit_cap, sinks
+    _one_stage("extend attention", num_stages)
     skip_tile = bool(custom_mask or sliding_window)  # the prefix loop tests a SKIP_TILE flag
     dm, dpe = head_split(lq)
     att = _Attention(parse_arch(cc), _version(triton), block_m, block_n, dm, dpe, _pow2(lv), num_warps,
@@ -279,6 +286,7 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
 def prefill_attention_smem(cc: str | int | Arch, head_dim: int, block: int, num_warps: int,
                            num_stages: int = 1, dtype: str = "bf16", triton: str | None = None) -> int:
     """Bytes of shared memory of `context_attention_fwd`'s kernel (vision / prefill attention)."""
+    _one_stage("prefill attention", num_stages)
     d = _pow2(head_dim)
     bits = _BITS[dtype]
     att = _Attention(parse_arch(cc), _version(triton), block, block, d, 0, d, num_warps, num_stages, bits)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .layouts import Layout, flat, total_log2
+from .padded_cvt import looks_like_mma, padded_scratch_elements
 
 
 @dataclass(frozen=True)
@@ -261,9 +262,13 @@ def needs_shared(src: Layout, dst: Layout) -> bool:
 
 
 def scratch_bytes(src: Layout, dst: Layout, bitwidth: int, cc: int, triton: tuple[int, int] = (3, 9)) -> int:
-    """Bytes of shared memory `convert_layout(src -> dst)` allocates as scratch (0 if none)."""
+    """Bytes of shared memory `convert_layout(src -> dst)` allocates as scratch (0 if none); before
+    Triton 3.5 a padded tile (padded_cvt), from 3.5 the swizzled layout above."""
     if not needs_shared(src, dst):
         return 0
+    if triton < (3, 5):
+        elements = padded_scratch_elements(src, dst, bitwidth, looks_like_mma(src), looks_like_mma(dst))
+        return elements * max(bitwidth, 8) // 8
     elements = 1 << (total_log2(src) - reps_log2(src, dst, bitwidth, cc, triton >= (3, 6)))
     return elements * max(bitwidth, 8) // 8
 

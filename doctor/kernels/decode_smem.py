@@ -34,6 +34,9 @@ def decode_attention_smem(cc: str | int | Arch, lk: int, lv: int, block_n: int, 
     grouped=False: `_fwd_kernel_stage1` (MHA, no dots: reduction and conversion scratch only).
     revision: which source of the kernels runs (see LATEST_REVISION).
     """
+    if num_stages > 2:
+        raise ValueError(f"decode attention is launched with one or two stages; num_stages={num_stages} is not "
+                         "modelled: compile it with --exact")
     arch, version = parse_arch(cc), _version(triton)
     kv_bits = _BITS[kv_dtype]
     new = revision >= 2

@@ -81,7 +81,7 @@ def dot_kind(cfg: MoeConfig) -> str:
     big = m % 64 == 0 and cfg.warps % 4 == 0
     if cfg.cc[0] == 9 and big:
         return "wgmma"
-    if cfg.cc[0] == 10 and big and (not cfg.int8 or cfg.triton >= (3, 9)):
+    if cfg.cc[0] == 10 and big and (not cfg.int8 or cfg.triton >= (3, 8)):
         return "tcgen05"
     return "mma"
 

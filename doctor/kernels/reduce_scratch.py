@@ -1,8 +1,8 @@
 """Scratch of a `tt.reduce` across warps, as Triton sizes it.
 
-Up to Triton 3.8 (ReduceOpHelper::getScratchRepShape) a reduction whose warps split the reduced
+Up to Triton 3.7 (ReduceOpHelper::getScratchRepShape) a reduction whose warps split the reduced
 axis keeps one partial result per warp: the shape with the axis replaced by that warp count.
-Triton 3.9 reduces in registers and lanes first, then moves the warp bases of the axis into
+Triton 3.8 and later reduce in registers and lanes first, then moves the warp bases of the axis into
 free lanes with layout conversions (getInterLayout) and sizes the scratch as the largest of
 those conversions (getNumScratchElemsSwizzledCvt with ld/st.shared only).
 """
@@ -71,7 +71,7 @@ def reduce_scratch_bytes(layout: ll.Layout, axis: int, bits: int, triton: tuple[
     """Bytes of shared memory a reduction of `layout`'s tensor along `axis` allocates."""
     if not any(b[axis] for b in layout.get("warp")):
         return 0
-    if triton < (3, 9):
+    if triton < (3, 8):
         kept = 1
         for i, (_, size) in enumerate(layout.outs):
             kept *= size if i != axis else 1

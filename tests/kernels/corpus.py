@@ -8,8 +8,9 @@ vocabulary, family/mode naming the slice it belongs to in accuracy tables. Two s
   SGLang ships (8,390 entries in 0.5.23: BLOCK_M 16-256, BLOCK_N 32-256 (16 in 8 entries),
   BLOCK_K 32-256, 4 or 8 warps (2 in 8), 2-5 stages (1 in 7); USE_TMA entries 2-6 stages,
   4/8 warps); attention tiles, warps and stages as the launch sites pick them per arch.
-* "edge": the rest of what the kernels accept: one stage, 2 warps, BLOCK_N 16, pipelined
-  attention loops.
+* "edge": the rest of what the kernels accept and the estimators model: one stage, 2 warps,
+  BLOCK_N 16, smaller attention tiles. (Pipelined extend / prefill loops and decode with more
+  than two stages are launched by no engine; the estimators refuse them.)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 TRITON_BASE = "3.5.1"  # torch 2.9.1: SGLang 0.5.6 .. 0.5.10
 TRITON_NEWEST = "3.9.0"  # newest Triton on PyPI when this was written
 # Triton each torch pins (torch's wheel metadata), and so every SGLang / vLLM release on that torch:
-# 2.8 -> 3.4.0, 2.9 -> 3.5.1, 2.10 / 2.11 -> 3.6.0, 2.12 -> 3.7.x, 2.14 (SGLang 0.5.23) -> 3.8.x.
+# 2.8 -> 3.4.0, 2.9 -> 3.5.1, 2.10 / 2.11 -> 3.6.0, 2.12 / 2.13 -> 3.7.1, 2.14 (SGLang 0.5.22+) -> 3.8.0.
 TRITON_PINNED = ("3.4.0", "3.5.1", "3.6.0", "3.7.1", "3.8.0", "3.9.0")
 ARCHS = (80, 86, 89, 90, 100, 120, 121)
 # (E, N, K) of real MoE layers at common TP: the up GEMM is [E, 2N, K], the down GEMM [E, K, N].
@@ -96,7 +97,7 @@ def extend_case(rng: random.Random, edge: bool = False) -> dict[str, Any]:
     big = lq > 256 or lv > 256
     sizes = ((16, 32, 64) if big else (16, 32, 64, 128)) if edge else ((32, 64) if big else (32, 64, 128))
     params = {"lq": lq, "lv": lv, "block_m": rng.choice(sizes), "block_n": rng.choice(sizes),
-              "num_warps": rng.choice((4, 8)), "num_stages": 2 if edge else 1,
+              "num_warps": rng.choice((4, 8)), "num_stages": 1,
               "kv_dtype": kv_dtype, "kv_group": rng.choice((1, 1, 4, 8)),
               "custom_mask": rng.random() < 0.2, "sliding_window": rng.choice((0, 0, 0, 4096)),
               "logit_cap": rng.choice((0.0, 0.0, 30.0)), "sinks": rng.random() < 0.2}
@@ -111,7 +112,8 @@ def decode_case(rng: random.Random, edge: bool = False) -> dict[str, Any]:
     lk, lv = rng.choice(HEADS if grouped else HEADS[1:])
     kv_dtype = rng.choice(("bf16", "bf16", "fp8"))
     if edge:
-        block_n, block_h, warps, stages = rng.choice((16, 32, 64)), rng.choice((16, 32)), rng.choice((2, 4, 8)), 3
+        block_n, block_h = rng.choice((16, 32, 64)), rng.choice((16, 32))
+        warps, stages = rng.choice((2, 4, 8)), rng.choice((1, 2))
     elif grouped:
         block_n, block_h, warps, stages = rng.choice((16, 32, 64)), 16, rng.choice((2, 4, 4)), rng.choice((1, 2, 2))
     else:
@@ -127,7 +129,7 @@ def prefill_case(rng: random.Random, edge: bool = False) -> dict[str, Any]:
     dtype = rng.choice(("bf16", "bf16", "fp16", "fp32"))
     params = {"head_dim": rng.choice((64, 72, 80, 96, 128, 256)),
               "block": rng.choice((32, 64, 128) if edge else (64, 128)),
-              "num_warps": rng.choice((4, 8)), "num_stages": 2 if edge else 1, "dtype": dtype}
+              "num_warps": rng.choice((4, 8)), "num_stages": 1, "dtype": dtype}
     return {"kernel": "prefill_attention", "cc": rng.choice(ARCHS), "params": params,
             "family": "prefill", "mode": dtype}
 

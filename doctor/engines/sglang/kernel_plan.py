@@ -22,9 +22,11 @@ from doctor.kernels import decode_attention_smem, extend_attention_smem, fused_m
 from doctor.kernels.check import KernelCheck
 from doctor.kernels.moe_tuned import launch_config, load_configs
 
-# The Triton SGLang's torch pin brings (sglang.md §7); used when no Triton is installed.
-TRITON_PINS = ((Version("0.5.23"), "3.8.0"), (Version("0.5.18"), "3.7.1"), (Version("0.5.11"), "3.6.0"),
-               (Version("0.0"), "3.5.1"))
+# The Triton that the torch pinned by SGLang's wheel requires (Requires-Dist torch==: 2.8.0 up to 0.5.5.post3,
+# 2.9.1 from 0.5.6, 2.11.0 from 0.5.11, 2.13.0 from 0.5.18, 2.14.1 from 0.5.22; each torch's own triton pin);
+# used when no Triton is installed.
+TRITON_PINS = ((Version("0.5.22"), "3.8.0"), (Version("0.5.18"), "3.7.1"), (Version("0.5.11"), "3.6.0"),
+               (Version("0.5.6"), "3.5.1"), (Version("0.0"), "3.4.0"))
 # SM12x tuned files shipped in the wheels (sglang.md §3), for what-if versions that are not installed.
 SHIPPED_SM12X = (
     (Version("0.5.8"), "triton_3_5_1",
