@@ -27,6 +27,7 @@ from . import triton_layouts as tl
 from .alloc import Buffer, allocate, nvmma_alignment
 from .arch import Arch, parse_arch
 from .cvt_scratch import scratch_bytes
+from .exact_launch import uses_gptq_awq
 from .fp8 import native_fp8_mma
 
 # bits per element of the A (activation) and B (weight) tiles as loaded, per fused-MoE dtype name
@@ -268,11 +269,14 @@ def fused_moe_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int,
     dtype uses the kernel's config names: bf16/fp16, fp8_w8a8, int8_w8a8, int8_w8a16, int4_w4a16.
     group_m and per_channel do not change the footprint; they are accepted so a tuned-config
     entry can be passed through as is. triton: compiler version ("3.5.1"); the newest known
-    when not given.
+    when not given. int4 weights, and int8 weights with a K group size, run `fused_moe_kernel_gptq_awq`
+    (gptq_awq_smem).
     """
     del group_m, per_channel
     if dtype not in _BITS:
         raise ValueError(f"unknown fused-MoE dtype {dtype!r}")
+    if uses_gptq_awq(dtype, list(block_shape) if block_shape else None):
+        return gptq_awq_smem(cc, dtype, block_m, block_n, block_k, num_warps, num_stages, triton=triton)
     cfg = MoeConfig(parse_arch(cc), _version(triton), dtype, block_m, block_n, block_k, num_warps,
                     num_stages, tuple(block_shape) if block_shape else None, tma, swap_ab)
     return allocate(moe_buffers(cfg))
