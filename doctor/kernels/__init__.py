@@ -5,7 +5,8 @@ Importing this package never imports torch or triton; only exact mode's worker s
 """
 
 from .arch import arch_name, parse_arch, smem_limit
-from .attention_smem import decode_attention_smem, extend_attention_smem, prefill_attention_smem
+from .attention_smem import extend_attention_smem, prefill_attention_smem
+from .decode_smem import decode_attention_smem
 from .estimate import analytic, result
 from .moe_configs import check_moe_config_file, generate_safe_moe_config
 from .moe_smem import fused_moe_smem
