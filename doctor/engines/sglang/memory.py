@@ -31,23 +31,25 @@ MiB = 1 << 20
 # - the CUDA context plus what the driver holds back from the board: 0.73 GiB + 0.33 % of the board, the
 #   least-squares line through the single-process figures (L4 0.73, RTX 4090 0.83, RTX PRO 6000 1.19,
 #   H200 1.10 and 1.19 GiB; sglang#3419, sglang#40558, sglang#4826, sglang PR #11716, llms-in-clouds L4 log);
-# - `init_torch_distributed` ("Init torch distributed ends. mem usage=X GB"), fitted per peer rank: NCCL
-#   keeps buffers per connection, in device memory with the P2P transport NVLink uses and in host memory with
-#   the SHM transport PCIe boards without P2P fall back to, hence the smaller PCIe figure: 0.28 GiB
-#   a peer over NVLink (PR #11716: 2.01 GiB on 8x H200 less the custom all-reduce buffers, / 7 peers) and
-#   0.10 GiB a peer over PCIe (least squares through 0.26 and 0.18 GiB at TP2, sglang#16920 and
-#   xorbitsai/inference#3373, and 0.13 and 0.39 GiB at TP4, the L4 log and sglang#40558).
+# - `init_torch_distributed` ("Init torch distributed ends. mem usage=X GB"), which the logs show does not
+#   grow with the world size: 0.13-0.39 GiB over PCIe at TP2 and TP4 (sglang#16920, xorbitsai/inference#3373,
+#   the L4 log, sglang#40558; their mean, 0.24 GiB) and 2.01 GiB over NVLink at TP8 (PR #11716, custom
+#   all-reduce's buffers included). NCCL's buffers sit in device memory with the P2P transport NVLink uses
+#   and in host memory with the SHM transport PCIe boards without P2P fall back to, hence the gap. One NVLink
+#   log cannot tell a flat term from one per peer; the flat one is kept because vllm#21348 (SGLang, 4x H100,
+#   TP4) needs 2.7 GiB gone before load to print its 367,404 KV tokens with the weights this planner computes:
+#   per peer the model would say 1.9 GiB (KV +4.6 %), flat 3.0 GiB (KV -1.9 %).
 # SGLang leaves NVLS off unless --enable-nccl-nvls (0.5.9 entrypoints/engine.py `_set_envs_and_config`
 # sets NCCL_NVLS_ENABLE=0), so NVLink SHARP buffers are not part of it. Unified memory (GB10) is measured
 # from the host's available memory instead (utils/common.py `get_available_gpu_memory`, `is_integrated`);
 # the same estimate stands in for it.
 CONTEXT_BASE_BYTES = int(0.73 * GiB)
 CONTEXT_SHARE_OF_BOARD = 0.0033
-NCCL_PER_PEER_BYTES = {True: int(0.28 * GiB), False: int(0.10 * GiB)}  # over NVLink, over PCIe
 # custom_all_reduce.py (0.5.9, `CustomAllreduce.__init__`): meta (meta_size + max_size), the registered IPC
 # buffer and rank_data, each max_size = _MAX_CAR_SIZE = 8 MiB on CUDA.
 CUSTOM_ALL_REDUCE_BYTES = 3 * 8 * MiB
 CUSTOM_ALL_REDUCE_WORLD_SIZES = (2, 4, 6, 8)  # `CustomAllreduce._SUPPORTED_WORLD_SIZES`
+NCCL_BYTES = {True: int(2.01 * GiB) - CUSTOM_ALL_REDUCE_BYTES, False: int(0.24 * GiB)}  # over NVLink, over PCIe
 
 # ReqToTokenPool: int32 [max_num_reqs, context_len + 4], allocated after the KV budget is profiled
 # but before the KV pool, so it is not part of the budget: it comes out of the reserved share.
@@ -144,7 +146,7 @@ def distributed_init_bytes(world_size: int, nvlink: bool | None = None, custom_a
     nvlink = True if nvlink is None else nvlink
     if custom_all_reduce is None:
         custom_all_reduce = custom_all_reduce_on(world_size, nvlink)
-    return NCCL_PER_PEER_BYTES[nvlink] * (world_size - 1) + (CUSTOM_ALL_REDUCE_BYTES if custom_all_reduce else 0)
+    return NCCL_BYTES[nvlink] + (CUSTOM_ALL_REDUCE_BYTES if custom_all_reduce else 0)
 
 
 def preload_overhead_bytes(total_bytes: int, world_size: int, nvlink: bool | None = None,
