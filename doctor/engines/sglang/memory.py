@@ -219,11 +219,12 @@ class SGLangMemory(MemoryModel):
         return preload_free_bytes(total_bytes, world_size, unified_memory)
 
     def preload_free_with(self, total_bytes: int, world_size: int, unified_memory: bool, comm: Comm | None) -> int:
-        """The distributed term depends on the link and on custom all-reduce; without `comm`, NVLink."""
+        """The distributed term depends on the link and on custom all-reduce. Any NVLink group (a TP group on
+        NVLink inside nodes joined by a network, too) takes NVLink's figure; no link known, the same."""
         if comm is None:
             return self.preload_free(total_bytes, world_size, unified_memory)
         links = [link for link in (comm.tp_link, comm.pp_link) if link]
-        nvlink = bool(links) and all(link == "NV" for link in links)
+        nvlink = "NV" in links if links else None
         return preload_free_bytes(total_bytes, world_size, unified_memory, nvlink, comm.custom_all_reduce)
 
     def kv_budget(self, preload_free: int, weights: int, settings: dict[str, Any]) -> int:

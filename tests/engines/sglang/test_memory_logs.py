@@ -165,3 +165,14 @@ def old_token_shift(plan, entry: dict) -> int:
     """Tokens the old constants would not have had: the overhead difference x mem_fraction_static / cell."""
     extra = (old_overhead_gib(entry) - predicted_overhead_gib(entry)) * GiB
     return int(extra * entry["deployment"]["mem_fraction_static"]) // plan.kv_bytes_per_token
+
+
+@pytest.mark.parametrize("profile, nvlink", [("rtx-pro-6000-x8", False), ("h100-sxm-x8", True)])
+def test_the_planner_hands_the_layouts_link_to_the_model(profile, nvlink):
+    facts = load_profile(profile)
+    model = load_model("meta-llama/Llama-3.1-8B-Instruct", {}, offline=True)
+    plan = plan_layout(facts, model, Layout(8, 1), PlanRequest(SGLangMemory("0.5.9")))
+    total = facts.gpus[0].memory_total_bytes
+    expected = total - preload_overhead_bytes(total, 8, nvlink, plan.comm["custom_all_reduce"])
+    assert plan.memory["preload_free_bytes"] == expected
+    assert plan.comm["custom_all_reduce"] is nvlink  # SGLang's rule: past two GPUs only on full NVLink
