@@ -25,15 +25,19 @@ from doctor.kernels.moe_tuned import launch_config, load_configs
 # The Triton SGLang's torch pin brings (sglang.md §7); used when no Triton is installed.
 TRITON_PINS = ((Version("0.5.23"), "3.8.0"), (Version("0.5.18"), "3.7.1"), (Version("0.5.11"), "3.6.0"),
                (Version("0.0"), "3.5.1"))
-# SM12x tuned files shipped in the wheels (sglang.md §3), for what-if versions that are not installed.
+# SM12x tuned MoE configs each release's wheel ships (first release, triton dir, file), for what-if versions that
+# are not installed; tests/tools/test_sglang_facts_data.py checks this against every wheel read by
+# tools/sglang_facts.py.
+_MAXQ = "device_name=NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition"
+_SERVER = "device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition"
 SHIPPED_SM12X = (
-    (Version("0.5.8"), "triton_3_5_1",
-     "E=161,N=192,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition,dtype=fp8_w8a8,"
-     "per_channel_quant=True.json"),
-    (Version("0.5.8"), "triton_3_5_1",
-     "E=161,N=192,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition.json"),
+    (Version("0.5.1"), "triton_3_4_0", f"E=129,N=352,{_MAXQ},dtype=fp8_w8a8.json"),
+    (Version("0.5.1"), "triton_3_4_0", f"E=161,N=384,{_MAXQ},dtype=fp8_w8a8.json"),
+    (Version("0.5.8"), "triton_3_5_1", f"E=161,N=192,{_MAXQ},dtype=fp8_w8a8,per_channel_quant=True.json"),
+    (Version("0.5.8"), "triton_3_5_1", f"E=161,N=192,{_MAXQ}.json"),
+    (Version("0.5.13"), "triton_3_6_0", f"E=256,N=512,{_SERVER}.json"),
+    (Version("0.5.13"), "triton_3_6_0", f"E=256,N=512,{_SERVER}_down.json"),
     (Version("0.5.14"), "triton_3_6_0", "E=128,N=768,device_name=NVIDIA_GB10,dtype=fp8_w8a8.json"),
-    (Version("0.5.23"), "triton_3_6_0", "E=256,N=512,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition.json"),
 )
 MOE_DTYPES = {"bf16": None, "fp16": None, "fp8-channel": "fp8_w8a8", "fp8-tensor": "fp8_w8a8",
               "fp8-block": "fp8_w8a8", "int8-w8a8": "int8_w8a8", "int8-w8a16": "int8_w8a16"}
