@@ -16,6 +16,7 @@ The tensor-core path decides the shapes (`mma_kind`); layout conversions are siz
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from . import layouts as ll
@@ -240,6 +241,7 @@ def _one_stage(kernel: str, num_stages: int) -> None:
                          f"{num_stages}) is not modelled: compile it with --exact")
 
 
+@functools.lru_cache(maxsize=4096)
 def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, block_n: int,
                           num_warps: int, num_stages: int = 1, kv_dtype: str = "bf16",
                           kv_group: int = 1, custom_mask: bool = False,
@@ -283,6 +285,7 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
     return allocate(t.buffers)
 
 
+@functools.lru_cache(maxsize=4096)
 def prefill_attention_smem(cc: str | int | Arch, head_dim: int, block: int, num_warps: int,
                            num_stages: int = 1, dtype: str = "bf16", triton: str | None = None) -> int:
     """Bytes of shared memory of `context_attention_fwd`'s kernel (vision / prefill attention)."""

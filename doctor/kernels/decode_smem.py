@@ -4,6 +4,8 @@ attention_smem."""
 
 from __future__ import annotations
 
+import functools
+
 from . import layouts as ll
 from . import triton_layouts as tl
 from .alloc import allocate
@@ -24,6 +26,7 @@ from .moe_smem import _version
 from .reduce_scratch import reduce_scratch_bytes
 
 
+@functools.lru_cache(maxsize=4096)
 def decode_attention_smem(cc: str | int | Arch, lk: int, lv: int, block_n: int, block_h: int,
                           num_warps: int, num_stages: int, kv_dtype: str = "bf16",
                           grouped: bool = True, triton: str | None = None,

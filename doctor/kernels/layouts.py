@@ -13,6 +13,7 @@ Only power-of-two shapes and single-CTA layouts occur in the kernels modelled he
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 Basis = tuple[int, ...]
@@ -116,6 +117,7 @@ def with_shape(cta: Layout, shape: tuple[int, ...]) -> Layout:
     return transpose_outs(cta, names)
 
 
+@functools.lru_cache(maxsize=4096)
 def blocked(shape: tuple[int, ...], spt: tuple[int, ...], tpw: tuple[int, ...], wpc: tuple[int, ...],
             order: tuple[int, ...]) -> Layout:
     cta = product(product(identity_nd("register", spt, order), identity_nd("lane", tpw, order)),
@@ -134,6 +136,7 @@ def _mma_tile(m: int, n: int, order: tuple[int, ...]) -> Layout:
     return tile
 
 
+@functools.lru_cache(maxsize=4096)
 def mma(shape: tuple[int, int], warps: tuple[int, int], version: int = 2, instr_n: int = 8) -> Layout:
     """NVIDIA MMA accumulator: v2 (mma.sync, 16x8 tiles) or v3 (wgmma, 16 x instr_n per warp)."""
     tile = _mma_tile(16, instr_n if version == 3 else 8, (1, 0))

@@ -20,6 +20,7 @@ Sizes of conversions come from `cvt_scratch` (Triton's swizzled conversion); pla
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from . import layouts as ll
@@ -277,9 +278,14 @@ def fused_moe_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int,
         raise ValueError(f"unknown fused-MoE dtype {dtype!r}")
     if uses_gptq_awq(dtype, list(block_shape) if block_shape else None):
         return gptq_awq_smem(cc, dtype, block_m, block_n, block_k, num_warps, num_stages, triton=triton)
-    cfg = MoeConfig(parse_arch(cc), _version(triton), dtype, block_m, block_n, block_k, num_warps,
-                    num_stages, tuple(block_shape) if block_shape else None, tma, swap_ab)
-    return allocate(moe_buffers(cfg))
+    return _fused_moe_bytes(parse_arch(cc), _version(triton), dtype, block_m, block_n, block_k, num_warps,
+                            num_stages, tuple(block_shape) if block_shape else None, tma, swap_ab)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fused_moe_bytes(*config: object) -> int:
+    """Tuned-config files repeat entries and every check sizes them again: computed once per process."""
+    return allocate(moe_buffers(MoeConfig(*config)))
 
 
 def gptq_awq_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int, block_k: int,

@@ -49,6 +49,7 @@ MEASURED_3_4 = [
 
 
 def _layout(spec: dict, shape: tuple[int, ...]) -> ll.Layout:
+    shape = tuple(shape)
     if spec["kind"] == "blocked":
         return ll.blocked(shape, tuple(spec["spt"]), tuple(spec["tpw"]), tuple(spec["wpc"]), tuple(spec["order"]))
     return ll.mma(shape, tuple(spec["warps"]), spec["version"], spec["instr_n"])
