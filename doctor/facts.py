@@ -153,6 +153,15 @@ class Quantization:
     ignored: tuple[str, ...] = ()
     kv_cache_dtype: str | None = None
     source: str | None = None
+    expert_scheme: str | None = None  # the routed experts' scheme where it differs (DeepSeek-V4: mxfp4)
+
+    def for_experts(self) -> Quantization:
+        """How the routed experts are stored: the checkpoint's scheme unless `expert_scheme` says otherwise."""
+        if not self.expert_scheme or self.expert_scheme == self.scheme:
+            return self
+        group = 32 if self.expert_scheme == "mxfp4" else None
+        return dataclasses.replace(self, scheme=self.expert_scheme, bits=4 if group else None, group_size=group,
+                                   block_shape=None, expert_scheme=None)
 
 
 @dataclass(frozen=True)

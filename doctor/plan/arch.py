@@ -55,7 +55,9 @@ def raw_text_config(model: Model) -> dict[str, Any]:
 
 def _q(model: Model, kind: str) -> Quantization | None:
     q = model.quantization
-    return q if kind in q.quantized else None
+    if kind not in q.quantized:
+        return None
+    return q.for_experts() if kind == "routed_experts" else q
 
 
 def _int(cfg: dict[str, Any], key: str, default: int) -> int:

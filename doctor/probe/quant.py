@@ -7,6 +7,7 @@ inside `text_config`), or ModelOpt's hf_quant_config.json.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import re
@@ -27,6 +28,29 @@ MODULE_KINDS = {
 
 
 def normalise_quantization(config: dict[str, Any], hf_quant: dict[str, Any] | None, dtype: str) -> Quantization:
+    q = _normalise(config, hf_quant, dtype)
+    expert = _expert_dtype(config)
+    return dataclasses.replace(q, expert_scheme=expert) if expert and expert != q.scheme else q
+
+
+# DeepSeek-V4 stores the routed experts in FP4 and everything else FP8 block: `expert_dtype` "fp4" is MXFP4
+# (e2m1 values, a ue8m0 scale per 32), "fp8" the checkpoint's FP8 block; vLLM reads a missing value as "fp4"
+# (DeepseekV4FP8Config, https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/deepseek_v4.py).
+EXPERT_DTYPES = {"fp4": "mxfp4", "mxfp4": "mxfp4"}
+
+
+def _expert_dtype(config: dict[str, Any]) -> str | None:
+    value = config.get("expert_dtype")
+    if value is None and config.get("model_type") == "deepseek_v4":
+        value = "fp4"
+    if value is None or not isinstance(config.get("quantization_config"), dict):
+        return None
+    if not isinstance(value, str):
+        raise InputError("config.json: expert_dtype must be a string")
+    return EXPERT_DTYPES.get(value.lower())
+
+
+def _normalise(config: dict[str, Any], hf_quant: dict[str, Any] | None, dtype: str) -> Quantization:
     qc = config.get("quantization_config")
     if hf_quant is not None and isinstance(hf_quant.get("quantization"), dict):
         return _modelopt(hf_quant["quantization"], "hf_quant_config.json")

@@ -174,7 +174,8 @@ def moe_kernels(target: Target) -> tuple[list[KernelCheck], list[str]]:
     model = target.model
     if model.moe is None:
         return [], []
-    scheme = model.quantization.scheme
+    experts = model.quantization.for_experts()
+    scheme = experts.scheme
     if scheme not in MOE_DTYPES:
         runner = NOT_TRITON_MOE.get(scheme, "a non-Triton runner")
         return [], [f"MoE experts ({scheme}) run on {runner}, not the Triton fused_moe kernel"]
@@ -185,7 +186,7 @@ def moe_kernels(target: Target) -> tuple[list[KernelCheck], list[str]]:
     N = model.moe.intermediate_size // max(target.tp // ep, 1)
     K = model.hidden_size
     per_channel = scheme == "fp8-channel"
-    block = list(model.quantization.block_shape) if scheme == "fp8-block" and model.quantization.block_shape else None
+    block = list(experts.block_shape) if scheme == "fp8-block" and experts.block_shape else None
     shape = {"E": E, "N": N, "K": K, "dtype": dtype or "bf16", "per_channel": per_channel, "block_shape": block,
              "top_k": model.moe.top_k}
     lookup = _config_lookup(target, E, N, dtype, block, per_channel)

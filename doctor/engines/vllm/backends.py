@@ -142,7 +142,7 @@ def moe_backend(run: EngineRun) -> Choice | None:
     forced = run.launch.get("moe_backend")
     if forced and "--moe-backend" in facts["flags"]:
         return Choice(str(forced).lower().replace("-", "_"), "--moe-backend")
-    scheme = model.quantization.scheme
+    scheme = model.quantization.for_experts().scheme
     if scheme in MARLIN_MOE:
         return Choice("marlin", f"vLLM {facts['version']}: {scheme} experts on SM12x")
     if scheme == "nvfp4":

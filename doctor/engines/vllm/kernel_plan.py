@@ -34,10 +34,11 @@ def moe_shape(run: EngineRun) -> dict[str, Any]:
     """E, N, K as vLLM names the config file: N is the experts' intermediate size per rank."""
     model = run.facts.model
     assert model is not None and model.moe is not None
-    scheme = model.quantization.scheme
+    experts = model.quantization.for_experts()
+    scheme = experts.scheme
     ep = int(run.launch.get("ep") or 1)  # type: ignore[call-overload]
     expert_tp = 1 if ep > 1 else run.tp
-    block = list(model.quantization.block_shape) if scheme == "fp8-block" and model.quantization.block_shape else None
+    block = list(experts.block_shape) if scheme == "fp8-block" and experts.block_shape else None
     return {"E": model.moe.routed_experts // ep, "N": model.moe.intermediate_size // max(expert_tp, 1),
             "K": model.hidden_size, "dtype": TRITON_MOE_DTYPE.get(scheme), "block_shape": block,
             "per_channel": scheme == "fp8-channel", "top_k": model.moe.top_k}

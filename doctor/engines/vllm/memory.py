@@ -168,7 +168,7 @@ class VLLMMemory(MemoryModel):
 
     def weights_bytes(self, rank: RankWeights, model: Model, layout: LayoutShape) -> int:
         experts = rank.by_kind.get("routed_experts", 0)
-        if not experts or model.moe is None or model.quantization.scheme != "mxfp4":
+        if not experts or model.moe is None or model.quantization.for_experts().scheme != "mxfp4":
             return rank.bytes
         marlin = self.capability[0] == 12 or self.capability < (9, 0) or \
             (self.capability[0] in (9, 10) and Version(self.release) < Version("0.11.0"))
