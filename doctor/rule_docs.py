@@ -40,6 +40,35 @@ def describe(condition: dict[str, Any]) -> str:
     return f"{condition['fact']} {OPERATORS[op]} {condition[op]}"
 
 
+# facts the engines derive per release from the data read out of their wheels
+PER_RELEASE_FACTS = ("vllm.", "sglang.", "trtllm.", "llama_cpp.", "engine.")
+
+
+def versions(rule: Rule) -> str:
+    """The releases a rule is about: its version conditions (none: any release), the per-release facts it reads,
+    and its fixes' `versions`."""
+    ranges: list[str] = []
+    derived: list[str] = []
+
+    def walk(conditions: Sequence[dict[str, Any]]) -> None:
+        for c in conditions:
+            if "any" in c:
+                walk(c["any"])
+            elif "version" in c:
+                ranges.append(f"`{c['fact']} {c['version']}`")
+            elif str(c.get("fact", "")).startswith(PER_RELEASE_FACTS):
+                derived.append(f"`{c['fact']}`")
+
+    walk(rule.when)
+    text = ", ".join(dict.fromkeys(ranges)) if ranges else "any release (no condition names a version)"
+    if derived:
+        text += "; decided per release from the data read out of the wheels: " + ", ".join(dict.fromkeys(derived))
+    fixes = [f"{f['engine']} `{f['versions']}`" for f in rule.fixes if f.get("versions")]
+    if fixes:
+        text += "; the fix differs per release: " + ", ".join(dict.fromkeys(fixes))
+    return text
+
+
 def fix_detail(value: Any) -> str:
     if isinstance(value, list):
         return " ".join(str(v) for v in value)
@@ -70,6 +99,7 @@ def rule_page(rule: Rule) -> str:
              GENERATED.format(source=rule.source), "", "## What it detects", "", rule.summary, "",
              "It fires when " + "; and ".join(f"`{describe(c)}`" for c in rule.when)
              + (f", for each entry of `{rule.for_each}`" if rule.for_each else "") + ".", "",
+             f"Versions: {versions(rule)}.", "",
              "## Why", "", rule.why.strip(), "", "## Fix", ""]
     lines += [*_fixes(rule), "", "## Safety", "", *_safety(rule), "", "## Example", "", *_example(rule)]
     lines += ["", "## Sources", "", *(f"- {_link(ref)}" for ref in rule.references)]

@@ -54,3 +54,13 @@ def test_the_generator_script_checks_staleness():
     result = subprocess.run([sys.executable, str(REPO / "tools" / "gen_rule_docs.py"), "--check"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_every_page_states_the_releases_its_rule_is_about():
+    from doctor.rule_docs import rule_page
+    from doctor.rules import load_rules
+
+    rules = {r.id: r for r in load_rules()}
+    assert all("\nVersions: " in rule_page(r) for r in rules.values())
+    assert "Versions: `lib.vllm.version <0.9.2`." in rule_page(rules["VLLM001"])
+    assert "the fix differs per release: vllm `<0.11`" in rule_page(rules["VLLM006"])
