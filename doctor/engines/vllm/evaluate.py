@@ -13,6 +13,9 @@ from functools import total_ordering
 from typing import Any
 
 ENUM_CLASSES = ("AttentionBackendEnum", "_Backend", "AttentionBackend")
+# A scope key: a callable given each expression the evaluator cannot answer; it answers it or raises NotStatic
+# (doctor/engines/vllm/wheelfacts/explore.py uses it to walk every branch of a gate that asks the runtime).
+UNKNOWN = "__unknown__"
 
 
 class NotStatic(Exception):
@@ -137,6 +140,15 @@ def _list_method(call: ast.Call, scope: dict[str, Any]) -> bool:
 
 
 def _eval(node: ast.expr, scope: dict[str, Any]) -> Any:
+    try:
+        return _eval_node(node, scope)
+    except NotStatic:
+        if UNKNOWN not in scope:
+            raise
+        return scope[UNKNOWN](node)
+
+
+def _eval_node(node: ast.expr, scope: dict[str, Any]) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):
