@@ -18,9 +18,14 @@ from doctor.engines.vllm.wheelfacts.source import WheelSource, module_of
 
 MAX_QUESTIONS = 8  # a gate asking more is recorded as unknown rather than walked (2**8 runs at most)
 MAX_DEPTH = 3  # helper functions followed into helper functions
+PLATFORM_FILE = "vllm/platforms/cuda.py"
+CUSTOM_OPS = "vllm/_custom_ops.py"  # its gates hand the question to torch.ops._C
+PLATFORM_CLASSES = ("NvmlCudaPlatform", "CudaPlatformBase", "CudaPlatform")
 
 
-class _Ask(Exception):  # noqa: N818 - control flow, not an error: the walk needs an answer to this question
+class _Ask(Exception):
+    """Control flow: the walk needs an answer to this question before it can go on."""
+
     def __init__(self, key: str) -> None:
         self.key = key
 
@@ -44,13 +49,17 @@ def platform(capability: Capability) -> Stub:
 
 
 def kind_of(key: str, nested: tuple[str, ...] = ()) -> str:
-    """What decides a question: the compiled extension, an env var, an installed package, or the runtime."""
+    """What decides a question: the compiled extension, an env var, an installed package, the runtime (the
+    layer, a device property), or for a helper the kinds of the questions inside it ("env+installed")."""
+    callee = key.split("(")[0]
     if key.startswith("envs."):
         return "env"
-    if "ops." in key or (nested and all(k == "compiled" for k in nested)):
+    if "ops." in callee:
         return "compiled"
-    if key.startswith(("has_", "is_flashinfer", "flashinfer")) or "has_" in key.split("(")[0]:
+    if callee.rpartition(".")[2].startswith("has_"):
         return "installed"
+    if nested:
+        return "+".join(sorted(set("+".join(nested).split("+"))))
     return "runtime"
 
 
@@ -58,6 +67,7 @@ def kind_of(key: str, nested: tuple[str, ...] = ()) -> str:
 class Explorer:
     source: WheelSource
     capability: Capability
+    env_defaults: dict[str, Any] = field(default_factory=dict)  # name -> the release's default (a string)
     kinds: dict[str, str] = field(default_factory=dict)
 
     def function(self, path: str, function: ast.FunctionDef, bindings: dict[str, Any], depth: int = 0) -> Any:
@@ -87,33 +97,46 @@ class Explorer:
             return
         except NotStatic as exc:
             value = f"unknown: {exc}"
-        leaves.append((dict(assign), _plain(value)))
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
+            value = f"unknown: {type(exc).__name__}"  # a walked answer the code cannot use (a bool as a shape)
+        leaves.append((dict(assign), value))
 
     def _question(self, path: str, node: ast.expr, bases: set[int], assign: dict[str, bool], depth: int) -> Any:
-        if id(node) in bases or not isinstance(node, ast.Name | ast.Attribute | ast.Call):
-            raise NotStatic(f"expression {ast.unparse(node)[:60]!r}")
         key = ast.unparse(node)
+        if isinstance(node, ast.Attribute) and key.startswith("envs.") and \
+                not is_switch(self.env_defaults.get(key[5:], "0")):
+            return self.env_defaults.get(key[5:])  # a string-valued variable: its default (None: unset)
+        if id(node) in bases or not isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Compare):
+            raise NotStatic(f"expression {ast.unparse(node)[:60]!r}")
         if key in assign:
             return assign[key]
-        followed = self._follow(path, node, depth)
+        followed = None if kind_of(key) == "installed" else self._follow(path, node, depth)
         if followed is not None and "value" in followed:
             return followed["value"]
         nested = tuple(self.kinds.get(k, kind_of(k)) for case in (followed or {}).get("cases", ())
                        for k in case["when"])
-        self.kinds[key] = kind_of(key, nested)
+        self.kinds[key] = "compiled" if path == CUSTOM_OPS else kind_of(key, nested)
         raise _Ask(key)
 
     def _follow(self, path: str, node: ast.expr, depth: int) -> Any:
         """A helper's own answer when `node` calls a parameterless function or names a module constant."""
         if depth >= MAX_DEPTH:
             return None
-        name = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args \
+        method = self._platform_method(node)
+        if method is not None:
+            try:
+                return self.function(PLATFORM_FILE, method, {"cls": platform(self.capability)}, depth + 1)
+            except NotStatic:
+                return None
+        name = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
             else node.id if isinstance(node, ast.Name) else None
         found = self.source.lookup(module_of(path), name) if name else None
         if found is None:
             return None
         try:
-            if isinstance(node, ast.Call) and isinstance(found.node, ast.FunctionDef) and not _required(found.node):
+            if isinstance(node, ast.Call) and isinstance(found.node, ast.FunctionDef):
+                # its parameters stay questions: a helper that says no on this GPU whatever it is given
+                # (`should_use_deepgemm` asks for capability 9.0 first) answers for its caller
                 return self.function(found.path, found.node, {}, depth + 1)
             if isinstance(found.node, ast.Assign) and isinstance(found.node.value, ast.Call):
                 return self.expression(found.path, found.node.value, None, depth + 1)
@@ -121,29 +144,55 @@ class Explorer:
             return None
         return None
 
+    def _platform_method(self, node: ast.expr) -> ast.FunctionDef | None:
+        """`current_platform.support_deep_gemm()`: the CUDA platform's own classmethod."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "current_platform"):
+            return None
+        for cls in PLATFORM_CLASSES:
+            found = self.source.function(PLATFORM_FILE, node.func.attr, cls)
+            if found is not None:
+                return found
+        return None
+
     def _answer(self, leaves: list[tuple[dict[str, bool], Any]]) -> dict[str, Any]:
-        values = {repr(v) for _, v in leaves}
-        if len(values) == 1:
-            return {"value": leaves[0][1]}
-        asked = list(dict.fromkeys(k for when, _ in leaves for k in when))
+        plain = [(when, _plain(value), _reason(value)) for when, value in leaves]
+        if len({repr(v) for _, v, _ in plain}) == 1:
+            reasons = sorted({r for _, _, r in plain if r})
+            return {"value": plain[0][1], **({"why": "; ".join(reasons)} if reasons else {})}
+        asked = list(dict.fromkeys(k for when, _, _ in plain for k in when))
         return {"asks": {k: self.kinds.get(k, kind_of(k)) for k in asked},
-                "cases": [{"when": when, "value": value} for when, value in leaves]}
+                "cases": [{"when": when, "value": value} for when, value, _ in plain]}
 
 
-def _required(function: ast.FunctionDef) -> int:
-    args = [a for a in function.args.args if a.arg not in ("self", "cls")]
-    return len(args) - len(function.args.defaults)
+def is_switch(default: Any) -> bool:
+    """An on/off environment variable: both answers are walked (a valued one is read at its default)."""
+    return str(default).lower() in ("0", "1", "true", "false")
 
 
 def _bases(function: ast.FunctionDef) -> set[int]:
-    """Nodes that are the object of an attribute or the callee of a call: the question is the larger node."""
+    """Nodes never asked as a yes/no question: the object of an attribute, the callee or an argument of a
+    call, an operand of a comparison, arithmetic or subscript. The question is the larger node (a comparison
+    is asked whole: `find_spec("flashinfer") is None`), so a walked True never stands for a shape or a dtype."""
     out: set[int] = set()
     for node in ast.walk(function):
         if isinstance(node, ast.Attribute):
             out.add(id(node.value))
         elif isinstance(node, ast.Call):
-            out.add(id(node.func))
+            out.update(id(n) for n in (node.func, *node.args, *(k.value for k in node.keywords)))
+        elif isinstance(node, ast.Compare):
+            out.update(id(n) for n in (node.left, *node.comparators))
+        elif isinstance(node, ast.BinOp):
+            out.update((id(node.left), id(node.right)))
+        elif isinstance(node, ast.Subscript):
+            out.update((id(node.value), id(node.slice)))
+        elif isinstance(node, ast.FormattedValue):
+            out.add(id(node.value))
     return out
+
+
+def _reason(value: Any) -> str | None:
+    return value[1] if isinstance(value, tuple) and len(value) > 1 and isinstance(value[1], str) else None
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,114 @@
+"""Which kernel vLLM runs for a model's dense (non-MoE) linear layers on SM12x, per release and quantization
+scheme, from the candidates the wheel facts keep (doctor/engines/vllm/data, section `gemm`, written by
+doctor/engines/vllm/wheelfacts/gemm.py): the first candidate whose gate holds on this capability wins. A gate
+that only the running system answers stays a condition in the answer, named by what decides it: the
+compiled extension (`ops.cutlass_scaled_mm_supports_fp8`), an installed package (`has_flashinfer()`,
+`has_deep_gemm()`), or the layer (shape, dtype). On/off environment variables (`VLLM_USE_DEEP_GEMM`) are set
+from the user's environment, else the release's default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from doctor.engines.vllm.evaluate import Capability
+
+CAPABILITIES = {"12.0": Capability(12, 0), "12.1": Capability(12, 1)}
+# the doctor's quantization scheme (doctor.facts.Quantization.scheme) -> the data's scheme
+SCHEMES = {"fp8-tensor": "fp8", "fp8-channel": "fp8", "fp8-block": "fp8-block", "int8-w8a8": "int8-w8a8",
+           "int4-w4a16": "wna16", "gptq": "wna16", "awq": "awq", "nvfp4": "nvfp4", "mxfp4": "mxfp4"}
+UNQUANTIZED = ("bf16", "fp16", "fp32")
+
+
+@dataclass(frozen=True)
+class Depends:
+    """A gate only the running system answers: the alternatives under which it holds."""
+
+    when: tuple[str, ...]
+
+
+def truthy(value: Any) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def resolve(answer: dict[str, Any], env: dict[str, Any]) -> Any:
+    """The gate's value once the environment switches are set, or Depends on the questions left."""
+    if "value" in answer:
+        return answer["value"]
+    cases = [c for c in answer["cases"] if all(_env_agrees(key, assumed, env) for key, assumed in c["when"].items())]
+    if len({repr(c["value"]) for c in cases}) == 1:
+        return cases[0]["value"]
+    kinds = answer.get("asks", {})
+    alternatives = []
+    for case in cases:
+        if case["value"] is True:
+            terms = [f"{'' if assumed else 'not '}{key} [{kinds.get(key, 'runtime')}]"
+                     for key, assumed in case["when"].items() if not key.startswith("envs.")]
+            alternatives.append(" and ".join(terms) or "always")
+    return Depends(tuple(dict.fromkeys(alternatives)))
+
+
+def _env_agrees(key: str, assumed: bool, env: dict[str, Any]) -> bool:
+    if not key.startswith("envs.") or key[5:] not in env or env[key[5:]] is None:
+        return True
+    return truthy(env[key[5:]]) == assumed
+
+
+def choose(candidates: list[dict[str, Any]], label: str, env: dict[str, Any]) -> dict[str, Any]:
+    """The chain vLLM walks on capability `label`: candidates that depend on the system, then the first that
+    holds outright. `backend` is the first of the chain; `skipped` says why the others are passed over."""
+    chain: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for candidate in candidates:
+        if label not in candidate:
+            skipped.append(f"{candidate['backend']}: {candidate.get('answer', 'not read')}")
+            continue
+        verdict = resolve(candidate[label], env)
+        fits = candidate.get(f"fits@{label}", True)
+        where = {"file": candidate.get("file"), "line": candidate.get("line")}
+        if verdict is False or fits is False:
+            why = candidate[label].get("why") or ("can_implement refuses this GPU" if fits is False else "gate False")
+            skipped.append(f"{candidate['backend']}: {why}")
+        elif verdict is True and fits == "layer":
+            chain.append({"backend": candidate["backend"], "when": "the layer fits (can_implement)", **where})
+        elif verdict is True:
+            chain.append({"backend": candidate["backend"], "when": "always", **where})
+            break
+        elif isinstance(verdict, Depends):
+            chain.append({"backend": candidate["backend"], "when": " or ".join(verdict.when), **where})
+        else:
+            chain.append({"backend": candidate["backend"], "when": f"not modelled ({verdict})", **where})
+    if not chain:
+        return {"backend": "none", "when": "no candidate holds", "chain": [], "skipped": skipped}
+    return {"backend": chain[0]["backend"], "when": chain[0]["when"], "file": chain[0]["file"],
+            "line": chain[0]["line"], "chain": chain, "skipped": skipped}
+
+
+def scheme_of(scheme: str, method: str | None) -> str | None:
+    """The data's scheme for a checkpoint; None for an unquantized one (F.linear on cuBLAS)."""
+    if scheme == "mxfp4" and (method or "mxfp4") == "mxfp4":
+        return "mxfp4-gpt-oss"
+    return SCHEMES.get(scheme)
+
+
+def describe(pick: dict[str, Any]) -> str:
+    """`A if <cond>; else B` for a chain."""
+    parts = []
+    for link in pick["chain"]:
+        when = link["when"]
+        parts.append(link["backend"] if when.startswith("always") and not parts else
+                     f"{link['backend']} if {when}" if not when.startswith("always") else f"else {link['backend']}")
+    return "; ".join(parts) if parts else "no kernel: " + "; ".join(pick["skipped"])
+
+
+def linear_choice(facts: dict[str, Any], scheme: str, method: str | None, label: str,
+                  user_env: dict[str, str]) -> dict[str, Any] | None:
+    """The pick for this release, checkpoint and capability, with the user's environment applied."""
+    key = scheme_of(scheme, method)
+    entry = facts.get("gemm", {}).get(key or "")
+    if entry is None:
+        return None
+    env = {name: row.get("default") for name, row in facts["envs"]["table"].items()}
+    env.update({k: v for k, v in user_env.items() if k.startswith("VLLM_")})
+    pick = choose(entry["candidates"], label, env)
+    return {**pick, "scheme": key, "selector": f"{entry['file']}:{entry['line']}", "how": entry["how"]}
