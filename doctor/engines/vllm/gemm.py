@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from doctor.engines.base import EngineRun
+from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.evaluate import Capability
 
 CAPABILITIES = {"12.0": Capability(12, 0), "12.1": Capability(12, 1)}
@@ -39,13 +41,30 @@ def resolve(answer: dict[str, Any], env: dict[str, Any]) -> Any:
     if len({repr(c["value"]) for c in cases}) == 1:
         return cases[0]["value"]
     kinds = answer.get("asks", {})
-    alternatives = []
-    for case in cases:
-        if case["value"] is True:
-            terms = [f"{'' if assumed else 'not '}{key} [{kinds.get(key, 'runtime')}]"
-                     for key, assumed in case["when"].items() if not key.startswith("envs.")]
-            alternatives.append(" and ".join(terms) or "always")
+    holds = simplify([{k: v for k, v in c["when"].items() if not k.startswith("envs.")}
+                      for c in cases if c["value"] is True])
+    alternatives = [" and ".join(f"{'' if assumed else 'not '}{key} [{kinds.get(key, 'runtime')}]"
+                                 for key, assumed in when.items()) or "always" for when in holds]
     return Depends(tuple(dict.fromkeys(alternatives)))
+
+
+def simplify(whens: list[dict[str, bool]]) -> list[dict[str, bool]]:
+    """Merge alternatives that differ in one question only (it does not matter there)."""
+    whens = [dict(w) for w in whens]
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(whens):
+            for b in whens[i + 1:]:
+                differ = [k for k in a if k in b and a[k] != b[k]]
+                if a.keys() == b.keys() and len(differ) == 1:
+                    whens = [w for w in whens if w is not a and w is not b] + \
+                        [{k: v for k, v in a.items() if k != differ[0]}]
+                    merged = True
+                    break
+            if merged:
+                break
+    return whens
 
 
 def _env_agrees(key: str, assumed: bool, env: dict[str, Any]) -> bool:
@@ -105,10 +124,40 @@ def linear_choice(facts: dict[str, Any], scheme: str, method: str | None, label:
                   user_env: dict[str, str]) -> dict[str, Any] | None:
     """The pick for this release, checkpoint and capability, with the user's environment applied."""
     key = scheme_of(scheme, method)
-    entry = facts.get("gemm", {}).get(key or "")
+    entry = facts.get("gemm", {}).get("schemes", {}).get(key or "")
     if entry is None:
         return None
     env = {name: row.get("default") for name, row in facts["envs"]["table"].items()}
     env.update({k: v for k, v in user_env.items() if k.startswith("VLLM_")})
     pick = choose(entry["candidates"], label, env)
     return {**pick, "scheme": key, "selector": f"{entry['file']}:{entry['line']}", "how": entry["how"]}
+
+
+@dataclass(frozen=True)
+class LinearChoice:
+    backend: str
+    source: str
+    note: str
+    pick: dict[str, Any]
+
+
+def linear_backend(run: EngineRun) -> LinearChoice | None:
+    """The dense GEMM kernel of a quantized model's linear layers on an SM12x GPU (None: unquantized, no GPU,
+    or a GPU the data does not cover)."""
+    model = run.facts.model
+    if model is None or run.gpu is None:
+        return None
+    label = "{}.{}".format(*run.gpu.capability)
+    facts = knowledge.facts_for(run.version)
+    quant = model.quantization
+    pick = linear_choice(facts, quant.scheme, quant.method, label, dict(run.facts.env)) \
+        if label in CAPABILITIES else None
+    if pick is None:
+        return None
+    where = f"{pick['how']}, {pick['selector']}"
+    forced = run.launch.get("linear_backend")
+    if forced and "--linear-backend" in facts["flags"]:
+        return LinearChoice(str(forced), "--linear-backend", f"dense linear layers: --linear-backend {forced} "
+                            f"(automatic choice on {label}: {describe(pick)})", pick)
+    note = f"dense linear layers ({quant.scheme}, vLLM {facts['version']}, {label}): {describe(pick)} ({where})"
+    return LinearChoice(pick["backend"], f"vLLM {facts['version']} {where}", note, pick)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doctor.engines.vllm.evaluate import UNKNOWN, Capability, NotStatic, Stub, run_function
-from doctor.engines.vllm.wheelfacts.source import WheelSource, module_of
+from doctor.engines.vllm.wheelfacts.source import WheelSource, absolute_module, module_of
 
 MAX_QUESTIONS = 8  # a gate asking more is recorded as unknown rather than walked (2**8 runs at most)
 MAX_DEPTH = 3  # helper functions followed into helper functions
@@ -48,9 +48,9 @@ def platform(capability: Capability) -> Stub:
                 get_device_capability=lambda: capability)
 
 
-def kind_of(key: str, nested: tuple[str, ...] = ()) -> str:
-    """What decides a question: the compiled extension, an env var, an installed package, the runtime (the
-    layer, a device property), or for a helper the kinds of the questions inside it ("env+installed")."""
+def kind_of(key: str) -> str:
+    """What decides a question: the compiled extension, an env var, an installed package, or the runtime (the
+    layer, a device property)."""
     callee = key.split("(")[0]
     if key.startswith("envs."):
         return "env"
@@ -58,8 +58,6 @@ def kind_of(key: str, nested: tuple[str, ...] = ()) -> str:
         return "compiled"
     if callee.rpartition(".")[2].startswith("has_"):
         return "installed"
-    if nested:
-        return "+".join(sorted(set("+".join(nested).split("+"))))
     return "runtime"
 
 
@@ -69,11 +67,13 @@ class Explorer:
     capability: Capability
     env_defaults: dict[str, Any] = field(default_factory=dict)  # name -> the release's default (a string)
     kinds: dict[str, str] = field(default_factory=dict)
+    local_imports: dict[str, tuple[str, str]] = field(default_factory=dict)  # `from X import f` inside a body
 
     def function(self, path: str, function: ast.FunctionDef, bindings: dict[str, Any], depth: int = 0) -> Any:
         """The answer of `function` on this GPU: {"value": v} or {"cases": [{"when": {...}, "value": v}]}."""
         leaves: list[tuple[dict[str, bool], Any]] = []
         bases = _bases(function)
+        self.local_imports.update(_local_imports(path, function))
         self._walk(path, function, bindings, bases, {}, leaves, depth)
         return self._answer(leaves)
 
@@ -111,11 +111,9 @@ class Explorer:
         if key in assign:
             return assign[key]
         followed = None if kind_of(key) == "installed" else self._follow(path, node, depth)
-        if followed is not None and "value" in followed:
-            return followed["value"]
-        nested = tuple(self.kinds.get(k, kind_of(k)) for case in (followed or {}).get("cases", ())
-                       for k in case["when"])
-        self.kinds[key] = "compiled" if path == CUSTOM_OPS else kind_of(key, nested)
+        if followed is not None:
+            return _inline(followed, assign)
+        self.kinds[key] = "compiled" if path == CUSTOM_OPS else kind_of(key)
         raise _Ask(key)
 
     def _follow(self, path: str, node: ast.expr, depth: int) -> Any:
@@ -131,6 +129,8 @@ class Explorer:
         name = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
             else node.id if isinstance(node, ast.Name) else None
         found = self.source.lookup(module_of(path), name) if name else None
+        if found is None and name in self.local_imports:
+            found = self.source.lookup(*self.local_imports[name])
         if found is None:
             return None
         try:
@@ -165,9 +165,30 @@ class Explorer:
                 "cases": [{"when": when, "value": value} for when, value, _ in plain]}
 
 
+def _inline(answer: dict[str, Any], assign: dict[str, bool]) -> Any:
+    """A helper's answer as its own questions, asked here: `is_deep_gemm_supported()` becomes
+    `envs.VLLM_USE_DEEP_GEMM` and `has_deep_gemm()`, so the caller's cases name what really decides."""
+    if "value" in answer:
+        return answer["value"]
+    for case in answer["cases"]:
+        if all(assign.get(k, v) == v for k, v in case["when"].items()):
+            missing = [k for k in case["when"] if k not in assign]
+            if missing:
+                raise _Ask(missing[0])
+            return case["value"]
+    raise NotStatic("no case of the helper matches")
+
+
 def is_switch(default: Any) -> bool:
     """An on/off environment variable: both answers are walked (a valued one is read at its default)."""
     return str(default).lower() in ("0", "1", "true", "false")
+
+
+def _local_imports(path: str, function: ast.FunctionDef) -> dict[str, tuple[str, str]]:
+    """Names a function imports in its own body (vLLM defers imports of optional kernels this way)."""
+    module = module_of(path)
+    return {alias.asname or alias.name: (absolute_module(module, path, node), alias.name)
+            for node in ast.walk(function) if isinstance(node, ast.ImportFrom) for alias in node.names}
 
 
 def _bases(function: ast.FunctionDef) -> set[int]:

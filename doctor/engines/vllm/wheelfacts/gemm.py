@@ -29,6 +29,8 @@ MODELOPT = Q + "modelopt.py"
 CT_NVFP4 = Q + "compressed_tensors/schemes/compressed_tensors_w4a4_nvfp4.py"
 AWQ_MARLIN = Q + "awq_marlin.py"
 MXFP4 = Q + "mxfp4.py"
+COMPOSITE_PARTS = ("base_type", "fallback_type")  # BlockScaledMMLinearKernel.py: supported when both are
+KERNEL_PACKAGES = ("flashinfer", "deep-gemm", "deep_gemm", "humming", "b12x", "fbgemm")
 # scheme -> the kernel lists that serve it, newest layout first
 SCHEME_LISTS = {
     "fp8": ((LINEAR, "_POSSIBLE_FP8_KERNELS"), (SCALED, "_POSSIBLE_FP8_KERNELS")),
@@ -43,14 +45,23 @@ SCHEME_LISTS = {
 
 def gemm_facts(source: WheelSource, env_table: dict[str, Any]) -> dict[str, Any]:
     defaults = {name: entry.get("default") for name, entry in env_table.items()}
-    out: dict[str, Any] = {}
+    schemes: dict[str, Any] = {}
     for scheme, finder in SCHEMES.items():
         entry = finder(source, defaults)
         if entry is None:
             continue
         entry["chosen"] = {label: choose(entry["candidates"], label, defaults) for label in CAPABILITIES}
-        out[scheme] = entry
-    return out
+        schemes[scheme] = entry
+    return {"requires": kernel_packages(source), "schemes": schemes}
+
+
+def kernel_packages(source: WheelSource) -> list[str]:
+    """The wheel's dependencies that carry GEMM kernels (FlashInfer, DeepGEMM, ...): installed with vLLM unless
+    marked as an extra, so a `has_flashinfer()` gate usually holds."""
+    meta = next((n for n in source.names if n.endswith(".dist-info/METADATA")), None)
+    lines = source.text(meta).splitlines() if meta else []
+    return [line.split(":", 1)[1].strip() for line in lines if line.startswith("Requires-Dist:")
+            and any(word in line.lower() for word in KERNEL_PACKAGES)]
 
 
 def explorer(source: WheelSource, label: str, defaults: dict[str, Any]) -> Explorer:
@@ -116,11 +127,40 @@ def _supported(source: WheelSource, tool: Explorer, module: str, kernel: str, la
     check = _method(source, module, kernel, "is_supported")
     if check is None:
         return {"value": True} if isinstance(least, int) else {"value": "unknown: no capability check"}
+    if all(part in ast.unparse(check[1]) for part in COMPOSITE_PARTS):
+        return both(_parts(source, tool, module, kernel, label))
     stub = Stub(get_min_capability=least) if isinstance(least, int) else Stub()
     try:
         return tool.function(check[0], check[1], {"compute_capability": cap, "cls": stub})
     except NotStatic as exc:
         return {"value": f"unknown: {exc}"}
+
+
+def _parts(source: WheelSource, tool: Explorer, module: str, kernel: str, label: str) -> list[dict[str, Any]]:
+    """The answers of the kernels a composite is built from (`base_type`, `fallback_type` of the dynamic
+    block-FP8 kernels, whose `is_supported` needs both)."""
+    found = source.lookup(module, kernel)
+    out = []
+    for stmt in found.node.body if found and isinstance(found.node, ast.ClassDef) else []:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and \
+                stmt.target.id in COMPOSITE_PARTS and isinstance(stmt.value, ast.Name):
+            out.append(_supported(source, tool, module_of(found.path), stmt.value.id, label))  # type: ignore[union-attr]
+    return out
+
+
+def both(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """`a and b` over walked answers: False if either is, else every combination of their cases."""
+    for answer in answers:
+        if answer.get("value") is False:
+            return answer
+    cases: list[dict[str, Any]] = [{"when": {}, "value": True}]
+    asks: dict[str, str] = {}
+    for answer in answers:
+        asks.update(answer.get("asks", {}))
+        theirs = answer.get("cases") or [{"when": {}, "value": answer.get("value")}]
+        cases = [{"when": {**a["when"], **b["when"]}, "value": a["value"] is True and b["value"] is True}
+                 for a in cases for b in theirs]
+    return {"asks": asks, "cases": cases} if asks else {"value": all(c["value"] for c in cases)}
 
 
 def _fits(tool: Explorer, found: tuple[str, ast.FunctionDef]) -> Any:
