@@ -19,7 +19,8 @@ CAPABILITIES = {"12.0": Capability(12, 0), "12.1": Capability(12, 1)}
 # the doctor's quantization scheme (doctor.facts.Quantization.scheme) -> the data's scheme
 SCHEMES = {"fp8-tensor": "fp8", "fp8-channel": "fp8", "fp8-block": "fp8-block", "int8-w8a8": "int8-w8a8",
            "int4-w4a16": "wna16", "gptq": "wna16", "awq": "awq", "nvfp4": "nvfp4", "mxfp4": "mxfp4"}
-UNQUANTIZED = ("bf16", "fp16", "fp32")
+DENSE_ROLES = ("attention", "dense_mlp", "shared_experts")  # Quantization.quantized roles that are dense layers
+LAYER_FITS = " if the layer fits its can_implement"
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,11 @@ def choose(candidates: list[dict[str, Any]], label: str, env: dict[str, Any]) ->
     holds outright. `backend` is the first of the chain; `skipped` says why the others are passed over."""
     chain: list[dict[str, Any]] = []
     skipped: list[str] = []
+    disabled = set(str(env.get("VLLM_DISABLED_KERNELS") or "").split(","))  # the kernel choosers honour it
     for candidate in candidates:
+        if candidate["backend"] in disabled:
+            skipped.append(f"{candidate['backend']}: disabled by VLLM_DISABLED_KERNELS")
+            continue
         if label not in candidate:
             skipped.append(f"{candidate['backend']}: {candidate.get('answer', 'not read')}")
             continue
@@ -111,13 +116,21 @@ def scheme_of(scheme: str, method: str | None) -> str | None:
 
 
 def describe(pick: dict[str, Any]) -> str:
-    """`A if <cond>; else B` for a chain."""
-    parts = []
+    """`A if <cond>; else B` for a chain, with the backends after the first that holds outright (or whose
+    only condition is the layer) named, not spelled out."""
+    parts: list[str] = []
+    rest: list[str] = []
     for link in pick["chain"]:
-        when = link["when"]
-        parts.append(link["backend"] if when.startswith("always") and not parts else
-                     f"{link['backend']} if {when}" if not when.startswith("always") else f"else {link['backend']}")
-    return "; ".join(parts) if parts else "no kernel: " + "; ".join(pick["skipped"])
+        if rest or (parts and parts[-1].endswith(LAYER_FITS)):
+            rest.append(link["backend"])
+        elif link["when"] == "always":
+            parts.append(f"else {link['backend']}" if parts else link["backend"])
+        elif link["when"] == "the layer fits (can_implement)":
+            parts.append(f"{link['backend']}{LAYER_FITS}")
+        else:
+            parts.append(f"{link['backend']} if {link['when']}")
+    text = "; ".join(parts) if parts else "no kernel: " + "; ".join(pick["skipped"])
+    return text + (f" (then {', '.join(rest)})" if rest else "")
 
 
 def linear_choice(facts: dict[str, Any], scheme: str, method: str | None, label: str,
@@ -150,6 +163,8 @@ def linear_backend(run: EngineRun) -> LinearChoice | None:
     label = "{}.{}".format(*run.gpu.capability)
     facts = knowledge.facts_for(run.version)
     quant = model.quantization
+    if quant.quantized and not any(role in quant.quantized for role in DENSE_ROLES):
+        return None  # only the experts are quantized: the dense layers run unquantized
     pick = linear_choice(facts, quant.scheme, quant.method, label, dict(run.facts.env)) \
         if label in CAPABILITIES else None
     if pick is None:
