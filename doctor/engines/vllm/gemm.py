@@ -91,7 +91,9 @@ def choose(candidates: list[dict[str, Any]], label: str, env: dict[str, Any]) ->
         fits = candidate.get(f"fits@{label}", True)
         where = {"file": candidate.get("file"), "line": candidate.get("line")}
         if verdict is False or fits is False:
-            why = candidate[label].get("why") or ("can_implement refuses this GPU" if fits is False else "gate False")
+            why = candidate[label].get("why") if verdict is False else \
+                candidate.get(f"fits_why@{label}", "can_implement refuses this GPU")
+            why = why or "gate False"
             skipped.append(f"{candidate['backend']}: {why}")
         elif verdict is True and fits == "layer":
             chain.append({"backend": candidate["backend"], "when": "the layer fits (can_implement)", **where})

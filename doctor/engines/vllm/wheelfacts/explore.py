@@ -162,7 +162,8 @@ class Explorer:
             return {"value": plain[0][1], **({"why": "; ".join(reasons)} if reasons else {})}
         asked = list(dict.fromkeys(k for when, _, _ in plain for k in when))
         return {"asks": {k: self.kinds.get(k, kind_of(k)) for k in asked},
-                "cases": [{"when": when, "value": value} for when, value, _ in plain]}
+                "cases": [{"when": when, "value": value, **({"why": why} if why and value is False else {})}
+                          for when, value, why in plain]}
 
 
 def _inline(answer: dict[str, Any], assign: dict[str, bool]) -> Any:

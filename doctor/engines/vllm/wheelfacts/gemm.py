@@ -114,7 +114,9 @@ def kernel_candidate(source: WheelSource, path: str, kernel: str, defaults: dict
     for label in CAPABILITIES:
         tool = explorer(source, label, defaults)
         out[label] = _supported(source, tool, module, kernel, label)
-        out[f"fits@{label}"] = _fits(tool, fits) if fits else True
+        out[f"fits@{label}"], why = _fits(tool, fits) if fits else (True, None)
+        if why:
+            out[f"fits_why@{label}"] = why
     return out
 
 
@@ -163,15 +165,18 @@ def both(answers: list[dict[str, Any]]) -> dict[str, Any]:
     return {"asks": asks, "cases": cases} if asks else {"value": all(c["value"] for c in cases)}
 
 
-def _fits(tool: Explorer, found: tuple[str, ast.FunctionDef]) -> Any:
-    """can_implement: False when it refuses this GPU whatever the layer; "layer" when the layer decides."""
+def _fits(tool: Explorer, found: tuple[str, ast.FunctionDef]) -> tuple[Any, str | None]:
+    """can_implement: False (and why) when it refuses this GPU whatever the layer; "layer" when the layer
+    decides."""
     try:
         answer = tool.function(found[0], found[1], {"cls": Stub()})
     except NotStatic:
-        return "layer"
+        return "layer", None
     if "value" in answer:
-        return answer["value"] if isinstance(answer["value"], bool) else "layer"
-    return False if all(c["value"] is False for c in answer["cases"]) else "layer"
+        return (answer["value"], answer.get("why")) if isinstance(answer["value"], bool) else ("layer", None)
+    if all(c["value"] is False for c in answer["cases"]):
+        return False, "; ".join(sorted({c["why"] for c in answer["cases"] if c.get("why")})) or None
+    return "layer", None
 
 
 def _value(tool: Explorer, found: tuple[str, ast.FunctionDef] | None, bindings: dict[str, Any]) -> Any:
