@@ -101,7 +101,8 @@ def choose(candidates: list[dict[str, Any]], label: str, env: dict[str, Any]) ->
             chain.append({"backend": candidate["backend"], "when": "always", **where})
             break
         elif isinstance(verdict, Depends):
-            chain.append({"backend": candidate["backend"], "when": " or ".join(verdict.when), **where})
+            layer = " and the layer fits (can_implement)" if fits == "layer" else ""
+            chain.append({"backend": candidate["backend"], "when": " or ".join(verdict.when) + layer, **where})
         else:
             chain.append({"backend": candidate["backend"], "when": f"not modelled ({verdict})", **where})
     if not chain:

@@ -55,8 +55,10 @@ def test_092_w4a16_tries_machete_first_and_010_refuses_it():
 
 
 def test_0151_fp8_uses_the_kernel_list_flashinfer_when_installed_else_cutlass():
-    assert chain("0.15.1", "fp8") == [("FlashInferFP8ScaledMMLinearKernel", "has_flashinfer() [installed]"),
-                                      ("CutlassFP8ScaledMMLinearKernel", "always")]
+    # FlashInfer's can_implement wants per-tensor scales: the layer decides, per-channel FP8 goes to CUTLASS
+    assert chain("0.15.1", "fp8") == [
+        ("FlashInferFP8ScaledMMLinearKernel", "has_flashinfer() [installed] and the layer fits (can_implement)"),
+        ("CutlassFP8ScaledMMLinearKernel", "always")]
     assert knowledge.facts("0.15.1")["gemm"]["requires"] == ["flashinfer-python==0.6.1"]
 
 
@@ -66,8 +68,9 @@ def test_0151_nvfp4_if_chain_follows_the_release_default_of_the_backend_variable
 
 def test_0330_block_fp8_reaches_deepgemm_and_b12x_on_sm12x():
     links = dict(chain("0.33.0", "fp8-block"))
-    assert links["DeepGemmFp8BlockScaledMMKernel"] == "has_deep_gemm() [installed]"
-    assert links["CutlassFp8BlockScaledMMKernel"] == "ops.cutlass_scaled_mm_supports_block_fp8(capability) [compiled]"
+    assert links["DeepGemmFp8BlockScaledMMKernel"] == "has_deep_gemm() [installed] and the layer fits (can_implement)"
+    assert links["CutlassFp8BlockScaledMMKernel"].startswith(
+        "ops.cutlass_scaled_mm_supports_block_fp8(capability) [compiled]")
     assert "B12xFp8BlockScaledMMKernel" in links
     assert chain("0.33.0", "fp8-block")[-1] == ("MarlinFP8ScaledMMLinearKernel", "always")
 
