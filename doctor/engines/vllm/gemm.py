@@ -115,6 +115,8 @@ def scheme_of(scheme: str, method: str | None) -> str | None:
     """The data's scheme for a checkpoint; None for an unquantized one (F.linear on cuBLAS)."""
     if scheme == "mxfp4" and (method or "mxfp4") == "mxfp4":
         return "mxfp4-gpt-oss"
+    if scheme == "nvfp4" and method == "compressed-tensors":
+        return "nvfp4-ct"  # its own selection before 0.16; the data has no such scheme where it shares ModelOpt's
     return SCHEMES.get(scheme)
 
 
@@ -140,7 +142,9 @@ def linear_choice(facts: dict[str, Any], scheme: str, method: str | None, label:
                   user_env: dict[str, str]) -> dict[str, Any] | None:
     """The pick for this release, checkpoint and capability, with the user's environment applied."""
     key = scheme_of(scheme, method)
-    entry = facts.get("gemm", {}).get("schemes", {}).get(key or "")
+    schemes = facts.get("gemm", {}).get("schemes", {})
+    key = "nvfp4" if key == "nvfp4-ct" and key not in schemes else key
+    entry = schemes.get(key or "")
     if entry is None:
         return None
     env = {name: row.get("default") for name, row in facts["envs"]["table"].items()}

@@ -26,6 +26,7 @@ W8A8 = Q + "utils/w8a8_utils.py"
 FP8_UTILS = Q + "utils/fp8_utils.py"
 NVFP4_UTILS = Q + "utils/nvfp4_utils.py"
 MODELOPT = Q + "modelopt.py"
+CT = Q + "compressed_tensors/compressed_tensors.py"
 CT_NVFP4 = Q + "compressed_tensors/schemes/compressed_tensors_w4a4_nvfp4.py"
 AWQ_MARLIN = Q + "awq_marlin.py"
 MXFP4 = Q + "mxfp4.py"
@@ -255,6 +256,25 @@ def nvfp4_legacy(source: WheelSource, defaults: dict[str, Any]) -> dict[str, Any
             "candidates": [c for c in candidates if c]}
 
 
+def nvfp4_compressed_tensors(source: WheelSource, defaults: dict[str, Any]) -> dict[str, Any] | None:
+    """Compressed-tensors NVFP4 before it shares ModelOpt's selection (0.16: `select_nvfp4_linear_backend`):
+    its own if-chain (0.11-0.15), or before that the scheme choice in `compressed_tensors.py`."""
+    if _assignment(source, LINEAR, "_POSSIBLE_NVFP4_KERNELS") or source.function(NVFP4_UTILS,
+                                                                                  "select_nvfp4_linear_backend"):
+        return None  # the same selection as ModelOpt's: scheme "nvfp4"
+    init = source.function(CT_NVFP4, "__init__", "CompressedTensorsW4A4Fp4")
+    if init is not None and any(isinstance(n, ast.Attribute) and n.attr == "backend" for n in ast.walk(init)):
+        return decision_paths(source, CT_NVFP4, init, "self.backend", defaults)
+    chooser = source.function(CT, "_get_scheme_from_parts", "CompressedTensorsConfig")
+    if chooser is None or "CompressedTensorsW4A4Fp4" not in ast.unparse(chooser):
+        return None
+    candidates = [gate(source, "cutlass_scaled_fp4_mm (CompressedTensorsW4A4Fp4)", CT,
+                       "cutlass_fp4_supported() or envs.VLLM_USE_NVFP4_CT_EMULATIONS", defaults),
+                  _always("marlin (CompressedTensorsW4A16Fp4)", CT, chooser.lineno)]
+    return {"how": "CompressedTensorsConfig._get_scheme_from_parts", "file": CT, "line": chooser.lineno,
+            "candidates": [c for c in candidates if c]}
+
+
 def awq(source: WheelSource, defaults: dict[str, Any]) -> dict[str, Any] | None:
     """AWQ checkpoints run as awq_marlin; before 0.19 its linear method calls the Marlin op directly."""
     method = source.lookup(module_of(AWQ_MARLIN), "AWQMarlinLinearMethod")
@@ -317,6 +337,7 @@ SCHEMES: dict[str, Callable[[WheelSource, dict[str, Any]], dict[str, Any] | None
     "wna16": lambda s, d: kernel_list(s, SCHEME_LISTS["wna16"], d),
     "awq": lambda s, d: awq(s, d) or kernel_list(s, SCHEME_LISTS["wna16"], d),
     "nvfp4": lambda s, d: kernel_list(s, SCHEME_LISTS["nvfp4"], d) or nvfp4_legacy(s, d),
+    "nvfp4-ct": nvfp4_compressed_tensors,
     "mxfp4": lambda s, d: kernel_list(s, SCHEME_LISTS["mxfp4"], d),
     "mxfp4-gpt-oss": mxfp4_dense,
 }
