@@ -211,3 +211,12 @@ def test_rules_see_the_pick_with_its_condition():
     [finding] = findings(facts)["VLLM017"]
     assert finding.evidence["vllm.linear.backend"] == "MacheteLinearKernel"
     assert finding.evidence["vllm.linear.when"] == "the layer fits (can_implement)"
+
+
+def test_compressed_tensors_nvfp4_keeps_its_own_chain_until_it_shares_modelopts():
+    assert [b for b, _ in chain("0.15.1", "nvfp4-ct")] == ["flashinfer-cutlass", "cutlass"]  # no Marlin fallback
+    assert chain("0.9.2", "nvfp4-ct")[-1] == ("marlin (CompressedTensorsW4A16Fp4)", "always")
+    assert "nvfp4-ct" not in knowledge.facts("0.16.0")["gemm"]["schemes"]
+    ct = {"method": "compressed-tensors"}
+    assert analysis(NVFP4, "0.15.1", quant=ct).backends["linear"] == "flashinfer-cutlass"
+    assert analysis(NVFP4, "0.16.0", quant=ct).backends["linear"] == "FLASHINFER_CUTLASS"
