@@ -145,8 +145,23 @@ def binary_verdicts(facts: Facts, capability: tuple[int, int]) -> list[dict[str,
             "deliberate_none_files": [f["path"] for f, v in verdicts if v.deliberate and v.verdict == "none"],
             "reasons": sorted({v.reason for _, v in counted if v.verdict != "native"}),
             "sass": sorted({t for f in files for t in f["sass"]}), "ptx": sorted({t for f in files for t in f["ptx"]}),
+            **_family_summary(verdicts),
         })
     return out
+
+
+def _family_summary(verdicts: list[tuple[dict[str, Any], Any]]) -> dict[str, Any]:
+    """Kernel families (from the kernels' symbol names) across the package's files: a family runs when any
+    file has an image of it for the GPU. `none_families` lists those with no image at all, deliberate
+    builds for other GPUs included: whether the engine needs one on this GPU is the rules' knowledge."""
+    best: dict[str, str] = {}
+    rank = {"native": 2, "ptx-jit": 1, "none": 0}
+    for _, verdict in verdicts:
+        for family in verdict.families:
+            if rank[family.verdict] >= rank.get(best.get(family.family, "none"), 0):
+                best[family.family] = family.verdict
+    return {"families": best, "none_families": sorted(f for f, v in best.items() if v == "none"),
+            "ptx_jit_families": sorted(f for f, v in best.items() if v == "ptx-jit")}
 
 
 __all__ = ["Analysis", "EngineAnalysis", "analyze", "analyze_all", "analyze_run", "binary_verdicts", "engine_runs"]

@@ -2,8 +2,10 @@
 
 For every release in doctor/engines/sglang/releases.py it runs `pip download --no-deps sglang==X`, then records,
 with provenance (wheel, file, line): each `--flag` of sglang/srt/server_args.py with its literal choices and
-default, the server_args.py lines that name an MXFP4 MoE runner, and the shipped fused-MoE tuned-config file
-names. Output: doctor/data/sglang_facts.json (one entry per version; rerun to refresh, existing entries kept).
+default, the server_args.py lines that name an MXFP4 MoE runner, the shipped fused-MoE tuned-config file
+names, and the extend-attention tiles its tile function picks per GPU and head dims (evaluated statically, as
+the engine does for an installed SGLang). Output: doctor/data/sglang_facts.json (one entry per version; rerun
+to refresh, existing entries kept).
 
 Usage: python tools/sglang_facts.py [--cache DIR] [VERSION ...]
 """
@@ -16,12 +18,15 @@ import json
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from doctor.engines.pysource import SourceShapeError  # noqa: E402
 from doctor.engines.sglang.releases import RELEASES  # noqa: E402
+from doctor.engines.sglang.source import extend_tiles_from_source  # noqa: E402
 
 OUT = REPO / "doctor" / "data" / "sglang_facts.json"
 SERVER_ARGS = "sglang/srt/server_args.py"
@@ -29,6 +34,11 @@ ARG_GROUPS = "sglang/srt/arg_groups/"
 TUNED_DIRS = ("sglang/srt/layers/moe/fused_moe_triton/configs/",  # through 0.5.10
               "sglang/srt/layers/moe/moe_runner/triton_utils/configs/")  # from 0.5.11
 RUNNER_WORDS = ("flashinfer_mxfp4", "triton_kernel", "marlin")
+EXTEND_FILES = ("sglang/kernels/ops/attention/extend_attention.py",  # from 0.5.16
+                "sglang/srt/layers/attention/triton_ops/extend_attention.py")
+# what the extend-attention tile function returns is recorded for these GPUs and (Lq, Lv) head dims
+TILE_CAPABILITIES = ((8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 0), (12, 1))
+TILE_HEADS = ((64, 64), (96, 96), (128, 128), (192, 128), (256, 256), (288, 256), (576, 512))
 
 
 def download(version: str, cache: Path) -> Path:
@@ -41,16 +51,20 @@ def download(version: str, cache: Path) -> Path:
     return found[0]
 
 
+def _wanted(name: str) -> bool:
+    return name in (SERVER_ARGS, *EXTEND_FILES) or name.startswith((*TUNED_DIRS, ARG_GROUPS))
+
+
 def members(archive: Path) -> dict[str, bytes]:
     """Files under sglang/ of a wheel or an sdist, keyed by their path inside the package."""
     if archive.suffix == ".whl":
         with zipfile.ZipFile(archive) as z:
-            return {n: z.read(n) for n in z.namelist() if n == SERVER_ARGS or n.startswith((*TUNED_DIRS, ARG_GROUPS))}
+            return {n: z.read(n) for n in z.namelist() if _wanted(n)}
     with tarfile.open(archive) as t:
         out = {}
         for m in t.getmembers():
             name = m.name.split("/python/", 1)[-1]
-            if m.isfile() and (name == SERVER_ARGS or name.startswith((*TUNED_DIRS, ARG_GROUPS))):
+            if m.isfile() and _wanted(name):
                 out[name] = t.extractfile(m).read()
         return out
 
@@ -113,13 +127,37 @@ def runner_lines(source: str) -> list[dict]:
             if any(f'"{w}' in text for w in RUNNER_WORDS) and "mxfp4" in source]
 
 
+def extend_tiles(files: dict[str, bytes]) -> dict:
+    """`_get_block_sizes_for_extend_attention` evaluated per GPU and head dims, as the doctor's engine does it
+    for an installed SGLang (doctor.engines.sglang.source): {file, "12.0": {"128x128": [dmodel, dpe, dv,
+    BLOCK_M, BLOCK_N, num_warps]}}."""
+    path = next((p for p in EXTEND_FILES if p in files), None)
+    if path is None:
+        return {}
+    with tempfile.TemporaryDirectory() as tmp:
+        local = Path(tmp) / "extend_attention.py"
+        local.write_bytes(files[path])
+        tiles: dict = {"file": path}
+        try:
+            extend_tiles_from_source(local, (12, 0), 128, 128)
+        except SourceShapeError as exc:  # recorded as such: that release picks its tiles some other way
+            return {**tiles, "error": str(exc)}
+        for cc in TILE_CAPABILITIES:
+            row = tiles.setdefault("{}.{}".format(*cc), {})
+            for lq, lv in TILE_HEADS:
+                t = extend_tiles_from_source(local, cc, lq, lv)
+                row[f"{lq}x{lv}"] = [t.block_dmodel, t.block_dpe, t.block_dv, t.block_m, t.block_n, t.num_warps]
+        return tiles
+
+
 def facts_for(wheel: Path) -> dict:
     files = members(wheel)
     source = files[SERVER_ARGS].decode()
     tuned_dir = next((d for d in TUNED_DIRS if any(n.startswith(d) for n in files)), TUNED_DIRS[0])
     tuned = sorted(n.removeprefix(tuned_dir) for n in files if n.startswith(tuned_dir) and n.endswith(".json"))
     return {"wheel": wheel.name, "file": SERVER_ARGS, "flags": all_flags(files),
-            "mxfp4_runner_lines": runner_lines(source), "tuned_moe_configs": {"dir": tuned_dir, "files": tuned}}
+            "mxfp4_runner_lines": runner_lines(source), "tuned_moe_configs": {"dir": tuned_dir, "files": tuned},
+            "extend_tiles": extend_tiles(files)}
 
 
 def main() -> int:

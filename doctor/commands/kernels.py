@@ -79,13 +79,29 @@ def exact_checks(report: Report, checks: list[KernelCheck], triton_version: str 
     gpu = report.facts.gpus[0]
     cc = gpu.capability[0] * 10 + gpu.capability[1]
     jobs = [exact.Job(c.kernel, cc, exact_params(c)) for c in checks]
-    results = exact.compile_many(jobs, sglang_dir, site, workers=2, cache_dir=exact.user_cache() / "smem-results")
+    results = _compile_with_progress(jobs, sglang_dir, site)
     out = []
     for check, result in zip(checks, results, strict=True):
         if "shared" not in result:
             raise UsageError(f"exact compile of {check.kernel} ({check.path}) failed: {result.get('error', '?')}")
         out.append(dataclasses.replace(check, bytes=int(result["shared"]), method="exact"))
     return out
+
+
+def _compile_with_progress(jobs: list[Any], sglang_dir: Path, site: Path | None) -> list[dict[str, Any]]:
+    """One compile process per core, a progress bar on stderr while they run (a terminal only), and the
+    persistent result cache (kernel source hash, launch, Triton version, target)."""
+    import sys
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from doctor.kernels import exact
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("compiling with Triton", total=None)
+        return exact.compile_many(jobs, sglang_dir, site, cache_dir=exact.user_cache() / "smem-results",
+                                  progress=lambda done, total: bar.update(task, completed=done, total=total))
 
 
 def _table(report: Report, checks: list[KernelCheck]) -> None:

@@ -1,18 +1,40 @@
-"""Closed-form shared memory of the Triton attention kernels (extend, decode, prefill) the engines launch.
+"""Shared memory of the engines' Triton attention kernels, buffer by buffer (extend, decode, prefill).
 
-Common shape (smem.md §4.3): q (and q_pe) tiles stay in shared memory for the whole kernel;
-each K/V loop holds its K, K_pe and V tiles (one slot without pipelining, S-1 / S ring slots
-with it), and with mma.sync the probability tile p makes a shared-memory round trip whenever
-BLOCK_M < BLOCK_DV, because chained dots then spread the warps along N.
+Every kernel is a loop of two chained dots (qk = q @ k, acc += p @ v) over K/V tiles. The buffers:
+
+* q (and the rope part qpe) as a dot operand, kept in shared memory for the whole kernel; the
+  prefix loop of extend with an fp8 KV cache also keeps q converted for that loop;
+* per loop: the k, kpe and v tiles (staged around their dot when the loop is not pipelined,
+  ring slots live across the loop when it is), the probability tile p when it has to be
+  re-laid out through shared memory, the cross-warp scratch of the row max / sum reductions,
+  and on tcgen05 the MMA barriers and the conversions out of tensor memory;
+* after the loop, the accumulator's conversion to the store layout.
+
+The tensor-core path decides the shapes (`mma_kind`); layout conversions are sized by
+`cvt_scratch` and everything is placed by `alloc`, Triton's allocator replayed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
+from . import layouts as ll
+from . import triton_layouts as tl
+from .alloc import Buffer, allocate, nvmma_alignment
 from .arch import Arch, mma_kind, parse_arch
+from .cvt_scratch import scratch_bytes
+from .fp8 import native_fp8_mma
+from .moe_smem import NEWEST, _version
+from .reduce_scratch import reduce_scratch_bytes
 
-_KV_WIDTH = {"bf16": 2, "fp16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp32": 4}
+_BITS = {"bf16": 16, "fp16": 16, "fp8": 8, "fp8_e4m3": 8, "fp8_e5m2": 8, "fp32": 32}
+
+# The attention kernels' source exists in two revisions that allocate differently. 1: the grouped
+# decode kernel upcasts K and loads V, and extend adds p @ v to the rescaled accumulator in one
+# expression. 2: decode casts q to the KV dtype and reads V as K^T for MLA (HAS_MLA), and extend
+# scales p @ v by v_scale before adding it. Engines say which revision their release ships.
+LATEST_REVISION = 2
 
 
 def _pow2(x: int) -> int:
@@ -24,143 +46,259 @@ def head_split(lq: int) -> tuple[int, int]:
     return {576: (512, 64), 288: (256, 32), 192: (128, 64)}.get(lq, (_pow2(lq), 0))
 
 
+@dataclass
+class _Timeline:
+    """Program order: each step is one operation id, as Triton's allocator numbers them."""
+
+    now: int = 0
+    buffers: list[Buffer] = field(default_factory=list)
+
+    def tick(self, steps: int = 1) -> int:
+        self.now += steps
+        return self.now
+
+    def add(self, name: str, size: int, start: int, end: int, align: int = 16) -> None:
+        if size > 0:
+            self.buffers.append(Buffer(name, size, start, end, align, scratch=align == 128))
+
+
 @dataclass(frozen=True)
-class _Loop:
-    """One K/V loop of an attention kernel."""
+class _Attention:
+    """One attention kernel's shape on one target."""
 
     cc: Arch
-    kind: str
-    bm: int
+    triton: tuple[int, int]
+    bm: int  # rows of q per program (BLOCK_M, or BLOCK_H for grouped decode)
     bn: int
     dm: int
     dpe: int
     dv: int
+    warps: int
     stages: int
-    skip_tile: bool
-
-    aligned: bool = True
+    q_bits: int = 16
 
     @property
-    def pipelined(self) -> bool:
-        return self.stages >= 2 and not self.skip_tile and self.aligned
+    def kind(self) -> str:
+        return mma_kind(self.cc, self.bm, self.warps)
 
-    def p_tile(self, width: int) -> int:
-        if self.kind == "mma" and self.bm < self.dv:
-            return self.bm * self.bn * width
-        if self.kind == "tcgen05" and width == 1:
-            return self.bm * self.bn
+    @property
+    def cc_int(self) -> int:
+        return self.cc[0] * 10 + self.cc[1]
+
+    @property
+    def warps_mn(self) -> tuple[int, int]:
+        """Chained dots put every warp on the longer side of p @ v's [M, DV] accumulator."""
+        if self.kind == "wgmma":
+            return tl.warps_v3(self.bm, self.warps, chained=True) if self.bm >= 16 * self.warps \
+                else tl.warps_v3(self.bm, self.warps)
+        return tl.warps_v2(self.bm, self.dv, self.warps, chained=True)
+
+    def native_fp8(self) -> bool:
+        """fp8 dots run as such on wgmma/tcgen05, and on mma.sync for sm_89 and sm_120;
+        elsewhere (sm_90/10x small tiles, sm_121) both operands are upcast to fp16."""
+        return self.kind != "mma" or native_fp8_mma(self.cc, self.triton)
+
+
+def _reduce_scratch(att: _Attention) -> int:
+    """Row max / sum over qk [M, BN] (f32, the qk accumulator's layout): scratch only when warps
+    split the columns."""
+    if att.kind != "mma" or att.warps_mn[1] == 1:
         return 0
-
-    def bytes(self, width: int) -> int:
-        k, kpe, v = self.bn * self.dm * width, self.bn * self.dpe * width, self.bn * self.dv * width
-        if self.pipelined:
-            slots = self.stages if self.kind in ("wgmma", "tcgen05") else self.stages - 1
-            return slots * (k + kpe + v) + self.p_tile(width)
-        return max(k, kpe, v + self.p_tile(width))
-
-    def fallback_fp8_bytes(self) -> int:
-        """fp8 K/V on sm90/10x without wgmma/tcgen05: the dots run in fp16 after an upcast."""
-        return max(self.bn * self.dm, self.bn * self.dpe, self.bn * self.dv, self.bm * self.bn * 2)
+    qk = ll.mma((att.bm, att.bn), att.warps_mn, 2)
+    return reduce_scratch_bytes(qk, 1, 32, att.triton)
 
 
-def _barriers(kind: str, loops: list[_Loop]) -> int:
-    if kind != "tcgen05":
-        return 0
-    # an 8-byte mbarrier, but depending on the layout scratch placed before it the allocation is
-    # padded to the next 1 KiB; counting the padding keeps the estimate an upper bound
-    del loops
-    return 1024
+def _p_tile(att: _Attention, bits: int) -> int:
+    """p goes back through shared memory to become the A operand of p @ v when the warps of
+    the mma.sync accumulator split its columns (tcgen05 keeps 16-bit p in tensor memory)."""
+    if att.kind == "mma":
+        return att.bm * att.bn * bits // 8 if att.warps_mn[1] > 1 else 0
+    if att.kind == "tcgen05" and bits == 8:
+        return att.bm * att.bn
+    return 0
 
 
-def _two_loop_smem(cc: Arch, kind: str, bm: int, dm: int, dpe: int, prefix: _Loop, extend: _Loop,
-                   kv_width: int) -> int:
-    q_tile = bm * (dm + dpe) * 2
-    if kv_width == 2:
-        return q_tile + max(prefix.bytes(2), extend.bytes(2)) + _barriers(kind, [prefix, extend])
-    stage2 = q_tile + extend.bytes(2)
-    if kind == "mma" and cc[0] in (9, 10):
-        stage1 = q_tile + bm * (dm + dpe) * 2 + prefix.fallback_fp8_bytes()
+def _tmem_two_groups(att: _Attention, rows: int, cols: int) -> ll.Layout:
+    """qk read from tensor memory by two warp groups (M=128, 8 warps): each warp takes 16 rows
+    and both column halves, lane 16 picking the half."""
+    half = cols // 2
+    regs = tuple((0, 1 << i) for i in range(max(0, half.bit_length() - 1)))
+    lanes = ((1, 0), (2, 0), (4, 0), (8, 0), (0, half))
+    warps = ((32, 0), (64, 0), (16, 0))
+    cta = ll.Layout((("register", regs), ("lane", lanes), ("warp", warps)), (("dim0", 128), ("dim1", cols)))
+    return ll.with_shape(cta, (rows, cols)) if (rows, cols) != (128, cols) else cta
+
+
+def _tcgen05_softmax(att: _Attention, p_bits: int) -> tuple[int, int]:
+    """Scratch of the conversions a two-warp-group tcgen05 softmax makes inside the loop: the
+    row statistics and p, out of the qk read layout into the accumulator's (32x32b) one."""
+    if att.kind != "tcgen05" or att.warps != 8 or att.bm != 128:
+        return 0, 0
+    qk = _tmem_two_groups(att, att.bm, att.bn)
+    acc = ll.blocked((att.bm, att.bn), (1, att.bn // 2), (32, 1), (4, 2), (0, 1))
+    row_src = ll.Layout(tuple((d, tuple((b[0], 0) for b in bs)) for d, bs in qk.bases), (("dim0", 128), ("dim1", 1)))
+    row_dst = ll.blocked((att.bm, 1), (1, att.bn // 2), (32, 1), (4, 2), (0, 1))
+    rows = scratch_bytes(row_src, row_dst, 32, att.cc_int, att.triton)
+    return rows, scratch_bytes(qk, acc, p_bits, att.cc_int, att.triton)
+
+
+def _qk_layout(att: _Attention) -> ll.Layout:
+    """The qk accumulator's register layout."""
+    shape = (att.bm, att.bn)
+    if att.kind == "tcgen05":
+        if att.warps == 8 and att.bm == 128:
+            return _tmem_two_groups(att, att.bm, att.bn)
+        return tl.tmem_load(shape, att.warps)
+    if att.kind == "wgmma":
+        wm, wn = att.warps_mn
+        return ll.mma(shape, (wm, wn), 3, tl.wgmma_instr_n(att.bm, att.bn, att.warps))
+    return ll.mma(shape, att.warps_mn, 2)
+
+
+def _mask_convert(att: _Attention) -> int:
+    """A custom mask tile is loaded coalesced (one byte per flag) and moved into qk's layout."""
+    loaded = tl.coalesced((att.bm, att.bn), att.warps, 8)
+    return scratch_bytes(loaded, _qk_layout(att), 8, att.cc_int, att.triton)
+
+
+def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = False,
+          q_per_dot: tuple[int, int] = (0, 0), fused_rescale: bool = False) -> None:
+    """One unpipelined loop of qk = q @ k (+ qpe @ kpe), softmax, acc += p @ v. With an fp8 KV
+    cache p is cast to fp8 for p @ v, and upcast to fp16 again where the dot is not native.
+    mask: a custom mask tile is applied to qk. q_per_dot: bytes of q and qpe staged again for
+    each qk dot (the A operands of tcgen05, when the cast to fp8 sits behind SKIP_TILE).
+    fused_rescale: `acc * re_scale + p @ v` with nothing else on the dot (extend before 0.5.10):
+    on tcgen05 with p in shared memory the rescale follows the MMA."""
+    k = att.bn * att.dm * kv_bits // 8
+    kpe = att.bn * att.dpe * kv_bits // 8
+    v = att.bn * att.dv * kv_bits // 8
+    barrier = 8 if att.kind == "tcgen05" else 0
+    start = t.tick()
+    t.add(f"{label} k", k, start, t.tick(2), _align(att, att.dm, kv_bits))
+    t.add(f"{label} q staged", q_per_dot[0], start, t.now, _align(att, att.dm, kv_bits))
+    t.add(f"{label} qk barrier", barrier, start, t.now)
+    if kpe:
+        start = t.tick()
+        t.add(f"{label} kpe", kpe, start, t.tick(2), _align(att, att.dpe, kv_bits))
+        t.add(f"{label} qpe staged", q_per_dot[1], start, t.now, _align(att, att.dpe, kv_bits))
+        t.add(f"{label} qpe barrier", barrier, start, t.now)
+    if mask:
+        at = t.tick()
+        t.add(f"{label} mask convert", _mask_convert(att), at, at + 1, 128)
+    scratch = _reduce_scratch(att)
+    for name in ("row max", "row sum"):
+        at = t.tick()
+        t.add(f"{label} {name}", scratch, at, at + 1, 128)
+    row_cvt, p_cvt = _tcgen05_softmax(att, kv_bits)
+    p_in_smem = att.kind == "tcgen05" and bool(_p_tile(att, kv_bits))
+    late_rescale = p_in_smem and fused_rescale and row_cvt > 0
+    if p_in_smem:
+        p_cvt = 0  # p is staged in shared memory straight from qk's layout
+    at = t.tick()
+    t.add(f"{label} row statistics convert", 0 if late_rescale else row_cvt, at, at + 1, 128)
+    start = t.tick()
+    upcast = kv_bits == 8 and not att.native_fp8()
+    p_bits = 16 if upcast else kv_bits
+    if upcast:  # v is read into registers and upcast before p is staged
+        t.add(f"{label} v", v, start, t.tick(), _align(att, att.dv, kv_bits))
+        t.add(f"{label} p", _p_tile(att, p_bits), t.tick(), t.tick(), _align(att, att.bn, p_bits))
+        return
+    end = t.tick(3)
+    v_start = start + 1 if kv_bits == 32 else start
+    t.add(f"{label} v", v, v_start, end, _align(att, att.dv, kv_bits))
+    t.add(f"{label} p", _p_tile(att, p_bits), start + 1, end, _align(att, att.bn, p_bits))
+    # p into tensor memory: a 16-bit p after its cast, while v is staged; a 32-bit p (no cast)
+    # before v is loaded
+    at = start if kv_bits == 32 else start + 1
+    t.add(f"{label} p convert", p_cvt, at, at + 1, 128)
+    if late_rescale:
+        t.add(f"{label} row statistics convert", row_cvt, start + 2, start + 3, 128)
+    t.add(f"{label} pv barrier", barrier, start + 3 if late_rescale else start + 2, end)
+
+
+def _align(att: _Attention, inner: int, bits: int) -> int:
+    """NVMMA alignment for the operands of wgmma/tcgen05 (`inner` contiguous elements)."""
+    return nvmma_alignment(inner * bits // 8) if att.kind in ("wgmma", "tcgen05") else 16
+
+
+def _epilogue(t: _Timeline, att: _Attention, out_bits: int) -> None:
+    shape = (att.bm, att.dv)
+    if att.kind == "tcgen05":
+        acc = tl.tmem_load(shape, att.warps)
+    elif att.kind == "wgmma":
+        wm, wn = att.warps_mn
+        acc = ll.mma(shape, (wm, wn), 3, tl.wgmma_instr_n(att.bm, att.dv, att.warps))
     else:
-        q_fp8 = bm * (dm + dpe) * (2 if prefix.skip_tile else 1)
-        stage1 = q_tile + q_fp8 + prefix.bytes(1)
-    return max(stage1, stage2) + _barriers(kind, [prefix, extend])
+        acc = ll.mma(shape, att.warps_mn, 2)
+    at = t.tick()
+    size = scratch_bytes(acc, tl.coalesced(shape, att.warps, out_bits), out_bits, att.cc_int, att.triton)
+    t.add("accumulator convert", size, at, at + 1, 128)
 
 
+def _one_stage(kernel: str, num_stages: int) -> None:
+    if num_stages > 1:
+        raise ValueError(f"{kernel} is launched with one stage; a software-pipelined loop (num_stages="
+                         f"{num_stages}) is not modelled: compile it with --exact")
+
+
+@functools.lru_cache(maxsize=4096)
 def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, block_n: int,
                           num_warps: int, num_stages: int = 1, kv_dtype: str = "bf16",
                           kv_group: int = 1, custom_mask: bool = False,
                           sliding_window: bool | int = False, logit_cap: bool | float = False,
-                          sinks: bool = False) -> int:
+                          sinks: bool = False, triton: str | None = None,
+                          revision: int = LATEST_REVISION) -> int:
     """Bytes of shared memory of extend attention's `_fwd_kernel` (launched with num_stages=1).
 
     The prefix loop reads the KV cache (kv_dtype), the extend loop the bf16 new tokens.
-    custom_mask (speculative verify) and sliding_window add a SKIP_TILE branch that stops
-    pipelining. logit_cap, sinks and kv_group do not change the footprint.
+    kv_group, logit_cap and sinks do not change the footprint.
     """
     del kv_group, logit_cap, sinks
-    arch = parse_arch(cc)
+    _one_stage("extend attention", num_stages)
+    skip_tile = bool(custom_mask or sliding_window)  # the prefix loop tests a SKIP_TILE flag
     dm, dpe = head_split(lq)
-    dv = _pow2(lv)
-    kind = mma_kind(arch, block_m, num_warps)
-    window = bool(sliding_window)
-    prefix = _Loop(arch, kind, block_m, block_n, dm, dpe, dv, num_stages, custom_mask or window)
-    extend = _Loop(arch, kind, block_m, block_n, dm, dpe, dv, num_stages, custom_mask or window)
-    return _two_loop_smem(arch, kind, block_m, dm, dpe, prefix, extend, _KV_WIDTH[kv_dtype])
+    att = _Attention(parse_arch(cc), _version(triton), block_m, block_n, dm, dpe, _pow2(lv), num_warps,
+                     num_stages)
+    kv_bits = _BITS[kv_dtype]
+    t = _Timeline()
+    q_start = t.tick()
+    start = t.tick()
+    per_dot = (0, 0)
+    if kv_bits != 16 and skip_tile and att.kind == "tcgen05":
+        # q.to(fp8) behind SKIP_TILE is not hoisted: staged again for every qk MMA
+        per_dot = (block_m * dm, block_m * dpe)
+    elif kv_bits != 16:
+        # q.to(fp8) for the prefix dots, hoisted out of the loop: fp8 where the dot runs in
+        # fp8, upcast again to fp16 where it does not; behind SKIP_TILE the 16-bit q is staged
+        q_bits = 16 if not att.native_fp8() or skip_tile else 8
+        t.tick(100)
+        t.add("q for prefix", block_m * dm * q_bits // 8, start, t.now, _align(att, dm, q_bits))
+        t.add("qpe for prefix", block_m * dpe * q_bits // 8, start, t.now, _align(att, dpe, q_bits))
+        t.now = start
+    fused = revision < 2
+    _loop(t, att, kv_bits, "prefix", bool(custom_mask), per_dot, fused)
+    t.now = max(t.now, start + 100)
+    _loop(t, att, 16, "extend", bool(custom_mask), fused_rescale=fused)
+    t.add("q", block_m * dm * 2, q_start, t.now, _align(att, dm, 16))
+    t.add("qpe", block_m * dpe * 2, q_start, t.now, _align(att, dpe, 16))
+    _epilogue(t, att, 16)
+    return allocate(t.buffers)
 
 
-def decode_attention_smem(cc: str | int | Arch, lk: int, lv: int, block_n: int, block_h: int,
-                          num_warps: int, num_stages: int, kv_dtype: str = "bf16",
-                          grouped: bool = True) -> int:
-    """Bytes of shared memory of the decode stage-1 kernel.
-
-    grouped=True: `_fwd_grouped_kernel_stage1` (GQA/MQA/MLA; a [BLOCK_H, BLOCK_N] dot per step).
-    grouped=False: `_fwd_kernel_stage1` (MHA, no dots: only reduction scratch).
-    """
-    arch = parse_arch(cc)
-    width = _KV_WIDTH[kv_dtype]
-    if not grouped:
-        return _mha_decode_smem(arch, lk, lv, block_n, num_warps, width)
-    dm, dpe = head_split(lk) if lk in (576, 288) else (_pow2(lk), 0)
-    dv = _pow2(lv)
-    kind = mma_kind(arch, block_h, num_warps)
-    q_tile = block_h * (dm + dpe) * 2
-    if kind != "mma":
-        loop = _Loop(arch, kind, block_h, block_n, dm, dpe, dv, num_stages, False)
-        return q_tile + loop.bytes(width) + _barriers(kind, [loop])
-    return q_tile + _gathered_kv(arch, block_h, block_n, dm, dpe, dv, num_stages, width)
-
-
-def _gathered_kv(cc: Arch, bh: int, bn: int, dm: int, dpe: int, dv: int, stages: int, width: int) -> int:
-    """K/V tiles of the decode loop, gathered through kv_indices.
-
-    The index load must run a stage ahead of the K/V loads it addresses, so K and V are never
-    multi-buffered: with 1 stage one tile slot is reused, with 2+ K, K_pe, V and p are all
-    live, and from 3 stages the int64 index tile gets an (S-1)-deep ring.
-    """
-    k, kpe, v = bn * dm * width, bn * dpe * width, bn * dv * width
-    p_tile = bh * bn * 2 if bh < dv else 0
-    if width == 1 and cc[0] not in (9, 10) and stages <= 2:
-        p_tile = bh * bn if bh < dv else 0
-    if stages <= 1:
-        if width == 1 and cc[0] in (9, 10):  # fp8 upcast to fp16 through one buffer
-            return max(bn * dm, bn * dpe, bn * dv, bh * bn * 2)
-        return max(k, kpe, v + p_tile)
-    index_ring = (stages - 1) * bn * 8 if stages >= 3 else 0
-    return k + kpe + v + p_tile + index_ring
-
-
-def _mha_decode_smem(cc: Arch, lk: int, lv: int, block_n: int, warps: int, width: int) -> int:
-    """MHA decode has no tl.dot: shared memory is only cross-warp reduction scratch."""
-    del cc, lk, block_n, width
-    return 4 * warps * _pow2(lv)
-
-
+@functools.lru_cache(maxsize=4096)
 def prefill_attention_smem(cc: str | int | Arch, head_dim: int, block: int, num_warps: int,
-                           num_stages: int = 1, dtype: str = "bf16") -> int:
+                           num_stages: int = 1, dtype: str = "bf16", triton: str | None = None) -> int:
     """Bytes of shared memory of `context_attention_fwd`'s kernel (vision / prefill attention)."""
-    arch = parse_arch(cc)
-    width = _KV_WIDTH[dtype]
+    _one_stage("prefill attention", num_stages)
     d = _pow2(head_dim)
-    kind = mma_kind(arch, block, num_warps)
-    loop = _Loop(arch, kind, block, block, d, 0, d, num_stages, False, head_dim % 16 == 0)
-    return block * d * width + loop.bytes(width) + _barriers(kind, [loop])
+    bits = _BITS[dtype]
+    att = _Attention(parse_arch(cc), _version(triton), block, block, d, 0, d, num_warps, num_stages, bits)
+    t = _Timeline()
+    q_start = t.tick()
+    _loop(t, att, bits, "kv")
+    t.add("q", block * d * bits // 8, q_start, t.now, _align(att, d, bits))
+    _epilogue(t, att, bits)
+    return allocate(t.buffers)
+
+
+__all__ = ["LATEST_REVISION", "NEWEST", "extend_attention_smem", "head_split", "prefill_attention_smem"]

@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from .arch import Arch, arch_name, cc_int, parse_arch, smem_limit
+from .attention_smem import LATEST_REVISION
 from .families import family
 from .result import SmemResult
 
 
-def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: str | None = None) -> int:
-    """Closed-form bytes for a job described the way `exact_launch.build` takes it."""
-    return family(kernel).estimate(parse_arch(cc), params, triton)
+def analytic(kernel: str, cc: str | int | Arch, params: dict[str, Any], triton: str | None = None,
+             revision: int = LATEST_REVISION) -> int:
+    """Closed-form bytes for a job described the way `exact_launch.build` takes it; revision: which
+    source of the attention kernels runs (attention_smem.LATEST_REVISION)."""
+    return family(kernel).estimate(parse_arch(cc), params, triton, revision)
 
 
 # Launch parameters that must be positive powers of two (tl.arange extents, warp counts), and the rest

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import exact_launch
+
 WORKER = Path(__file__).resolve().parent / "exact_worker.py"
-LAUNCH = Path(__file__).resolve().parent / "exact_launch.py"
 NEWEST_TRITON = "3.9.0"
 
 # Where each kernel file lived, newest layout first (moved in 0.5.11 and 0.5.16).
@@ -109,22 +110,26 @@ def ensure_triton(version: str, root: Path | None = None) -> Path:
 
 
 def _cache_key(job: Job, source: Path, version: str) -> str:
+    """Kernel source, the exact launch (name, arguments as specialised, options), Triton version
+    and target: an edit to the launch builder that changes no launch keeps its cached results."""
+    launch = exact_launch.build(job.kernel, job.cc, job.params)
     digest = hashlib.sha256()
-    for part in (source.read_bytes(), LAUNCH.read_bytes(), version.encode(), str(job.cc).encode(),
-                 job.kernel.encode(), json.dumps(job.params, sort_keys=True).encode()):
+    for part in (source.read_bytes(), json.dumps(launch, sort_keys=True).encode(), version.encode(),
+                 str(job.cc).encode(), job.kernel.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 
 
 def _run_worker(site: Path | None, jobs: list[dict[str, Any]], timeout: float,
-                on_line: Callable[[dict[str, Any]], None]) -> None:
+                on_line: Callable[[dict[str, Any]], None], dump: bool = False) -> None:
     """Feed jobs to one worker process and hand back each result as soon as it is printed."""
-    env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1")
+    env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", SM120_DOCTOR_DUMP="1" if dump else "0")
     if site is not None:
         env["PYTHONPATH"] = str(site)
     else:
         env.pop("PYTHONPATH", None)
-    payload = "".join(json.dumps({k: v for k, v in job.items() if k != "key"}) + "\n" for job in jobs)
+    payload = "".join(json.dumps({k: v for k, v in job.items() if k not in ("key", "dump")}) + "\n"
+                      for job in jobs)
     with subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=env) as proc:
         assert proc.stdin is not None and proc.stdout is not None
@@ -142,59 +147,76 @@ def _run_worker(site: Path | None, jobs: list[dict[str, Any]], timeout: float,
         raise ExactError(f"compile worker failed: {tail[0]}")
 
 
-def _chunks(jobs: list[dict[str, Any]], size: int = 12) -> list[list[dict[str, Any]]]:
-    """Task lists of one arch each (a process never compiles for two targets), small enough
-    to balance the worker pool."""
+def _chunks(jobs: list[dict[str, Any]], parts: int, size: int = 12) -> list[list[dict[str, Any]]]:
+    """Task lists of one arch each (a process never compiles for two targets), at most `size`
+    jobs and at least enough lists to keep `parts` workers busy."""
     by_cc: dict[int, list[dict[str, Any]]] = {}
     for job in jobs:
         by_cc.setdefault(job["cc"], []).append(job)
     tasks: list[list[dict[str, Any]]] = []
     for group in by_cc.values():
-        parts = max(1, -(-len(group) // size))
-        tasks.extend(group[i::parts] for i in range(parts))
+        share = max(1, round(parts * len(group) / max(1, len(jobs))))
+        count = max(share, -(-len(group) // size))
+        tasks.extend(t for t in (group[i::count] for i in range(count)) if t)
     return sorted(tasks, key=len, reverse=True)
 
 
+def default_workers() -> int:
+    """One compile process per core (each compile is single-threaded and CPU-bound)."""
+    return max(1, os.cpu_count() or 1)
+
+
 def compile_many(jobs: Sequence[Job], sglang_dir: str | os.PathLike[str] | None = None,
-                 triton_site: Path | None = None, workers: int = 2, cache_dir: Path | None = None,
-                 progress: bool = False, timeout: float = 3600,
-                 on_result: Callable[[int, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Compile every job; each result is {"shared": int, "secs": float} or {"error": str}."""
+                 triton_site: Path | None = None, workers: int | None = None,
+                 cache_dir: Path | None = None, progress: Callable[[int, int], None] | None = None,
+                 timeout: float = 3600,
+                 on_result: Callable[[int, dict[str, Any]], None] | None = None,
+                 dump: bool = False) -> list[dict[str, Any]]:
+    """Compile every job in parallel worker processes; each result is {"shared": int, "secs": float}
+    or {"error": str}. Results are cached on disk (kernel source hash, launch builder, Triton
+    version, target and parameters), so a repeated job costs a file read.
+
+    progress(done, total) is called once before the first compile and after each one (cache hits
+    are not counted as work); on_result(index, result) as each job finishes. dump=True also
+    returns the allocator's placement of every buffer ("buffers", see exact_dump).
+    """
     base = Path(sglang_dir) if sglang_dir else installed_sglang_dir()
     if base is None:
         raise ExactError("no sglang installed; pass --engine sglang==V or a wheel dir")
     version = triton_version(triton_site)
-    cache = (cache_dir or user_cache() / "smem") / f"triton-{version}"
+    cache = (cache_dir or user_cache() / "smem-results") / f"triton-{version}"
     results: list[dict[str, Any] | None] = [None] * len(jobs)
     pending: list[dict[str, Any]] = []
     for index, job in enumerate(jobs):
         source = kernel_source(job.kernel, base)
-        key = _cache_key(job, source, version)
+        key = _cache_key(job, source, version) + ("-dump" if dump else "")
         hit = cache / f"{key}.json"
         if hit.exists():
             results[index] = json.loads(hit.read_text())
             continue
         pending.append({"id": index, "kernel": job.kernel, "source": str(source), "cc": job.cc,
                         "params": job.params, "key": key})
-    bar = _progress(len(pending)) if progress and pending else None
     keys = {job["id"]: job["key"] for job in pending}
     lock = threading.Lock()
+    finished = [0]
+    if progress and pending:
+        progress(0, len(pending))
 
     def record(res: dict[str, Any]) -> None:
         with lock:
             _store(cache, keys[res["id"]], res)
             results[res["id"]] = res
+            finished[0] += 1
             if on_result:
                 on_result(res["id"], res)
-            if bar:
-                bar.advance()
+            if progress:
+                progress(finished[0], len(pending))
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(_run_worker, triton_site, task, timeout, record) for task in _chunks(pending)]
+    with ThreadPoolExecutor(max_workers=workers or default_workers()) as pool:
+        tasks = _chunks(pending, parts=workers or default_workers())
+        futures = [pool.submit(_run_worker, triton_site, task, timeout, record, dump) for task in tasks]
         for future in futures:
             future.result()
-    if bar:
-        bar.stop()
     return [r if r is not None else {"error": "not compiled"} for r in results]
 
 
@@ -202,29 +224,9 @@ def _store(cache: Path, key: str, result: dict[str, Any]) -> None:
     if "shared" not in result:
         return
     cache.mkdir(parents=True, exist_ok=True)
-    (cache / f"{key}.json").write_text(json.dumps({"shared": result["shared"], "secs": result["secs"]}))
-
-
-class _progress:
-    """Rich progress bar when rich is importable; silent otherwise."""
-
-    def __init__(self, total: int) -> None:
-        try:
-            from rich.progress import Progress
-        except ImportError:
-            self._bar = None
-            return
-        self._bar = Progress(transient=True)
-        self._task = self._bar.add_task("compiling kernels", total=total)
-        self._bar.start()
-
-    def advance(self) -> None:
-        if self._bar:
-            self._bar.advance(self._task)
-
-    def stop(self) -> None:
-        if self._bar:
-            self._bar.stop()
+    tmp = cache / f".{key}.{os.getpid()}.{threading.get_ident()}"
+    tmp.write_text(json.dumps({k: v for k, v in result.items() if k != "id"}))
+    os.replace(tmp, cache / f"{key}.json")  # concurrent runs never read a half-written entry
 
 
 def exact_smem(kernel: str, sglang_dir: str | os.PathLike[str] | None, cc: int,

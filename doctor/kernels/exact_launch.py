@@ -25,6 +25,11 @@ def _ptr(dtype: str) -> dict[str, str]:
     return {"ptr": dtype}
 
 
+def _desc(dtype: str, block: list[int]) -> dict[str, Any]:
+    """A host `TensorDescriptor` over a tensor of `dtype` with this block shape."""
+    return {"desc": dtype, "block": block}
+
+
 def next_pow2(x: int) -> int:
     return 1 if x <= 1 else 1 << (x - 1).bit_length()
 
@@ -39,15 +44,36 @@ def moe_operand_dtypes(dtype: str, act: str = "bf16") -> tuple[str, str]:
     }[dtype]
 
 
+def uses_gptq_awq(dtype: str, block_shape: list[int] | None) -> bool:
+    """SGLang routes int4 weights, and int8 weights with a K group size, to `fused_moe_kernel_gptq_awq`."""
+    grouped = block_shape is not None and len(block_shape) > 1 and block_shape[1] > 0
+    return dtype == "int4_w4a16" or (dtype == "int8_w8a16" and grouped)
+
+
+def default_swap_ab(cc: int, dtype: str, config: dict[str, int]) -> bool:
+    """`should_enable_swap_ab`: fp8 on sm90 with BLOCK_M < 64 and BLOCK_N >= 64 (0.5.9+; 0.5.8 on H20 only)."""
+    return dtype == "fp8_w8a8" and cc == 90 and config["BLOCK_SIZE_M"] < 64 and config["BLOCK_SIZE_N"] >= 64
+
+
 def fused_moe_args(cc: int, dtype: str, config: dict[str, int], n: int = 384, k: int = 5120,
                    e: int = 161, per_channel: bool = False, block_shape: list[int] | None = None,
-                   down: bool = False, act: str = "bf16") -> tuple[str, dict[str, Any], dict[str, int]]:
+                   down: bool = False, act: str = "bf16", tma: str | None = None,
+                   swap_ab: bool | None = None, has_zp: bool = False,
+                   c_sorted: bool = False) -> tuple[str, dict[str, Any], dict[str, int]]:
     """(kernel name, args, options) for `invoke_fused_moe_kernel`.
 
     n, k are the GEMM's own sizes (B is [e, n, k]); for the up GEMM n = 2 * intermediate.
+    tma: None, "up" (B through a TensorDescriptor: an up config with USE_TMA) or "down" (A and B
+    through descriptors: a down config with USE_TMA, fp8 block quantization only).
+    swap_ab: None follows SGLang's rule for the target (`default_swap_ab`).
     """
-    if dtype == "int4_w4a16":
-        return _gptq_awq_args(dtype, config, n, k, e, block_shape, down, act)
+    if uses_gptq_awq(dtype, block_shape):
+        return _gptq_awq_args(dtype, config, n, k, e, block_shape, down, act, has_zp)
+    if tma not in (None, "up", "down"):
+        raise ValueError(f"tma must be None, 'up' or 'down', not {tma!r}")
+    if tma == "down" and not (dtype == "fp8_w8a8" and block_shape):
+        raise ValueError("a TMA down GEMM needs fp8_w8a8 with a block shape (SGLang asserts it)")
+    swap = default_swap_ab(cc, dtype, config) if swap_ab is None else swap_ab
     a_t, b_t = moe_operand_dtypes("fp16" if dtype == "fp16" else dtype, act)
     c_t = "fp16" if dtype == "fp16" else ELEM[act]
     blocked = block_shape is not None and dtype in ("fp8_w8a8", "int8_w8a8")
@@ -66,8 +92,11 @@ def fused_moe_args(cc: int, dtype: str, config: dict[str, int], n: int = 384, k:
         b_scale = _ptr("fp32")
         bse, bsk, bsn = n, 0, 1
     em = a_rows * (1 if down else _TOPK) + e * (config["BLOCK_SIZE_M"] - 1)
+    bm, bk_tile = config["BLOCK_SIZE_M"], config["BLOCK_SIZE_K"]
     args: dict[str, Any] = {
-        "a_ptr": _ptr(a_t), "a_desc": None, "b_ptr": _ptr(b_t), "b_desc": None, "bias_ptr": None,
+        "a_ptr": _ptr(a_t), "a_desc": _desc(a_t, [bm, bk_tile]) if tma == "down" else None,
+        "b_ptr": _ptr(b_t), "b_desc": _desc(b_t, [1, config["BLOCK_SIZE_N"], bk_tile]) if tma else None,
+        "bias_ptr": None,
         "c_ptr": _ptr(c_t), "a_scale_ptr": a_scale, "b_scale_ptr": b_scale,
         "topk_weights_ptr": _ptr("fp32"), "sorted_token_ids_ptr": _ptr("i32"),
         "expert_ids_ptr": _ptr("i32"), "num_tokens_post_padded_ptr": _ptr("i32"),
@@ -80,8 +109,8 @@ def fused_moe_args(cc: int, dtype: str, config: dict[str, int], n: int = 384, k:
         "MUL_ROUTED_WEIGHT": down, "top_k": 1 if down else _TOPK, "compute_type": {"tl": c_t},
         "use_fp8_w8a8": dtype == "fp8_w8a8", "use_int8_w8a8": dtype == "int8_w8a8",
         "use_int8_w8a16": dtype == "int8_w8a16", "per_channel_quant": per_channel,
-        "even_Ks": k % config["BLOCK_SIZE_K"] == 0, "c_sorted": False, "filter_expert": True,
-        "swap_ab": False, "FUSE_ADD_TO_OUTPUT": False, "MASK_OUTPUT": False,
+        "even_Ks": k % config["BLOCK_SIZE_K"] == 0, "c_sorted": c_sorted, "filter_expert": True,
+        "swap_ab": swap, "FUSE_ADD_TO_OUTPUT": False, "MASK_OUTPUT": False,
         "FUSE_SUM_ALL_REDUCE": False, "ROUTER_TOPK": 1, "USE_GDC": cc >= 90,
         **_tiles(config),
     }
@@ -89,21 +118,28 @@ def fused_moe_args(cc: int, dtype: str, config: dict[str, int], n: int = 384, k:
 
 
 def _gptq_awq_args(dtype: str, config: dict[str, int], n: int, k: int, e: int,
-                   block_shape: list[int] | None, down: bool, act: str):
+                   block_shape: list[int] | None, down: bool, act: str, has_zp: bool):
+    """`fused_moe_kernel_gptq_awq` as the moe_wna16 path launches it: B [e, n, k/pack] uint8 with
+    scales [e, n, k/group] (and AWQ zero points [e, n/pack, k/group], GPTQ has none)."""
     group = (block_shape or [0, 128])[1] or 128
     a_t = ELEM[act]
-    kp = k // 2  # int4: two values per byte along K
+    int4 = dtype == "int4_w4a16"
+    pack = 2 if int4 else 1
+    kp, groups = k // pack, -(-k // group)
+    zp_rows = n // pack
     args: dict[str, Any] = {
-        "a_ptr": _ptr(a_t), "b_ptr": _ptr("u8"), "c_ptr": _ptr(a_t), "b_scale_ptr": _ptr(a_t),
-        "b_zp_ptr": None, "topk_weights_ptr": _ptr("fp32"), "sorted_token_ids_ptr": _ptr("i32"),
+        "a_ptr": _ptr(a_t), "b_ptr": _ptr("u8" if int4 else "i8"), "c_ptr": _ptr(a_t),
+        "b_scale_ptr": _ptr(a_t), "b_zp_ptr": _ptr("u8") if has_zp else None,
+        "topk_weights_ptr": _ptr("fp32"), "sorted_token_ids_ptr": _ptr("i32"),
         "expert_ids_ptr": _ptr("i32"), "num_tokens_post_padded_ptr": _ptr("i32"),
         "N": n, "K": k, "EM": _M * _TOPK + e * (config["BLOCK_SIZE_M"] - 1),
         "num_valid_tokens": _M * _TOPK, "stride_am": k, "stride_ak": 1, "stride_be": n * kp,
         "stride_bk": 1, "stride_bn": kp, "stride_cm": n, "stride_cn": 1,
-        "stride_bse": n * (k // group), "stride_bsk": 1, "stride_bsn": k // group,
-        "stride_bze": 0, "stride_bzk": 0, "stride_bzn": 0, "group_size": group,
+        "stride_bse": n * groups, "stride_bsk": 1, "stride_bsn": groups,
+        "stride_bze": zp_rows * groups if has_zp else 0, "stride_bzk": 1 if has_zp else 0,
+        "stride_bzn": groups if has_zp else 0, "group_size": group,
         "MUL_ROUTED_WEIGHT": down, "top_k": 1 if down else _TOPK, "compute_type": {"tl": a_t},
-        "has_zp": False, "use_int4_w4a16": True, "use_int8_w8a16": False,
+        "has_zp": has_zp, "use_int4_w4a16": int4, "use_int8_w8a16": not int4,
         "even_Ks": k % config["BLOCK_SIZE_K"] == 0, "filter_expert": True, **_tiles(config),
     }
     return "fused_moe_kernel_gptq_awq", args, _options(config)
@@ -190,7 +226,7 @@ def decode_args(cc: int, lk: int, lv: int, block_n: int, block_h: int, num_warps
         "kv_group_num": group, "q_head_num": heads, "BLOCK_DMODEL": dm, "BLOCK_DPE": dpe,
         "BLOCK_DV": next_pow2(lv), "BLOCK_N": block_n, "BLOCK_H": block_h, "MIN_BLOCK_KV": 32,
         "logit_cap": 0.0, "xai_temperature_len": -1, "Lk": lk, "Lv": lv,
-        "HAS_MLA": grouped and mla and lv == dm, "USE_PDL": False,
+        "HAS_MLA": grouped and mla and lv == dm, "USE_PDL": False, "PAGE_SIZE": 1,
     }
     name = "_fwd_grouped_kernel_stage1" if grouped else "_fwd_kernel_stage1"
     return name, args, {"num_warps": num_warps, "num_stages": num_stages}

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import exact_dump
 import exact_launch
 import triton
 import triton.language as tl
@@ -119,6 +120,8 @@ def specialise(fn: Any, args: dict[str, Any]) -> tuple[dict, dict, dict]:
 def _arg_type(value: Any, param: Any) -> tuple[str, bool]:
     specialise_value = not param.do_not_specialize
     align = not getattr(param, "do_not_specialize_on_alignment", False)
+    if isinstance(value, dict) and "desc" in value:
+        return f"tensordesc<{value['desc']}{list(value['block'])}>", False
     if isinstance(value, dict):
         return "*" + value["ptr"], align
     if isinstance(value, bool):
@@ -185,10 +188,52 @@ def compile_shared(job: dict[str, Any]) -> int:
     return int(kernel.metadata.shared)
 
 
+class _Allocated(Exception):
+    """Raised by the cut make_llir with the module as the allocator left it."""
+
+    def __init__(self, module: Any) -> None:
+        super().__init__("allocated")
+        self.text = str(module)
+        self.shared = int(module.get_int_attr("ttg.shared"))
+
+
+def stop_after_allocation() -> None:
+    """Dump mode: make_llir cut right after its shared-memory allocation pass.
+
+    The cut function is make_llir's own source (whatever this Triton version runs before the
+    allocator), up to the statement adding the allocation pass, then its `pm.run`.
+    """
+    import inspect
+    import textwrap
+
+    from triton.backends.nvidia import compiler as nvidia
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(nvidia.CUDABackend.make_llir)))
+    fn = tree.body[0]
+    runs = [s for s in fn.body if "pm.run(" in ast.unparse(s)]
+    cut = next(i for i, s in enumerate(fn.body) if "allocate_shared_memory" in ast.unparse(s))
+    fn.body = [*fn.body[:cut + 1], runs[0], *ast.parse("raise _Allocated(mod)").body]
+    namespace = {**vars(nvidia), "_Allocated": _Allocated}
+    exec(compile(ast.fix_missing_locations(tree), "<make_llir up to allocation>", "exec"), namespace)
+    nvidia.CUDABackend.make_llir = namespace["make_llir"]
+
+
+def dumped(job: dict[str, Any]) -> dict[str, Any]:
+    """The allocator's placement of every buffer (exact_dump) and the size it reached."""
+    try:
+        compile_shared(job)
+    except _Allocated as done:
+        return {"shared": done.shared, "buffers": exact_dump.buffers(done.text),
+                "layouts": exact_dump.layouts(done.text)}
+    raise RuntimeError("the compile did not reach the allocation pass")
+
+
 def main() -> int:
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="sm120-doctor-tcache-"))
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    if os.environ.get("SM120_DOCTOR_FULL_COMPILE") != "1":
+    if os.environ.get("SM120_DOCTOR_DUMP") == "1":
+        stop_after_allocation()
+    elif os.environ.get("SM120_DOCTOR_FULL_COMPILE") != "1":
         stop_after_llir()
     for line in sys.stdin:
         if not line.strip():
@@ -197,7 +242,10 @@ def main() -> int:
         start = time.perf_counter()
         result: dict[str, Any] = {"id": job["id"]}
         try:
-            result["shared"] = compile_shared(job)
+            if os.environ.get("SM120_DOCTOR_DUMP") == "1":
+                result.update(dumped(job))
+            else:
+                result["shared"] = compile_shared(job)
         except Exception as exc:  # report per job; one bad config must not stop a batch
             lines = traceback.format_exception_only(type(exc), exc)
             result["error"] = "".join(lines).strip()[-600:]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from doctor.plan.kv import KvShape
+    from doctor.plan.layouts import Comm
     from doctor.plan.weights import RankWeights
 
 
@@ -70,6 +71,10 @@ class MemoryModel(ABC):
     @abstractmethod
     def preload_free(self, total_bytes: int, world_size: int, unified_memory: bool) -> int:
         """Free memory per GPU when the engine takes its measure, before the weights load."""
+
+    def preload_free_with(self, total_bytes: int, world_size: int, unified_memory: bool, comm: Comm | None) -> int:
+        """preload_free knowing how the ranks talk (None: unknown); engines whose measure ignores it keep this."""
+        return self.preload_free(total_bytes, world_size, unified_memory)
 
     @abstractmethod
     def kv_budget(self, preload_free: int, weights: int, settings: dict[str, Any]) -> int:

@@ -107,7 +107,9 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     memory = req.memory
     shape = LayoutShape(layout.tp, layout.pp, layout.ep)
     mem = memory.settings(total, shape, model, req.speculative)
-    free = memory.preload_free(total, layout.gpus, _gpu_totals(facts)[1])
+    if comm is None and len(facts.gpus) >= layout.gpus:
+        comm = communication(facts, layout)
+    free = memory.preload_free_with(total, layout.gpus, _gpu_totals(facts)[1], comm)
     stages, tokens, budget_min, cell_max = [], None, None, 0
     weights_of = {r.stage: memory.weights_bytes(r, model, shape) for r in ranks}
     for r in ranks:
@@ -125,8 +127,6 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     concurrent = min(kvmod.concurrent_requests(tokens, last, context, model.attention.sliding_window),
                      memory.max_requests(tokens, context))
     weights = max(weights_of.values())
-    if comm is None and len(facts.gpus) >= layout.gpus:
-        comm = communication(facts, layout)
     fits = not bad and tokens > 0
     reasons = memory.own_reasons(_reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(),
                                           budget_min or 0, tokens, context, concurrent, comm))

@@ -45,7 +45,10 @@ def test_published_failures():
     # Kimi K2 absorbed-MLA extend on SGLang <= 0.5.8 (PR #14311) and the GLM-4.7-FP8 default
     assert extend_attention_smem((12, 0), 576, 512, 32, 64, 8, kv_group=8) == 106496
     assert fused_moe_smem((12, 0), "fp8_w8a8", 128, 256, 128, 32, 8, 4, per_channel=True) == 147456
-    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2) == 89088
+    # MLA decode: 0.5.8 loads V (89088 B); from 0.5.10 V is K^T and only K is staged (63488 B);
+    # both equal Triton 3.5.1's metadata.shared for that release's kernel
+    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2, revision=1) == 89088
+    assert decode_attention_smem((12, 0), 576, 512, 32, 16, 4, 2, revision=2) == 63488
     assert prefill_attention_smem((12, 0), 128, 128, 8, dtype="fp32") == 131072
     assert prefill_attention_smem((12, 0), 256, 128, 8) == 163840
 
@@ -85,3 +88,22 @@ def test_default_path_imports_no_torch_or_triton():
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, check=True)
     assert json.loads(out.stdout) == []
+
+
+@pytest.mark.parametrize(("call", "kwargs"), [
+    (extend_attention_smem, {"cc": (12, 0), "lq": 128, "lv": 128, "block_m": 64, "block_n": 64, "num_warps": 4,
+                             "num_stages": 2}),
+    (prefill_attention_smem, {"cc": (12, 0), "head_dim": 128, "block": 128, "num_warps": 4, "num_stages": 2}),
+    (decode_attention_smem, {"cc": (12, 0), "lk": 576, "lv": 512, "block_n": 32, "block_h": 16, "num_warps": 4,
+                             "num_stages": 3}),
+])
+def test_stage_counts_no_engine_launches_are_refused(call, kwargs):
+    with pytest.raises(ValueError, match="--exact"):
+        call(**kwargs)
+
+
+def test_fp8_dots_run_natively_on_sm120_from_triton_3_5_and_sm121_from_3_8():
+    from doctor.kernels.fp8 import native_fp8_mma
+
+    assert not native_fp8_mma((12, 0), (3, 4)) and native_fp8_mma((12, 0), (3, 5))
+    assert not native_fp8_mma((12, 1), (3, 7)) and native_fp8_mma((12, 1), (3, 8))

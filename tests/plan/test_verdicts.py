@@ -41,7 +41,9 @@ def test_glm47_bf16_does_not_fit_8x96gb_and_says_by_how_much():
     plan = plan_layout(load_profile("rtx-pro-6000-x8"), load_model("zai-org/GLM-4.7", {}, offline=True),
                        Layout(8, 1), REQ)
     assert not plan.fits and not plan.borderline
-    assert 3 * GiB < -plan.kv_budget_bytes < 5 * GiB  # short before any KV cache
+    # short before any KV cache, by more than the 2 GiB borderline band (2.3 GiB with the pre-load overhead
+    # fitted to public logs, fixtures/sglang/memory_logs.json; 3.8 GiB with the old 8x H200 constants)
+    assert 2 * GiB < -plan.kv_budget_bytes < 5 * GiB
     assert any("short before any KV cache" in r for r in plan.reasons)
 
 

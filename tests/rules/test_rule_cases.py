@@ -43,10 +43,16 @@ def with_lib(*libs, profile=PRO, model=None, **kw):
     return lambda: build(profile, model, libs=libs, **kw)
 
 
-def cuda_lib(sass, ptx):
+def cuda_lib(sass, ptx, families=None):
     entry = {"path": "vllm/_C.abi3.so", "sass": sass, "ptx": ptx, "format": "elf", "modules": 1, "rdc_ptx": [],
-             "size": 1, "error": None}
+             "size": 1, "error": None, "families": families or {}}
     return Library(name="vllm", version="0.10.0", details={"cuda_binaries": [entry]})
+
+
+def gemm_families(gemm_archs):
+    """_C with MoE routing built for sm_120 and the CUTLASS scaled-mm kernels built for `gemm_archs`."""
+    return {"moe_routing": {"kernels": 4, "kernel_archs": [[["sm_90a", "sm_120"], None, 4]]},
+            "cutlass_scaled_mm": {"kernels": 12, "kernel_archs": [[gemm_archs, None, 12]]}}
 
 
 def vllm_moe(fits, source="file"):
@@ -359,6 +365,10 @@ CASES = [
     a("BIN001", False, "family build", with_lib(cuda_lib(["sm_120f"], []))),
     a("BIN002", True, "compute_80 PTX only", with_lib(cuda_lib(["sm_80"], ["compute_80"]))),
     a("BIN002", False, "native", with_lib(cuda_lib(["sm_80", "sm_120"], ["compute_80"]))),
+    a("BIN003", True, "scaled_mm for sm_90a/sm_100a only", with_lib(cuda_lib(
+        ["sm_90a", "sm_100a", "sm_120"], [], gemm_families(["sm_90a", "sm_100a"])))),
+    a("BIN003", False, "scaled_mm with sm_120", with_lib(cuda_lib(
+        ["sm_90a", "sm_120"], [], gemm_families(["sm_90a", "sm_120"])))),
     a("MEM002", True, "128k context on a 5090", sg("0.5.8", LLAMA, "rtx-5090"), "--context-length", "131072"),
     a("MEM002", False, "8k context on a 5090", sg("0.5.8", LLAMA, "rtx-5090"), "--context-length", "8192"),
     a("MEM001", True, "GLM-4.7 BF16 on 8x96 GB", sg("0.5.8", "zai-org/GLM-4.7")),

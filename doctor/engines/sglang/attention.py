@@ -59,6 +59,13 @@ def default_attention_backend(version: Version, model: Model, capability: tuple[
     return "flashinfer" if flashinfer_available else "triton"
 
 
+def attention_kernel_revision(version: Version) -> int:
+    """Source revision of the Triton attention kernels (doctor.kernels.attention_smem.LATEST_REVISION):
+    0.5.10 rewrote the grouped decode kernel (q cast to the KV dtype, MLA reads V as K^T) and extend's
+    v_scale handling (sgl-project/sglang python/sglang/srt/layers/attention/triton_ops at v0.5.10)."""
+    return 1 if release(version) < Version("0.5.10") else 2
+
+
 def extend_paths(model: Model, tp: int) -> list[ExtendPath]:
     att = model.attention
     local_heads = max(1, att.num_heads // max(tp, 1))

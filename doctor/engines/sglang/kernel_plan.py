@@ -14,7 +14,7 @@ from packaging.version import Version
 from doctor.engines.pysource import SourceShapeError, evaluate_assignment
 from doctor.engines.sglang import moe
 from doctor.engines.sglang import source as sglang_source
-from doctor.engines.sglang.attention import extend_paths, extend_tiles
+from doctor.engines.sglang.attention import attention_kernel_revision, extend_paths, extend_tiles
 from doctor.engines.versions import release
 from doctor.facts import Facts, Gpu, Model
 from doctor.hardware import smem_per_block_optin
@@ -22,18 +22,24 @@ from doctor.kernels import decode_attention_smem, extend_attention_smem, fused_m
 from doctor.kernels.check import KernelCheck
 from doctor.kernels.moe_tuned import launch_config, load_configs
 
-# The Triton SGLang's torch pin brings (sglang.md §7); used when no Triton is installed.
-TRITON_PINS = ((Version("0.5.23"), "3.8.0"), (Version("0.5.18"), "3.7.1"), (Version("0.5.11"), "3.6.0"),
-               (Version("0.0"), "3.5.1"))
-# SM12x tuned files shipped in the wheels (sglang.md §3), for what-if versions that are not installed.
+# The Triton that the torch pinned by SGLang's wheel requires (Requires-Dist torch==: 2.8.0 up to 0.5.5.post3,
+# 2.9.1 from 0.5.6, 2.11.0 from 0.5.11, 2.13.0 from 0.5.18, 2.14.1 from 0.5.22; each torch's own triton pin);
+# used when no Triton is installed.
+TRITON_PINS = ((Version("0.5.22"), "3.8.0"), (Version("0.5.18"), "3.7.1"), (Version("0.5.11"), "3.6.0"),
+               (Version("0.5.6"), "3.5.1"), (Version("0.0"), "3.4.0"))
+# SM12x tuned MoE configs each release's wheel ships (first release, triton dir, file), for what-if versions that
+# are not installed; tests/tools/test_sglang_facts_data.py checks this against every wheel read by
+# tools/sglang_facts.py.
+_MAXQ = "device_name=NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition"
+_SERVER = "device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition"
 SHIPPED_SM12X = (
-    (Version("0.5.8"), "triton_3_5_1",
-     "E=161,N=192,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition,dtype=fp8_w8a8,"
-     "per_channel_quant=True.json"),
-    (Version("0.5.8"), "triton_3_5_1",
-     "E=161,N=192,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Max-Q_Workstation_Edition.json"),
+    (Version("0.5.1"), "triton_3_4_0", f"E=129,N=352,{_MAXQ},dtype=fp8_w8a8.json"),
+    (Version("0.5.1"), "triton_3_4_0", f"E=161,N=384,{_MAXQ},dtype=fp8_w8a8.json"),
+    (Version("0.5.8"), "triton_3_5_1", f"E=161,N=192,{_MAXQ},dtype=fp8_w8a8,per_channel_quant=True.json"),
+    (Version("0.5.8"), "triton_3_5_1", f"E=161,N=192,{_MAXQ}.json"),
+    (Version("0.5.13"), "triton_3_6_0", f"E=256,N=512,{_SERVER}.json"),
+    (Version("0.5.13"), "triton_3_6_0", f"E=256,N=512,{_SERVER}_down.json"),
     (Version("0.5.14"), "triton_3_6_0", "E=128,N=768,device_name=NVIDIA_GB10,dtype=fp8_w8a8.json"),
-    (Version("0.5.23"), "triton_3_6_0", "E=256,N=512,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition.json"),
 )
 MOE_DTYPES = {"bf16": None, "fp16": None, "fp8-channel": "fp8_w8a8", "fp8-tensor": "fp8_w8a8",
               "fp8-block": "fp8_w8a8", "int8-w8a8": "int8_w8a8", "int8-w8a16": "int8_w8a16"}
@@ -87,7 +93,9 @@ def extend_kernels(target: Target) -> list[KernelCheck]:
         tiles, tiles_from = _extend_tiles(source_file, target, path.lq, path.lv)
         dtype = kv_dtype(target)
         needed = extend_attention_smem(target.gpu.capability, path.lq, path.lv, tiles.block_m, tiles.block_n,
-                                       tiles.num_warps, tiles.num_stages, kv_dtype=dtype, kv_group=path.kv_group)
+                                       tiles.num_warps, tiles.num_stages, kv_dtype=dtype, kv_group=path.kv_group,
+                                       triton=_triton_version(target),
+                                       revision=attention_kernel_revision(target.version))
         out.append(_check(target, "extend_attention", path.name, path.when,
                            {"lq": path.lq, "lv": path.lv, "kv_group": path.kv_group, "kv_dtype": dtype},
                            {"block_m": tiles.block_m, "block_n": tiles.block_n, "num_warps": tiles.num_warps,
@@ -117,7 +125,8 @@ def decode_kernels(target: Target) -> list[KernelCheck]:
         grouped = att.num_heads // max(att.num_kv_heads, 1) > 1
     block_n, block_h = (32, 16) if grouped else (64, 1)
     needed = decode_attention_smem(target.gpu.capability, lk, lv, block_n, block_h, 4, 2, kv_dtype=dtype,
-                                   grouped=grouped)
+                                   grouped=grouped, triton=_triton_version(target),
+                                   revision=attention_kernel_revision(target.version))
     name = "decode-grouped" if grouped else "decode-mha"
     return [_check(target, "decode_attention", name, "every decode step", {"lk": lk, "lv": lv, "kv_dtype": dtype},
                     {"block_n": block_n, "block_h": block_h, "num_warps": 4, "num_stages": 2}, needed,
@@ -130,7 +139,8 @@ def vision_kernels(target: Target) -> list[KernelCheck]:
         return []
     block, block_from = _prefill_block(target)
     warps = 4 if vision.head_dim <= 64 else 8
-    needed = prefill_attention_smem(target.gpu.capability, vision.head_dim, block, warps, 1, "bf16")
+    needed = prefill_attention_smem(target.gpu.capability, vision.head_dim, block, warps, 1, "bf16",
+                                    triton=_triton_version(target))
     return [_check(target, "prefill_attention", "vision-tower", "every image or video in a request (vision encoder)",
                     {"head_dim": vision.head_dim, "dtype": "bf16"},
                     {"block_m": block, "block_n": block, "num_warps": warps, "num_stages": 1}, needed,
@@ -254,4 +264,5 @@ def _tuned_check(target: Target, shape: dict[str, Any], lookup: dict[str, Any]) 
 def _moe_bytes(target: Target, shape: dict[str, Any], config: dict[str, int]) -> int:
     return fused_moe_smem(target.gpu.capability, shape["dtype"], config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"],
                           config["BLOCK_SIZE_K"], config["GROUP_SIZE_M"], config["num_warps"], config["num_stages"],
-                          per_channel=shape["per_channel"], block_shape=shape["block_shape"])
+                          per_channel=shape["per_channel"], block_shape=shape["block_shape"],
+                          triton=_triton_version(target))

@@ -11,7 +11,7 @@ Nothing here imports SGLang or torch.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
@@ -19,15 +19,37 @@ from doctor.facts import Model
 from doctor.plan.arch import Piece
 from doctor.plan.memory import LayoutShape, MemoryModel
 
+if TYPE_CHECKING:
+    from doctor.plan.layouts import Comm
+
 GiB = 1 << 30
 MiB = 1 << 20
 
-# Memory in use before weights load, per GPU. Not a knob of SGLang but of the runtime, so it is an
-# estimate: SGLang's own log on 8x H200 (sgl-project/sglang PR #11716) shows 1.10 GiB taken before
-# `init_torch_distributed` (CUDA context, torch, cuBLAS handles) and ~2.0 GiB by NCCL/all-reduce setup
-# ("Init torch distributed ends. mem usage=2.01 GB") for a TP8 world.
-CUDA_CONTEXT_BYTES = int(1.10 * GiB)
-DISTRIBUTED_INIT_BYTES = int(2.0 * GiB)
+# Memory gone before the weights load, per GPU (NVML total - "Load weight begin. avail mem"), fitted to the
+# public startup logs in fixtures/sglang/memory_logs.json (tests/engines/sglang/test_memory_logs.py prints
+# each log's error). Two terms:
+# - the CUDA context plus what the driver holds back from the board: 0.73 GiB + 0.33 % of the board, the
+#   least-squares line through the single-process figures (L4 0.73, RTX 4090 0.83, RTX PRO 6000 1.19,
+#   H200 1.10 and 1.19 GiB; sglang#3419, sglang#40558, sglang#4826, sglang PR #11716, llms-in-clouds L4 log);
+# - `init_torch_distributed` ("Init torch distributed ends. mem usage=X GB"), which the logs show does not
+#   grow with the world size: 0.13-0.39 GiB over PCIe at TP2 and TP4 (sglang#16920, xorbitsai/inference#3373,
+#   the L4 log, sglang#40558; their mean, 0.24 GiB) and 2.01 GiB over NVLink at TP8 (PR #11716, custom
+#   all-reduce's buffers included). NCCL's buffers sit in device memory with the P2P transport NVLink uses
+#   and in host memory with the SHM transport PCIe boards without P2P fall back to, hence the gap. One NVLink
+#   log cannot tell a flat term from one per peer; the flat one is kept because vllm#21348 (SGLang, 4x H100,
+#   TP4) needs 2.7 GiB gone before load to print its 367,404 KV tokens with the weights this planner computes:
+#   per peer the model would say 1.9 GiB (KV +4.6 %), flat 3.0 GiB (KV -1.9 %).
+# SGLang leaves NVLS off unless --enable-nccl-nvls (0.5.9 entrypoints/engine.py `_set_envs_and_config`
+# sets NCCL_NVLS_ENABLE=0), so NVLink SHARP buffers are not part of it. Unified memory (GB10) is measured
+# from the host's available memory instead (utils/common.py `get_available_gpu_memory`, `is_integrated`);
+# the same estimate stands in for it.
+CONTEXT_BASE_BYTES = int(0.73 * GiB)
+CONTEXT_SHARE_OF_BOARD = 0.0033
+# custom_all_reduce.py (0.5.9, `CustomAllreduce.__init__`): meta (meta_size + max_size), the registered IPC
+# buffer and rank_data, each max_size = _MAX_CAR_SIZE = 8 MiB on CUDA.
+CUSTOM_ALL_REDUCE_BYTES = 3 * 8 * MiB
+CUSTOM_ALL_REDUCE_WORLD_SIZES = (2, 4, 6, 8)  # `CustomAllreduce._SUPPORTED_WORLD_SIZES`
+NCCL_BYTES = {True: int(2.01 * GiB) - CUSTOM_ALL_REDUCE_BYTES, False: int(0.24 * GiB)}  # over NVLink, over PCIe
 
 # ReqToTokenPool: int32 [max_num_reqs, context_len + 4], allocated after the KV budget is profiled
 # but before the KV pool, so it is not part of the budget: it comes out of the reserved share.
@@ -107,10 +129,36 @@ def memory_defaults(version: str, gpu_mem_mib: float, *, tp: int, pp: int, dp_at
                           vlm_factor=factor, page_size=page_size or 1)
 
 
-def preload_free_bytes(total_bytes: int, world_size: int, unified_memory: bool = False) -> int:
+def context_bytes(total_bytes: int) -> int:
+    """CUDA context and the driver's reservation, as seen against NVML's total."""
+    return CONTEXT_BASE_BYTES + int(CONTEXT_SHARE_OF_BOARD * total_bytes)
+
+
+def custom_all_reduce_on(world_size: int, nvlink: bool) -> bool:
+    """SGLang's own rule (custom_all_reduce.py): a supported world size, and full NVLink past two GPUs."""
+    return world_size in CUSTOM_ALL_REDUCE_WORLD_SIZES and (world_size == 2 or nvlink)
+
+
+def distributed_init_bytes(world_size: int, nvlink: bool | None = None, custom_all_reduce: bool | None = None) -> int:
+    """What `init_torch_distributed` takes; an unknown link is taken as NVLink, the larger figure."""
+    if world_size <= 1:
+        return 0
+    nvlink = True if nvlink is None else nvlink
+    if custom_all_reduce is None:
+        custom_all_reduce = custom_all_reduce_on(world_size, nvlink)
+    return NCCL_BYTES[nvlink] + (CUSTOM_ALL_REDUCE_BYTES if custom_all_reduce else 0)
+
+
+def preload_overhead_bytes(total_bytes: int, world_size: int, nvlink: bool | None = None,
+                           custom_all_reduce: bool | None = None) -> int:
+    """Memory gone before the weights load: GPU total - SGLang's "Load weight begin. avail mem"."""
+    return context_bytes(total_bytes) + distributed_init_bytes(world_size, nvlink, custom_all_reduce)
+
+
+def preload_free_bytes(total_bytes: int, world_size: int, unified_memory: bool = False, nvlink: bool | None = None,
+                       custom_all_reduce: bool | None = None) -> int:
     """Free memory when SGLang measures it (after distributed init, before weights): the budget base."""
-    overhead = CUDA_CONTEXT_BYTES + (DISTRIBUTED_INIT_BYTES if world_size > 1 else 0)
-    return max(0, total_bytes - overhead)
+    return max(0, total_bytes - preload_overhead_bytes(total_bytes, world_size, nvlink, custom_all_reduce))
 
 
 def kv_budget_bytes(preload_free: int, weights: int, mem_fraction_static: float) -> int:
@@ -169,6 +217,15 @@ class SGLangMemory(MemoryModel):
 
     def preload_free(self, total_bytes: int, world_size: int, unified_memory: bool) -> int:
         return preload_free_bytes(total_bytes, world_size, unified_memory)
+
+    def preload_free_with(self, total_bytes: int, world_size: int, unified_memory: bool, comm: Comm | None) -> int:
+        """The distributed term depends on the link and on custom all-reduce. Any NVLink group (a TP group on
+        NVLink inside nodes joined by a network, too) takes NVLink's figure; no link known, the same."""
+        if comm is None:
+            return self.preload_free(total_bytes, world_size, unified_memory)
+        links = [link for link in (comm.tp_link, comm.pp_link) if link]
+        nvlink = "NV" in links if links else None
+        return preload_free_bytes(total_bytes, world_size, unified_memory, nvlink, comm.custom_all_reduce)
 
     def kv_budget(self, preload_free: int, weights: int, settings: dict[str, Any]) -> int:
         return kv_budget_bytes(preload_free, weights, settings["mem_fraction_static"])

@@ -80,7 +80,8 @@ class VLLM(Engine):
         return VLLMMemory(run.version, run.gpu.capability if run.gpu else None, run.gpu.name if run.gpu else "",
                           utilization=knob("gpu_memory_utilization"),
                           max_num_batched_tokens=knob("max_num_batched_tokens"), max_num_seqs=knob("max_num_seqs"),
-                          enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env))
+                          enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env),
+                          flashinfer_installed=_flashinfer_installed(run))
 
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[FileChange]:
         from doctor.engines.vllm.moe_files import config_file_changes
@@ -96,3 +97,14 @@ class VLLM(Engine):
         from doctor.engines.vllm.multinode import node_launches
 
         return node_launches(self, run, base, layout)
+
+
+def _flashinfer_installed(run: EngineRun) -> bool | None:
+    """What the probe saw installed (it decides vLLM's sampler path up to 0.23); None for a what-if vLLM,
+    whose environment the doctor has not seen: the memory model then assumes a plain pip install."""
+    vllm = run.facts.library("vllm")
+    if vllm is None or vllm.what_if:
+        return None
+    library = run.facts.library("flashinfer-python")
+    return library is not None and not library.what_if
+

@@ -8,9 +8,11 @@
 `weights` is what `Model loading took X GiB` reports: the checkpoint as vLLM lays it out (MXFP4 experts on
 Marlin padded to n % 256 and k % 128: gpt-oss's 2880 becomes 3072 / 2944, `Mxfp4MoEMethod.create_weights`).
 The activation peak is the profile run's: a forward of `max_num_batched_tokens` tokens and the dummy sampler
-run over `max_num_seqs` rows of full-vocabulary logits. The CUDA-graph pool is subtracted only where the
-release measures it (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`, read from 0.18.0, default from the data);
-elsewhere graphs are captured after the KV cache, out of the `1 - utilization` headroom.
+run over `max_num_seqs` rows of full-vocabulary logits, whose bytes per logit depend on the sampler path the
+release takes (`sampler_sorts`); checked against published startup logs in tests/engines/vllm/test_memory_logs.py.
+The CUDA-graph pool is subtracted only where the release measures it (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`,
+read from 0.18.0, default from the data); elsewhere graphs are captured after the KV cache, out of the
+`1 - utilization` headroom.
 KV tokens are counted as `get_kv_cache_config_from_groups` and `_report_kv_cache_config` do: blocks =
 budget // (page bytes x layers per group), "GPU KV cache size" = blocks // groups x block_size.
 The activation, non-torch and graph figures are estimates from the model's shapes (the runtime measures
@@ -69,14 +71,41 @@ def forward_activation(model: Model, tokens: int, tp: int) -> int:
     return hidden + max(attention, mlp)
 
 
-# Bytes alive per logit at the sampler's peak in `_dummy_sampler_run` (top-k and top-p both set, PyTorch path):
-# the float32 logits, `torch.sort`'s float32 values and int64 indices, the softmax and its cumulative sum.
-SAMPLER_BYTES_PER_LOGIT = 4 + 4 + 8 + 4 + 4
+# Bytes alive per logit at the sampler's peak in `_dummy_sampler_run` (top_k = vocab - 1 and top_p = 0.9 on every
+# row). On the PyTorch path `apply_top_k_top_p` runs `logits.sort(dim=-1)`: the bf16 logits of `compute_logits`
+# (2), their float32 copy (4), the sorted float32 values and int64 indices (12), and PyTorch's segmented radix
+# sort's int64 index input and key/value scratch (8 + 12). It matches the H100 logs: 1024 dummy rows of gpt-oss's
+# 201088-entry vocabulary leave the 0.10.1 profile ~7.3 GiB above the weights. FlashInfer's
+# `top_k_top_p_sampling_from_logits` (masked logits, softmax) and, from 0.17.0, the in-place Triton top-k/top-p
+# kernel (`vllm/v1/sample/ops/topk_topp_triton.py` first ships) peak at the bf16 and float32 logits plus two
+# float32 rows (2 + 4 + 4 + 4). Which path runs (`TopKTopPSampler.__init__`): up to 0.11.x FlashInfer whenever
+# it is installed and VLLM_USE_FLASHINFER_SAMPLER is not 0 (the vllm-openai images ship it; the wheels list it as
+# an extra until 0.11.x); 0.12.0-0.16.x only with VLLM_USE_FLASHINFER_SAMPLER=1; from 0.17.0 the Triton kernel for
+# batches of 8+ rows, and from 0.24.0 FlashInfer by default.
+SORT_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 12 + 8 + 12
+INPLACE_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
+FLASHINFER_SAMPLER_ENV = "VLLM_USE_FLASHINFER_SAMPLER"
+FLASHINFER_SAMPLER_OPT_IN_FROM = Version("0.12.0")
+INPLACE_TOP_K_TOP_P_FROM = Version("0.17.0")
 
 
-def sampler_activation(model: Model, seqs: int) -> int:
+def sampler_sorts(release: str, env: dict[str, str], flashinfer_installed: bool | None) -> bool:
+    """Whether `_dummy_sampler_run` takes the PyTorch sort path. `flashinfer_installed` None: as a plain pip
+    install of that release (FlashInfer is an extra up to 0.11.x and a requirement from 0.12.0)."""
+    release_version = Version(release)
+    if release_version >= INPLACE_TOP_K_TOP_P_FROM:
+        return False
+    installed = flashinfer_installed if flashinfer_installed is not None else \
+        release_version >= FLASHINFER_SAMPLER_OPT_IN_FROM
+    switch = env.get(FLASHINFER_SAMPLER_ENV)
+    if release_version >= FLASHINFER_SAMPLER_OPT_IN_FROM:
+        return not (installed and switch is not None and switch.strip() not in ("", "0"))
+    return not (installed and (switch is None or switch.strip() not in ("", "0")))
+
+
+def sampler_activation(model: Model, seqs: int, sorts: bool) -> int:
     """`_dummy_sampler_run` over `seqs` rows of full-vocabulary logits."""
-    return seqs * model.vocab_size * SAMPLER_BYTES_PER_LOGIT
+    return seqs * model.vocab_size * (SORT_SAMPLER_BYTES_PER_LOGIT if sorts else INPLACE_SAMPLER_BYTES_PER_LOGIT)
 
 
 class VLLMMemory(MemoryModel):
@@ -85,7 +114,8 @@ class VLLMMemory(MemoryModel):
     def __init__(self, version: Version, capability: tuple[int, int] | None, device_name: str = "",
                  utilization: float | None = None,
                  max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
-                 enforce_eager: bool = False, env: dict[str, str] | None = None) -> None:
+                 enforce_eager: bool = False, env: dict[str, str] | None = None,
+                 flashinfer_installed: bool | None = None) -> None:
         self.version = str(version)
         self.release = knowledge.known_release(version)
         self.capability = capability or (0, 0)
@@ -94,6 +124,7 @@ class VLLMMemory(MemoryModel):
                       "max_num_seqs": max_num_seqs}
         self.enforce_eager = enforce_eager
         self.env = env or {}
+        self.flashinfer_installed = flashinfer_installed
 
     # --- the release's defaults ----------------------------------------------------------------------------
     def default_utilization(self) -> float:
@@ -107,14 +138,17 @@ class VLLMMemory(MemoryModel):
         value = self.env.get(CUDAGRAPH_ENV, table[CUDAGRAPH_ENV].get("default", "0"))
         return value.strip().lower() not in ("0", "false", "")
 
+    def sampler_sorts(self) -> bool:
+        return sampler_sorts(self.release, self.env, self.flashinfer_installed)
+
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
         big = total_bytes >= BIG_GPU and "a100" not in self.device_name.lower()
         tokens_default, seqs_default = SERVE_DEFAULTS[big]
         tokens = self.knobs["max_num_batched_tokens"] or tokens_default
         seqs = self.knobs["max_num_seqs"] or seqs_default
         util = self.knobs["utilization"] or self.default_utilization()
-        activation = max(forward_activation(model, int(tokens), layout.tp),
-                         sampler_activation(model, int(seqs)) + int(tokens) * model.hidden_size * 2)
+        sampler = sampler_activation(model, int(seqs), self.sampler_sorts()) + int(tokens) * model.hidden_size * 2
+        activation = max(forward_activation(model, int(tokens), layout.tp), sampler)
         graph_tokens = min(2 * int(seqs), 512)
         graphs = 0 if self.enforce_eager else GRAPH_POOL_BASE + forward_activation(model, graph_tokens, layout.tp)
         subtracted = self.graphs_subtracted()
