@@ -2,10 +2,13 @@
 its source, walking both branches of every question only the running system can answer: a compiled op
 (`ops.cutlass_scaled_mm_supports_fp8(cc)`), an environment variable (`envs.VLLM_USE_DEEP_GEMM`), an
 installed package (`has_flashinfer()`), a shape or dtype. The answer is either one value, or the cases: each
-assignment of the questions asked and the value it gives. Helper functions without parameters
-(`cutlass_fp8_supported()`, `is_deep_gemm_supported()`) and module constants set from them
-(`CUTLASS_BLOCK_FP8_SUPPORTED`) are followed into their own source first, so a gate that is False on SM12x
-whatever the environment says comes out as plain False."""
+assignment of the questions asked and the value it gives. Helper functions (`cutlass_fp8_supported()`,
+`is_deep_gemm_supported()`, `current_platform.support_deep_gemm()`) and module constants set from them
+(`CUTLASS_BLOCK_FP8_SUPPORTED`) are followed into their own source and their questions asked in the caller,
+so a gate that is False on SM12x whatever the environment says comes out as plain False, and one that holds
+names what really decides it (`ops.cutlass_scaled_mm_supports_fp8(capability)`, `has_deep_gemm()`).
+Only yes/no positions are asked (an `if` test, `and`/`or`, `not`, a comparison as a whole); a name used as a
+shape, an operand or an argument is not, so a walked True never stands for a tensor."""
 
 from __future__ import annotations
 
@@ -117,7 +120,8 @@ class Explorer:
         raise _Ask(key)
 
     def _follow(self, path: str, node: ast.expr, depth: int) -> Any:
-        """A helper's own answer when `node` calls a parameterless function or names a module constant."""
+        """A helper's own answer when `node` calls a function of the wheel (its parameters left as questions)
+        or names a module constant set by such a call."""
         if depth >= MAX_DEPTH:
             return None
         method = self._platform_method(node)
