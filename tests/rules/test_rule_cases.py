@@ -10,6 +10,7 @@ from doctor.facts import Driver, Library, Source
 from tests.rules.builders import RULES, a, build, decode_attention, findings, fused_moe, lib
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
+W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -447,6 +448,12 @@ CASES = [
     a("VLLM016", False, "fa2 on 0.14", vl("0.14.0", env={"VLLM_FLASH_ATTN_VERSION": "2"})),
     a("VLLM016", False, "fa3 on hopper", vl("0.14.0", profile=H100, env={"VLLM_FLASH_ATTN_VERSION": "3"})),
     a("VLLM016", False, "not read from 0.15", vl("0.17.0", env={"VLLM_FLASH_ATTN_VERSION": "3"})),
+    a("VLLM017", True, "machete for int4 dense layers on 0.9.2", vl("0.9.2", KIMI, quant=W4A16_DENSE)),
+    a("VLLM017", False, "machete refused from 0.10.0", vl("0.10.0", KIMI, quant=W4A16_DENSE)),
+    a("VLLM017", False, "machete disabled", vl("0.9.2", KIMI, quant=W4A16_DENSE,
+                                                env={"VLLM_DISABLED_KERNELS": "MacheteLinearKernel"})),
+    a("VLLM017", False, "experts only quantized", vl("0.9.2", KIMI)),
+    a("VLLM017", False, "hopper", vl("0.9.2", KIMI, profile=H100, quant=W4A16_DENSE)),
     a("MODEL001", True, "an unknown sizing field", lambda: unread_config_facts({"num_kv_shared_layers": 20})),
     a("MODEL001", True, "every other layer MoE", lambda: unread_config_facts({"decoder_sparse_step": 2})),
     a("MODEL001", False, "known fields only", lambda: unread_config_facts({"decoder_sparse_step": 1})),

@@ -1,10 +1,10 @@
-"""What vLLM decides for a run: its attention and MoE backends (with where each choice came from) and the
-Triton kernels those backends launch, sized for the GPU."""
+"""What vLLM decides for a run: its attention, MoE and dense-linear (GEMM) backends (with where each choice
+came from) and the Triton kernels those backends launch, sized for the GPU."""
 
 from __future__ import annotations
 
 from doctor.engines.base import EngineAnalysis, EngineRun
-from doctor.engines.vllm import backends, kernel_plan
+from doctor.engines.vllm import backends, gemm, kernel_plan
 from doctor.kernels.check import KernelCheck
 
 
@@ -38,4 +38,8 @@ def analyze(run: EngineRun) -> EngineAnalysis:
             notes += moe_notes
         else:
             notes.append(f"MoE experts run on {moe.backend}, not the Triton fused_moe kernel")
+    linear = gemm.linear_backend(run)
+    if linear is not None:
+        chosen["linear"], sources["linear"] = linear.backend, linear.source
+        notes.append(linear.note)
     return EngineAnalysis(backends=chosen, backend_sources=sources, kernels=tuple(kernels), notes=tuple(notes))

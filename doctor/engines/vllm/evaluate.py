@@ -13,6 +13,9 @@ from functools import total_ordering
 from typing import Any
 
 ENUM_CLASSES = ("AttentionBackendEnum", "_Backend", "AttentionBackend")
+# A scope key: a callable given each expression the evaluator cannot answer; it answers it or raises NotStatic
+# (doctor/engines/vllm/wheelfacts/explore.py uses it to walk every branch of a gate that asks the runtime).
+UNKNOWN = "__unknown__"
 
 
 class NotStatic(Exception):
@@ -110,6 +113,15 @@ def _statement(stmt: ast.stmt, scope: dict[str, Any]) -> None:
         _block(stmt.body if _eval(stmt.test, scope) else stmt.orelse, scope)
     elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
         scope[stmt.targets[0].id] = _eval(stmt.value, scope)
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) \
+            and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts):
+        values = tuple(_eval(stmt.value, scope))
+        if len(values) != len(stmt.targets[0].elts):
+            raise NotStatic(f"unpacking at line {stmt.lineno}")
+        scope.update({t.id: v for t, v in zip(stmt.targets[0].elts, values, strict=True)})  # type: ignore[attr-defined]
+    elif isinstance(stmt, ast.Delete) and all(isinstance(t, ast.Name) for t in stmt.targets):
+        for target in stmt.targets:
+            scope.pop(target.id, None)  # type: ignore[attr-defined]
     elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
         scope[stmt.target.id] = _eval(stmt.value, scope)
     elif isinstance(stmt, ast.Return):
@@ -137,6 +149,15 @@ def _list_method(call: ast.Call, scope: dict[str, Any]) -> bool:
 
 
 def _eval(node: ast.expr, scope: dict[str, Any]) -> Any:
+    try:
+        return _eval_node(node, scope)
+    except NotStatic:
+        if UNKNOWN not in scope:
+            raise
+        return scope[UNKNOWN](node)
+
+
+def _eval_node(node: ast.expr, scope: dict[str, Any]) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):

@@ -1,13 +1,13 @@
 """What rules may read about a vLLM run, under the context root `vllm`: the release whose wheel facts stand
 for the version, which of the user's flags and environment variables that release accepts or ignores, the
-backends it picks and whether they run here, and a verdict per compiled kernel family."""
+backends it picks (attention, MoE, dense GEMM) and whether they run here, and a verdict per compiled kernel family."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from doctor.engines.base import EngineRun
-from doctor.engines.vllm import backends, families, flags, knowledge
+from doctor.engines.vllm import backends, families, flags, gemm, knowledge
 from doctor.launch import closest
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
@@ -28,6 +28,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["attention"] = _choice(backends.attention_backend(run))
         moe = backends.moe_backend(run)
         view["moe"] = _choice(moe) if moe else None
+        view["linear"] = _linear(gemm.linear_backend(run))
     if run.gpu is not None:
         binaries = families.installed_binaries(run.library.details) or facts.get("binaries", {})
         verdicts = families.family_verdicts(binaries, run.gpu.capability)
@@ -39,6 +40,16 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
 def _choice(choice: backends.Choice) -> dict[str, Any]:
     return {"backend": choice.backend, "source": choice.source, "runs": choice.runs, "reason": choice.reason,
             "skipped": list(choice.skipped)}
+
+
+def _linear(choice: gemm.LinearChoice | None) -> dict[str, Any] | None:
+    """The dense GEMM pick: its backend, the condition it holds under ("always" or what decides it), every
+    backend of the chain, and why the others were passed over."""
+    if choice is None:
+        return None
+    pick = choice.pick
+    return {"backend": choice.backend, "source": choice.source, "when": pick["when"], "scheme": pick["scheme"],
+            "chain": [link["backend"] for link in pick["chain"]], "skipped": list(pick["skipped"])}
 
 
 def reads_env(facts: dict[str, Any], name: str) -> bool:

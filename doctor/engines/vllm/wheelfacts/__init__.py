@@ -1,6 +1,7 @@
 """Version knowledge of vLLM read from its released wheels, statically (zipfile + ast; vLLM is never
 imported): the flags `vllm serve` accepts, the environment variables it reads, its fused-MoE configs and
-their functions, its attention backends and their SM12x answers, the Python gates of the compiled kernels,
+their functions, its attention backends and their SM12x answers, the dense GEMM kernel per quantization
+scheme on SM12x, the Python gates of the compiled kernels,
 and the CUDA architectures each compiled extension carries (doctor.binaries). Every fact keeps its file
 and line. `python -m doctor.engines.vllm.wheelfacts --out doctor/engines/vllm/data` regenerates the data."""
 
@@ -16,6 +17,7 @@ from doctor.engines.vllm.evaluate import NotStatic, run_function
 from doctor.engines.vllm.wheelfacts.backends import attention_facts
 from doctor.engines.vllm.wheelfacts.cli_flags import FlagReader
 from doctor.engines.vllm.wheelfacts.envs import env_facts
+from doctor.engines.vllm.wheelfacts.gemm import gemm_facts
 from doctor.engines.vllm.wheelfacts.moe import functions, moe_facts, source_hash
 from doctor.engines.vllm.wheelfacts.source import WheelSource
 
@@ -49,6 +51,7 @@ def extract(wheel: Path, audit_binaries: bool = True) -> dict[str, Any]:
             "gates": gates(source), "selection_functions": selection_functions(source),
             "modelled_functions": modelled_functions(source),
         }
+        facts["gemm"] = gemm_facts(source, facts["envs"]["table"])
         if audit_binaries:
             facts["binaries"] = binaries(wheel)
         return facts
