@@ -40,8 +40,10 @@ def describe(condition: dict[str, Any]) -> str:
     return f"{condition['fact']} {OPERATORS[op]} {condition[op]}"
 
 
-# facts the engines derive per release from the data read out of their wheels
-PER_RELEASE_FACTS = ("vllm.", "sglang.", "trtllm.", "llama_cpp.", "engine.")
+# namespaces of facts about the machine, model, launch or analysis; every other namespace is an engine's, whose
+# facts it derives per release from the data read out of its wheels (see each engine's analysis view)
+GENERAL_FACTS = frozenset({"analysis", "cluster", "driver", "env", "gpu", "host", "item", "launch", "lib", "model",
+                           "plan", "source", "topology"})
 
 
 def versions(rule: Rule) -> str:
@@ -56,7 +58,7 @@ def versions(rule: Rule) -> str:
                 walk(c["any"])
             elif "version" in c:
                 ranges.append(f"`{c['fact']} {c['version']}`")
-            elif str(c.get("fact", "")).startswith(PER_RELEASE_FACTS):
+            elif "." in str(c.get("fact", "")) and str(c["fact"]).split(".")[0] not in GENERAL_FACTS:
                 derived.append(f"`{c['fact']}`")
 
     walk(rule.when)
