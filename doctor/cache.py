@@ -70,3 +70,10 @@ def store(name: str, stamp: Any, value: Any) -> None:
         os.replace(tmp, target)
     except OSError:
         return  # a read-only home only costs the recomputation next time
+
+
+def load_memo(name: str, stamp: Any, kind: type) -> dict[str, Any]:
+    """A stored {key: value} memo with only the values of `kind` kept ({} when missing or unreadable)."""
+    stored = load(name, stamp)
+    return {k: v for k, v in stored.items() if isinstance(v, kind)} if isinstance(stored, dict) else {}
+

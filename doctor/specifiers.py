@@ -58,8 +58,7 @@ def _decide(specifier: str, version: str) -> bool:
 def _loaded() -> dict[str, bool]:
     global _memo
     if _memo is None:
-        stored = cache.load(MEMO, _stamp())
-        _memo = {k: v for k, v in stored.items() if isinstance(v, bool)} if isinstance(stored, dict) else {}
+        _memo = cache.load_memo(MEMO, _stamp(), bool)
     return _memo
 
 

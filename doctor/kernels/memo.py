@@ -41,8 +41,7 @@ def memoised(module: str, name: str) -> Callable[..., int]:
 def _loaded() -> dict[str, int]:
     global _memo
     if _memo is None:
-        stored = cache.load(MEMO, _stamp())
-        _memo = {k: v for k, v in stored.items() if isinstance(v, int)} if isinstance(stored, dict) else {}
+        _memo = cache.load_memo(MEMO, _stamp(), int)
     return _memo
 
 
