@@ -113,12 +113,20 @@ def _gptq_operands(cfg: MoeConfig, kind: str) -> list[Buffer]:
     b_int8 = cfg.bk * cfg.bn
     if cfg.dtype == "int8_w8a16" and _pipelined(cfg) and _cp_async(b_int8, cfg):
         out.append(Buffer("b ring", (cfg.stages - 1) * b_int8, *_RING))
-    # (int8 weights with zero points and BLOCK_K 32 sometimes skip this, reading the ring
-    # straight into the operand layout; counted here, an over-estimate)
-    out.append(Buffer("b dequantised", cfg.bk * cfg.bn * 2, 44, 46, align=_align(kind, cfg)))
+    if not _dequantised_in_registers(cfg):
+        out.append(Buffer("b dequantised", cfg.bk * cfg.bn * 2, 44, 46, align=_align(kind, cfg)))
     if kind == "tcgen05":
         out.append(Buffer("mma barriers", 16 if _pipelined(cfg) else 8, *_RING, align=16))
     return out
+
+
+def _dequantised_in_registers(cfg: MoeConfig) -> bool:
+    """Before Triton 3.7 an int8 weight tile of BLOCK_K 32 read 8 per thread at BLOCK_M 16 already sits in the
+    dot operand's layout: the dequantised tile is never written to shared memory (measured on sm_80-121 with
+    Triton 3.4-3.6; from 3.7 it is)."""
+    threads = 32 * cfg.warps
+    return (cfg.dtype == "int8_w8a16" and cfg.triton < (3, 7) and cfg.bm == 16 and cfg.bk == 32
+            and cfg.bk * cfg.bn // threads == 8)
 
 
 def _operands(cfg: MoeConfig, kind: str) -> list[Buffer]:
@@ -147,7 +155,16 @@ def _operands(cfg: MoeConfig, kind: str) -> list[Buffer]:
         out.append(Buffer("b widened", cfg.bk * cfg.bn * 2, 44, 46, align=_align(kind, cfg)))
     if kind == "tcgen05":
         out.append(Buffer("mma barriers", 8 if cfg.stages == 1 else 16, *_RING, align=16))
-    return _tma_barrier_groups(out) if direct or cfg.cc != (12, 1) else out
+    return _tma_barrier_groups(out) if direct or not _own_tma_barriers(cfg) else out
+
+
+def _own_tma_barriers(cfg: MoeConfig) -> bool:
+    """On the mma.sync path each TMA load keeps its own barriers on sm_100 from Triton 3.6 and on sm_121 with
+    3.6 and 3.7 (measured with fp8 block TMA-down configs, the only ones with two TMA loads); elsewhere A and B
+    share them."""
+    if cfg.cc[0] == 10:
+        return cfg.triton >= (3, 6)
+    return cfg.cc == (12, 1) and (3, 6) <= cfg.triton < (3, 8)
 
 
 def _tma_barrier_groups(buffers: list[Buffer]) -> list[Buffer]:

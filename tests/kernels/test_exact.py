@@ -73,3 +73,29 @@ def test_int4_w4a16_closed_form(cc, tile, sglang_058, triton351, smem_cache):
     params = {"dtype": "int4_w4a16", "block_shape": [0, 128], "config": config, "n": 1024, "k": 2048}
     shared = exact_smem("fused_moe", sglang_058, cc, triton351, smem_cache, **params)
     assert fused_moe_smem(cc, "int4_w4a16", bm, bn, bk, 1, warps, stages) == shared
+
+
+TMA_DOWN = {"dtype": "fp8_w8a8", "n": 4096, "k": 2048, "e": 64, "per_channel": False, "block_shape": [128, 128],
+            "down": True, "tma": "down",
+            "config": {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 128, "GROUP_SIZE_M": 1, "num_warps": 4,
+                       "num_stages": 3}}
+W8A16_BK32 = {"dtype": "int8_w8a16", "n": 1536, "k": 2048, "e": 128, "block_shape": [0, 64], "down": False,
+              "has_zp": True,
+              "config": {"BLOCK_SIZE_M": 16, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 1, "num_warps": 8,
+                         "num_stages": 3}}
+
+
+@pytest.mark.parametrize("newest", [False, True], ids=["triton-3.5.1", "triton-newest"])
+@pytest.mark.parametrize(("cc", "params"), [(100, TMA_DOWN), (121, TMA_DOWN), (120, TMA_DOWN), (120, W8A16_BK32),
+                                            (86, W8A16_BK32)])
+def test_barrier_sharing_and_register_dequant_follow_the_triton_release(request, newest, cc, params, sglang_0523,
+                                                                        smem_cache):
+    """Both sides of two version-dependent rules: whether A's and B's TMA loads share barriers on the mma.sync
+    path (sm_100 from 3.6 keeps its own), and whether an int8 BLOCK_K 32 tile read 8 per thread is dequantised
+    in registers (before 3.7) or through shared memory."""
+    from doctor.kernels.estimate import analytic
+    from doctor.kernels.exact import triton_version
+
+    site = request.getfixturevalue("triton_newest" if newest else "triton351")
+    shared = exact_smem("fused_moe", sglang_0523, cc, site, smem_cache, **params)
+    assert analytic("fused_moe", cc, params, triton=triton_version(site)) == shared
