@@ -30,10 +30,12 @@ from .reduce_scratch import reduce_scratch_bytes
 
 _BITS = {"bf16": 16, "fp16": 16, "fp8": 8, "fp8_e4m3": 8, "fp8_e5m2": 8, "fp32": 32}
 
-# The attention kernels' source exists in two revisions that allocate differently. 1: the grouped
+# The attention kernels' source exists in revisions that allocate differently. 1: the grouped
 # decode kernel upcasts K and loads V, and extend adds p @ v to the rescaled accumulator in one
 # expression. 2: decode casts q to the KV dtype and reads V as K^T for MLA (HAS_MLA), and extend
-# scales p @ v by v_scale before adding it. Engines say which revision their release ships.
+# scales p @ v by v_scale before adding it. 3: decode dequantises K to q's dtype with its scale and
+# reads V as that K transposed for MLA (IS_MLA); otherwise as 2. 4: decode dequantises K and V to q's
+# dtype with their scales and loads V; otherwise as 1. Engines say which revision they ship.
 LATEST_REVISION = 2
 
 

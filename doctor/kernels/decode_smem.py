@@ -50,8 +50,12 @@ def decode_attention_smem(cc: str | int | Arch, lk: int, lv: int, block_n: int, 
     att = _Attention(arch, version, block_h, block_n, dm, dpe, _pow2(lv), num_warps, num_stages)
     t = _Timeline()
     q_start = t.tick()
-    q_bits = (8 if att.native_fp8() else 16) if new and kv_bits == 8 else 16
-    if new and mla and dm == att.dv:
+    q_bits = (8 if att.native_fp8() else 16) if revision == 2 and kv_bits == 8 else 16
+    if revision == 3 and mla and dm == att.dv and kv_bits == 8:
+        _dequantised_mla_decode_loop(t, att)
+    elif revision == 4 and kv_bits == 8:
+        _dequantised_decode_loop(t, att)
+    elif new and mla and dm == att.dv:
         _mla_decode_loop(t, att, kv_bits)
     else:
         _decode_loop(t, att, kv_bits)
@@ -109,6 +113,52 @@ def _mla_decode_loop(t: _Timeline, att: _Attention, kv_bits: int) -> None:
     t.add("row max", scratch, steps["max"], steps["max"] + 1, 128)
     upcast = kv_bits == 8 and not att.native_fp8()
     t.add("p", _p_tile(att, 16 if upcast else kv_bits), steps["p"], steps["dot"] + 1)
+    t.add("row sum", scratch, steps["sum"], steps["sum"] + 1, 128)
+    t.tick()
+
+
+def _fp8_ring(t: _Timeline, att: _Attention, name: str, size: int, loop: tuple[int, int]) -> None:
+    """An fp8 tile that is dequantised in registers: staged only as a pipelined load's one-slot ring."""
+    if att.stages >= 2 and size // (32 * att.warps) >= 4:
+        t.add(f"{name} fp8 ring", size, *loop)
+
+
+def _dequantised_decode_loop(t: _Timeline, att: _Attention) -> None:
+    """Revision 4 with an fp8 cache: K, K_pe and V are read as fp8 (one-slot rings when pipelined, else straight
+    into registers) and each is dequantised to q's dtype with its scale just before its dot; p is staged beside
+    the dequantised V."""
+    loop_start = t.now + 1
+    k, kpe, v = att.bn * att.dm, att.bn * att.dpe, att.bn * att.dv
+    steps = {name: t.tick() for name in ("k", "qk", "kpe", "qkpe", "max", "v", "p", "pv", "sum")}
+    loop = (loop_start, t.now + 1)
+    for name, size in (("k", k), ("kpe", kpe), ("v", v)):
+        _fp8_ring(t, att, name, size, loop)
+    t.add("k dequantised", k * 2, steps["k"], steps["qk"] + 1)
+    t.add("kpe dequantised", kpe * 2, steps["kpe"], steps["qkpe"] + 1)
+    t.add("v dequantised", v * 2, steps["v"], steps["pv"] + 1)
+    scratch = _reduce_scratch(att)
+    t.add("row max", scratch, steps["max"], steps["max"] + 1, 128)
+    t.add("p", _p_tile(att, 16), steps["p"], steps["pv"] + 1)
+    t.add("row sum", scratch, steps["sum"], steps["sum"] + 1, 128)
+    t.tick()
+
+
+def _dequantised_mla_decode_loop(t: _Timeline, att: _Attention) -> None:
+    """Revision 3 with an fp8 cache: K and K_pe are read as fp8 (one-slot rings when pipelined) and dequantised
+    to q's dtype with their scale; the dequantised K is staged twice, transposed as p @ v's operand for the
+    whole iteration and as q @ k's operand around that dot, after which K_pe and p reuse its place."""
+    loop_start = t.now + 1
+    k, kpe = att.bn * att.dm, att.bn * att.dpe
+    steps = {name: t.tick() for name in ("v", "k", "qk", "kpe", "qkpe", "max", "p", "pv", "sum")}
+    loop = (loop_start, t.now + 1)
+    _fp8_ring(t, att, "k", k, loop)
+    _fp8_ring(t, att, "kpe", kpe, loop)
+    t.add("v (k transposed)", k * 2, steps["v"], steps["pv"] + 1)
+    t.add("k dequantised", k * 2, steps["k"], steps["qk"] + 1)
+    t.add("kpe dequantised", kpe * 2, steps["kpe"], steps["qkpe"] + 1)
+    scratch = _reduce_scratch(att)
+    t.add("row max", scratch, steps["max"], steps["max"] + 1, 128)
+    t.add("p", _p_tile(att, 16), steps["p"], steps["pv"] + 1)
     t.add("row sum", scratch, steps["sum"], steps["sum"] + 1, 128)
     t.tick()
 

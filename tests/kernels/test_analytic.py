@@ -107,3 +107,24 @@ def test_fp8_dots_run_natively_on_sm120_from_triton_3_5_and_sm121_from_3_8():
 
     assert not native_fp8_mma((12, 0), (3, 4)) and native_fp8_mma((12, 0), (3, 5))
     assert not native_fp8_mma((12, 1), (3, 7)) and native_fp8_mma((12, 1), (3, 8))
+
+
+# vLLM's MLA decode sources compiled ahead of time (tests/engines/vllm/mla_decode_compile_worker.py):
+# revision 3 is vLLM 0.33.0's kernel, revision 4 vLLM 0.19.0's; (triton, cc, lk, block_n, block_h, warps, stages,
+# kv dtype) -> metadata.shared
+DEQUANTISED_DECODE = [
+    (3, "3.6.0", 120, 576, 32, 16, 4, 2, "fp8", 102400), (3, "3.6.0", 120, 576, 32, 16, 4, 1, "fp8", 83968),
+    (3, "3.6.0", 120, 576, 16, 16, 4, 2, "fp8", 60416), (3, "3.6.0", 89, 576, 32, 16, 4, 2, "fp8", 102400),
+    (3, "3.8.0", 121, 576, 32, 32, 4, 2, "fp8", 120832), (3, "3.5.1", 89, 288, 64, 16, 4, 2, "fp8", 93184),
+    (3, "3.5.1", 120, 288, 32, 16, 4, 2, "bf16", 31744), (3, "3.6.0", 100, 576, 32, 16, 4, 2, "bf16", 63488),
+    (4, "3.6.0", 120, 576, 32, 16, 4, 2, "fp8", 87040), (4, "3.6.0", 120, 576, 32, 16, 4, 1, "fp8", 52224),
+    (4, "3.8.0", 100, 576, 16, 16, 4, 2, "fp8", 52736), (4, "3.8.0", 89, 288, 64, 16, 4, 2, "fp8", 78848),
+]
+
+
+@pytest.mark.parametrize(("rev", "triton", "cc", "lk", "bn", "bh", "warps", "stages", "kv", "measured"),
+                         DEQUANTISED_DECODE)
+def test_dequantising_decode_revisions_equal_their_compiles(rev, triton, cc, lk, bn, bh, warps, stages, kv, measured):
+    lv = {576: 512, 288: 256}[lk]
+    assert decode_attention_smem(cc, lk, lv, bn, bh, warps, stages, kv_dtype=kv, triton=triton,
+                                 revision=rev) == measured

@@ -112,8 +112,28 @@ def mla_decode_kernels(run: EngineRun) -> list[KernelCheck]:
     lk, lv = (att.kv_lora_rank or 0) + (att.qk_rope_head_dim or 0), att.kv_lora_rank or 0
     dtype = "fp8" if str(run.launch.get("kv_cache_dtype") or "").startswith("fp8") else "bf16"
     t = DECODE_TILES
+    revision = decode_kernel_revision(run.version)
+    triton = run.facts.library("triton")
     nbytes = decode_attention_smem(run.gpu.capability, lk, lv, t["block_n"], t["block_h"], t["num_warps"],
-                                   t["num_stages"], kv_dtype=dtype, grouped=True)
+                                   t["num_stages"], kv_dtype=dtype, grouped=True, revision=revision,
+                                   triton=triton.version.split("+")[0] if triton and not triton.what_if else None)
     return [_check(run, "decode_attention", "TRITON_MLA decode (grouped)", "every decode step",
                    {"lk": lk, "lv": lv, "kv_dtype": dtype}, dict(t), nbytes,
-                   {"tiles_from": "vllm triton_decode_attention.py _decode_grouped_att_m_fwd (CUDA branch)"})]
+                   {"tiles_from": "vllm triton_decode_attention.py _decode_grouped_att_m_fwd (CUDA branch)",
+                    "kernel_revision": revision})]
+
+
+def decode_kernel_revision(version: Any) -> int:
+    """Which source of the Triton MLA decode kernel a vLLM release ships (doctor.kernels.attention_smem
+    LATEST_REVISION), read from each wheel's triton_decode_attention.py: up to 0.17 the first form
+    (K upcast to q's dtype, V loaded: 1); 0.18 and 0.19 K and V dequantised with their scales (4); from 0.20
+    V read as the dequantised K transposed (IS_MLA: 3). With an fp8 KV cache the last needs 102,400 bytes at
+    vLLM's tiles, over SM12x's 101,376."""
+    from packaging.version import Version
+
+    from doctor.engines.versions import release
+
+    plain = release(version)
+    if plain >= Version("0.20"):
+        return 3
+    return 4 if plain >= Version("0.18") else 1
