@@ -115,9 +115,22 @@ def _gptq_operands(cfg: MoeConfig, kind: str) -> list[Buffer]:
         out.append(Buffer("b ring", (cfg.stages - 1) * b_int8, *_RING))
     if not _dequantised_in_registers(cfg):
         out.append(Buffer("b dequantised", cfg.bk * cfg.bn * 2, 44, 46, align=_align(kind, cfg)))
+    out += _gathered_scale_conversion(cfg, kind)
     if kind == "tcgen05":
         out.append(Buffer("mma barriers", 16 if _pipelined(cfg) else 8, *_RING, align=16))
     return out
+
+
+def _gathered_scale_conversion(cfg: MoeConfig, kind: str) -> list[Buffer]:
+    """From Triton 3.7 on tcgen05, an int4 tile with BLOCK_K equal to BLOCK_M gets its gathered [BLOCK_K,
+    BLOCK_N] f32 scales (and zero points) converted into the dequantisation layout inside the loop, while the
+    ring and the dequantised tile are live (measured on sm_100 with 3.7-3.9: six configs, each to the byte)."""
+    if kind != "tcgen05" or cfg.dtype != "int4_w4a16" or cfg.triton < (3, 7) or cfg.bk != cfg.bm:
+        return []
+    shape = (cfg.bk, cfg.bn)
+    size = scratch_bytes(tl.coalesced(shape, cfg.warps, 32, contig=1), tl.coalesced(shape, cfg.warps, 16), 32,
+                         _cc(cfg), cfg.triton)
+    return [Buffer("scale convert", size, 44, 45, align=128, scratch=True)] if size else []
 
 
 def _dequantised_in_registers(cfg: MoeConfig) -> bool:
