@@ -58,6 +58,7 @@ class MoeConfig:
     gptq: bool = False
     k_iterations: int | None = None  # known when K is a constexpr (the gptq_awq kernel)
     has_zp: bool = False
+    b_scale_vector: bool = False  # the source reads block scales as a BLOCK_N vector even when BN <= group_n
 
     @property
     def threads(self) -> int:
@@ -255,7 +256,7 @@ def _scale_conversions(cfg: MoeConfig, kind: str) -> list[Buffer]:
     # a_scale follows offs_token (a coalesced int32 load, up to 4 per thread); b_scale is a
     # gather of its own (one per thread)
     vectors = [("a_scale", cfg.bm, 1, 46, 4)]
-    if cfg.bn > cfg.block_shape[0] and not _scale_rings(cfg, kind):
+    if (cfg.bn > cfg.block_shape[0] or cfg.b_scale_vector) and not _scale_rings(cfg, kind):
         vectors.append(("b_scale", cfg.bn, 0, 47, 1))
     for name, length, dim, at, per_thread in vectors:
         if length < cfg.threads:
@@ -294,14 +295,16 @@ def _version(text: str | None) -> tuple[int, int]:
 def fused_moe_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int, block_k: int,
                    group_m: int, num_warps: int, num_stages: int, per_channel: bool = False,
                    block_shape: list[int] | tuple[int, int] | None = None,
-                   triton: str | None = None, tma: str | None = None, swap_ab: bool = False) -> int:
+                   triton: str | None = None, tma: str | None = None, swap_ab: bool = False,
+                   b_scale_vector: bool = False) -> int:
     """Bytes of shared memory the fused-MoE kernel needs for one config on `cc`.
 
     dtype uses the kernel's config names: bf16/fp16, fp8_w8a8, int8_w8a8, int8_w8a16, int4_w4a16.
     group_m and per_channel do not change the footprint; they are accepted so a tuned-config
     entry can be passed through as is. triton: compiler version ("3.5.1"); the newest known
     when not given. int4 weights, and int8 weights with a K group size, run `fused_moe_kernel_gptq_awq`
-    (gptq_awq_smem).
+    (gptq_awq_smem). b_scale_vector: the kernel source loads block-quantized weights' scales as a BLOCK_N
+    vector whatever the group size, so that vector is converted into the accumulator's layout every step.
     """
     del group_m, per_channel
     if dtype not in _BITS:
@@ -309,13 +312,14 @@ def fused_moe_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int,
     if uses_gptq_awq(dtype, list(block_shape) if block_shape else None):
         return gptq_awq_smem(cc, dtype, block_m, block_n, block_k, num_warps, num_stages, triton=triton)
     return _fused_moe_bytes(parse_arch(cc), _version(triton), dtype, block_m, block_n, block_k, num_warps,
-                            num_stages, tuple(block_shape) if block_shape else None, tma, swap_ab)
+                            num_stages, tuple(block_shape) if block_shape else None, tma, swap_ab,
+                            b_scale_vector=b_scale_vector)
 
 
 @functools.lru_cache(maxsize=4096)
-def _fused_moe_bytes(*config: object) -> int:
+def _fused_moe_bytes(*config: object, **flags: bool) -> int:
     """Tuned-config files repeat entries and every check sizes them again: computed once per process."""
-    return allocate(moe_buffers(MoeConfig(*config)))
+    return allocate(moe_buffers(MoeConfig(*config, **flags)))  # type: ignore[arg-type]
 
 
 def gptq_awq_smem(cc: str | int | Arch, dtype: str, block_m: int, block_n: int, block_k: int,

@@ -128,3 +128,11 @@ def test_dequantising_decode_revisions_equal_their_compiles(rev, triton, cc, lk,
     lv = {576: 512, 288: 256}[lk]
     assert decode_attention_smem(cc, lk, lv, bn, bh, warps, stages, kv_dtype=kv, triton=triton,
                                  revision=rev) == measured
+
+
+def test_block_scales_read_as_a_vector_add_their_conversion():
+    """Measured on sm_120 with Triton 3.6.0: SGLang's fused_moe_kernel reads one b_scale when BLOCK_N <= group_n
+    (73,728 B); vLLM's always reads a BLOCK_N vector and converts it into the accumulator's layout (74,240 B)."""
+    args = ((12, 0), "fp8_w8a8", 64, 128, 128, 1, 4, 4)
+    assert fused_moe_smem(*args, block_shape=[128, 128], triton="3.6.0") == 73728
+    assert fused_moe_smem(*args, block_shape=[128, 128], triton="3.6.0", b_scale_vector=True) == 74240

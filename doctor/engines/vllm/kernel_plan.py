@@ -68,7 +68,8 @@ def _size(run: EngineRun, shape: dict[str, Any], config: dict[str, int]) -> int:
     assert run.gpu is not None
     return fused_moe_smem(run.gpu.capability, shape["dtype"] or "bf16", config["BLOCK_SIZE_M"],
                           config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"], config["GROUP_SIZE_M"], config["num_warps"],
-                          config["num_stages"], per_channel=shape["per_channel"], block_shape=shape["block_shape"])
+                          config["num_stages"], per_channel=shape["per_channel"], block_shape=shape["block_shape"],
+                          b_scale_vector=True)  # vLLM's fused_moe_kernel reads block scales as a BLOCK_N vector
 
 
 def _tuned(run: EngineRun, shape: dict[str, Any], table: dict[int, dict[str, Any]], lookup: dict[str, Any]

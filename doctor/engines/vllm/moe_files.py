@@ -26,7 +26,7 @@ def safe_table(check: KernelCheck, capability: tuple[int, int]) -> tuple[dict[st
                                      per_channel=shape["per_channel"], block_shape=shape["block_shape"])
     worst = max(fused_moe_smem(capability, dtype, e["BLOCK_SIZE_M"], e["BLOCK_SIZE_N"], e["BLOCK_SIZE_K"],
                                e["GROUP_SIZE_M"], e["num_warps"], e["num_stages"], per_channel=shape["per_channel"],
-                               block_shape=shape["block_shape"]) for e in table.values())
+                               block_shape=shape["block_shape"], b_scale_vector=True) for e in table.values())
     if worst > check.limit:
         raise InputError(f"generated MoE config needs {worst} B > {check.limit} B; refusing to write it")
     return table, worst
