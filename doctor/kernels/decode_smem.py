@@ -100,11 +100,12 @@ def _decode_loop(t: _Timeline, att: _Attention, kv_bits: int) -> None:
 
 def _mla_decode_loop(t: _Timeline, att: _Attention, kv_bits: int) -> None:
     """HAS_MLA: V is K's latent part transposed; K is loaded once, staged for q @ k and moved
-    into p @ v's operand layout through a conversion."""
+    into p @ v's operand layout through a conversion before K_pe is loaded (unpipelined, K_pe then
+    reuses K's place)."""
     loop_start = t.now + 1
     k = att.bn * att.dm * kv_bits // 8
     kpe = att.bn * att.dpe * kv_bits // 8
-    steps = {name: t.tick() for name in ("k", "kpe", "cvt", "max", "p", "dot", "sum")}
+    steps = {name: t.tick() for name in ("k", "cvt", "kpe", "max", "p", "dot", "sum")}
     loop = (loop_start, t.now + 1)
     t.add("k", k, steps["k"], steps["cvt"] + 1)
     _ring_or_tile(t, att, "kpe", kpe, loop, (steps["kpe"], steps["kpe"] + 1))
