@@ -1,7 +1,7 @@
 """Exact mode: compile SGLang's own Triton kernels ahead of time and read `metadata.shared`.
 
 Triton is never imported here: compiles run in `exact_worker.py` subprocesses whose PYTHONPATH
-points at a chosen Triton site dir (one process per target arch, see smem.md §4.5). Results are
+points at a chosen Triton site dir (one process per target arch). Results are
 cached on disk, keyed by kernel-source hash, Triton version, target and launch parameters.
 """
 

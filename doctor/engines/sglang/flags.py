@@ -75,11 +75,11 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     _f("--disable-prefill-cuda-graph", added="0.5.14", takes_value=False),
     _f("--cuda-graph-max-bs", deprecated="0.5.14", removed="0.5.20", replacement=("--cuda-graph-max-bs-decode",)),
     _f("--cuda-graph-max-bs-decode", added="0.5.14"),
-    # piecewise CUDA graph became default-on in 0.5.10, which added the --disable- spelling (sglang.md §2)
+    # piecewise CUDA graph became default-on in 0.5.10, which added the --disable- spelling (the 0.5.10 wheel's server_args.py, in doctor/data/sglang_facts.json)
     _f("--enable-piecewise-cuda-graph", added="0.5.3.post2", removed="0.5.14", takes_value=False),
     _f("--disable-piecewise-cuda-graph", added="0.5.10", removed="0.5.20", deprecated="0.5.14",
        takes_value=False, replacement=("--cuda-graph-backend-prefill", "disabled")),
-    # 0.5.20 does not deprecate it yet (sglang.md §5); 0.5.23 is the first checked release that does
+    # 0.5.20 does not deprecate it yet; 0.5.23 is the first release whose wheel does (doctor/data/sglang_facts.json)
     _f("--enable-dp-attention", deprecated="0.5.23", takes_value=False, replacement=("--attn-dp-size",),
        value_from="--dp-size"),
     _f("--attn-dp-size", added="0.5.22"),
