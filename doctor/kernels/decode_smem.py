@@ -75,47 +75,51 @@ def _ring_or_tile(t: _Timeline, att: _Attention, name: str, size: int, loop: tup
         t.add(name, size, *at)
 
 
+def _steps(t: _Timeline, names: tuple[str, ...]) -> tuple[dict[str, int], tuple[int, int]]:
+    """One loop iteration's operations in program order, and the span a buffer live across the loop takes."""
+    loop_start = t.now + 1
+    steps = {name: t.tick() for name in names}
+    return steps, (loop_start, t.now + 1)
+
+
+def _softmax_and_p(t: _Timeline, att: _Attention, steps: dict[str, int], p_bits: int) -> None:
+    """The row max and row sum reductions' scratch, and p staged for p @ v; then the iteration ends."""
+    scratch = _reduce_scratch(att)
+    t.add("row max", scratch, steps["max"], steps["max"] + 1, 128)
+    t.add("p", _p_tile(att, p_bits), steps["p"], steps["pv"] + 1)
+    t.add("row sum", scratch, steps["sum"], steps["sum"] + 1, 128)
+    t.tick()
+
+
 def _decode_loop(t: _Timeline, att: _Attention, kv_bits: int) -> None:
     """qk = q @ k (+ qpe @ kpe); the row max after v is loaded; p @ v; the row sum after."""
-    loop_start = t.now + 1
     k = att.bn * att.dm * kv_bits // 8
     kpe = att.bn * att.dpe * kv_bits // 8
     v = att.bn * att.dv * kv_bits // 8
-    steps = {name: t.tick() for name in ("k", "kpe", "v", "max", "p", "dot", "sum")}
-    loop = (loop_start, t.now + 1)
+    steps, loop = _steps(t, ("k", "kpe", "v", "max", "p", "pv", "sum"))
     _ring_or_tile(t, att, "k", k, loop, (steps["k"], steps["k"] + 1))
     _ring_or_tile(t, att, "kpe", kpe, loop, (steps["kpe"], steps["kpe"] + 1))
     upcast = kv_bits == 8 and not att.native_fp8()
     # upcast fp8: v is read into registers before p is staged (they never overlap)
-    v_end = steps["max"] if upcast else steps["dot"] + 1
+    v_end = steps["max"] if upcast else steps["pv"] + 1
     _ring_or_tile(t, att, "v", v, loop, (steps["v"], v_end))
-    scratch = _reduce_scratch(att)
-    t.add("row max", scratch, steps["max"], steps["max"] + 1, 128)
-    t.add("p", _p_tile(att, 16 if upcast else kv_bits), steps["p"], steps["dot"] + 1)
-    t.add("row sum", scratch, steps["sum"], steps["sum"] + 1, 128)
+    _softmax_and_p(t, att, steps, 16 if upcast else kv_bits)
     if att.stages >= 3:
         t.add("kv index ring", (att.stages - 1) * att.bn * 8, *loop)
-    t.tick()
 
 
 def _mla_decode_loop(t: _Timeline, att: _Attention, kv_bits: int) -> None:
     """HAS_MLA: V is K's latent part transposed; K is loaded once, staged for q @ k and moved
     into p @ v's operand layout through a conversion before K_pe is loaded (unpipelined, K_pe then
     reuses K's place)."""
-    loop_start = t.now + 1
     k = att.bn * att.dm * kv_bits // 8
     kpe = att.bn * att.dpe * kv_bits // 8
-    steps = {name: t.tick() for name in ("k", "cvt", "kpe", "max", "p", "dot", "sum")}
-    loop = (loop_start, t.now + 1)
+    steps, loop = _steps(t, ("k", "cvt", "kpe", "max", "p", "pv", "sum"))
     t.add("k", k, steps["k"], steps["cvt"] + 1)
     _ring_or_tile(t, att, "kpe", kpe, loop, (steps["kpe"], steps["kpe"] + 1))
     t.add("k as v convert", _k_to_v_scratch(att, kv_bits), steps["cvt"], steps["cvt"] + 1, 128)
-    scratch = _reduce_scratch(att)
-    t.add("row max", scratch, steps["max"], steps["max"] + 1, 128)
     upcast = kv_bits == 8 and not att.native_fp8()
-    t.add("p", _p_tile(att, 16 if upcast else kv_bits), steps["p"], steps["dot"] + 1)
-    t.add("row sum", scratch, steps["sum"], steps["sum"] + 1, 128)
-    t.tick()
+    _softmax_and_p(t, att, steps, 16 if upcast else kv_bits)
 
 
 def _fp8_ring(t: _Timeline, att: _Attention, name: str, size: int, loop: tuple[int, int]) -> None:
@@ -128,40 +132,28 @@ def _dequantised_decode_loop(t: _Timeline, att: _Attention) -> None:
     """Revision 4 with an fp8 cache: K, K_pe and V are read as fp8 (one-slot rings when pipelined, else straight
     into registers) and each is dequantised to q's dtype with its scale just before its dot; p is staged beside
     the dequantised V."""
-    loop_start = t.now + 1
     k, kpe, v = att.bn * att.dm, att.bn * att.dpe, att.bn * att.dv
-    steps = {name: t.tick() for name in ("k", "qk", "kpe", "qkpe", "max", "v", "p", "pv", "sum")}
-    loop = (loop_start, t.now + 1)
+    steps, loop = _steps(t, ("k", "qk", "kpe", "qkpe", "max", "v", "p", "pv", "sum"))
     for name, size in (("k", k), ("kpe", kpe), ("v", v)):
         _fp8_ring(t, att, name, size, loop)
     t.add("k dequantised", k * 2, steps["k"], steps["qk"] + 1)
     t.add("kpe dequantised", kpe * 2, steps["kpe"], steps["qkpe"] + 1)
     t.add("v dequantised", v * 2, steps["v"], steps["pv"] + 1)
-    scratch = _reduce_scratch(att)
-    t.add("row max", scratch, steps["max"], steps["max"] + 1, 128)
-    t.add("p", _p_tile(att, 16), steps["p"], steps["pv"] + 1)
-    t.add("row sum", scratch, steps["sum"], steps["sum"] + 1, 128)
-    t.tick()
+    _softmax_and_p(t, att, steps, 16)
 
 
 def _dequantised_mla_decode_loop(t: _Timeline, att: _Attention) -> None:
     """Revision 3 with an fp8 cache: K and K_pe are read as fp8 (one-slot rings when pipelined) and dequantised
     to q's dtype with their scale; the dequantised K is staged twice, transposed as p @ v's operand for the
     whole iteration and as q @ k's operand around that dot, after which K_pe and p reuse its place."""
-    loop_start = t.now + 1
     k, kpe = att.bn * att.dm, att.bn * att.dpe
-    steps = {name: t.tick() for name in ("v", "k", "qk", "kpe", "qkpe", "max", "p", "pv", "sum")}
-    loop = (loop_start, t.now + 1)
+    steps, loop = _steps(t, ("v", "k", "qk", "kpe", "qkpe", "max", "p", "pv", "sum"))
     _fp8_ring(t, att, "k", k, loop)
     _fp8_ring(t, att, "kpe", kpe, loop)
     t.add("v (k transposed)", k * 2, steps["v"], steps["pv"] + 1)
     t.add("k dequantised", k * 2, steps["k"], steps["qk"] + 1)
     t.add("kpe dequantised", kpe * 2, steps["kpe"], steps["qkpe"] + 1)
-    scratch = _reduce_scratch(att)
-    t.add("row max", scratch, steps["max"], steps["max"] + 1, 128)
-    t.add("p", _p_tile(att, 16), steps["p"], steps["pv"] + 1)
-    t.add("row sum", scratch, steps["sum"], steps["sum"] + 1, 128)
-    t.tick()
+    _softmax_and_p(t, att, steps, 16)
 
 
 def _k_to_v_scratch(att: _Attention, bits: int) -> int:
