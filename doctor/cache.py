@@ -7,7 +7,7 @@ from __future__ import annotations
 import binascii
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +72,31 @@ def store(name: str, stamp: Any, value: Any) -> None:
         return  # a read-only home only costs the recomputation next time
 
 
-def load_memo(name: str, stamp: Any, kind: type) -> dict[str, Any]:
-    """A stored {key: value} memo with only the values of `kind` kept ({} when missing or unreadable)."""
-    stored = load(name, stamp)
-    return {k: v for k, v in stored.items() if isinstance(v, kind)} if isinstance(stored, dict) else {}
+class DiskMemo:
+    """A {key: value} memo of one kind of derived value, read from disk on first use and written back by
+    `flush`; `stamp` is what the values derive from besides their keys (a new stamp starts a new memo), and a
+    memo that outgrows `limit` entries starts afresh."""
 
+    def __init__(self, name: str, stamp: Callable[[], Any], kind: type, limit: int) -> None:
+        self.name, self.stamp, self.kind, self.limit = name, stamp, kind, limit
+        self._values: dict[str, Any] | None = None
+        self._dirty = False
+
+    def get(self, key: str) -> Any | None:
+        return self._loaded().get(key)
+
+    def put(self, key: str, value: Any) -> None:
+        self._loaded()[key] = value
+        self._dirty = True
+
+    def flush(self) -> None:
+        if self._dirty and self._values is not None:
+            store(self.name, self.stamp(), self._values if len(self._values) <= self.limit else {})
+            self._dirty = False
+
+    def _loaded(self) -> dict[str, Any]:
+        if self._values is None:
+            stored = load(self.name, self.stamp())
+            self._values = {k: v for k, v in stored.items() if isinstance(v, self.kind)} \
+                if isinstance(stored, dict) else {}
+        return self._values

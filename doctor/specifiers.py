@@ -7,22 +7,24 @@ from __future__ import annotations
 
 from doctor import cache
 
-MEMO = "version-verdicts"
-MAX_ENTRIES = 4096  # (range, version) pairs seen; a fresh memo starts when it is full
 
-_memo: dict[str, bool] | None = None
-_dirty = False
+def _stamp() -> list[str]:
+    import packaging
+
+    return [packaging.__version__]
+
+
+# (range, version) pairs seen; a fresh memo starts when it is full
+_MEMO = cache.DiskMemo("version-verdicts", _stamp, bool, limit=4096)
 
 
 def satisfies(specifier: str, version: str) -> bool:
     """`version` is inside `specifier` (pre-releases included); False for a version packaging cannot read."""
-    global _dirty
-    memo = _loaded()
     key = f"{specifier} {version}"
-    verdict = memo.get(key)
+    verdict = _MEMO.get(key)
     if verdict is None:
-        verdict = memo[key] = _decide(specifier, version)
-        _dirty = True
+        verdict = _decide(specifier, version)
+        _MEMO.put(key, verdict)
     return verdict
 
 
@@ -39,10 +41,7 @@ def is_valid(specifier: object) -> bool:
 
 def flush() -> None:
     """Write the memo if this run added verdicts."""
-    global _dirty
-    if _dirty and _memo is not None:
-        cache.store(MEMO, _stamp(), _memo if len(_memo) <= MAX_ENTRIES else {})
-        _dirty = False
+    _MEMO.flush()
 
 
 def _decide(specifier: str, version: str) -> bool:
@@ -53,16 +52,3 @@ def _decide(specifier: str, version: str) -> bool:
         return SpecifierSet(specifier).contains(Version(version), prereleases=True)
     except InvalidVersion:
         return False
-
-
-def _loaded() -> dict[str, bool]:
-    global _memo
-    if _memo is None:
-        _memo = cache.load_memo(MEMO, _stamp(), bool)
-    return _memo
-
-
-def _stamp() -> list[str]:
-    import packaging
-
-    return [packaging.__version__]

@@ -8,7 +8,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from doctor import specifiers
+from doctor import cache, specifiers
 
 CASES = [(">=0.5.6,<0.5.10", "0.5.8"), ("<0.5.7", "0.5.7"), ("==2.9.1", "2.9.1+cu128"), (">=13", "12.9"),
          ("<0.15.1", "0.15.1rc1"), ("==0.5.*", "0.5.23"), ("~=2.7", "2.9.0"), ("!=4.5.0", "4.5.0"),
@@ -18,8 +18,7 @@ CASES = [(">=0.5.6,<0.5.10", "0.5.8"), ("<0.5.7", "0.5.7"), ("==2.9.1", "2.9.1+c
 @pytest.fixture(autouse=True)
 def fresh_memo(tmp_path, monkeypatch):
     monkeypatch.setenv("SM120_DOCTOR_CACHE", str(tmp_path))
-    monkeypatch.setattr(specifiers, "_memo", None)
-    monkeypatch.setattr(specifiers, "_dirty", False)
+    monkeypatch.setattr(specifiers, "_MEMO", cache.DiskMemo("version-verdicts", specifiers._stamp, bool, 4096))
 
 
 @pytest.mark.parametrize(("spec", "version"), CASES)
@@ -38,7 +37,7 @@ def test_memo_survives_the_process(tmp_path):
     specifiers.flush()
     stored = [json.loads(p.read_text()) for p in tmp_path.glob("version-verdicts-*.json")]
     assert len(stored) == 1 and len(stored[0]["value"]) == len(CASES)
-    code = ("import sys; from doctor import specifiers as s; "
+    code = ("import sys; from doctor import cache, specifiers as s; "
             f"v = [s.satisfies(a, b) for a, b in {CASES!r}]; "
             "print(int('packaging.specifiers' in sys.modules), v.count(True))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

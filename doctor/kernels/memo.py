@@ -14,10 +14,15 @@ from typing import Any
 
 from doctor import cache
 
-MEMO = "smem-estimates"
-MAX_ENTRIES = 8192  # estimates kept; a fresh memo starts when it is full
 
-_memo: dict[str, int] | None = None
+def _stamp() -> list[Any] | None:
+    here = os.path.dirname(os.path.abspath(__file__))
+    sources = sorted(os.path.join(here, name) for name in os.listdir(here) if name.endswith(".py"))
+    return cache.file_stamp(sources)  # type: ignore[arg-type]
+
+
+# estimates kept; a fresh memo starts when it is full
+_MEMO = cache.DiskMemo("smem-estimates", _stamp, int, limit=8192)
 
 
 def memoised(module: str, name: str) -> Callable[..., int]:
@@ -25,27 +30,13 @@ def memoised(module: str, name: str) -> Callable[..., int]:
 
     def estimator(*args: Any, **kwargs: Any) -> int:
         key = json.dumps([name, args, sorted(kwargs.items())], default=str)
-        memo = _loaded()
-        value = memo.get(key)
+        value = _MEMO.get(key)
         if value is None:
             value = getattr(importlib.import_module(f"doctor.kernels.{module}"), name)(*args, **kwargs)
-            memo[key] = value
-            cache.store(MEMO, _stamp(), memo if len(memo) <= MAX_ENTRIES else {key: value})
+            _MEMO.put(key, value)
+            _MEMO.flush()  # written at once: callers of the kernel library have no end-of-run hook
         return value
 
     estimator.__name__ = estimator.__qualname__ = name
     estimator.__doc__ = f"doctor.kernels.{module}.{name}, memoised on disk (doctor.kernels.memo)."
     return estimator
-
-
-def _loaded() -> dict[str, int]:
-    global _memo
-    if _memo is None:
-        _memo = cache.load_memo(MEMO, _stamp(), int)
-    return _memo
-
-
-def _stamp() -> list[Any] | None:
-    here = os.path.dirname(os.path.abspath(__file__))
-    sources = sorted(os.path.join(here, name) for name in os.listdir(here) if name.endswith(".py"))
-    return cache.file_stamp(sources)  # type: ignore[arg-type]

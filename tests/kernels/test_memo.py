@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from doctor import cache
 from doctor.kernels import memo
 
 PROBE = """
@@ -38,7 +39,7 @@ def test_second_process_answers_from_the_memo_without_the_estimators(tmp_path):
 
 def test_errors_are_raised_every_time_not_memoised(tmp_path, monkeypatch):
     monkeypatch.setenv("SM120_DOCTOR_CACHE", str(tmp_path))
-    monkeypatch.setattr(memo, "_memo", None)
+    monkeypatch.setattr(memo, "_MEMO", cache.DiskMemo("smem-estimates", memo._stamp, int, 8192))
     estimator = memo.memoised("attention_smem", "extend_attention_smem")
     for _ in range(2):
         with pytest.raises(ValueError):

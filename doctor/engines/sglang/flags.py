@@ -75,7 +75,8 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     _f("--disable-prefill-cuda-graph", added="0.5.14", takes_value=False),
     _f("--cuda-graph-max-bs", deprecated="0.5.14", removed="0.5.20", replacement=("--cuda-graph-max-bs-decode",)),
     _f("--cuda-graph-max-bs-decode", added="0.5.14"),
-    # piecewise CUDA graph became default-on in 0.5.10, which added the --disable- spelling (the 0.5.10 wheel's server_args.py, in doctor/data/sglang_facts.json)
+    # piecewise CUDA graph became default-on in 0.5.10, which added the --disable- spelling (the 0.5.10
+    # wheel's server_args.py, in doctor/data/sglang_facts.json)
     _f("--enable-piecewise-cuda-graph", added="0.5.3.post2", removed="0.5.14", takes_value=False),
     _f("--disable-piecewise-cuda-graph", added="0.5.10", removed="0.5.20", deprecated="0.5.14",
        takes_value=False, replacement=("--cuda-graph-backend-prefill", "disabled")),
