@@ -115,7 +115,7 @@ def _p_tile(att: _Attention, bits: int) -> int:
     the mma.sync accumulator split its columns (tcgen05 keeps 16-bit p in tensor memory)."""
     if att.kind == "mma":
         return att.bm * att.bn * bits // 8 if att.warps_mn[1] > 1 else 0
-    if att.kind == "tcgen05" and bits == 8:
+    if att.kind == "tcgen05" and bits == 8 and not _tmem_operands(att):
         return att.bm * att.bn
     return 0
 
@@ -163,8 +163,25 @@ def _mask_convert(att: _Attention) -> int:
     return scratch_bytes(loaded, _qk_layout(att), 8, att.cc_int, att.triton)
 
 
+def _tmem_operands(att: _Attention) -> bool:
+    """From Triton 3.8 a tcgen05 A operand computed in registers (q cast to fp8, p) is moved into
+    tensor memory, converted to the TMEM store layout first, instead of staged in shared memory
+    (PromoteLHSToTMem). An A operand loaded straight from global memory stays in shared memory."""
+    return att.kind == "tcgen05" and att.triton >= (3, 8)
+
+
+def _q_to_tmem(att: _Attention, dim: int) -> int:
+    """Scratch of moving q [M, dim], cast to fp8 in its load layout, into the TMEM store layout."""
+    if not dim:
+        return 0
+    shape = (att.bm, dim)
+    return scratch_bytes(tl.coalesced(shape, att.warps, 16), tl.tmem_load(shape, att.warps), 8, att.cc_int,
+                         att.triton)
+
+
 def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = False,
-          q_per_dot: tuple[int, int] = (0, 0), fused_rescale: bool = False) -> None:
+          q_per_dot: tuple[int, int] = (0, 0), fused_rescale: bool = False,
+          q_cvt: tuple[int, int] = (0, 0)) -> None:
     """One unpipelined loop of qk = q @ k (+ qpe @ kpe), softmax, acc += p @ v. With an fp8 KV
     cache p is cast to fp8 for p @ v, and upcast to fp16 again where the dot is not native.
     mask: a custom mask tile is applied to qk. q_per_dot: bytes of q and qpe staged again for
@@ -178,12 +195,14 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = 
     start = t.tick()
     t.add(f"{label} k", k, start, t.tick(2), _align(att, att.dm, kv_bits))
     t.add(f"{label} q staged", q_per_dot[0], start, t.now, _align(att, att.dm, kv_bits))
-    t.add(f"{label} qk barrier", barrier, start, t.now)
+    t.add(f"{label} q to tmem", q_cvt[0], start, start + 1, 128)
+    t.add(f"{label} qk barrier", barrier, start + 1 if q_cvt[0] else start, t.now)
     if kpe:
         start = t.tick()
         t.add(f"{label} kpe", kpe, start, t.tick(2), _align(att, att.dpe, kv_bits))
         t.add(f"{label} qpe staged", q_per_dot[1], start, t.now, _align(att, att.dpe, kv_bits))
-        t.add(f"{label} qpe barrier", barrier, start, t.now)
+        t.add(f"{label} qpe to tmem", q_cvt[1], start, start + 1, 128)
+        t.add(f"{label} qpe barrier", barrier, start + 1 if q_cvt[1] else start, t.now)
     if mask:
         at = t.tick()
         t.add(f"{label} mask convert", _mask_convert(att), at, at + 1, 128)
@@ -192,7 +211,7 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = 
         at = t.tick()
         t.add(f"{label} {name}", scratch, at, at + 1, 128)
     row_cvt, p_cvt = _tcgen05_softmax(att, kv_bits)
-    p_in_smem = att.kind == "tcgen05" and bool(_p_tile(att, kv_bits))
+    p_in_smem = att.kind == "tcgen05" and bool(_p_tile(att, kv_bits)) and not _tmem_operands(att)
     late_rescale = p_in_smem and fused_rescale and row_cvt > 0
     if p_in_smem:
         p_cvt = 0  # p is staged in shared memory straight from qk's layout
@@ -265,8 +284,10 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
     t = _Timeline()
     q_start = t.tick()
     start = t.tick()
-    per_dot = (0, 0)
-    if kv_bits != 16 and skip_tile and att.kind == "tcgen05":
+    per_dot = q_cvt = (0, 0)
+    if kv_bits != 16 and _tmem_operands(att):
+        q_cvt = (_q_to_tmem(att, dm), _q_to_tmem(att, dpe))
+    elif kv_bits != 16 and skip_tile and att.kind == "tcgen05":
         # q.to(fp8) behind SKIP_TILE is not hoisted: staged again for every qk MMA
         per_dot = (block_m * dm, block_m * dpe)
     elif kv_bits != 16:
@@ -278,7 +299,7 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
         t.add("qpe for prefix", block_m * dpe * q_bits // 8, start, t.now, _align(att, dpe, q_bits))
         t.now = start
     fused = revision < 2
-    _loop(t, att, kv_bits, "prefix", bool(custom_mask), per_dot, fused)
+    _loop(t, att, kv_bits, "prefix", bool(custom_mask), per_dot, fused, q_cvt)
     t.now = max(t.now, start + 100)
     _loop(t, att, 16, "extend", bool(custom_mask), fused_rescale=fused)
     t.add("q", block_m * dm * 2, q_start, t.now, _align(att, dm, 16))
