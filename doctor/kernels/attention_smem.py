@@ -164,18 +164,21 @@ def _mask_convert(att: _Attention) -> int:
 
 
 def _tmem_operands(att: _Attention) -> bool:
-    """From Triton 3.8 a tcgen05 A operand computed in registers (q cast to fp8, p) is moved into
-    tensor memory, converted to the TMEM store layout first, instead of staged in shared memory
-    (PromoteLHSToTMem). An A operand loaded straight from global memory stays in shared memory."""
-    return att.kind == "tcgen05" and att.triton >= (3, 8)
+    """On Triton 3.4 and from 3.8 a tcgen05 A operand computed in registers (q cast to fp8, p) is
+    moved into tensor memory, converted to the TMEM store layout first, instead of staged in shared
+    memory (PromoteLHSToTMem); 3.5-3.7 stage it. An A operand loaded straight from global memory
+    stays in shared memory."""
+    return att.kind == "tcgen05" and (att.triton >= (3, 8) or att.triton < (3, 5))
 
 
 def _q_to_tmem(att: _Attention, dim: int) -> int:
-    """Scratch of moving q [M, dim], cast to fp8 in its load layout, into the TMEM store layout."""
+    """Scratch of moving q [M, dim], cast to fp8 in its load layout, into the TMEM store layout.
+    Triton 3.4 loads q in the fp8 v tile's layout when the two tiles have one shape."""
     if not dim:
         return 0
     shape = (att.bm, dim)
-    return scratch_bytes(tl.coalesced(shape, att.warps, 16), tl.tmem_load(shape, att.warps), 8, att.cc_int,
+    bits = 8 if att.triton < (3, 5) and (att.bm, dim) == (att.bn, att.dv) else 16
+    return scratch_bytes(tl.coalesced(shape, att.warps, bits), tl.tmem_load(shape, att.warps), 8, att.cc_int,
                          att.triton)
 
 

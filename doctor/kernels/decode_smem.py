@@ -180,8 +180,16 @@ def _mha_decode(cc: Arch, version: tuple[int, int], lk: int, lv: int, block_n: i
                       ll.sliced(tl.coalesced((block_n, dm), warps, kv_bits, over=(1, dm)), 0), 16, cc_int, version),
         scratch_bytes(ll.sliced(tl.coalesced((block_n, dv), warps, kv_bits, over=(1, dv)), 0),
                       tl.vector_layout(dv, warps, 4), 32, cc_int, version),
-        # the KV-cache locations (i64 offsets, [BLOCK_N, 1]) moved into the K and V tiles' row layout
-        scratch_bytes(ll.blocked((block_n, 1), (1, 1), (32, 1), (warps, 1), (1, 0)),
-                      tl.coalesced((block_n, dm), warps, kv_bits, over=(block_n, 1)), 64, cc_int, version),
+        _kv_locations(block_n, dm, warps, kv_bits, cc_int, version),
     ]
     return max(sizes)
+
+
+def _kv_locations(block_n: int, dm: int, warps: int, kv_bits: int, cc_int: int, version: tuple[int, int]) -> int:
+    """The KV-cache locations (i64 offsets, [BLOCK_N, 1]) moved into the K and V tiles' row layout.
+    A load of fewer elements than threads is cheap to repeat, so Triton loads the locations in the
+    tiles' layout instead (isExpensiveLoadOrStore): no conversion then."""
+    if block_n < 32 * warps:
+        return 0
+    return scratch_bytes(ll.blocked((block_n, 1), (1, 1), (32, 1), (warps, 1), (1, 0)),
+                         tl.coalesced((block_n, dm), warps, kv_bits, over=(block_n, 1)), 64, cc_int, version)
