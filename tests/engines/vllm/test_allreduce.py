@@ -124,3 +124,12 @@ def test_notes_say_what_runs():
     assert notes[0].startswith("custom all-reduce is disabled at TP 4")
     assert any("SymmMemCommunicator knows capabilities" in n for n in notes)
     assert notes[-1].startswith("NCCL 2.30.7: vLLM 0.33.0 pins torch==2.14.0")
+
+
+@pytest.mark.parametrize("release", knowledge.releases())
+def test_every_release_answers_tp2_and_tp4_on_a_pcie_rtx_pro(release):
+    """Every gate of every release is answerable for an SM12x PCIe host: TP 2 runs, TP 4 hits the PCIe gate."""
+    two = allreduce.custom_all_reduce(run_for(release, "rtx-pro-6000-ws-x4", "-tp", "2"))
+    four = allreduce.custom_all_reduce(run_for(release, "rtx-pro-6000-ws-x4", "-tp", "4"))
+    assert two.state == "runs", two
+    assert four.state == "disabled" and four.reason.startswith(PCIE_GATE), four
