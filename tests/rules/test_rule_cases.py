@@ -10,6 +10,7 @@ from doctor.facts import Driver, Library, Source
 from tests.rules.builders import RULES, a, build, decode_attention, findings, fused_moe, lib
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
+WS4 = "rtx-pro-6000-ws-x4"
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
@@ -457,6 +458,28 @@ CASES = [
     a("VLLM018", True, "TRITON_MLA decode, fp8 KV, 0.33", vl("0.33.0", KIMI), "--kv-cache-dtype", "fp8"),
     a("VLLM018", False, "bf16 KV", vl("0.33.0", KIMI)),
     a("VLLM018", False, "0.19 dequantises K and V apart (87,040 B)", vl("0.19.0", KIMI), "--kv-cache-dtype", "fp8"),
+    a("VLLM019", True, "0.10.0 brings NCCL 2.26.2, TP 8", vl("0.10.0")),
+    a("VLLM019", False, "0.11.0 brings NCCL 2.27.3", vl("0.11.0")),
+    a("VLLM019", False, "one GPU", vl("0.10.0", profile=R5090)),
+    a("VLLM019", False, "TP 1", vl("0.10.0"), "--tensor-parallel-size", "1"),
+    a("VLLM020", True, "TP 2, driver P2P check, translated IOMMU", vl("0.15.1", profile=WS4, iommu="translated"),
+      "--tensor-parallel-size", "2"),
+    a("VLLM020", False, "TP 4 on PCIe: custom all-reduce off", vl("0.15.1", profile=WS4, iommu="translated")),
+    a("VLLM020", False, "real peer-write check", vl("0.15.1", profile=WS4, iommu="translated",
+                                                    env={"VLLM_SKIP_P2P_CHECK": "0"}), "--tensor-parallel-size", "2"),
+    a("VLLM020", False, "0.10.0 tests peer writes by default", vl("0.10.0", profile=WS4, iommu="translated"),
+      "--tensor-parallel-size", "2"),
+    a("VLLM020", False, "passthrough IOMMU", vl("0.15.1", profile=WS4, iommu="passthrough"),
+      "--tensor-parallel-size", "2"),
+    a("VLLM020", False, "flag given", vl("0.15.1", profile=WS4, iommu="translated"), "--tensor-parallel-size", "2",
+      "--disable-custom-all-reduce"),
+    a("VLLM021", True, "NCCL_P2P_DISABLE with custom all-reduce at TP 2",
+      vl("0.33.0", profile=WS4, env={"NCCL_P2P_DISABLE": "1"}), "--tensor-parallel-size", "2"),
+    a("VLLM021", False, "custom all-reduce disabled too", vl("0.33.0", profile=WS4, env={"NCCL_P2P_DISABLE": "1"}),
+      "--tensor-parallel-size", "2", "--disable-custom-all-reduce"),
+    a("VLLM021", False, "GeForce pair: no P2P, no custom all-reduce",
+      vl("0.33.0", profile="rtx-5090-x2", env={"NCCL_P2P_DISABLE": "1"})),
+    a("VLLM021", False, "NCCL P2P on", vl("0.33.0", profile=WS4), "--tensor-parallel-size", "2"),
     a("MODEL001", True, "an unknown sizing field", lambda: unread_config_facts({"num_kv_shared_layers": 20})),
     a("MODEL001", True, "every other layer MoE", lambda: unread_config_facts({"decoder_sparse_step": 2})),
     a("MODEL001", False, "known fields only", lambda: unread_config_facts({"decoder_sparse_step": 1})),

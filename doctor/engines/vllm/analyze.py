@@ -1,10 +1,11 @@
 """What vLLM decides for a run: its attention, MoE and dense-linear (GEMM) backends (with where each choice
-came from) and the Triton kernels those backends launch, sized for the GPU."""
+came from), the Triton kernels those backends launch, sized for the GPU, and its all-reduce plan at the launch's
+TP size (doctor.engines.vllm.allreduce)."""
 
 from __future__ import annotations
 
 from doctor.engines.base import EngineAnalysis, EngineRun
-from doctor.engines.vllm import backends, gemm, kernel_plan
+from doctor.engines.vllm import allreduce, backends, gemm, kernel_plan
 from doctor.kernels.check import KernelCheck
 
 
@@ -44,4 +45,5 @@ def analyze(run: EngineRun) -> EngineAnalysis:
     if linear is not None:
         chosen["linear"], sources["linear"] = linear.backend, linear.source
         notes.append(linear.note)
+    notes += allreduce.notes(run)
     return EngineAnalysis(backends=chosen, backend_sources=sources, kernels=tuple(kernels), notes=tuple(notes))

@@ -1,13 +1,14 @@
 """What rules may read about a vLLM run, under the context root `vllm`: the release whose wheel facts stand
 for the version, which of the user's flags and environment variables that release accepts or ignores, the
-backends it picks (attention, MoE, dense GEMM) and whether they run here, and a verdict per compiled kernel family."""
+backends it picks (attention, MoE, dense GEMM) and whether they run here, a verdict per compiled kernel family,
+the all-reduce it runs at the launch's TP size (`allreduce`) and the NCCL the run uses (`nccl`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from doctor.engines.base import EngineRun
-from doctor.engines.vllm import backends, families, flags, gemm, knowledge
+from doctor.engines.vllm import allreduce, backends, families, flags, gemm, knowledge
 from doctor.launch import closest
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
@@ -23,7 +24,10 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         "has_flag": {f.lstrip("-").replace("-", "_"): f in facts["flags"] for f in KEY_FLAGS},
         "flag_problems": [{"problem": p} for p in flags.check_flags(list(run.launch.args), run.version)],
         **env_view(run, facts),
+        "nccl": allreduce.nccl(run),
     }
+    if run.gpu is not None:
+        view["allreduce"] = allreduce.view(run)
     if run.gpu is not None and run.facts.model is not None:
         view["attention"] = _choice(backends.attention_backend(run))
         moe = backends.moe_backend(run)

@@ -1,7 +1,8 @@
 """Version knowledge of vLLM read from its released wheels, statically (zipfile + ast; vLLM is never
 imported): the flags `vllm serve` accepts, the environment variables it reads, its fused-MoE configs and
 their functions, its attention backends and their SM12x answers, the dense GEMM kernel per quantization
-scheme on SM12x, the Python gates of the compiled kernels,
+scheme on SM12x, the Python gates of the compiled kernels, the all-reduce paths and their gates
+(wheelfacts.allreduce), the NCCL the release brings through its torch pin (wheelfacts.nccl),
 and the CUDA architectures each compiled extension carries (doctor.binaries). Every fact keeps its file
 and line. `python -m doctor.engines.vllm.wheelfacts --out doctor/engines/vllm/data` regenerates the data."""
 
@@ -14,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from doctor.engines.vllm.evaluate import NotStatic, run_function
+from doctor.engines.vllm.wheelfacts.allreduce import allreduce_facts
 from doctor.engines.vllm.wheelfacts.backends import attention_facts
 from doctor.engines.vllm.wheelfacts.cli_flags import FlagReader
 from doctor.engines.vllm.wheelfacts.envs import env_facts
 from doctor.engines.vllm.wheelfacts.gemm import gemm_facts
 from doctor.engines.vllm.wheelfacts.moe import functions, moe_facts, source_hash
+from doctor.engines.vllm.wheelfacts.nccl import load_table, nccl_facts, torch_pin
 from doctor.engines.vllm.wheelfacts.source import WheelSource
 
 SCHEMA = 1
@@ -37,6 +40,7 @@ MODELLED = (("vllm/v1/worker/gpu_worker.py", ("determine_available_memory",)),
             ("vllm/attention/ops/triton_decode_attention.py", ("_decode_grouped_att_m_fwd",)))
 SELECTION_DIRS = ("vllm/model_executor/layers/quantization/", "vllm/model_executor/layers/fused_moe/")
 MIN_BINARY_BYTES = 1 << 16
+TORCH_TABLE = Path(__file__).resolve().parent.parent / "data" / "torch-nccl.json"  # wheelfacts.nccl
 
 
 def extract(wheel: Path, audit_binaries: bool = True) -> dict[str, Any]:
@@ -50,6 +54,7 @@ def extract(wheel: Path, audit_binaries: bool = True) -> dict[str, Any]:
             "envs": env_facts(source), "moe": moe_facts(source), "attention": attention_facts(source),
             "gates": gates(source), "selection_functions": selection_functions(source),
             "modelled_functions": modelled_functions(source),
+            "allreduce": allreduce_facts(source), "nccl": nccl_facts(torch_pin(source), load_table(TORCH_TABLE)),
         }
         facts["gemm"] = gemm_facts(source, facts["envs"]["table"])
         if audit_binaries:

@@ -4,7 +4,8 @@
 
 Wheels are fetched with `pip download --no-deps` into $SM120_DOCTOR_TEST_CACHE (default
 ~/.cache/sm120-doctor-tests)/downloads/vllm-X, the layout tests/wheels.py shares; `--delete-wheels` removes
-each one once read. Writes vllm-X.json per release and index.json (the releases, oldest first)."""
+each one once read. Writes vllm-X.json per release and index.json (the releases, oldest first); the torch versions the
+wheels pin are looked up on PyPI (metadata only) into torch-nccl.json first (wheelfacts.nccl)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from doctor.engines.vllm.wheelfacts import extract
+from doctor.engines.vllm.wheelfacts import TORCH_TABLE, extract
 from doctor.engines.vllm.wheelfacts.history import build_index
+from doctor.engines.vllm.wheelfacts.nccl import torch_pin, update_table
+from doctor.engines.vllm.wheelfacts.source import WheelSource
 
 # Every minor from the first wheel with sm_120 SASS in vllm/_C.abi3.so (0.9.2: 0.9.0 and 0.9.1 carry none,
 # read with doctor.binaries) to 0.33.0, with 0.15.1 (SM12x FP8 MoE gate and NVFP4 MoE fixes).
@@ -47,6 +50,17 @@ def _previous_binaries(path: Path, wheel: str) -> dict | None:
     return old.get("binaries") if old.get("wheel") == wheel else None
 
 
+def _know_torch(wheel: Path) -> None:
+    """Put the wheel's torch pin into data/torch-nccl.json (PyPI metadata) before the wheel is extracted."""
+    source = WheelSource(wheel)
+    try:
+        pin = torch_pin(source)
+    finally:
+        source.close()
+    if pin is not None:
+        update_table(TORCH_TABLE, {pin["version"]})
+
+
 def write_json(path: Path, data: object) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
@@ -64,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for version in [] if args.index_only else args.versions.split(","):
         wheel = fetch_wheel(version)
+        _know_torch(wheel)
         previous = _previous_binaries(args.out / f"vllm-{version}.json", wheel.name)
         facts = extract(wheel, audit_binaries=not args.no_binaries and previous is None)
         if previous is not None:
