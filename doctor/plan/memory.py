@@ -59,6 +59,10 @@ class MemoryModel(ABC):
         the plan itself, in plan_summary's shape; None: the planner's layouts."""
         return None
 
+    def layout_problems(self, tp: int, ep: int) -> list[str]:
+        """Why this engine cannot launch a TP x EP split that the model itself allows (none by default)."""
+        return []
+
     def own_reasons(self, reasons: list[str]) -> list[str]:
         """The planner's sentences this engine stands behind (some describe another engine's launcher); default all."""
         return reasons

@@ -126,6 +126,12 @@ class VLLMMemory(MemoryModel):
         self.env = env or {}
         self.flashinfer_installed = flashinfer_installed
 
+    def layout_problems(self, tp: int, ep: int) -> list[str]:
+        if ep in (1, tp):
+            return []
+        return [f"vLLM has no EP size: --enable-expert-parallel runs the experts with EP = TP x DP ({tp} here), "
+                f"not EP {ep}"]
+
     # --- the release's defaults ----------------------------------------------------------------------------
     def default_utilization(self) -> float:
         entry = knowledge.facts(self.release)["flags"].get("--gpu-memory-utilization", {})
