@@ -101,6 +101,31 @@ def print_misses(rows: list[dict[str, Any]], limit: int = 60) -> None:
               f"sglang {r['sglang']} {json.dumps(r['params'])}")
 
 
+def _verdict(row: dict[str, Any]) -> str:
+    if row["shared"] is None:
+        return "failed"
+    return "exact" if row["estimate"] == row["shared"] else "over" if row["estimate"] > row["shared"] else "under"
+
+
+def summary(rows: list[dict[str, Any]], seed: int, argv: list[str]) -> dict[str, Any]:
+    """What bench/results keeps of a run: counts per Triton version, arch and family, and every miss."""
+    def table(key) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for row in rows:
+            out[key(row)][_verdict(row)] += 1
+        return {name: dict(cells) for name, cells in out.items()}
+
+    total: dict[str, int] = defaultdict(int)
+    for row in rows:
+        total[_verdict(row)] += 1
+    misses = [{k: row[k] for k in ("triton", "cc", "kernel", "family", "mode", "sglang", "params", "shared",
+                                   "estimate")} for row in rows if _verdict(row) in ("over", "under")]
+    return {"seed": seed, "configs": len(rows), "total": dict(total),
+            "tables": {"triton": table(lambda r: r["triton"]), "arch": table(lambda r: f"sm{r['cc']}"),
+                       "family": table(lambda r: r["family"])},
+            "misses": misses, "command": " ".join(["bench/smem_accuracy.py", *argv[1:]])}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=300, help="fresh configs per Triton version")
@@ -117,6 +142,8 @@ def main() -> int:
                         help="kernel source of an SGLang release already unpacked (no download)")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--dump", action="store_true", help="keep every buffer's placement in the rows")
+    parser.add_argument("--record", type=Path, metavar="DIR",
+                        help="also write the tables and every miss to DIR/smem-accuracy-<seed>.json (bench/results)")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else int(time.time())
     rows: list[dict[str, Any]] = []
@@ -134,6 +161,10 @@ def main() -> int:
     print_table("family / mode", tally(rows, lambda r: f"{r['family']}/{r['mode']}"))
     if args.misses:
         print_misses(rows)
+    if args.record:
+        record = args.record / f"smem-accuracy-{seed}.json"
+        record.write_text(json.dumps(summary(rows, seed, sys.argv), indent=1) + "\n")
+        print(f"summary in {record}")
     return 1 if any(r["shared"] is not None and r["estimate"] < r["shared"] for r in rows) else 0
 
 
