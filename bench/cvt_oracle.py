@@ -115,6 +115,8 @@ def random_case(rng: random.Random) -> dict:
     bits = rng.choice((16, 16, 32, 8))
     a = random_mma(rng, shape, warps, cc) if rng.random() < 0.7 else random_blocked(rng, shape, warps)
     b = random_blocked(rng, shape, warps)
+    if a["kind"] == "mma" and rng.random() < 0.25:  # into an accumulator layout too (a mask into qk's)
+        a, b = b, a
     return {"cc": cc, "warps": warps, "shape": list(shape), "bits": bits, "src": a, "dst": b}
 
 

@@ -157,10 +157,24 @@ def _qk_layout(att: _Attention) -> ll.Layout:
     return ll.mma(shape, att.warps_mn, 2)
 
 
-def _mask_convert(att: _Attention) -> int:
-    """A custom mask tile is loaded coalesced (one byte per flag) and moved into qk's layout."""
-    loaded = tl.coalesced((att.bm, att.bn), att.warps, 8)
-    return scratch_bytes(loaded, _qk_layout(att), 8, att.cc_int, att.triton)
+def _mask_per_thread(att: _Attention, kv_bits: int) -> int:
+    """Elements per thread of the custom mask load [M, N]. Its own pointer gives no contiguity (1), but
+    the coalescing pass takes the most of every load or store of the same shape and order in its slice
+    (Coalesce.cpp): q and the output tile (16-bit, [M, D]) when D == N, the V tiles ([N, DV], the
+    prefix's in the KV dtype) when M == N == DV."""
+    shape = (att.bm, att.bn)
+    widths = [1]
+    if (att.bm, att.dm) == shape or (att.bm, att.dv) == shape or (att.dpe and (att.bm, att.dpe) == shape):
+        widths.append(8)
+    if (att.bn, att.dv) == shape:
+        widths += [8, 128 // kv_bits]
+    return max(1, min(max(widths), att.bm * att.bn // (32 * att.warps)))
+
+
+def _mask_convert(att: _Attention, kv_bits: int) -> int:
+    """A custom mask tile (i1, a byte per flag) is loaded coalesced and moved into qk's layout."""
+    loaded = tl.coalesced((att.bm, att.bn), att.warps, 8, contig=_mask_per_thread(att, kv_bits))
+    return scratch_bytes(loaded, _qk_layout(att), 1, att.cc_int, att.triton)
 
 
 def _tmem_operands(att: _Attention) -> bool:
@@ -182,13 +196,13 @@ def _q_to_tmem(att: _Attention, dim: int) -> int:
                          att.triton)
 
 
-def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = False,
+def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask_cvt: int = 0,
           q_per_dot: tuple[int, int] = (0, 0), fused_rescale: bool = False,
           q_cvt: tuple[int, int] = (0, 0)) -> None:
     """One unpipelined loop of qk = q @ k (+ qpe @ kpe), softmax, acc += p @ v. With an fp8 KV
     cache p is cast to fp8 for p @ v, and upcast to fp16 again where the dot is not native.
-    mask: a custom mask tile is applied to qk. q_per_dot: bytes of q and qpe staged again for
-    each qk dot (the A operands of tcgen05, when the cast to fp8 sits behind SKIP_TILE).
+    mask_cvt: scratch of moving a custom mask tile into qk's layout (0: no mask). q_per_dot: bytes of
+    q and qpe staged again for each qk dot (the A operands of tcgen05, when the cast to fp8 sits behind SKIP_TILE).
     fused_rescale: `acc * re_scale + p @ v` with nothing else on the dot (extend before 0.5.10):
     on tcgen05 with p in shared memory the rescale follows the MMA."""
     k = att.bn * att.dm * kv_bits // 8
@@ -206,9 +220,9 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask: bool = 
         t.add(f"{label} qpe staged", q_per_dot[1], start, t.now, _align(att, att.dpe, kv_bits))
         t.add(f"{label} qpe to tmem", q_cvt[1], start, start + 1, 128)
         t.add(f"{label} qpe barrier", barrier, start + 1 if q_cvt[1] else start, t.now)
-    if mask:
+    if mask_cvt:
         at = t.tick()
-        t.add(f"{label} mask convert", _mask_convert(att), at, at + 1, 128)
+        t.add(f"{label} mask convert", mask_cvt, at, at + 1, 128)
     scratch = _reduce_scratch(att)
     for name in ("row max", "row sum"):
         at = t.tick()
@@ -302,9 +316,10 @@ def extend_attention_smem(cc: str | int | Arch, lq: int, lv: int, block_m: int, 
         t.add("qpe for prefix", block_m * dpe * q_bits // 8, start, t.now, _align(att, dpe, q_bits))
         t.now = start
     fused = revision < 2
-    _loop(t, att, kv_bits, "prefix", bool(custom_mask), per_dot, fused, q_cvt)
+    mask_cvt = _mask_convert(att, kv_bits) if custom_mask else 0
+    _loop(t, att, kv_bits, "prefix", mask_cvt, per_dot, fused, q_cvt)
     t.now = max(t.now, start + 100)
-    _loop(t, att, 16, "extend", bool(custom_mask), fused_rescale=fused)
+    _loop(t, att, 16, "extend", mask_cvt, fused_rescale=fused)
     t.add("q", block_m * dm * 2, q_start, t.now, _align(att, dm, 16))
     t.add("qpe", block_m * dpe * 2, q_start, t.now, _align(att, dpe, 16))
     _epilogue(t, att, 16)

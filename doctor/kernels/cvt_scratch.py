@@ -263,12 +263,14 @@ def needs_shared(src: Layout, dst: Layout) -> bool:
 
 def scratch_bytes(src: Layout, dst: Layout, bitwidth: int, cc: int, triton: tuple[int, int] = (3, 9)) -> int:
     """Bytes of shared memory `convert_layout(src -> dst)` allocates as scratch (0 if none); before
-    Triton 3.5 a padded tile (padded_cvt), from 3.5 the swizzled layout above."""
+    Triton 3.5 a padded tile (padded_cvt), from 3.5 the swizzled layout above. bitwidth 1: an i1 tensor
+    (a byte per element in shared memory; before 3.5 its vector accesses are clamped by the 1 bit)."""
     if not needs_shared(src, dst):
         return 0
     if triton < (3, 5):
         elements = padded_scratch_elements(src, dst, bitwidth, looks_like_mma(src), looks_like_mma(dst))
         return elements * max(bitwidth, 8) // 8
+    bitwidth = max(bitwidth, 8)
     elements = 1 << (total_log2(src) - reps_log2(src, dst, bitwidth, cc, triton >= (3, 6)))
     return elements * max(bitwidth, 8) // 8
 

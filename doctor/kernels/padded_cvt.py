@@ -98,7 +98,7 @@ def padded_scratch_elements(src: Layout, dst: Layout, bitwidth: int, src_is_mma:
     tile_src, tile_dst = shape_per_tile(src), shape_per_tile(dst)
     rep = [max(min(s, a), min(s, b)) for s, a, b in zip(shape, tile_src, tile_dst, strict=True)]
     in_ord = order(dst) if src_is_mma else order(src)
-    out_ord = order(src) if dst_is_mma else order(dst)
+    out_ord = order(dst)  # an mma destination walks its rows first: padding goes on its columns
     inner = rank - 1
     src_contig = contig_per_thread(src)[in_ord[0]]
     dst_contig = contig_per_thread(dst)[out_ord[0]]
@@ -106,7 +106,7 @@ def padded_scratch_elements(src: Layout, dst: Layout, bitwidth: int, src_is_mma:
     out_vec = 1 if out_ord[0] != inner else dst_contig
     if src_is_mma and not dst_is_mma:
         out_vec = dst_contig
-    widest = 128 // max(bitwidth, 8)  # one 128-bit access
+    widest = 128 // bitwidth  # one 128-bit access; an i1 (bitwidth 1) is not clamped at 16
     in_vec, out_vec = (min(v, rep[out_ord[0]], widest) for v in (in_vec, out_vec))
     if rank <= 1 or prod(rep) == rep[out_ord[0]]:
         return prod(rep)
