@@ -27,9 +27,10 @@ def analyze(run: EngineRun) -> EngineAnalysis:
         kernels += kernel_plan.mla_decode_kernels(run)
         notes.append("MLA prefill runs FlashAttention varlen (FA2 on SM12x); not sized by the kernel library")
     elif attention.backend == "TRITON_ATTN":
-        notes.append("TRITON_ATTN's unified attention kernel is not sized (no estimator in the kernel library); "
-                     "vLLM 0.33.0's, compiled for sm_120 at its default tiles, needs at most 83,200 B up to head "
-                     "size 512 (bench/device/vllm_unified_attention_sm120.py)")
+        try:
+            kernels += kernel_plan.unified_attention_kernels(run)
+        except ValueError as exc:  # a launch the closed form refuses (not the mma.sync path)
+            notes.append(f"TRITON_ATTN's unified attention kernels are not sized: {exc}")
     moe = backends.moe_backend(run)
     if moe is not None:
         chosen["moe"], sources["moe"] = moe.backend, moe.source
