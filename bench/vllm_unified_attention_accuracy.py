@@ -1,12 +1,15 @@
 """vLLM's Triton unified attention (TRITON_ATTN) against the kernel library's closed form, config by config.
 
-    PYTHONPATH=. python bench/vllm_unified_attention_accuracy.py 0.33.0 3.8.0 120,121 [--out rows.json] [--quick]
+    PYTHONPATH=. python bench/vllm_unified_attention_accuracy.py 0.33.0 3.8.0 120,121 [--out rows.json] [--quick] \
+        [--table fixtures/vllm/unified-attention-compiled.json]
 
 Compiles the release's own `triton_unified_attention.py` (from the wheel, never committed) ahead of time with the
 Triton version given, for each target, over the launches vLLM makes (tests/engines/vllm/
 unified_attention_compile_worker.py: head sizes with their padding, query heads per KV head, bf16/fp8 KV, sliding
 window, sinks, softcap, the 2D kernel, the 3D split-KV kernel and its reduction), and prints exact/over/under of
-`doctor.kernels.unified_attention_smem` against `metadata.shared`.
+`doctor.kernels.unified_attention_smem` against `metadata.shared`. --table merges the compiled values (not the
+estimates) into the committed table the fast tests check the closed form against, with the wheel and Triton they
+came from.
 """
 
 from __future__ import annotations
@@ -83,6 +86,7 @@ def main() -> int:
     parser.add_argument("ccs")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--table", type=Path, help="merge the compiled values into this committed table")
     args = parser.parse_args()
     from doctor.engines.vllm.unified_attention import kernel_revision
 
@@ -115,7 +119,28 @@ def main() -> int:
     print(f"vLLM {args.release}, Triton {args.triton}, sm {args.ccs}: {counts}")
     if args.out:
         args.out.write_text(json.dumps(rows, indent=0) + "\n")
+    if args.table:
+        merge_table(args.table, args.release, args.triton, rows)
     return 0
+
+
+COLUMNS = ("cc", "kernel", "head_size", "q_per_kv", "kv", "block_m", "tile", "window", "sinks", "softcap",
+           "segments", "num_warps", "num_stages", "shared")
+
+
+def merge_table(path: Path, release: str, triton: str, rows: list[dict]) -> None:
+    """Compiled rows per (release, Triton): one compact list per row in COLUMNS order."""
+    table = json.loads(path.read_text()) if path.exists() else {
+        "about": "metadata.shared of vLLM's own unified attention kernels compiled ahead of time (CPU only) by "
+                 "bench/vllm_unified_attention_accuracy.py with tests/engines/vllm/unified_attention_compile_worker.py",
+        "columns": list(COLUMNS), "runs": []}
+    wheel = download_wheel("vllm", release).name
+    compiled = [[row.get(c, False if c in ("sinks", "softcap") else 0) for c in COLUMNS]
+                for row in rows if "error" not in row]
+    table["runs"] = [r for r in table["runs"] if (r["release"], r["triton"]) != (release, triton)]
+    table["runs"].append({"release": release, "wheel": wheel, "triton": triton, "rows": compiled})
+    table["runs"].sort(key=lambda r: (r["release"], r["triton"]))
+    path.write_text(json.dumps(table, separators=(",", ":")).replace('],[', '],\n[') + "\n")
 
 
 if __name__ == "__main__":
