@@ -13,7 +13,7 @@ and the backend that calls it (vllm/v1/attention/backends/triton_attn.py):
   batches that under-fill the SMs (`max_seqs_64_segments`).
 - Launch options: none, so Triton's defaults for CUDA, 4 warps and 3 stages, on SM12x in every release (0.24+
   passes 8 warps / 2 stages only for head size 256 on the 10.x family).
-- From 0.24 a sliding window also zeroes V's rows outside the window before p @ V (kernel revision 2).
+- From 0.14 a sliding window also zeroes V's rows outside the window before p @ V (kernel revision 2).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def pinned_triton(version: Any) -> str:
 
 def kernel_revision(version: Any) -> int:
     """doctor.kernels.unified_attention_smem's revision of the kernel this release ships."""
-    return 2 if _plain(version) >= Version("0.24") else 1
+    return 2 if _plain(version) >= Version("0.14") else 1
 
 
 def block_m(version: Any, q_per_kv: int) -> int:
