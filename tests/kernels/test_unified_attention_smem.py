@@ -89,3 +89,18 @@ def test_registered_families_answer_in_the_launch_vocabulary():
         unified_attention_smem(120, 64, 16, 32, kv_dtype="fp8", triton="3.8.0")
     assert analytic("unified_attention_reduce", 120, {"head_size": 512, "segments": 64}, triton="3.8.0") == \
         segments_reduce_smem(120, 512, 64, triton="3.8.0")
+
+
+def test_launched_bf16_kernels_of_the_device_record_equal_the_closed_form():
+    """fixtures/device/vllm-unified-attention-sm12x.json: `unified_attention` launched on an H100 (Triton 3.6.0,
+    2D kernel, TILE 32) and compiled again for sm_120/121. Its fp8 rows ran without `kv_quant_mode` (a plain cast,
+    no scale), which no vLLM fp8 launch does (FP8_PER_TENSOR dequantises), so only the bf16 rows are compared."""
+    record = json.loads((TABLE.parents[1] / "device" / "vllm-unified-attention-sm12x.json").read_text())
+    rows = [r for r in record["rows"] if r["kv"] == "bf16"]
+    assert record["triton"] == "3.6.0" and len(rows) == 6
+    for row in rows:
+        block_m = max(16, 1 << (row["heads"] // row["kv_heads"] - 1).bit_length())
+        for cc in (120, 121):
+            estimate = unified_attention_smem(cc, row["head_size"], block_m, 32, row["num_warps"], row["num_stages"],
+                                              "bf16", False, row["window"], triton="3.6.0")
+            assert estimate == row["launched_shared"] == row[f"sm{cc}_shared"], (row, estimate)
