@@ -5,7 +5,7 @@ TP size (doctor.engines.vllm.allreduce)."""
 from __future__ import annotations
 
 from doctor.engines.base import EngineAnalysis, EngineRun
-from doctor.engines.vllm import allreduce, backends, gemm, kernel_plan
+from doctor.engines.vllm import allreduce, backends, gemm, kernel_plan, mla_prefill
 from doctor.kernels.check import KernelCheck
 
 
@@ -25,7 +25,9 @@ def analyze(run: EngineRun) -> EngineAnalysis:
         notes.append(f"attention backend {attention.backend} cannot run here: {attention.reason}")
     if attention.backend == "TRITON_MLA":
         kernels += kernel_plan.mla_decode_kernels(run)
-        notes.append("MLA prefill runs FlashAttention varlen (FA2 on SM12x); not sized by the kernel library")
+        flashinfer = run.facts.library("flashinfer-python")
+        notes.append(mla_prefill.prefill_note(run.version, dict(run.facts.env),
+                                              None if flashinfer is None else not flashinfer.what_if or None))
     elif attention.backend == "TRITON_ATTN":
         try:
             kernels += kernel_plan.unified_attention_kernels(run)
