@@ -43,8 +43,13 @@ def pinned_triton(version: Any) -> str:
 
 
 def kernel_revision(version: Any) -> int:
-    """doctor.kernels.unified_attention_smem's revision of the kernel this release ships."""
-    return 2 if _plain(version) >= Version("0.14") else 1
+    """doctor.kernels.unified_attention_smem's revision of the kernel this release ships: 0 up to 0.10 (a tile is
+    one KV block, `tl.load(block_tables_ptr + block_table_offset + j)` a scalar), 1 in 0.11-0.13 (TILE_SIZE keys
+    gathered through a vector of block indices), 2 from 0.14 (a sliding window also zeroes V's rows)."""
+    plain = _plain(version)
+    if plain < Version("0.11"):
+        return 0
+    return 2 if plain >= Version("0.14") else 1
 
 
 def block_m(version: Any, q_per_kv: int) -> int:

@@ -46,7 +46,7 @@ def test_64_segments_only_from_032_on_capability_12_0():
 
 
 def test_revision_and_pinned_triton():
-    assert [ua.kernel_revision(v) for v in ("0.13.0", "0.14.0", "0.33.0")] == [1, 2, 2]
+    assert [ua.kernel_revision(v) for v in ("0.10.0", "0.11.0", "0.13.0", "0.14.0", "0.33.0")] == [0, 1, 1, 2, 2]
     assert ua.pinned_triton("0.33.0") == "3.8.0" and ua.pinned_triton("0.20.0") == "3.6.0"
     assert ua.pinned_triton("0.15.1") == "3.5.1" and ua.pinned_triton(Version("0.11.0")) == "3.4.0"
 
