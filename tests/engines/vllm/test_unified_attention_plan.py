@@ -10,7 +10,7 @@ from doctor.analysis import analyze_all
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm import unified_attention as ua
 from doctor.kernels.unified_attention_smem import segments_reduce_smem, unified_attention_smem
-from tests.rules.builders import build
+from tests.rules.builders import build, findings
 
 PRO = "rtx-pro-6000-x8"
 
@@ -86,3 +86,14 @@ def test_fp8_kv_cache_is_sized_with_the_dequantised_copies():
     two_d = {a.shape["kv_dtype"]: a.bytes for a in (*bf16.kernels, *fp8.kernels)
              if a.path == "unified attention 2D" and a.shape["sliding_window"] == 0}
     assert two_d["fp8"] > two_d["bf16"]
+
+
+def test_an_overflowing_unified_attention_launch_is_reported_by_krn001():
+    """Head size 512 with an fp8 KV cache: the 2D kernel stages the dequantised K and V tiles (114,944 B with
+    Triton 3.8.0 on sm_120, compiled from 0.33.0's wheel); KRN001 reports every kernel of the plan that overflows."""
+    wide = build(PRO, "openai/gpt-oss-120b", ("vllm==0.33.0",), attention={"head_dim": 512, "v_head_dim": 512})
+    [result] = analyze_all(wide, ["--kv-cache-dtype", "fp8"])
+    over = [k for k in result.kernels if k.kernel == "unified_attention" and not k.fits]
+    assert [(k.path, k.shape["sliding_window"], k.bytes) for k in over] == [("unified attention 2D", 0, 114944)]
+    assert "KRN001" in findings(wide, "--kv-cache-dtype", "fp8")
+    assert "KRN001" not in findings(build(PRO, "openai/gpt-oss-120b", ("vllm==0.33.0",)), "--kv-cache-dtype", "fp8")
