@@ -29,10 +29,9 @@ def analyze(run: EngineRun) -> EngineAnalysis:
         notes.append(mla_prefill.prefill_note(run.version, dict(run.facts.env),
                                               None if flashinfer is None else not flashinfer.what_if or None))
     elif attention.backend == "TRITON_ATTN":
-        try:
-            kernels += kernel_plan.unified_attention_kernels(run)
-        except ValueError as exc:  # a launch the closed form refuses (not the mma.sync path)
-            notes.append(f"TRITON_ATTN's unified attention kernels are not sized: {exc}")
+        checks, refused = kernel_plan.unified_attention_kernels(run)
+        kernels += checks
+        notes += refused
     moe = backends.moe_backend(run)
     if moe is not None:
         chosen["moe"], sources["moe"] = moe.backend, moe.source

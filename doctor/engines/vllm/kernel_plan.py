@@ -149,8 +149,9 @@ _UA_PATHS = {"2d": ("unified attention 2D", "prefill and large batches"),
              "reduce": ("reduce_segments", "after every 3D launch")}
 
 
-def unified_attention_kernels(run: EngineRun) -> list[KernelCheck]:
-    """TRITON_ATTN's kernels for each attention-layer kind of the model, at the release's launches."""
+def unified_attention_kernels(run: EngineRun) -> tuple[list[KernelCheck], list[str]]:
+    """TRITON_ATTN's kernels for each attention-layer kind of the model, at the release's launches, and a note for
+    each launch the closed form refuses."""
     model = run.facts.model
     assert model is not None and run.gpu is not None
     att = model.attention
@@ -162,14 +163,19 @@ def unified_attention_kernels(run: EngineRun) -> list[KernelCheck]:
     windows = [0] if not att.sliding_window or att.sliding_window_layers < model.num_layers else []
     windows += [att.sliding_window] if att.sliding_window else []
     checks: list[KernelCheck] = []
+    notes: list[str] = []
     seen: set[tuple] = set()
     for window in windows:
         for launch in ua.launches(run.version, att.head_dim, heads // kv_heads, kv, window, run.gpu.capability):
             key = (launch["kernel"], launch.get("segments")) if launch["kernel"] == "reduce" else tuple(launch.items())
-            if key not in seen:
-                seen.add(key)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
                 checks.append(_unified_check(run, launch, bool(att.sinks), triton, revision))
-    return checks
+            except ValueError as exc:
+                notes.append(f"TRITON_ATTN {_UA_PATHS[launch['kernel']][0]} (window {window}) not sized: {exc}")
+    return checks, notes
 
 
 def _unified_check(run: EngineRun, launch: dict[str, Any], sinks: bool, triton: str, revision: int) -> KernelCheck:

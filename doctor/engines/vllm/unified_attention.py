@@ -74,6 +74,13 @@ def segment_counts(version: Any, cc: tuple[int, int] | None = None) -> tuple[int
     return (16,)
 
 
+def _tuned_large_head(version: Any, head_size: int, q_per_kv: int, cc: tuple[int, int] | None) -> bool:
+    """0.24+: head size 256 prefill on the 10.x family runs the 2D kernel at BLOCK_M 32, TILE 128, 8 warps,
+    2 stages (`tuned_large_head`)."""
+    return (_plain(version) >= Version("0.24") and head_size == 256 and q_per_kv <= 16 and cc is not None
+            and cc[0] == 10)
+
+
 def launches(version: Any, head_size: int, q_per_kv: int, kv: str, window: int = 0,
              cc: tuple[int, int] | None = None) -> list[dict[str, Any]]:
     """The kernels TRITON_ATTN launches for one attention shape: the 2D kernel, the 3D kernel and the reduction
@@ -84,7 +91,10 @@ def launches(version: Any, head_size: int, q_per_kv: int, kv: str, window: int =
     prefill, decode = tiles(version, head_size, window)
     common = {"head_size": head_size, "q_per_kv": q_per_kv, "kv": kv, "block_m": bm, "window": window,
               "num_warps": WARPS, "num_stages": STAGES, "block_size": KV_BLOCK}
-    out = [{**common, "kernel": "2d", "tile": prefill}, {**common, "kernel": "3d", "tile": decode}]
+    two_d = {**common, "kernel": "2d", "tile": prefill}
+    if _tuned_large_head(version, head_size, q_per_kv, cc):
+        two_d.update(block_m=32, tile=128, num_warps=8, num_stages=2)
+    out = [two_d, {**common, "kernel": "3d", "tile": decode}]
     for segments in segment_counts(version, cc):
         out.append({**common, "kernel": "reduce", "tile": decode, "segments": segments})
     return out

@@ -97,3 +97,15 @@ def test_an_overflowing_unified_attention_launch_is_reported_by_krn001():
     assert [(k.path, k.shape["sliding_window"], k.bytes) for k in over] == [("unified attention 2D", 0, 114944)]
     assert "KRN001" in findings(wide, "--kv-cache-dtype", "fp8")
     assert "KRN001" not in findings(build(PRO, "openai/gpt-oss-120b", ("vllm==0.33.0",)), "--kv-cache-dtype", "fp8")
+
+
+def test_head_256_prefill_on_the_10x_family_is_launched_tuned_and_refused_not_guessed():
+    tuned = _by_kernel(ua.launches("0.33.0", 256, 8, "bf16", cc=(10, 0)))["2d"]
+    assert (tuned["block_m"], tuned["tile"], tuned["num_warps"], tuned["num_stages"]) == (32, 128, 8, 2)
+    assert _by_kernel(ua.launches("0.23.0", 256, 8, "bf16", cc=(10, 0)))["2d"]["num_stages"] == 3
+    assert _by_kernel(ua.launches("0.33.0", 256, 8, "bf16", cc=(12, 0)))["2d"]["num_stages"] == 3
+    b200 = build("b200-x8", "openai/gpt-oss-120b", ("vllm==0.33.0",), attention={"head_dim": 256, "v_head_dim": 256})
+    [result] = analyze_all(b200, [])
+    assert not [k for k in result.kernels if k.path == "unified attention 2D"]
+    assert any("unified attention 2D" in n and "num_stages=2" in n and "--exact" in n for n in result.notes)
+    assert [k for k in result.kernels if k.path == "unified attention 3D (split KV)"]
