@@ -61,11 +61,10 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, stage_k: bool, stage_v: s
     loop_start = t.tick()
     steps = {name: t.tick() for name in ("k", "qk", "max", "sum", "v", "p", "pv")}
     loop = (loop_start, t.tick())
-    if slots:
-        for name in ("k index", "v index"):
-            t.add(f"{name} ring", att.bn * 4 if gathered else 0, *loop)
-        t.add("k ring", slots * k * kv_bits // 8, *loop)
-        t.add("v ring", slots * k * kv_bits // 8, *loop)
+    for name in ("k index", "v index"):
+        t.add(f"{name} ring", att.bn * 4 if gathered else 0, *loop)
+    t.add("k ring", slots * k * kv_bits // 8, *loop)
+    t.add("v ring", slots * k * kv_bits // 8, *loop)
     if stage_k:
         t.add("k staged", k * att.q_bits // 8, steps["k"], steps["qk"] + 1)
     if stage_v:
