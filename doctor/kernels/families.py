@@ -15,6 +15,8 @@ from .attention_smem import extend_attention_smem, prefill_attention_smem
 from .decode_smem import decode_attention_smem
 from .exact_launch import default_swap_ab, uses_gptq_awq
 from .moe_smem import fused_moe_smem, gptq_awq_smem
+from .unified_attention_smem import LATEST_REVISION as UNIFIED_LATEST
+from .unified_attention_smem import segments_reduce_smem, unified_attention_smem
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,11 @@ FAMILIES: dict[str, KernelFamily] = {f.name: f for f in (
     KernelFamily("prefill_attention", "context attention without a prefix (vision towers, prefill)",
                  lambda arch, p, triton, rev: prefill_attention_smem(arch, **_without(("kv_group",), p),
                                                                     triton=triton)),
+    KernelFamily("unified_attention", "paged attention, one loop for prefill and decode (whole or split KV)",
+                 lambda arch, p, triton, rev: unified_attention_smem(arch, **p, triton=triton,
+                                                                    revision=min(rev, UNIFIED_LATEST))),
+    KernelFamily("unified_attention_reduce", "the split-KV reduction after the unified attention kernel",
+                 lambda arch, p, triton, rev: segments_reduce_smem(arch, **p, triton=triton)),
 )}
 
 

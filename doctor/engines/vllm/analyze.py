@@ -5,7 +5,7 @@ TP size (doctor.engines.vllm.allreduce)."""
 from __future__ import annotations
 
 from doctor.engines.base import EngineAnalysis, EngineRun
-from doctor.engines.vllm import allreduce, backends, gemm, kernel_plan
+from doctor.engines.vllm import allreduce, backends, gemm, kernel_plan, mla_prefill
 from doctor.kernels.check import KernelCheck
 
 
@@ -25,11 +25,13 @@ def analyze(run: EngineRun) -> EngineAnalysis:
         notes.append(f"attention backend {attention.backend} cannot run here: {attention.reason}")
     if attention.backend == "TRITON_MLA":
         kernels += kernel_plan.mla_decode_kernels(run)
-        notes.append("MLA prefill runs FlashAttention varlen (FA2 on SM12x); not sized by the kernel library")
+        flashinfer = run.facts.library("flashinfer-python")
+        notes.append(mla_prefill.prefill_note(run.version, dict(run.facts.env),
+                                              None if flashinfer is None else not flashinfer.what_if or None))
     elif attention.backend == "TRITON_ATTN":
-        notes.append("TRITON_ATTN's unified attention kernel is not sized (no estimator in the kernel library); "
-                     "vLLM 0.33.0's, compiled for sm_120 at its default tiles, needs at most 83,200 B up to head "
-                     "size 512 (bench/device/vllm_unified_attention_sm120.py)")
+        checks, refused = kernel_plan.unified_attention_kernels(run)
+        kernels += checks
+        notes += refused
     moe = backends.moe_backend(run)
     if moe is not None:
         chosen["moe"], sources["moe"] = moe.backend, moe.source

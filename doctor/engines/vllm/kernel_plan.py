@@ -3,10 +3,12 @@
 - the fused-MoE kernel when the experts run on Triton: the tuned table vLLM would load (its file name, its
   lookup order) with every entry sized, or else the release's default config at each tuned batch size;
 - TRITON_MLA's grouped decode kernel (`_decode_grouped_att_m_fwd`: BLOCK_N 32, BLOCK_H 16, 4 warps, 2 stages
-  on CUDA, the tiles the other engine's kernel of the same origin uses).
+  on CUDA, the tiles the other engine's kernel of the same origin uses);
+- TRITON_ATTN's unified attention kernels (the 2D kernel, the 3D split-KV kernel and its reduction) at the
+  launches of the release (doctor.engines.vllm.unified_attention), for each attention-layer kind of the model
+  (full, sliding window).
 
-TRITON_ATTN's unified attention kernel and MLA prefill (FlashAttention varlen) are not sized: the kernel
-library has no estimator for them; the analysis says so in a note."""
+MLA prefill (FlashAttention varlen) is not sized: it is not a Triton kernel; the analysis says so in a note."""
 
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from typing import Any
 from doctor.engines.base import EngineRun
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm import moe as vllm_moe
+from doctor.engines.vllm import unified_attention as ua
 from doctor.engines.vllm.backends import TRITON_MOE_DTYPE
 from doctor.engines.vllm.evaluate import NotStatic
 from doctor.kernels import decode_attention_smem, fused_moe_smem
 from doctor.kernels.check import KernelCheck
+from doctor.kernels.unified_attention_smem import segments_reduce_smem, unified_attention_smem
 
 DECODE_TILES = {"block_n": 32, "block_h": 16, "num_warps": 4, "num_stages": 2}
 
@@ -138,3 +142,59 @@ def decode_kernel_revision(version: Any) -> int:
     if plain >= Version("0.20"):
         return 3
     return 4 if plain >= Version("0.18") else 1
+
+
+_UA_PATHS = {"2d": ("unified attention 2D", "prefill and large batches"),
+             "3d": ("unified attention 3D (split KV)", "small decode batches"),
+             "reduce": ("reduce_segments", "after every 3D launch")}
+
+
+def unified_attention_kernels(run: EngineRun) -> tuple[list[KernelCheck], list[str]]:
+    """TRITON_ATTN's kernels for each attention-layer kind of the model, at the release's launches, and a note for
+    each launch the closed form refuses."""
+    model = run.facts.model
+    assert model is not None and run.gpu is not None
+    att = model.attention
+    heads, kv_heads = max(att.num_heads // run.tp, 1), max(att.num_kv_heads // run.tp, 1)
+    kv = "fp8" if str(run.launch.get("kv_cache_dtype") or "").startswith("fp8") else "bf16"
+    installed = run.facts.library("triton")
+    triton = installed.version.split("+")[0] if installed and not installed.what_if else ua.pinned_triton(run.version)
+    revision = ua.kernel_revision(run.version)
+    windows = [0] if not att.sliding_window or att.sliding_window_layers < model.num_layers else []
+    windows += [att.sliding_window] if att.sliding_window else []
+    checks: list[KernelCheck] = []
+    notes: list[str] = []
+    seen: set[tuple] = set()
+    for window in windows:
+        for launch in ua.launches(run.version, att.head_dim, heads // kv_heads, kv, window, run.gpu.capability):
+            key = (launch["kernel"], launch.get("segments")) if launch["kernel"] == "reduce" else tuple(launch.items())
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                checks.append(_unified_check(run, launch, bool(att.sinks), triton, revision))
+            except ValueError as exc:
+                notes.append(f"TRITON_ATTN {_UA_PATHS[launch['kernel']][0]} (window {window}) not sized: {exc}")
+    return checks, notes
+
+
+def _unified_check(run: EngineRun, launch: dict[str, Any], sinks: bool, triton: str, revision: int) -> KernelCheck:
+    assert run.gpu is not None
+    kernel, cc = launch["kernel"], run.gpu.capability
+    path, when = _UA_PATHS[kernel]
+    config = {"BLOCK_M": launch["block_m"], "TILE_SIZE": launch["tile"], "num_warps": launch["num_warps"],
+              "num_stages": launch["num_stages"]}
+    shape = {"head_size": launch["head_size"], "q_per_kv": launch["q_per_kv"], "kv_dtype": launch["kv"]}
+    if kernel == "reduce":
+        config = {"NUM_SEGMENTS_PER_SEQ": launch["segments"], "num_warps": launch["num_warps"]}
+        nbytes = segments_reduce_smem(cc, launch["head_size"], launch["segments"], launch["num_warps"], triton)
+    else:
+        shape |= {"sliding_window": launch["window"], "sinks": sinks}
+        nbytes = unified_attention_smem(cc, launch["head_size"], launch["block_m"], launch["tile"],
+                                        launch["num_warps"], launch["num_stages"], launch["kv"], kernel == "3d",
+                                        launch["window"], sinks, triton=triton, revision=revision)
+    if launch["window"] and kernel != "reduce":
+        when = f"{when}, sliding-window layers"
+    return _check(run, "unified_attention", path, when, shape, config, nbytes,
+                  {"kernel_revision": revision, "triton": triton,
+                   "launch_from": "vllm/v1/attention/ops/triton_unified_attention.py unified_attention"})
