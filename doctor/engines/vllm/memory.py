@@ -54,6 +54,32 @@ def mxfp4_expert_scale(model: Model, tp: int, marlin: bool) -> float:
     return round_up(inter, 64) / inter
 
 
+# vLLM 0.12.0-0.18.x on Hopper run gpt-oss's MXFP4 experts on OpenAI's triton_kernels (Mxfp4Backend.TRITON,
+# the default without VLLM_MXFP4_USE_MARLIN or VLLM_USE_FLASHINFER_MOE_MXFP4_BF16; torch >= 2.8.1 turns the
+# swizzle on). `process_weights_after_loading` re-lays each expert weight (the old one is deleted), keeps the
+# checkpoint's scales on the layer beside their swizzled copy (HopperMXScaleLayout pads the rows to 2 x 8 warps x
+# 2 x 8 = 256, the K/32 columns to 2), and replaces the bf16 biases with float32 ones (read in the 0.12.0, 0.14.1,
+# 0.15.1, 0.17.0 and 0.18.0 wheels: vllm/model_executor/layers/quantization/mxfp4.py, the TRITON branch, and
+# vllm/third_party/triton_kernels/tensor_details/layout_details/hopper_scale.py).
+HOPPER_TRITON_MXFP4 = (Version("0.12.0"), Version("0.19.0"))
+SWIZZLED_SCALE_ROWS = 256
+
+
+def hopper_triton_mxfp4_extra(model: Model, tp: int, experts_per_rank: int) -> int:
+    """Bytes triton_kernels' Hopper layout adds over the checkpoint on a rank: the swizzled scales of the
+    gate/up ([2 x inter, hidden / 32]) and down ([hidden, inter / 32]) weights, and the biases widened to f32."""
+    assert model.moe is not None
+    inter = round_up(model.moe.intermediate_size // max(tp, 1), 64)
+    hidden = model.hidden_size
+
+    def swizzled(rows: int, k: int) -> int:
+        return round_up(rows, SWIZZLED_SCALE_ROWS) * round_up(-(-k // 32), 2)
+
+    per_expert = swizzled(2 * inter, hidden) + swizzled(hidden, inter) + (2 * inter + hidden) * 2
+    moe_layers = model.num_layers - model.moe.first_dense_layers
+    return moe_layers * experts_per_rank * per_expert
+
+
 def forward_activation(model: Model, tokens: int, tp: int) -> int:
     """Peak bytes of one forward over `tokens` tokens on a rank: the residual stream and norms, QKV and the
     attention output, the MLP or the fused-MoE workspaces (bf16)."""
@@ -176,9 +202,18 @@ class VLLMMemory(MemoryModel):
         experts = rank.by_kind.get("routed_experts", 0)
         if not experts or model.moe is None or model.quantization.for_experts().scheme != "mxfp4":
             return rank.bytes
+        if self.hopper_triton_mxfp4():
+            return rank.bytes + hopper_triton_mxfp4_extra(model, layout.tp, model.moe.routed_experts // layout.ep)
         marlin = self.capability[0] == 12 or self.capability < (9, 0) or \
             (self.capability[0] in (9, 10) and Version(self.release) < Version("0.11.0"))
         return rank.bytes - experts + int(experts * mxfp4_expert_scale(model, layout.tp, marlin))
+
+    def hopper_triton_mxfp4(self) -> bool:
+        """MXFP4 experts on triton_kernels with its Hopper layout (see HOPPER_TRITON_MXFP4)."""
+        first, past = HOPPER_TRITON_MXFP4
+        forced = any(self.env.get(name, "").strip().lower() in ("1", "true")
+                     for name in ("VLLM_MXFP4_USE_MARLIN", "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16"))
+        return self.capability == (9, 0) and first <= Version(self.release) < past and not forced
 
     def kv_tokens(self, budget: int, shape: KvShape, settings: dict[str, Any]) -> int:
         if budget <= 0 or shape.cell_bytes <= 0 or shape.layers <= 0:
