@@ -1,7 +1,10 @@
 """The vLLM kernel plan's shared memory against Triton: vLLM 0.33.0's own `fused_moe_kernel` compiled ahead
 of time for sm_120 (CPU only) on the worst entry of every SM12x table vLLM ships and on the release's
 default configs. The doctor's figure (doctor.kernels.fused_moe_smem with vLLM's kernel form: block scales read
-as a BLOCK_N vector whatever the group size) equals `metadata.shared` on all 12 (Triton 3.6.0)."""
+as a BLOCK_N vector whatever the group size) equals `metadata.shared` on all 12 (Triton 3.6.0, and 3.8.0, the
+one its torch pins), and on 0.15.1's 7 with the Triton 3.5.1 it pins. Measured beyond CI's boundary wheels
+the same way (2026-11-27): 0.10.0 with Triton 3.3.1, 4 of 4 (defaults; no SM12x tables yet); 0.20.0 with
+3.6.0, 10 of 10."""
 
 from __future__ import annotations
 
@@ -24,10 +27,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.wheel]
 WORKER = Path(__file__).with_name("moe_compile_worker.py")
 RELEASE = "0.33.0"
 TRITON = "3.6.0"
+PAIRS = [("0.33.0", "3.6.0"), ("0.33.0", "3.8.0"), ("0.15.1", "3.5.1")]
 
 
-def jobs() -> list[dict]:
-    facts = knowledge.facts(RELEASE)
+def jobs(release: str = RELEASE) -> list[dict]:
+    facts = knowledge.facts(release)
     out = []
     for name, table in sorted(facts["moe"]["sm12x_tables"].items()):
         parsed = parse_config_name(name)
@@ -40,24 +44,26 @@ def jobs() -> list[dict]:
     return out
 
 
-def size(config: dict, dtype: str | None, block: list[int] | None, per_channel: bool = False) -> int:
+def size(config: dict, dtype: str | None, block: list[int] | None, per_channel: bool = False,
+         triton: str = TRITON) -> int:
     return fused_moe_smem((12, 0), dtype or "bf16", config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"],
                           config["BLOCK_SIZE_K"], config["GROUP_SIZE_M"], config["num_warps"], config["num_stages"],
-                          per_channel=per_channel, block_shape=block, triton=TRITON, b_scale_vector=True)
+                          per_channel=per_channel, block_shape=block, triton=triton, b_scale_vector=True)
 
 
-def test_doctor_sizes_equal_an_sm120_compile_of_vllms_kernel(tmp_path):
-    site = triton_site(TRITON)
-    with zipfile.ZipFile(download_wheel("vllm", RELEASE)) as archive:
+@pytest.mark.parametrize(("release", "triton"), PAIRS)
+def test_doctor_sizes_equal_an_sm120_compile_of_vllms_kernel(tmp_path, release, triton):
+    site = triton_site(triton)
+    with zipfile.ZipFile(download_wheel("vllm", release)) as archive:
         source = tmp_path / "fused_moe.py"
         source.write_bytes(archive.read(FUSED_MOE))
-    todo = jobs()
+    todo = jobs(release)
     env = {**os.environ, "PYTHONPATH": str(site)}
     done = subprocess.run([sys.executable, str(WORKER), str(source), json.dumps(todo)], capture_output=True,
                           text=True, env=env, timeout=1800)
     assert done.returncode == 0, done.stderr[-2000:]
     compiled = json.loads(done.stdout.strip().splitlines()[-1])
-    rows = [(job["from"], size(job, job["dtype"], job["block_shape"], bool(job.get("per_channel"))), shared)
+    rows = [(job["from"], size(job, job["dtype"], job["block_shape"], bool(job.get("per_channel")), triton), shared)
             for job, shared in zip(todo, compiled, strict=True)]
     for row in rows:
         print(row)
