@@ -55,8 +55,7 @@ def job(root: Path, cc: int, check: KernelCheck) -> exact.Job:
     if check.kernel == "fused_moe":
         return moe_job(source, cc, check.shape, check.config)
     if check.kernel == "decode_attention":
-        name, args, options = launch.mla_decode_args(cc, check.shape, check.config)
-        return exact.Job(check.kernel, cc, {}, str(source), {"name": name, "args": args, "options": options})
+        return mla_job(source, cc, check.shape, check.config)
     launched = check.details.get("launch")
     if launched is None:
         raise exact.ExactError(f"the plan gives no launch for {check.path}")
@@ -68,6 +67,12 @@ def moe_job(source: Path, cc: int, shape: dict, config: dict) -> exact.Job:
     options = {"num_warps": config["num_warps"], "num_stages": config["num_stages"]}
     built = {"name": "fused_moe_kernel", "args": launch.moe_args(str(source), shape, config), "options": options}
     return exact.Job("fused_moe", cc, {}, str(source), built)
+
+
+def mla_job(source: Path, cc: int, shape: dict, config: dict) -> exact.Job:
+    """TRITON_MLA's grouped decode stage 1 (`shape`: lk, lv, kv_dtype; `config`: kernel_plan.DECODE_TILES)."""
+    name, args, options = launch.mla_decode_args(cc, shape, config)
+    return exact.Job("decode_attention", cc, {}, str(source), {"name": name, "args": args, "options": options})
 
 
 def unified_job(source: Path, job: dict) -> exact.Job:
