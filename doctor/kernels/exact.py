@@ -133,7 +133,7 @@ def ensure_triton(version: str, root: Path | None = None) -> Path:
                f"triton=={version}"]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
-            raise ExactError(f"cannot install triton=={version}: {done.stderr.strip()[-300:]}")
+            raise ExactError(f"cannot install triton=={version}: {_last_line(done.stderr)}")
     return site
 
 
@@ -310,5 +310,11 @@ def _download(dist: str, version: str, into: Path) -> Path:
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     found = sorted(into.glob(f"{dist.replace('-', '_')}-*.whl"))
     if done.returncode != 0 or not found:
-        raise ExactError(f"cannot download {dist}=={version}: {done.stderr.strip()[-300:]}")
+        raise ExactError(f"cannot download {dist}=={version}: {_last_line(done.stderr)}")
     return found[0]
+
+
+def _last_line(text: str) -> str:
+    """pip's last stderr line, the one that says why (an error stays one line)."""
+    lines = text.strip().splitlines()
+    return lines[-1][-300:] if lines else "no output"

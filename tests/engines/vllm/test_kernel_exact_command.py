@@ -113,3 +113,13 @@ def test_mla_decode_and_fused_moe_jobs(wheel, monkeypatch, capsys):
     assert (args["group_n"], args["BLOCK_SIZE_M"], args["top_k"], args["HAS_BIAS"], args["USE_TD"]) == (
         128, 16, 8, False, False)
     assert args["compute_type"] == {"tl": "bf16"} and args["use_fp8_w8a8"] is True
+
+
+def test_a_release_pip_cannot_fetch_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SM120_DOCTOR_CACHE", str(tmp_path))
+    monkeypatch.setattr(exact.subprocess, "run", lambda *a, **k: exact.subprocess.CompletedProcess(
+        a, 1, "", "ERROR: Could not find a version\nERROR: No matching distribution found for vllm==0.33.0\n"))
+    assert main(GPT_OSS) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("cannot download vllm==0.33.0: ERROR: No matching distribution found for vllm==0.33.0")
+    assert len(err.splitlines()) == 1
