@@ -4,8 +4,8 @@
         [--table fixtures/vllm/unified-attention-compiled.json]
 
 Compiles the release's own `triton_unified_attention.py` (from the wheel, never committed) ahead of time with the
-Triton version given, for each target, over the launches vLLM makes (tests/engines/vllm/
-unified_attention_compile_worker.py: head sizes with their padding, query heads per KV head, bf16/fp8 KV, sliding
+Triton version given, for each target, over the launches vLLM makes (doctor/engines/vllm/exact.py `unified_job`,
+the doctor's own `kernels --exact` path: head sizes with their padding, query heads per KV head, bf16/fp8 KV, sliding
 window, sinks, softcap, the 2D kernel, the 3D split-KV kernel and its reduction), and prints exact/over/under of
 `doctor.kernels.unified_attention_smem` against `metadata.shared`. --table merges the compiled values (not the
 estimates) into the committed table the fast tests check the closed form against, with the wheel and Triton they
@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -28,10 +26,11 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from wheels import download_wheel, triton_site  # noqa: E402
 
+from doctor.engines.vllm.exact import unified_job  # noqa: E402
 from doctor.engines.vllm.unified_attention import launches  # noqa: E402
+from doctor.kernels.exact import compile_many  # noqa: E402
 from doctor.kernels.unified_attention_smem import segments_reduce_smem, unified_attention_smem  # noqa: E402
 
-WORKER = REPO / "tests" / "engines" / "vllm" / "unified_attention_compile_worker.py"
 HEAD_SIZES = (64, 80, 96, 128, 256, 512)
 QUERIES_PER_KV = (1, 4, 8, 32, 64)
 WINDOWS = (0, 1024, 4096)
@@ -94,13 +93,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = ops_dir(args.release, Path(tmp))
         jobs = grid(args.release, [int(c) for c in args.ccs.split(",")], args.quick)
-        env = {**os.environ, "PYTHONPATH": str(triton_site(args.triton)), "TRITON_CACHE_DIR": f"{tmp}/cache"}
-        done = subprocess.run([sys.executable, str(WORKER), str(folder), "-"], input=json.dumps(jobs),
-                              capture_output=True, text=True, env=env, timeout=3600)
+        source = folder / "triton_unified_attention.py"
+        results = compile_many([unified_job(source, job) for job in jobs], None, triton_site(args.triton),
+                               cache_dir=Path(tmp) / "results")
     rows, counts = [], {"exact": 0, "over": 0, "under": 0, "refused": 0, "error": 0}
-    for line in done.stdout.splitlines():
-        result = json.loads(line)
-        job = result["job"]
+    for job, result in zip(jobs, results, strict=True):
         row = {**job, "release": args.release, "triton": args.triton, "shared": result.get("shared"),
                "estimate": estimate(job, args.triton, revision)}
         if "error" in result:
@@ -114,8 +111,6 @@ def main() -> int:
         rows.append(row)
         if row.get("error") or row["estimate"] != row["shared"]:
             print(json.dumps(row))
-    if done.returncode:
-        print(done.stderr[-2000:])
     print(f"vLLM {args.release}, Triton {args.triton}, sm {args.ccs}: {counts}")
     if args.out:
         args.out.write_text(json.dumps(rows, indent=0) + "\n")
@@ -132,7 +127,7 @@ def merge_table(path: Path, release: str, triton: str, rows: list[dict]) -> None
     """Compiled rows per (release, Triton): one compact list per row in COLUMNS order."""
     table = json.loads(path.read_text()) if path.exists() else {
         "about": "metadata.shared of vLLM's own unified attention kernels compiled ahead of time (CPU only) by "
-                 "bench/vllm_unified_attention_accuracy.py with tests/engines/vllm/unified_attention_compile_worker.py",
+                 "bench/vllm_unified_attention_accuracy.py with doctor/engines/vllm/exact.py",
         "columns": list(COLUMNS), "runs": []}
     wheel = download_wheel("vllm", release).name
     compiled = [[row.get(c, False if c in ("sinks", "softcap") else 0) for c in COLUMNS]

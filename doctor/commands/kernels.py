@@ -4,10 +4,8 @@ their configs and shared memory against the limit; `--exact` compiles each one a
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
 
 from rich.table import Table
 
@@ -38,70 +36,31 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(c.fits is False for c in checks) else 0
 
 
-def exact_params(check: KernelCheck) -> dict[str, Any]:
-    s, c = check.shape, check.config
-    if check.kernel == "extend_attention":
-        return {"lq": s["lq"], "lv": s["lv"], "block_m": c["block_m"], "block_n": c["block_n"],
-                "num_warps": c["num_warps"], "num_stages": c["num_stages"], "kv_dtype": s["kv_dtype"],
-                "kv_group": s["kv_group"]}
-    if check.kernel == "decode_attention":
-        return {"lk": s["lk"], "lv": s["lv"], "block_n": c["block_n"], "block_h": c["block_h"],
-                "num_warps": c["num_warps"], "num_stages": c["num_stages"], "kv_dtype": s["kv_dtype"],
-                "grouped": c["block_h"] > 1}
-    if check.kernel == "prefill_attention":
-        return {"head_dim": s["head_dim"], "block": c["block_m"], "num_warps": c["num_warps"],
-                "num_stages": c["num_stages"], "dtype": s["dtype"]}
-    if check.kernel == "fused_moe":  # the up GEMM: w13 is [E, 2N, K]
-        return {"dtype": s["dtype"], "per_channel": s["per_channel"], "block_shape": s["block_shape"],
-                "n": 2 * s["N"], "k": s["K"], "e": s["E"], "config": c}
-    raise UsageError(f"no exact mode for kernel {check.kernel}")
-
-
 def exact_checks(report: Report, checks: list[KernelCheck], triton_version: str | None) -> list[KernelCheck]:
-    from doctor.engines.sglang.kernel_plan import TRITON_PINS
-    from doctor.engines.versions import release, version_of
-    from doctor.kernels import exact
+    """The analysed engine's kernels compiled ahead of time (doctor.engines.exact); a failure is one line."""
+    from doctor.engines.exact import exact_checks as compile_checks
+    from doctor.kernels.exact import ExactError
 
-    library = report.facts.library("sglang")
-    version = version_of(library)
-    if library is None or version is None:
-        raise UsageError("--exact needs SGLang: install it or pass --engine sglang==VERSION")
-    sglang_dir = Path(library.location) if library.location and not library.what_if else \
-        exact.fetch_sglang(library.version)
-    installed = report.facts.library("triton")
-    if triton_version:
-        site = exact.ensure_triton(triton_version)
-    elif installed is not None and not installed.what_if:
-        site = None
-    else:
-        wanted = installed.version if installed else next(p for floor, p in TRITON_PINS if release(version) >= floor)
-        site = exact.ensure_triton(wanted)
-    gpu = report.facts.gpus[0]
-    cc = gpu.capability[0] * 10 + gpu.capability[1]
-    jobs = [exact.Job(c.kernel, cc, exact_params(c)) for c in checks]
-    results = _compile_with_progress(jobs, sglang_dir, site)
-    out = []
-    for check, result in zip(checks, results, strict=True):
-        if "shared" not in result:
-            raise UsageError(f"exact compile of {check.kernel} ({check.path}) failed: {result.get('error', '?')}")
-        out.append(dataclasses.replace(check, bytes=int(result["shared"]), method="exact"))
-    return out
+    run = report.analysis.run
+    if run is None or run.gpu is None:
+        raise UsageError("--exact needs an engine and a GPU: install one or pass --engine NAME==VERSION "
+                         "and --hardware PROFILE")
+    try:
+        return _with_progress(lambda progress: compile_checks(run, checks, triton_version, progress))
+    except ExactError as exc:
+        raise UsageError(str(exc)) from None
 
 
-def _compile_with_progress(jobs: list[Any], sglang_dir: Path, site: Path | None) -> list[dict[str, Any]]:
-    """One compile process per core, a progress bar on stderr while they run (a terminal only), and the
-    persistent result cache (kernel source hash, launch, Triton version, target)."""
+def _with_progress(work: Callable[[Callable[[int, int], None]], list[KernelCheck]]) -> list[KernelCheck]:
+    """A progress bar on stderr (a terminal only) while `work` compiles, one process per core."""
     import sys
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from doctor.kernels import exact
-
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task("compiling with Triton", total=None)
-        return exact.compile_many(jobs, sglang_dir, site, cache_dir=exact.user_cache() / "smem-results",
-                                  progress=lambda done, total: bar.update(task, completed=done, total=total))
+        return work(lambda done, total: bar.update(task, completed=done, total=total))
 
 
 def _table(report: Report, checks: list[KernelCheck]) -> None:

@@ -6,6 +6,7 @@ The pipeline asks an engine, for the version installed (or given with `--engine 
 - which backends it picks for this GPU, model and flags, and which kernels it launches (`analyze`);
 - how it divides GPU memory (`memory_model`, for the planner);
 - which files its `--fix` writes (`config_files`) and which source patches it declares (`patches`);
+- how its Triton kernels compile ahead of time for `--exact` (`exact_jobs`);
 - what rules may read about it (`rule_view`, under the context root named after the engine).
 
 An engine that does not know something says so (`None`, an empty list, a note): the doctor never fills a
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from doctor.fix.patches import Patch
     from doctor.fix.plan import Action
     from doctor.kernels.check import KernelCheck
+    from doctor.kernels.exact import Job
     from doctor.plan.memory import MemoryModel
 
 
@@ -79,6 +81,15 @@ class EngineAnalysis:
     backend_sources: dict[str, str] = field(default_factory=dict)
     kernels: tuple[KernelCheck, ...] = ()
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExactJobs:
+    """How `--exact` compiles a run's kernels: one compile job per KernelCheck (same order), each naming the
+    engine's own kernel file and launch, and the Triton the release pins (used when none is installed)."""
+
+    jobs: tuple[Job, ...]
+    triton: str
 
 
 @dataclass(frozen=True)
@@ -203,6 +214,12 @@ class Engine:
 
     def rule_view(self, run: EngineRun) -> dict[str, Any] | None:
         return self._analysis().rule_view(run) if self.analysis_module else {"version": run.library.version}
+
+    # --- exact mode (`kernels --exact`) --------------------------------------------------------------
+    def exact_jobs(self, run: EngineRun, checks: Sequence[KernelCheck]) -> ExactJobs | None:
+        """The compile jobs for `checks` (the engine's kernel sources fetched or found installed); None: this
+        engine has no exact mode. Raises doctor.kernels.exact.ExactError when a source cannot be had."""
+        return None
 
     # --- fixes -------------------------------------------------------------------------------------
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:

@@ -1,8 +1,12 @@
-"""Exact mode: compile SGLang's own Triton kernels ahead of time and read `metadata.shared`.
+"""Exact mode: compile an engine's own Triton kernels ahead of time and read `metadata.shared`.
 
 Triton is never imported here: compiles run in `exact_worker.py` subprocesses whose PYTHONPATH
 points at a chosen Triton site dir (one process per target arch). Results are
 cached on disk, keyed by kernel-source hash, Triton version, target and launch parameters.
+
+A job names its kernel source file and launch (`Job.source`, `Job.launch`: built by the engine that
+ships the kernel, see doctor.engines.base.Engine.exact_jobs); a job without them is looked up in the
+built-in table below (`KERNEL_FILES`, `exact_launch`), which covers SGLang's kernel files.
 """
 
 from __future__ import annotations
@@ -55,9 +59,33 @@ class ExactError(RuntimeError):
 
 @dataclass(frozen=True)
 class Job:
+    """One kernel compile for sm_<cc>. `source`: the kernel's file (None: `kernel_source` under the
+    source root). `launch`: {"name", "args", "options"} in exact_launch's value vocabulary, optionally
+    "modules" ([module name, file] executed in order as those modules instead of copying the @triton.jit
+    functions out of `source`), "prelude" (a file run first: stand-ins for the sources' imports) and
+    "declared_types" (parameters annotated `tl.int64`/`tl.int32` typed as declared); None:
+    `exact_launch.build(kernel, cc, params)`."""
+
     kernel: str
     cc: int
     params: dict[str, Any] = field(hash=False)
+    source: str | None = None
+    launch: dict[str, Any] | None = field(default=None, hash=False)
+
+    def built(self) -> dict[str, Any]:
+        if self.launch is not None:
+            return self.launch
+        name, args, options = exact_launch.build(self.kernel, self.cc, self.params)
+        return {"name": name, "args": args, "options": options}
+
+    def files(self, root: Path | None) -> list[Path]:
+        """Every file the compile reads: the kernel source, then the launch's modules and prelude."""
+        if self.source is None and root is None:
+            raise ExactError(f"no kernel source for {self.kernel}: pass a source dir or install the engine")
+        main = Path(self.source) if self.source else kernel_source(self.kernel, root)  # type: ignore[arg-type]
+        extra = [Path(f) for _, f in (self.launch or {}).get("modules", ())]
+        prelude = (self.launch or {}).get("prelude")
+        return [main, *extra, *([Path(prelude)] if prelude else [])]
 
 
 def user_cache() -> Path:
@@ -105,17 +133,19 @@ def ensure_triton(version: str, root: Path | None = None) -> Path:
                f"triton=={version}"]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
-            raise ExactError(f"cannot install triton=={version}: {done.stderr.strip()[-300:]}")
+            raise ExactError(f"cannot install triton=={version}: {_last_line(done.stderr)}")
     return site
 
 
-def _cache_key(job: Job, source: Path, version: str) -> str:
+def _cache_key(job: Job, files: list[Path], version: str) -> str:
     """Kernel source, the exact launch (name, arguments as specialised, options), Triton version
     and target: an edit to the launch builder that changes no launch keeps its cached results."""
-    launch = exact_launch.build(job.kernel, job.cc, job.params)
+    built = job.built()
+    launch = [built["name"], built["args"], built["options"]] if job.launch is None else built
     digest = hashlib.sha256()
-    for part in (source.read_bytes(), json.dumps(launch, sort_keys=True).encode(), version.encode(),
-                 str(job.cc).encode(), job.kernel.encode()):
+    parts = [files[0].read_bytes(), json.dumps(launch, sort_keys=True).encode(), version.encode(),
+             str(job.cc).encode(), job.kernel.encode(), *(f.read_bytes() for f in files[1:])]
+    for part in parts:
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()
 
@@ -166,7 +196,7 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def compile_many(jobs: Sequence[Job], sglang_dir: str | os.PathLike[str] | None = None,
+def compile_many(jobs: Sequence[Job], source_root: str | os.PathLike[str] | None = None,
                  triton_site: Path | None = None, workers: int | None = None,
                  cache_dir: Path | None = None, progress: Callable[[int, int], None] | None = None,
                  timeout: float = 3600,
@@ -180,22 +210,20 @@ def compile_many(jobs: Sequence[Job], sglang_dir: str | os.PathLike[str] | None 
     are not counted as work); on_result(index, result) as each job finishes. dump=True also
     returns the allocator's placement of every buffer ("buffers", see exact_dump).
     """
-    base = Path(sglang_dir) if sglang_dir else installed_sglang_dir()
-    if base is None:
-        raise ExactError("no sglang installed; pass --engine sglang==V or a wheel dir")
+    base = _source_root(jobs, source_root)
     version = triton_version(triton_site)
     cache = (cache_dir or user_cache() / "smem-results") / f"triton-{version}"
     results: list[dict[str, Any] | None] = [None] * len(jobs)
     pending: list[dict[str, Any]] = []
     for index, job in enumerate(jobs):
-        source = kernel_source(job.kernel, base)
-        key = _cache_key(job, source, version) + ("-dump" if dump else "")
+        files = job.files(base)
+        key = _cache_key(job, files, version) + ("-dump" if dump else "")
         hit = cache / f"{key}.json"
         if hit.exists():
             results[index] = json.loads(hit.read_text())
             continue
-        pending.append({"id": index, "kernel": job.kernel, "source": str(source), "cc": job.cc,
-                        "params": job.params, "key": key})
+        pending.append({"id": index, "kernel": job.kernel, "source": str(files[0]), "cc": job.cc,
+                        "params": job.params, "launch": job.launch, "key": key})
     keys = {job["id"]: job["key"] for job in pending}
     lock = threading.Lock()
     finished = [0]
@@ -220,6 +248,18 @@ def compile_many(jobs: Sequence[Job], sglang_dir: str | os.PathLike[str] | None 
     return [r if r is not None else {"error": "not compiled"} for r in results]
 
 
+def _source_root(jobs: Sequence[Job], given: str | os.PathLike[str] | None) -> Path | None:
+    """The dir `kernel_source` searches for jobs that name no source (an installed sglang by default)."""
+    if given:
+        return Path(given)
+    if all(job.source for job in jobs):
+        return None
+    found = installed_sglang_dir()
+    if found is None:
+        raise ExactError("no sglang installed; pass --engine sglang==V or a wheel dir")
+    return found
+
+
 def _store(cache: Path, key: str, result: dict[str, Any]) -> None:
     if "shared" not in result:
         return
@@ -240,20 +280,41 @@ def exact_smem(kernel: str, sglang_dir: str | os.PathLike[str] | None, cc: int,
 
 def fetch_sglang(version: str, root: Path | None = None) -> Path:
     """Site-like dir of sglang==version's wheel (pip download --no-deps, unpacked once)."""
+    return fetch_wheel("sglang", version, root=root)
+
+
+def fetch_wheel(dist: str, version: str, prefixes: Sequence[str] = (), root: Path | None = None) -> Path:
+    """Site-like dir of dist==version's wheel: pip download --no-deps into the user cache (skipped when a
+    wheel of that version already lies there), then its members under `prefixes` (all: none given)
+    unpacked once."""
     import zipfile
 
-    base = (root or user_cache()) / "sglang" / version
+    base = (root or user_cache()) / dist / version
     marker = base / ".complete"
-    if marker.exists():
+    if marker.exists() and marker.read_text().splitlines()[1:] == sorted(prefixes):
         return base / "site"
-    wheels = base / "wheel"
-    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d",
-           str(wheels), f"sglang=={version}"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    found = sorted(wheels.glob("sglang-*.whl"))
-    if done.returncode != 0 or not found:
-        raise ExactError(f"cannot download sglang=={version}: {done.stderr.strip()[-300:]}")
-    with zipfile.ZipFile(found[0]) as archive:
-        archive.extractall(base / "site")
-    marker.write_text(found[0].name)
+    wheel = _download(dist, version, base / "wheel")
+    with zipfile.ZipFile(wheel) as archive:
+        members = [m for m in archive.namelist() if m.startswith(tuple(prefixes) or "")]
+        archive.extractall(base / "site", members)
+    marker.write_text("\n".join([wheel.name, *sorted(prefixes)]))
     return base / "site"
+
+
+def _download(dist: str, version: str, into: Path) -> Path:
+    found = sorted(into.glob(f"{dist.replace('-', '_')}-{version}-*.whl"))
+    if found:
+        return found[0]
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "-d",
+           str(into), f"{dist}=={version}"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    found = sorted(into.glob(f"{dist.replace('-', '_')}-*.whl"))
+    if done.returncode != 0 or not found:
+        raise ExactError(f"cannot download {dist}=={version}: {_last_line(done.stderr)}")
+    return found[0]
+
+
+def _last_line(text: str) -> str:
+    """pip's last stderr line, the one that says why (an error stays one line)."""
+    lines = text.strip().splitlines()
+    return lines[-1][-300:] if lines else "no output"

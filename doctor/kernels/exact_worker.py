@@ -1,10 +1,12 @@
-"""Subprocess worker: compile SGLang Triton kernels ahead of time and print `metadata.shared`.
+"""Subprocess worker: compile an engine's Triton kernels ahead of time and print `metadata.shared`.
 
 Run as a script (never imported by the doctor) with PYTHONPATH pointing at a Triton site dir:
     python exact_worker.py < jobs.jsonl > results.jsonl
-Each job: {"id", "kernel", "source", "cc", "params"}; each result: {"id", "shared"|"error", "secs"}.
-No GPU, torch or sglang import is needed: the @triton.jit functions are copied out of the
-SGLang file into a scratch module.
+Each job: {"id", "kernel", "source", "cc", "params", "launch"}; each result: {"id", "shared"|"error", "secs"}.
+No GPU, torch or engine import is needed: the @triton.jit functions are copied out of the kernel
+file into a scratch module, or (a launch with "modules") the files are executed after a prelude
+that stands in for their torch and engine imports. `launch` (see exact.Job) None: exact_launch
+builds it from the kernel name and params.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ def _is_jit(node: ast.AST) -> bool:
 
 
 def _package_root(source: Path) -> Path:
-    """Directory that holds the top-level `sglang` package of `source`."""
+    """Directory that holds the top-level `sglang` package of `source` (the package whose imports
+    `_jit_sources` follows)."""
     for parent in source.parents:
         if parent.name == "sglang":
             return parent.parent
@@ -83,6 +86,35 @@ def load_module(source: str) -> Any:
     spec.loader.exec_module(module)
     _MODULES[source] = module
     return module
+
+
+def exec_modules(modules: list[list[str]], prelude: str | None) -> Any:
+    """Execute `prelude`, then each [module name, file] as that module; the last one (cached per process)."""
+    import runpy
+    import types
+
+    key = json.dumps([modules, prelude])
+    if key in _MODULES:
+        return _MODULES[key]
+    if prelude:
+        runpy.run_path(prelude, run_name="sm120_doctor_prelude")
+    for name, path in modules:
+        module = types.ModuleType(name)
+        module.__file__ = path
+        sys.modules[name] = module
+        exec(compile(Path(path).read_text(), path, "exec"), module.__dict__)
+    _MODULES[key] = sys.modules[modules[-1][0]]
+    return _MODULES[key]
+
+
+def declared_types(fn: Any, signature: dict[str, str]) -> dict[str, str]:
+    """Parameters annotated `tl.int64` / `tl.int32` typed as declared (the runtime binder keeps the
+    annotation's type and the value's divisibility)."""
+    for param in fn.params:
+        declared = getattr(param, "annotation", "")
+        if declared in ("i64", "i32") and signature.get(param.name) not in (None, "constexpr"):
+            signature[param.name] = declared
+    return signature
 
 
 def _tl_dtype(name: str) -> Any:
@@ -176,10 +208,17 @@ def stop_after_llir() -> None:
 
 
 def compile_shared(job: dict[str, Any]) -> int:
-    module = load_module(job["source"])
-    name, args, options = exact_launch.build(job["kernel"], job["cc"], job["params"])
-    fn = getattr(module, name)
-    signature, constexprs, attrs = specialise(fn, args)
+    launch = job.get("launch")
+    if launch is None:
+        name, args, options = exact_launch.build(job["kernel"], job["cc"], job["params"])
+        launch = {"name": name, "args": args, "options": options}
+    module = exec_modules(launch["modules"], launch.get("prelude")) if launch.get("modules") else \
+        load_module(job["source"])
+    fn = getattr(module, launch["name"])
+    signature, constexprs, attrs = specialise(fn, launch["args"])
+    if launch.get("declared_types"):
+        signature = declared_types(fn, signature)
+    options = launch["options"]
     src = ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs)
     try:
         kernel = triton.compile(src, target=GPUTarget("cuda", job["cc"], 32), options=options)

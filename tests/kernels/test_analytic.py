@@ -109,7 +109,7 @@ def test_fp8_dots_run_natively_on_sm120_from_triton_3_5_and_sm121_from_3_8():
     assert not native_fp8_mma((12, 1), (3, 7)) and native_fp8_mma((12, 1), (3, 8))
 
 
-# vLLM's MLA decode sources compiled ahead of time (tests/engines/vllm/mla_decode_compile_worker.py):
+# vLLM's MLA decode sources compiled ahead of time (doctor.engines.vllm.exact.mla_job):
 # revision 3 is vLLM 0.33.0's kernel, revision 4 vLLM 0.19.0's; (triton, cc, lk, block_n, block_h, warps, stages,
 # kv dtype) -> metadata.shared
 DEQUANTISED_DECODE = [

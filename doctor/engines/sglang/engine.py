@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES
@@ -62,6 +62,11 @@ class SGLang(Engine):
         from doctor.engines.sglang.analyze import analyze
 
         return analyze(run)
+
+    def exact_jobs(self, run: EngineRun, checks: Sequence[KernelCheck]) -> ExactJobs:
+        from doctor.engines.sglang.exact import exact_jobs
+
+        return exact_jobs(run, checks)
 
     def memory_model(self, run: EngineRun) -> MemoryModel:
         from doctor.engines.sglang.memory import SGLangMemory

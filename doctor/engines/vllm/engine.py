@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, LaunchCommand, Launcher
+from doctor.engines.base import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.engines.releases import VLLM as VLLM_RELEASES
 from doctor.launch import Launch
 
@@ -57,6 +57,11 @@ class VLLM(Engine):
         from doctor.engines.vllm.flags import normalise
 
         return normalise(flag)
+
+    def exact_jobs(self, run: EngineRun, checks: Sequence[KernelCheck]) -> ExactJobs:
+        from doctor.engines.vllm.exact import exact_jobs
+
+        return exact_jobs(run, checks)
 
     def rewrite_flags(self, given: Flags, version: Version, notes: list[str]) -> None:
         from doctor.engines.vllm.rewrite import rewrite_flags

@@ -196,5 +196,5 @@ def _unified_check(run: EngineRun, launch: dict[str, Any], sinks: bool, triton: 
     if launch["window"] and kernel != "reduce":
         when = f"{when}, sliding-window layers"
     return _check(run, "unified_attention", path, when, shape, config, nbytes,
-                  {"kernel_revision": revision, "triton": triton,
+                  {"kernel_revision": revision, "triton": triton, "launch": launch,
                    "launch_from": "vllm/v1/attention/ops/triton_unified_attention.py unified_attention"})

@@ -1,30 +1,26 @@
-"""The vLLM kernel plan's shared memory against Triton: vLLM 0.33.0's own `fused_moe_kernel` compiled ahead
-of time for sm_120 (CPU only) on the worst entry of every SM12x table vLLM ships and on the release's
-default configs. The doctor's figure (doctor.kernels.fused_moe_smem with vLLM's kernel form: block scales read
-as a BLOCK_N vector whatever the group size) equals `metadata.shared` on all 12 (Triton 3.6.0, and 3.8.0, the
-one its torch pins), and on 0.15.1's 7 with the Triton 3.5.1 it pins. Measured beyond CI's boundary wheels
-the same way (2026-11-27): 0.10.0 with Triton 3.3.1, 4 of 4 (defaults; no SM12x tables yet); 0.20.0 with
-3.6.0, 10 of 10."""
+"""The vLLM kernel plan's shared memory against Triton: vLLM 0.33.0's own `fused_moe_kernel` compiled ahead of time for
+sm_120 (CPU only, through the doctor's exact mode: doctor.engines.vllm.exact.moe_job) on the worst entry of every
+SM12x table vLLM ships and on the release's default configs. The doctor's figure (doctor.kernels.fused_moe_smem with
+vLLM's kernel form: block scales read as a BLOCK_N vector whatever the group size) equals `metadata.shared` on all
+12 (Triton 3.6.0, and 3.8.0, the one its torch pins), and on 0.15.1's 7 with the Triton 3.5.1 it pins. Measured
+beyond CI's boundary wheels the same way (2026-11-27): 0.10.0 with Triton 3.3.1, 4 of 4 (defaults; no SM12x tables
+yet); 0.20.0 with 3.6.0, 10 of 10."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm import moe as vllm_moe
+from doctor.engines.vllm.exact import moe_job
 from doctor.engines.vllm.wheelfacts.moe import FUSED_MOE, parse_config_name
 from doctor.kernels import fused_moe_smem
+from doctor.kernels.exact import compile_many
 from tests.wheels import download_wheel, triton_site
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
-WORKER = Path(__file__).with_name("moe_compile_worker.py")
 RELEASE = "0.33.0"
 TRITON = "3.6.0"
 PAIRS = [("0.33.0", "3.6.0"), ("0.33.0", "3.8.0"), ("0.15.1", "3.5.1")]
@@ -58,11 +54,10 @@ def test_doctor_sizes_equal_an_sm120_compile_of_vllms_kernel(tmp_path, release, 
         source = tmp_path / "fused_moe.py"
         source.write_bytes(archive.read(FUSED_MOE))
     todo = jobs(release)
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    done = subprocess.run([sys.executable, str(WORKER), str(source), json.dumps(todo)], capture_output=True,
-                          text=True, env=env, timeout=1800)
-    assert done.returncode == 0, done.stderr[-2000:]
-    compiled = json.loads(done.stdout.strip().splitlines()[-1])
+    compiles = [moe_job(source, 120, {**job, "per_channel": bool(job.get("per_channel")), "top_k": 8}, job)
+                for job in todo]
+    results = compile_many(compiles, None, site, cache_dir=tmp_path / "results")
+    compiled = [r.get("shared", r.get("error")) for r in results]
     rows = [(job["from"], size(job, job["dtype"], job["block_shape"], bool(job.get("per_channel")), triton), shared)
             for job, shared in zip(todo, compiled, strict=True)]
     for row in rows:

@@ -1,25 +1,23 @@
-"""vLLM's TRITON_ATTN kernels against Triton: a sample of vLLM 0.33.0's own unified attention launches compiled
-again ahead of time (CPU only) from the wheel with the Triton its torch pins (3.8.0), for sm_120 and sm_121. The
-compile, the committed table and the doctor's closed form agree to the byte; with an fp8 KV cache at head size
-512 the 2D kernel needs more than SM12x's 101,376 B."""
+"""vLLM's TRITON_ATTN kernels against Triton: a sample of vLLM 0.33.0's own unified attention launches compiled again
+ahead of time (CPU only, through the doctor's exact mode: doctor.engines.vllm.exact.unified_job) from the wheel with
+the Triton its torch pins (3.8.0), for sm_120 and sm_121. The compile, the committed table and the doctor's closed
+form agree to the byte; with an fp8 KV cache at head size 512 the 2D kernel needs more than SM12x's 101,376 B."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from doctor.engines.vllm import unified_attention as ua
+from doctor.engines.vllm.exact import unified_job
+from doctor.kernels.exact import compile_many
 from doctor.kernels.unified_attention_smem import segments_reduce_smem, unified_attention_smem
 from tests.wheels import download_wheel, triton_site
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
-WORKER = Path(__file__).with_name("unified_attention_compile_worker.py")
 TABLE = Path(__file__).resolve().parents[3] / "fixtures" / "vllm" / "unified-attention-compiled.json"
 RELEASE = "0.33.0"
 OPS = ("vllm/v1/attention/ops/triton_unified_attention.py", "vllm/v1/attention/ops/triton_attention_helpers.py")
@@ -52,19 +50,14 @@ def test_unified_attention_compiles_equal_the_table_and_the_closed_form(tmp_path
     triton = ua.pinned_triton(RELEASE)
     with zipfile.ZipFile(download_wheel("vllm", RELEASE)) as archive:
         for name in OPS:
-            (tmp_path / Path(name).name).write_bytes(archive.read(name))
-    ops = tmp_path / "vllm" / "v1" / "attention" / "ops"  # the worker names the package after the folder
-    ops.mkdir(parents=True)
-    for name in OPS:
-        (tmp_path / Path(name).name).rename(ops / Path(name).name)
+            archive.extract(name, tmp_path)  # the modules are named after the path under vllm/
+    source = tmp_path / OPS[0]
     jobs = [{"cc": cc, **launch} for cc in (120, 121) for hs, qpk, kv, window in SAMPLE
             for launch in ua.launches(RELEASE, hs, qpk, kv, window, (cc // 10, cc % 10))]
-    env = {**os.environ, "PYTHONPATH": str(triton_site(triton)), "TRITON_CACHE_DIR": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, str(WORKER), str(ops), "-"], input=json.dumps(jobs), capture_output=True,
-                          text=True, env=env, timeout=1800)
-    assert done.returncode == 0, done.stderr[-2000:]
-    results = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(results) == len(jobs) and not [r for r in results if "error" in r]
+    compiled = compile_many([unified_job(source, job) for job in jobs], None, triton_site(triton),
+                            cache_dir=tmp_path / "results")
+    assert not [r for r in compiled if "error" in r], compiled
+    results = [{"job": job, "shared": r["shared"]} for job, r in zip(jobs, compiled, strict=True)]
     table = _table(triton)
     for result in results:
         job, shared = result["job"], result["shared"]
