@@ -68,11 +68,18 @@ def moe_kernels(run: EngineRun) -> tuple[list[KernelCheck], list[str]]:
     return _defaults(run, facts, shape, lookup), []
 
 
+def triton_for(run: EngineRun) -> str:
+    """The Triton that compiles the kernels: the installed one, else the one the release's torch pins."""
+    installed = run.facts.library("triton")
+    return installed.version.split("+")[0] if installed and not installed.what_if else ua.pinned_triton(run.version)
+
+
 def _size(run: EngineRun, shape: dict[str, Any], config: dict[str, int]) -> int:
     assert run.gpu is not None
     return fused_moe_smem(run.gpu.capability, shape["dtype"] or "bf16", config["BLOCK_SIZE_M"],
                           config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"], config["GROUP_SIZE_M"], config["num_warps"],
                           config["num_stages"], per_channel=shape["per_channel"], block_shape=shape["block_shape"],
+                          triton=triton_for(run),
                           b_scale_vector=True)  # vLLM's fused_moe_kernel reads block scales as a BLOCK_N vector
 
 
@@ -118,10 +125,9 @@ def mla_decode_kernels(run: EngineRun) -> list[KernelCheck]:
     dtype = "fp8" if str(run.launch.get("kv_cache_dtype") or "").startswith("fp8") else "bf16"
     t = DECODE_TILES
     revision = decode_kernel_revision(run.version)
-    triton = run.facts.library("triton")
     nbytes = decode_attention_smem(run.gpu.capability, lk, lv, t["block_n"], t["block_h"], t["num_warps"],
                                    t["num_stages"], kv_dtype=dtype, grouped=True, revision=revision,
-                                   triton=triton.version.split("+")[0] if triton and not triton.what_if else None)
+                                   triton=triton_for(run))
     return [_check(run, "decode_attention", "TRITON_MLA decode (grouped)", "every decode step",
                    {"lk": lk, "lv": lv, "kv_dtype": dtype}, dict(t), nbytes,
                    {"tiles_from": "vllm triton_decode_attention.py _decode_grouped_att_m_fwd (CUDA branch)",
@@ -157,8 +163,7 @@ def unified_attention_kernels(run: EngineRun) -> tuple[list[KernelCheck], list[s
     att = model.attention
     heads, kv_heads = max(att.num_heads // run.tp, 1), max(att.num_kv_heads // run.tp, 1)
     kv = "fp8" if str(run.launch.get("kv_cache_dtype") or "").startswith("fp8") else "bf16"
-    installed = run.facts.library("triton")
-    triton = installed.version.split("+")[0] if installed and not installed.what_if else ua.pinned_triton(run.version)
+    triton = triton_for(run)
     revision = ua.kernel_revision(run.version)
     windows = [0] if not att.sliding_window or att.sliding_window_layers < model.num_layers else []
     windows += [att.sliding_window] if att.sliding_window else []
