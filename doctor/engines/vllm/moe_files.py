@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from doctor.engines.base import EngineRun
+from doctor.engines.vllm.kernel_plan import triton_for
 from doctor.engines.vllm.moe import ENV
 from doctor.errors import InputError
 from doctor.fix.plan import Action
@@ -19,14 +20,18 @@ from doctor.kernels.check import KernelCheck
 from doctor.report import Safety
 
 
-def safe_table(check: KernelCheck, capability: tuple[int, int]) -> tuple[dict[str, dict[str, int]], int]:
+def safe_table(check: KernelCheck, capability: tuple[int, int], triton: str | None = None
+               ) -> tuple[dict[str, dict[str, int]], int]:
+    """A table whose every entry fits, sized for `triton` (the Triton that will compile it)."""
     shape = check.shape
     dtype = shape["dtype"] or "bf16"
     table = generate_safe_moe_config(capability, shape["E"], shape["N"], shape["K"], dtype, topk=shape["top_k"],
-                                     per_channel=shape["per_channel"], block_shape=shape["block_shape"])
+                                     per_channel=shape["per_channel"], block_shape=shape["block_shape"],
+                                     triton=triton)
     worst = max(fused_moe_smem(capability, dtype, e["BLOCK_SIZE_M"], e["BLOCK_SIZE_N"], e["BLOCK_SIZE_K"],
                                e["GROUP_SIZE_M"], e["num_warps"], e["num_stages"], per_channel=shape["per_channel"],
-                               block_shape=shape["block_shape"], b_scale_vector=True) for e in table.values())
+                               block_shape=shape["block_shape"], triton=triton, b_scale_vector=True)
+                for e in table.values())
     if worst > check.limit:
         raise InputError(f"generated MoE config needs {worst} B > {check.limit} B; refusing to write it")
     return table, worst
@@ -42,7 +47,7 @@ def config_file_changes(run: EngineRun, kernels: Sequence[KernelCheck], fix_dir:
         if check.kernel != "fused_moe" or check.engine != "vllm" or check.fits or not name or name in written:
             continue
         written.add(name)
-        table, worst = safe_table(check, run.gpu.capability)
+        table, worst = safe_table(check, run.gpu.capability, triton_for(run))
         path = fix_dir / name
         text = json.dumps(table, indent=4) + "\n"
         actions.append(Action("fused_moe", Safety.SAFE, f"smem-safe vLLM MoE config ({len(table)} entries, largest "
