@@ -228,7 +228,7 @@ def _loop(t: _Timeline, att: _Attention, kv_bits: int, label: str, mask_cvt: int
         at = t.tick()
         t.add(f"{label} {name}", scratch, at, at + 1, 128)
     row_cvt, p_cvt = _tcgen05_softmax(att, kv_bits)
-    p_in_smem = att.kind == "tcgen05" and bool(_p_tile(att, kv_bits)) and not _tmem_operands(att)
+    p_in_smem = att.kind == "tcgen05" and bool(_p_tile(att, kv_bits))
     late_rescale = p_in_smem and fused_rescale and row_cvt > 0
     if p_in_smem:
         p_cvt = 0  # p is staged in shared memory straight from qk's layout

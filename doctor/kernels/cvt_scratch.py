@@ -272,7 +272,7 @@ def scratch_bytes(src: Layout, dst: Layout, bitwidth: int, cc: int, triton: tupl
         return elements * max(bitwidth, 8) // 8
     bitwidth = max(bitwidth, 8)
     elements = 1 << (total_log2(src) - reps_log2(src, dst, bitwidth, cc, triton >= (3, 6)))
-    return elements * max(bitwidth, 8) // 8
+    return elements * bitwidth // 8
 
 
 def ldst_scratch_elements(src: Layout, dst: Layout, bitwidth: int) -> int:
