@@ -183,6 +183,20 @@ class Engine:
     def tp_flag(self) -> str | None:
         return None
 
+    # The doctor's own layout options (`check --tp/--pp/--ep/--context-length`) in the generic spelling
+    # doctor.launch.parse_launch reads; engines override `option_flags` with theirs.
+    GENERIC_OPTION_FLAGS: ClassVar[dict[str, str]] = {"tp": "--tp-size", "pp": "--pp-size", "ep": "--ep-size",
+                                                       "context_length": "--context-length"}
+
+    def option_flags(self, options: Mapping[str, int]) -> list[str]:
+        """The doctor's layout options (tp, pp, ep, context_length) as this engine's launch flags."""
+        flags: list[str] = []
+        for key, value in options.items():
+            flag = (self.tp_flag() if key == "tp" else None) or self.GENERIC_OPTION_FLAGS.get(key)
+            if flag and value:
+                flags += [flag, str(value)]
+        return flags
+
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
         from doctor.engines.compose import compose_generic
 

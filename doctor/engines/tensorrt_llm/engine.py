@@ -5,7 +5,7 @@ memory model, and a `trtllm-serve` command whose YAML `--fix` writes beside the 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +50,11 @@ class TensorRTLLM(Engine):
 
     def tp_flag(self) -> str:
         return "--tp_size"
+
+    def option_flags(self, options: Mapping[str, int]) -> list[str]:
+        """trtllm-serve's spellings (tensorrt_llm/commands/serve.py): --tp_size, --pp_size, --ep_size, --max_seq_len."""
+        names = {"tp": "--tp_size", "pp": "--pp_size", "ep": "--ep_size", "context_length": "--max_seq_len"}
+        return [part for key, flag in names.items() if options.get(key) for part in (flag, str(options[key]))]
 
     def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
         from doctor.engines.tensorrt_llm.multinode import node_launches
