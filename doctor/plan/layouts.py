@@ -7,6 +7,7 @@ GPUs [s*tp, (s+1)*tp) and pipeline stages talk between consecutive groups. EP su
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from doctor.facts import Facts, Model
@@ -47,8 +48,10 @@ def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def invalid_reasons(model: Model, layout: Layout) -> list[str]:
-    """Why the engine would refuse this layout at startup (empty when it is valid)."""
+def invalid_reasons(model: Model, layout: Layout, pads_experts: Callable[[str], bool] | None = None) -> list[str]:
+    """Why the engine would refuse this layout at startup (empty when it is valid). `pads_experts(scheme)`: the
+    engine rounds the per-rank expert intermediate of that quantization up itself
+    (MemoryModel.pads_expert_intermediate), so no group divisibility applies."""
     a, tp, pp, ep = model.attention, layout.tp, layout.pp, layout.ep
     why = []
     if a.num_heads % tp:
@@ -71,12 +74,14 @@ def invalid_reasons(model: Model, layout: Layout) -> list[str]:
     if moe.intermediate_size % moe_tp:
         why.append(f"expert intermediate size {moe.intermediate_size} is not divisible by {moe_tp}")
     else:
-        why.extend(_quant_alignment(model, moe.intermediate_size // moe_tp, "expert"))
+        scheme = model.quantization.for_experts().scheme
+        if pads_experts is None or not pads_experts(scheme):
+            why.extend(_quant_alignment(model, moe.intermediate_size // moe_tp, "expert"))
     return why
 
 
 def _quant_alignment(model: Model, per_rank: int, what: str) -> list[str]:
-    q = model.quantization
+    q = model.quantization.for_experts()
     if "routed_experts" not in q.quantized:
         return []
     if q.scheme == "fp8-block" and q.block_shape:
@@ -90,7 +95,8 @@ def _quant_alignment(model: Model, per_rank: int, what: str) -> list[str]:
     return []
 
 
-def enumerate_layouts(model: Model, gpu_count: int) -> list[Layout]:
+def enumerate_layouts(model: Model, gpu_count: int, pads_experts: Callable[[str], bool] | None = None
+                      ) -> list[Layout]:
     """Every valid TP x PP x EP on up to `gpu_count` GPUs, in (GPUs, TP, EP) order. TP must divide the
     attention heads and PP cannot pass the layer count (invalid_reasons' first checks), so only those
     are tried: the work grows with the model's divisors, not with the GPU count."""
@@ -99,7 +105,8 @@ def enumerate_layouts(model: Model, gpu_count: int) -> list[Layout]:
     for tp in (t for t in range(1, min(gpu_count, heads) + 1) if heads % t == 0):
         eps = [1] if model.moe is None else _divisors(tp)
         for pp in range(1, min(gpu_count // tp, model.num_layers) + 1):
-            out.extend(layout for layout in (Layout(tp, pp, ep) for ep in eps) if not invalid_reasons(model, layout))
+            layouts = (Layout(tp, pp, ep) for ep in eps)
+            out.extend(layout for layout in layouts if not invalid_reasons(model, layout, pads_experts))
     return sorted(out, key=lambda layout: (layout.gpus, layout.tp, layout.ep))
 
 

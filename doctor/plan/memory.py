@@ -63,6 +63,11 @@ class MemoryModel(ABC):
         """Why this engine cannot launch a TP x EP split that the model itself allows (none by default)."""
         return []
 
+    def pads_expert_intermediate(self, scheme: str) -> bool:
+        """Does this engine round each rank's expert intermediate size up for experts quantized as `scheme`
+        (so a TP split that cuts a quantization group still loads)? Default no: the group must divide it."""
+        return False
+
     def own_reasons(self, reasons: list[str]) -> list[str]:
         """The planner's sentences this engine stands behind (some describe another engine's launcher); default all."""
         return reasons

@@ -158,6 +158,14 @@ class VLLMMemory(MemoryModel):
         return [f"vLLM has no EP size: --enable-expert-parallel runs the experts with EP = TP x DP ({tp} here), "
                 f"not EP {ep}"]
 
+    def pads_expert_intermediate(self, scheme: str) -> bool:
+        """MXFP4 experts: every backend's `create_weights` rounds the per-rank intermediate up (64 Triton, 128
+        Marlin/CUTLASS, 256 FlashInfer TRT-LLM; from 0.2x `mxfp4_round_up_hidden_size_and_intermediate_size`) and
+        gpt_oss.py loads whole 32-blocks per rank (cdiv), so gpt-oss-120b at TP4 holds 736/672 of 2880, padded to
+        768 (vllm/model_executor/layers/quantization/mxfp4.py and models/gpt_oss.py in the 0.10.1.1, 0.11.0,
+        0.15.1 and 0.33.0 wheels; vllm/model_executor/layers/fused_moe/oracle/mxfp4.py in 0.33.0)."""
+        return scheme == "mxfp4"
+
     # --- the release's defaults ----------------------------------------------------------------------------
     def default_utilization(self) -> float:
         entry = knowledge.facts(self.release)["flags"].get("--gpu-memory-utilization", {})
