@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from packaging.version import InvalidVersion, Version
 
 from doctor.facts import Facts, Gpu, Library
-from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
+from doctor.launch import GENERIC_OPTION_FLAGS, SWITCHES, Launch, normal_flag, parse_launch
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
@@ -183,16 +183,12 @@ class Engine:
     def tp_flag(self) -> str | None:
         return None
 
-    # The doctor's own layout options (`check --tp/--pp/--ep/--context-length`) in the generic spelling
-    # doctor.launch.parse_launch reads; engines override `option_flags` with theirs.
-    GENERIC_OPTION_FLAGS: ClassVar[dict[str, str]] = {"tp": "--tp-size", "pp": "--pp-size", "ep": "--ep-size",
-                                                       "context_length": "--context-length"}
-
     def option_flags(self, options: Mapping[str, int]) -> list[str]:
-        """The doctor's layout options (tp, pp, ep, context_length) as this engine's launch flags."""
+        """The doctor's layout options (tp, pp, ep, context_length) as this engine's launch flags; by default
+        `tp_flag` for TP and the spelling doctor.launch.parse_launch reads for the rest."""
         flags: list[str] = []
         for key, value in options.items():
-            flag = (self.tp_flag() if key == "tp" else None) or self.GENERIC_OPTION_FLAGS.get(key)
+            flag = (self.tp_flag() if key == "tp" else None) or GENERIC_OPTION_FLAGS.get(key)
             if flag and value:
                 flags += [flag, str(value)]
         return flags
