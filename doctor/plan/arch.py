@@ -53,11 +53,8 @@ def raw_text_config(model: Model) -> dict[str, Any]:
     return {**text, "_vision": vision if isinstance(vision, dict) else None}
 
 
-def _q(model: Model, kind: str) -> Quantization | None:
-    q = model.quantization
-    if kind not in q.quantized:
-        return None
-    return q.for_experts() if kind == "routed_experts" else q
+def _q(model: Model, kind: str, layer: int | None = None) -> Quantization | None:
+    return model.quantization.for_module(kind, layer)
 
 
 def _int(cfg: dict[str, Any], key: str, default: int) -> int:
@@ -72,7 +69,7 @@ class _Builder:
 
     def linear(self, kind: str, out: int, inp: int, shard: str, layer: int | None, quant_kind: str | None = None,
                place: str = "layer", count: int = 1) -> None:
-        q = _q(self.m, quant_kind or kind)
+        q = _q(self.m, quant_kind or kind, layer)
         self.pieces.append(Piece(kind, count * linear_bytes(out, inp, q, self.dtype), shard, layer, place))
 
     def dense(self, kind: str, numel: int, shard: str, layer: int | None, dtype: str | None = None,
