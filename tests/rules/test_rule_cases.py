@@ -12,6 +12,7 @@ from tests.rules.builders import RULES, a, build, decode_attention, findings, fu
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 WS4 = "rtx-pro-6000-ws-x4"
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
+UNKNOWN_QUANT = {"scheme": "exl3", "method": "exl3", "quantized": ("routed_experts", "attention")}
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -378,6 +379,11 @@ CASES = [
     a("MEM001", False, "GLM-4.7-FP8 on 8x96 GB", sg("0.5.8", GLM)),
     a("MEM003", True, "TP7 does not divide 96 heads", sg("0.5.8", GLM), "--tp-size", "7"),
     a("MEM003", False, "TP8", sg("0.5.8", GLM), "--tp-size", "8"),
+    # an unknown quantization is sized at the model dtype, an upper bound: a warning, never MEM001
+    a("MEM020", True, "unknown quant sized as BF16", sg("0.5.8", "zai-org/GLM-4.7", quant=UNKNOWN_QUANT)),
+    a("MEM001", False, "unknown quant sized as BF16", sg("0.5.8", "zai-org/GLM-4.7", quant=UNKNOWN_QUANT)),
+    a("MEM020", False, "unknown quant, measured checkpoint size", sg("0.5.8", KIMI, quant=UNKNOWN_QUANT)),
+    a("MEM020", False, "known FP8", sg("0.5.8", GLM)),
     # MXFP4 experts: vLLM and SGLang round the per-rank intermediate up (720 -> 768 at TP4)
     a("MEM003", False, "gpt-oss TP4 on vLLM 0.33.0", vl("0.33.0", GPTOSS), "--tensor-parallel-size", "4"),
     a("MEM003", False, "gpt-oss TP8 on vLLM 0.11.0", vl("0.11.0", GPTOSS), "--tensor-parallel-size", "8"),
