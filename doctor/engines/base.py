@@ -29,8 +29,8 @@ from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags
     from doctor.engines.multinode import MultiNode, NodeLaunch
+    from doctor.fix.actions import Action
     from doctor.fix.patches import Patch
-    from doctor.fix.plan import Action
     from doctor.kernels.check import KernelCheck
     from doctor.kernels.exact import Job
     from doctor.plan.memory import MemoryModel

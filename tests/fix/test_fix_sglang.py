@@ -108,8 +108,8 @@ def test_permission_denied_changes_nothing(sglang_058, monkeypatch):
 
     from doctor.check import CheckRequest, run_check
     from doctor.errors import DoctorError
+    from doctor.fix.actions import plan_fixes
     from doctor.fix.apply import apply_actions
-    from doctor.fix.plan import plan_fixes
 
     monkeypatch.syspath_prepend(str(sglang_058.site))
     import importlib
@@ -196,8 +196,8 @@ def test_the_vision_finding_reaches_the_prefill_patch_through_unsafe_fixes(sglan
     import dataclasses
 
     from doctor.check import check_facts
+    from doctor.fix.actions import plan_fixes
     from doctor.fix.apply import apply_actions
-    from doctor.fix.plan import plan_fixes
     from doctor.report import Safety
     from tests.rules.builders import build
 

@@ -17,7 +17,7 @@ from doctor.launch import Launch
 
 if TYPE_CHECKING:
     from doctor.engines.multinode import MultiNode, NodeLaunch
-    from doctor.fix.plan import Action
+    from doctor.fix.actions import Action
     from doctor.kernels.check import KernelCheck
 
 
@@ -79,7 +79,7 @@ class TensorRTLLM(Engine):
         from doctor.analysis import analyze_run
         from doctor.context import build_context
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
-        from doctor.fix.plan import Action
+        from doctor.fix.actions import Action
         from doctor.report import Safety
         from doctor.rules import evaluate, load_rules
 
