@@ -27,7 +27,7 @@ SOURCE_KINDS = ("live", "profile", "snapshot")
 DEVICE_ORDERS = ("FASTEST_FIRST", "PCI_BUS_ID")
 
 
-def check_facts(facts: Facts, origin: str) -> None:
+def validate_facts(facts: Facts, origin: str) -> None:
     if facts.source.kind not in SOURCE_KINDS:
         raise InputError(f"{origin}: source.kind {shown(facts.source.kind)} is not one of {', '.join(SOURCE_KINDS)}")
     if facts.driver.cuda_device_order not in DEVICE_ORDERS:
