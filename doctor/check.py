@@ -11,8 +11,8 @@ from typing import Any
 from doctor.analysis import Analysis, analyze_all, analyze_run
 from doctor.context import build_context
 from doctor.engines import registry
-from doctor.facts import Facts
 from doctor.launch import Launch, parse_launch
+from doctor.pipeline.facts import Facts
 from doctor.probe import gather_facts
 from doctor.report import SEVERITIES, Finding, Report
 from doctor.rules import Rule, evaluate, load_rules

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from doctor.engines.releases import known_releases, newer_releases
 from doctor.engines.versions import KNOWN_PACKAGES
-from doctor.facts import Facts, Library
+from doctor.pipeline.facts import Facts, Library
 from doctor.report import Finding, Fix
 
 # The distribution name at the head of a requirement (`vllm>=0.15.1`, `vllm[tensorizer]==0.15.1`), PEP 508.

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from doctor.cluster.nodes import Cluster
-from doctor.facts import Facts, Network, Nic
+from doctor.pipeline.facts import Facts, Network, Nic
 from doctor.plan.multinode import InterNode
 
 COMPARED_SETTINGS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_DISABLE", "NCCL_NET")

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.facts import Facts, Gpu, Library
 from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
+from doctor.pipeline.facts import Facts, Gpu, Library
 
 if TYPE_CHECKING:
     from doctor.engines.compose import Flags

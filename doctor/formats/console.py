@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from doctor.analysis import Analysis
-from doctor.facts import Facts
+from doctor.pipeline.facts import Facts
 from doctor.report import Finding, Report
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

@@ -11,10 +11,10 @@ from doctor.check import CheckRequest, run_check
 from doctor.engines import registry
 from doctor.engines.versions import parse_engine_spec
 from doctor.errors import DoctorError
-from doctor.facts import Facts
 from doctor.lint.find import expand_paths, launches_in_file
 from doctor.lint.site import LaunchSite
 from doctor.located import Problem, Span, Target
+from doctor.pipeline.facts import Facts
 
 
 @dataclass(frozen=True)

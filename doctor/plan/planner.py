@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doctor.errors import InputError, UsageError
-from doctor.facts import Facts, Model
+from doctor.pipeline.facts import Facts, Model
 from doctor.plan import kv as kvmod
 from doctor.plan.layouts import Comm, Layout, communication, enumerate_layouts, invalid_reasons
 from doctor.plan.memory import LayoutShape, MemoryModel

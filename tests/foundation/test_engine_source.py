@@ -54,9 +54,9 @@ def test_analysis_reads_tiles_from_an_installed_engine(tmp_path):
     import shutil
 
     from doctor.analysis import analyze
-    from doctor.facts import Library
     from doctor.hardware import load_profile
     from doctor.launch import parse_launch
+    from doctor.pipeline.facts import Library
     from doctor.probe.model import load_model
 
     site = tmp_path / "site"

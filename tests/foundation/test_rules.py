@@ -7,9 +7,9 @@ import pytest
 
 from doctor.analysis import analyze
 from doctor.context import build_context
-from doctor.facts import Driver, Library, Source
 from doctor.hardware import load_profile
 from doctor.launch import parse_launch
+from doctor.pipeline.facts import Driver, Library, Source
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
 from doctor.rules import RuleError, evaluate, load_rules, render

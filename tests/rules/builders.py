@@ -11,10 +11,10 @@ from typing import Any
 
 from doctor.analysis import analyze
 from doctor.context import build_context
-from doctor.facts import Driver, Facts, Gpu, Library, Link
 from doctor.hardware import load_profile
 from doctor.kernels.check import KernelCheck
 from doctor.launch import parse_launch
+from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Link
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
 from doctor.report import Finding

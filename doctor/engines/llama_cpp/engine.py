@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
-from doctor.facts import Library
 from doctor.launch import Launch
+from doctor.pipeline.facts import Library
 
 if TYPE_CHECKING:
     from doctor.engines.llama_cpp.flags import FlagTable

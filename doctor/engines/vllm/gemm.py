@@ -16,7 +16,7 @@ from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.evaluate import Capability
 
 CAPABILITIES = {"12.0": Capability(12, 0), "12.1": Capability(12, 1)}
-# the doctor's quantization scheme (doctor.facts.Quantization.scheme) -> the data's scheme
+# the doctor's quantization scheme (doctor.pipeline.facts.Quantization.scheme) -> the data's scheme
 SCHEMES = {"fp8-tensor": "fp8", "fp8-channel": "fp8", "fp8-block": "fp8-block", "int8-w8a8": "int8-w8a8",
            "int4-w4a16": "wna16", "gptq": "wna16", "awq": "awq", "nvfp4": "nvfp4", "mxfp4": "mxfp4"}
 DENSE_ROLES = ("attention", "dense_mlp", "shared_experts")  # Quantization.quantized roles that are dense layers
