@@ -6,11 +6,11 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.analysis import Analysis
 from doctor.buildargs import build_view
 from doctor.engines import registry
 from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
+from doctor.pipeline.analysis import Analysis
 from doctor.pipeline.facts import Facts, to_jsonable
 from doctor.wheel_archs import version_facts
 

@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any
 
 from doctor import __version__
-from doctor.analysis import Analysis
+from doctor.pipeline.analysis import Analysis
 from doctor.pipeline.facts import Facts
 
 SEVERITIES = ("error", "warning", "info")

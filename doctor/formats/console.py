@@ -7,7 +7,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from doctor.analysis import Analysis
+from doctor.pipeline.analysis import Analysis
 from doctor.pipeline.facts import Facts
 from doctor.report import Finding, Report
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from doctor.analysis import analyze
 from doctor.context import build_context
 from doctor.hardware import load_profile
 from doctor.launch import parse_launch
+from doctor.pipeline.analysis import analyze
 from doctor.pipeline.facts import Driver, Library, Source
 from doctor.probe import with_engines
 from doctor.probe.model import load_model

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from doctor.analysis import analyze_all
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.evaluate import Capability
 from doctor.engines.vllm.gemm import CAPABILITIES, choose, describe, resolve, scheme_of
 from doctor.engines.vllm.wheelfacts.explore import Explorer
 from doctor.engines.vllm.wheelfacts.source import WheelSource
+from doctor.pipeline.analysis import analyze_all
 from tests.rules.builders import build, findings
 
 PRO, SPARK = "rtx-pro-6000-x8", "dgx-spark"
