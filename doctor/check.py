@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doctor.context import build_context
 from doctor.engines import registry
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
+from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Facts
 from doctor.probe import gather_facts
 from doctor.report import SEVERITIES, Finding, Report

@@ -16,10 +16,10 @@ from doctor.cluster.nodes import Cluster, load_cluster
 from doctor.cluster.plan import cluster_plan
 from doctor.cluster.report import ClusterReport, NodeFinding, merge_node_findings
 from doctor.cluster.view import cluster_view
-from doctor.context import build_context
 from doctor.engines import registry
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
+from doctor.pipeline.context import build_context
 from doctor.plan.multinode import InterNode
 from doctor.rules import Rule, evaluate, load_rules
 

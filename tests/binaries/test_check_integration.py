@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from doctor.context import build_context
 from doctor.hardware import load_profile
 from doctor.launch import parse_launch
 from doctor.pipeline.analysis import analyze
+from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Library
 from doctor.rules import evaluate, load_rules
 from tests.conftest import cli_env

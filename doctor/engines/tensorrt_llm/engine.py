@@ -76,10 +76,10 @@ class TensorRTLLM(Engine):
     # --- fixes -------------------------------------------------------------------------------------
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
         """The options YAML of the composed launch, beside the launch script (a new file the user owns)."""
-        from doctor.context import build_context
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
         from doctor.fix.actions import Action
         from doctor.pipeline.analysis import analyze_run
+        from doctor.pipeline.context import build_context
         from doctor.report import Safety
         from doctor.rules import evaluate, load_rules
 
