@@ -17,7 +17,7 @@ from doctor import cache, specifiers
 from doctor.engines import registry
 from doctor.errors import DoctorError
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
-from doctor.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
+from doctor.pipeline.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")

@@ -10,7 +10,7 @@ from doctor.engines import registry
 from doctor.engines.base import LaunchCommand
 from doctor.engines.multinode import MultiNode, NodeRole
 from doctor.launch import Launch
-from doctor.report import Report
+from doctor.pipeline.report import Report
 
 COMMAND_FIELDS = ("engine", "version", "argv", "env", "notes", "applied", "files")
 

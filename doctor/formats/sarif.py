@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from doctor import __version__
 from doctor.located import FINGERPRINT_KEY, Problem, Span, Target, counts
-from doctor.report import Finding
+from doctor.pipeline.report import Finding
 from doctor.rule_docs import help_text, readable, rule_doc_url, rule_page
 from doctor.rules import Rule
 

@@ -14,9 +14,9 @@ from typing import Any
 from doctor.check import check_facts
 from doctor.hardware import load_profile
 from doctor.pipeline.facts import Facts, Library
+from doctor.pipeline.report import Finding, Report
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
-from doctor.report import Finding, Report
 
 try:
     import tomllib

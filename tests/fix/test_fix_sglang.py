@@ -198,7 +198,7 @@ def test_the_vision_finding_reaches_the_prefill_patch_through_unsafe_fixes(sglan
     from doctor.check import check_facts
     from doctor.fix.actions import plan_fixes
     from doctor.fix.apply import apply_actions
-    from doctor.report import Safety
+    from doctor.pipeline.report import Safety
     from tests.rules.builders import build
 
     facts = build("rtx-5090", "moonshotai/Kimi-K2.5", ("sglang==0.5.8",), vision_head_dim=256)

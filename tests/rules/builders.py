@@ -15,9 +15,9 @@ from doctor.launch import parse_launch
 from doctor.pipeline.analysis import analyze
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Link
+from doctor.pipeline.report import Finding
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
-from doctor.report import Finding
 from doctor.rules import evaluate, load_rules
 
 RULES = load_rules()

@@ -80,7 +80,7 @@ class TensorRTLLM(Engine):
         from doctor.fix.actions import Action
         from doctor.pipeline.analysis import analyze_run
         from doctor.pipeline.context import build_context
-        from doctor.report import Safety
+        from doctor.pipeline.report import Safety
         from doctor.rules import evaluate, load_rules
 
         findings = evaluate(load_rules(), build_context(run.facts, analyze_run(run), run.launch))

@@ -17,7 +17,7 @@ from doctor.errors import InputError
 from doctor.fix.actions import Action
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config
 from doctor.kernels.check import KernelCheck
-from doctor.report import Safety
+from doctor.pipeline.report import Safety
 
 
 def safe_table(check: KernelCheck, capability: tuple[int, int], triton: str | None = None
