@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doctor.check import check_facts
 from doctor.cluster.launches import node_launch_sets
 from doctor.cluster.network import inter_node, network_view
 from doctor.cluster.nodes import Cluster, load_cluster
@@ -19,6 +18,7 @@ from doctor.cluster.view import cluster_view
 from doctor.engines import registry
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
+from doctor.pipeline.check import check_facts
 from doctor.pipeline.context import build_context
 from doctor.plan.multinode import InterNode
 from doctor.rules import Rule, evaluate, load_rules

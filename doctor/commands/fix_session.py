@@ -8,9 +8,9 @@ import sys
 
 from rich.console import Console
 
-from doctor.check import CheckRequest, run_check
 from doctor.fix.actions import SKIP_UNSAFE, Action, launch_env, plan_fixes
 from doctor.fix.apply import apply_actions
+from doctor.pipeline.check import CheckRequest, run_check
 from doctor.pipeline.report import Report
 
 

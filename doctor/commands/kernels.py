@@ -23,7 +23,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doctor.check import run_check
+    from doctor.pipeline.check import run_check
 
     report = run_check(check_request(args))
     checks = list(report.analysis.kernels)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from doctor.check import check_facts
 from doctor.hardware import load_profile
+from doctor.pipeline.check import check_facts
 from doctor.pipeline.facts import Facts, Library
 from doctor.pipeline.report import Finding, Report
 from doctor.probe import with_engines

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor.check import CheckRequest, run_check
+from doctor.pipeline.check import CheckRequest, run_check
 from doctor.pipeline.facts import load_facts
 from doctor.plan.layouts import Layout, communication
 from tests.scale_facts import write_scaled_facts

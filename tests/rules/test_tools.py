@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from doctor.check import fired_ids
 from doctor.cli import main
 from doctor.launch import parse_launch
+from doctor.pipeline.check import fired_ids
 from doctor.pipeline.upgrades import annotate_upgrades
 from doctor.probe.toolkit import parse_nvcc_version
 from doctor.rules import RuleError, load_rules
