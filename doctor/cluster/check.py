@@ -20,8 +20,8 @@ from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.context import build_context
+from doctor.pipeline.rules import Rule, evaluate, load_rules
 from doctor.plan.multinode import InterNode
-from doctor.rules import Rule, evaluate, load_rules
 
 DEFAULT_RAY_TIMEOUT = 120.0
 

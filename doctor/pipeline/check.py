@@ -14,9 +14,9 @@ from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Facts
 from doctor.pipeline.report import SEVERITIES, Finding, Report
+from doctor.pipeline.rules import Rule, evaluate, load_rules
 from doctor.pipeline.upgrades import annotate_upgrades
 from doctor.probe import gather_facts
-from doctor.rules import Rule, evaluate, load_rules
 
 
 @dataclass(frozen=True)

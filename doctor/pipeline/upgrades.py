@@ -32,7 +32,7 @@ def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Eva
 def _new_errors(ids: set[str]) -> bool:
     """A release that clears one error by raising another (an engine default that changed to a second broken
     one) is no answer: the lowest clearing release is the first that adds no new error."""
-    from doctor.rules import load_rules
+    from doctor.pipeline.rules import load_rules
 
     errors = {rule.id for rule in load_rules() if rule.severity == "error"}
     return bool(ids & errors)

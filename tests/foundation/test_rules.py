@@ -10,9 +10,9 @@ from doctor.launch import parse_launch
 from doctor.pipeline.analysis import analyze
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Driver, Library, Source
+from doctor.pipeline.rules import RuleError, evaluate, load_rules, render
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
-from doctor.rules import RuleError, evaluate, load_rules, render
 
 
 def findings_for(facts, *launch_args):

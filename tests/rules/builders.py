@@ -16,9 +16,9 @@ from doctor.pipeline.analysis import analyze
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Link
 from doctor.pipeline.report import Finding
+from doctor.pipeline.rules import evaluate, load_rules
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
-from doctor.rules import evaluate, load_rules
 
 RULES = load_rules()
 

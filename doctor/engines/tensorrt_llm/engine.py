@@ -81,7 +81,7 @@ class TensorRTLLM(Engine):
         from doctor.pipeline.analysis import analyze_run
         from doctor.pipeline.context import build_context
         from doctor.pipeline.report import Safety
-        from doctor.rules import evaluate, load_rules
+        from doctor.pipeline.rules import evaluate, load_rules
 
         findings = evaluate(load_rules(), build_context(run.facts, analyze_run(run), run.launch))
         options, applied = options_for_launch(run, findings)

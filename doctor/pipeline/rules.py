@@ -63,7 +63,7 @@ class Rule:
 
 def rules_dir() -> Path:
     """The rules shipped in the wheel (`doctor/_rules`), else the checkout's `rules/`."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the doctor package
     packaged = here / "_rules"
     return packaged if packaged.is_dir() else here.parent / "rules"
 
