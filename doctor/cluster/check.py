@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.cluster.launches import node_launch_sets
+from doctor.cluster.layouts import InterNode
 from doctor.cluster.network import inter_node, network_view
 from doctor.cluster.nodes import Cluster, load_cluster
 from doctor.cluster.plan import cluster_plan
@@ -21,7 +22,6 @@ from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.context import build_context
 from doctor.pipeline.rules import Rule, evaluate, load_rules
-from doctor.plan.multinode import InterNode
 
 DEFAULT_RAY_TIMEOUT = 120.0
 

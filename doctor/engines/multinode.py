@@ -24,7 +24,7 @@ class NodeRole:
 
 @dataclass(frozen=True)
 class MultiNode:
-    """A layout over several nodes (doctor/plan/multinode.py): sizes over the whole deployment, nodes in rank
+    """A layout over several nodes (doctor/cluster/layouts.py): sizes over the whole deployment, nodes in rank
     order."""
 
     tp: int

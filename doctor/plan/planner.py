@@ -95,7 +95,7 @@ def _gpu_totals(facts: Facts) -> tuple[int, bool]:
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
                 source: WeightSource | None = None, comm: Comm | None = None) -> Plan:
     """`comm`: the communication path when the caller knows better than this machine's topology (several
-    nodes: doctor/plan/multinode.py)."""
+    nodes: doctor/cluster/layouts.py)."""
     source = source or weight_source(model)
     bad = invalid_reasons(model, layout) + req.memory.layout_problems(layout.tp, layout.ep)
     if layout.gpus > len(facts.gpus):
