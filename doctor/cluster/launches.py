@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from doctor.cluster.node_commands import MultiNode, NodeRole
 from doctor.cluster.nodes import Cluster
 from doctor.engines import registry
 from doctor.engines.base import LaunchCommand
-from doctor.engines.multinode import MultiNode, NodeRole
 from doctor.launch import Launch
 from doctor.pipeline.report import Report
 

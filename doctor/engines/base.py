@@ -27,8 +27,8 @@ from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
 from doctor.pipeline.facts import Facts, Gpu, Library
 
 if TYPE_CHECKING:
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.engines.multinode import MultiNode, NodeLaunch
     from doctor.fix.actions import Action
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck

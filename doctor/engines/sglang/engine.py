@@ -14,8 +14,8 @@ from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES
 
 if TYPE_CHECKING:
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.engines.multinode import MultiNode, NodeLaunch
     from doctor.fix.actions import Action
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck

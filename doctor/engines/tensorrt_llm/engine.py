@@ -16,7 +16,7 @@ from doctor.engines.releases import TENSORRT_LLM
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
-    from doctor.engines.multinode import MultiNode, NodeLaunch
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.fix.actions import Action
     from doctor.kernels.check import KernelCheck
 

@@ -14,8 +14,8 @@ from doctor.engines.releases import VLLM as VLLM_RELEASES
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.engines.multinode import MultiNode, NodeLaunch
     from doctor.fix.actions import Action as FileChange
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
