@@ -1,5 +1,5 @@
 """The per-release vLLM facts read from the wheels (doctor/engines/vllm/data, written by
-`python -m doctor.engines.vllm.wheelfacts`): loaded one release at a time, and the index of which releases
+`python -m tools.vllm_facts`): loaded one release at a time, and the index of which releases
 have each flag and environment variable."""
 
 from __future__ import annotations
