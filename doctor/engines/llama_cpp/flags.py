@@ -1,6 +1,6 @@
 """llama-server's flags: the build's own `llama-server --help` when a binary is found, else the table derived
 from a known llama.cpp source (data/llama_server_flags.json, provenance inside; regenerate with
-doctor.engines.llama_cpp.flag_source)."""
+`python -m tools.llama_cpp_flags`)."""
 
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ from importlib import resources
 
 import pytest
 
-from doctor.engines.llama_cpp.flag_source import options, server_table
 from doctor.engines.llama_cpp.flags import check_flags, known_release_table, table_from_help
+from tools.llama_cpp_flags import options, server_table
 
 ARG_CPP = r'''
 bool common_arg_utils::is_truthy(const std::string & value) {

@@ -7,7 +7,7 @@ LLAMA_EXAMPLE_SERVER or LLAMA_EXAMPLE_COMMON and not excluded from the server, a
 Closed value sets are the `value == "..."` literals of a handler that throws on anything else.
 
 Regenerate the committed table (doctor/engines/llama_cpp/data/llama_server_flags.json) with
-`python -m doctor.engines.llama_cpp.flag_source ARG_CPP --release bNNNN --source "WHERE"`, e.g. from the llama.cpp
+`python -m tools.llama_cpp_flags ARG_CPP --release bNNNN --source "WHERE"`, e.g. from the llama.cpp
 that llama-cpp-python's sdist vendors (`pip download --no-deps --no-binary :all: llama-cpp-python==0.3.36`,
 `vendor/llama.cpp/common/arg.cpp`).
 """
