@@ -4,7 +4,7 @@ their functions, its attention backends and their SM12x answers, the dense GEMM 
 scheme on SM12x, the Python gates of the compiled kernels, the all-reduce paths and their gates
 (vllm_facts.allreduce), the NCCL the release brings through its torch pin (vllm_facts.nccl),
 and the CUDA architectures each compiled extension carries (doctor.binaries). Every fact keeps its file
-and line. `python -m tools.vllm_facts --out doctor/engines/vllm/data` regenerates the data."""
+and line. `python -m tools.vllm_facts --out doctor/data/vllm` regenerates the data."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ MODELLED = (("vllm/v1/worker/gpu_worker.py", ("determine_available_memory",)),
             ("vllm/attention/ops/triton_decode_attention.py", ("_decode_grouped_att_m_fwd",)))
 SELECTION_DIRS = ("vllm/model_executor/layers/quantization/", "vllm/model_executor/layers/fused_moe/")
 MIN_BINARY_BYTES = 1 << 16
-TORCH_TABLE = Path(__file__).resolve().parents[2] / "doctor" / "engines" / "vllm" / "data" / "torch-nccl.json"
+TORCH_TABLE = Path(__file__).resolve().parents[2] / "doctor" / "data" / "vllm" / "torch-nccl.json"
 
 
 def extract(wheel: Path, audit_binaries: bool = True) -> dict[str, Any]:

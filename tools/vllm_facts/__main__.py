@@ -1,6 +1,6 @@
 """Regenerate the vLLM version data from the released wheels:
 
-    python -m tools.vllm_facts --out doctor/engines/vllm/data [--versions 0.15.0,0.15.1]
+    python -m tools.vllm_facts --out doctor/data/vllm [--versions 0.15.0,0.15.1]
 
 Wheels are fetched with `pip download --no-deps` into $SM120_DOCTOR_TEST_CACHE (default
 ~/.cache/sm120-doctor-tests)/downloads/vllm-X, the layout tests/wheels.py shares; `--delete-wheels` removes

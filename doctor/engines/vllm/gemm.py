@@ -1,5 +1,5 @@
 """Which kernel vLLM runs for a model's dense (non-MoE) linear layers on SM12x, per release and quantization
-scheme, from the candidates the wheel facts keep (doctor/engines/vllm/data, section `gemm`, written by
+scheme, from the candidates the wheel facts keep (doctor/data/vllm, section `gemm`, written by
 tools/vllm_facts/gemm.py): the first candidate whose gate holds on this capability wins. A gate
 that only the running system answers stays a condition in the answer, named by what decides it: the
 compiled extension (`ops.cutlass_scaled_mm_supports_fp8`), an installed package (`has_flashinfer()`,

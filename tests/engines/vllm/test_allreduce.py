@@ -1,4 +1,4 @@
-"""The all-reduce facts committed for every release (doctor/engines/vllm/data, read from the wheels) and the
+"""The all-reduce facts committed for every release (doctor/data/vllm, read from the wheels) and the
 engine's verdict on them: custom all-reduce per TP size and topology, the other paths, the NCCL per release."""
 
 from __future__ import annotations
