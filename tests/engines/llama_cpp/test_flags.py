@@ -170,7 +170,7 @@ def test_committed_table_is_what_the_generator_derives_from_the_sdist(tmp_path):
     with tarfile.open(sdists[0]) as archive:
         member = next(m for m in archive.getmembers() if m.name.endswith("vendor/llama.cpp/common/arg.cpp"))
         source = archive.extractfile(member).read().decode()  # type: ignore[union-attr]
-    committed = json.loads((resources.files("doctor.engines.llama_cpp") / "data" / "llama_server_flags.json")
+    committed = json.loads((resources.files("doctor") / "data" / "llama_cpp" / "llama_server_flags.json")
                            .read_text("utf-8"))
     derived = server_table(source, committed["source"], committed["release"])
     assert derived == committed
