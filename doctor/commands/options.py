@@ -12,7 +12,7 @@ from doctor.errors import UsageError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from doctor.check import CheckRequest
+    from doctor.pipeline.check import CheckRequest
 
 ENGINE_ARGS_SEP = "\x1f"
 
@@ -68,7 +68,7 @@ def layout_options(args: argparse.Namespace, **sizes: int | None) -> dict[str, i
 
 def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest:
     """A CheckRequest from add_target_options' arguments; --tp and `sizes` (e.g. ep=2) are layout options."""
-    from doctor.check import CheckRequest
+    from doctor.pipeline.check import CheckRequest
 
     return CheckRequest(model=args.model, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
                         engine_args=engine_args(args), options=layout_options(args, **sizes),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from doctor.facts import Model
+from doctor.pipeline.facts import Model
 
 BLOCK_CHARS = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
 BLOCK_NAMES = {"mamba": "mamba", "attention": "attention", "mlp": "mlp", "moe": "moe", "hybrid": "mamba"}

@@ -12,7 +12,7 @@ import dataclasses
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.facts import Quantization
+from doctor.pipeline.facts import Quantization
 from doctor.probe import quant_formats as formats
 from doctor.probe.quant_common import (  # noqa: F401  (is_ignored, the regex guards: tests import them here)
     MODULE_KINDS,

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.facts import ModuleQuant, Quantization
+from doctor.pipeline.facts import ModuleQuant, Quantization
 from doctor.probe.quant_common import (
     MODULE_KINDS,
     PER_CHANNEL,

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from doctor.check import CheckRequest, run_check
+from doctor.pipeline.check import CheckRequest, run_check
 from tests.conftest import cli_env
 
 GPTOSS = "openai/gpt-oss-120b"

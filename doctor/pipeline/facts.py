@@ -16,7 +16,7 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.topology import LinkIndex
 from doctor.validation import shown
-from doctor.validation.facts import check_facts
+from doctor.validation.facts import validate_facts
 from doctor.validation.reader import from_dict
 
 SCHEMA_VERSION = "1"
@@ -143,7 +143,7 @@ class Moe:
 class ModuleQuant:
     """How one kind of module is stored where it differs from the checkpoint's main scheme (mixed checkpoints:
     ModelOpt MIXED_PRECISION, compressed-tensors config groups, GPTQ `dynamic`, auto-round `extra_config`).
-    `module` is a kind of doctor.probe.quant.MODULE_KINDS, or `kind@layer` for one decoder layer; scheme "none"
+    `module` is a kind of doctor.probe.quant_common.MODULE_KINDS, or `kind@layer` for one decoder layer; scheme "none"
     means kept in the model dtype."""
 
     module: str
@@ -348,7 +348,7 @@ def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
             f"{origin}: schema_version {shown(version)} is not supported (this doctor reads {SCHEMA_VERSION!r})"
         )
     facts = from_dict(Facts, data, origin)
-    check_facts(facts, origin)
+    validate_facts(facts, origin)
     return facts
 
 
