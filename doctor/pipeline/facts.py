@@ -184,12 +184,21 @@ class Quantization:
             return None
         return self.for_experts() if kind == "routed_experts" else self
 
+    def _unquantized(self) -> Quantization:
+        return dataclasses.replace(self, scheme="bf16", bits=None, group_size=None, block_shape=None,
+                                   expert_scheme=None, modules=())
+
     def for_experts(self) -> Quantization:
         """How the routed experts are stored: the checkpoint's scheme unless `expert_scheme` (or a per-module
         entry) says otherwise."""
+        per_layer = [m for m in self.modules if m.module.startswith("routed_experts@")]
+        if per_layer:  # the layers' most common storage (MIXED_PRECISION exports list every layer)
+            keys = [(m.scheme, m.bits, m.group_size, m.block_shape) for m in per_layer]
+            common = max(set(keys), key=keys.count)
+            return self.for_module("routed_experts", int(per_layer[keys.index(common)].module.partition("@")[2])) \
+                or self._unquantized()
         if any(m.module == "routed_experts" for m in self.modules):
-            return self.for_module("routed_experts") or dataclasses.replace(
-                self, scheme="bf16", bits=None, group_size=None, block_shape=None, expert_scheme=None, modules=())
+            return self.for_module("routed_experts") or self._unquantized()
         if not self.expert_scheme or self.expert_scheme == self.scheme:
             return self
         group = 32 if self.expert_scheme == "mxfp4" else None

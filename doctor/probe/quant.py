@@ -167,7 +167,7 @@ def _modelopt(q: dict[str, Any], source: str) -> Quantization:
     algo = str(q.get("quant_algo", "")).upper()
     modules: list[Any] = []
     if algo == "MIXED_PRECISION":  # per-layer algorithms: each module sized by its own (quant_formats)
-        scheme, modules = formats.modelopt_mixed(q.get("quantized_layers"))
+        scheme, modules = formats.modelopt_mixed(q.get("quantized_layers"), q.get("config_groups"), _ct_group_scheme)
     else:
         scheme = formats.modelopt_scheme(algo)
     ignored = _str_list(q.get("exclude_modules") or q.get("ignore"), "exclude_modules")

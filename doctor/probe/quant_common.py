@@ -42,6 +42,8 @@ def group_size(value: Any) -> int | None:
 def kind_of(name: str) -> tuple[str | None, int | None]:
     """The MODULE_KINDS kind and decoder layer a checkpoint module name addresses (None: not a linear we size,
     e.g. a router or a norm)."""
+    if name.startswith("mtp.") or ".mtp." in name:  # MTP modules: sized by the decoder kinds they repeat
+        return None, None
     match = LAYER.search(name)
     layer = int(match.group(1)) if match else None
     rest = name[match.end():] if match else name

@@ -34,11 +34,25 @@ def gptq_awq(qc: dict[str, Any], method: str) -> Quantization:
     bits = positive_int(qc.get("bits") or qc.get("w_bit"), "bits")
     group = group_size(qc.get("group_size", qc.get("q_group_size")))
     ignored = str_list(qc.get("modules_to_not_convert"), "modules_to_not_convert")
+    ignored = _without_lm_head(qc, substrings(ignored) if method == "awq" else ignored)
     q = with_targets(Quantization(scheme=method, method=method, bits=bits, group_size=group, ignored=ignored,
                                   source=CONFIG))
     modules = _dynamic_modules(qc.get("dynamic"), method, bits, group) + _block_modules(
         qc.get("modules_in_block_to_quantize"))
     return _with_modules(q, modules)
+
+
+def substrings(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """transformers skips a module for bitsandbytes and AWQ when any key occurs in its name (`key in name`)."""
+    return tuple(k if any(ch in k for ch in "*?[") or k.startswith("re:") else f"*{k}*" for k in keys)
+
+
+def _without_lm_head(qc: dict[str, Any], ignored: tuple[str, ...]) -> tuple[str, ...]:
+    """AutoGPTQ, AutoAWQ and AutoRound leave lm_head in the model dtype unless the config says otherwise
+    (GPTQModel `lm_head: true`, AutoRound `quant_lm_head: true`): TheBloke/Llama-2-7B-AWQ stores it fp16."""
+    if qc.get("lm_head") is True or qc.get("quant_lm_head") is True:
+        return ignored
+    return (*ignored, "lm_head")
 
 
 def _dynamic_modules(dynamic: Any, scheme: str, bits: int, group: int | None) -> list[ModuleQuant]:
@@ -86,7 +100,7 @@ def auto_round(qc: dict[str, Any]) -> Quantization:
     bits = positive_int(qc.get("bits", 4), "bits")
     group = group_size(qc.get("group_size", 128))
     scheme = _auto_round_scheme(qc, bits)
-    ignored = str_list(qc.get("modules_to_not_convert"), "modules_to_not_convert")
+    ignored = _without_lm_head(qc, str_list(qc.get("modules_to_not_convert"), "modules_to_not_convert"))
     q = with_targets(Quantization(scheme=scheme, method="auto-round", bits=bits, group_size=group,
                                   ignored=ignored, source=CONFIG))
     return _with_modules(q, _extra_config_modules(qc.get("extra_config"), q))
@@ -150,7 +164,7 @@ def bitsandbytes(qc: dict[str, Any]) -> Quantization:
     eight = bool(qc.get("load_in_8bit") or qc.get("_load_in_8bit"))
     if not four and not eight:
         raise InputError("config.json: bitsandbytes quantization_config sets neither load_in_4bit nor load_in_8bit")
-    skip = str_list(qc.get("llm_int8_skip_modules"), "llm_int8_skip_modules") or ("lm_head",)
+    skip = substrings(str_list(qc.get("llm_int8_skip_modules"), "llm_int8_skip_modules") or ("lm_head",))
     if four:
         kind = str(qc.get("bnb_4bit_quant_type", "fp4")).lower()
         scheme = "bnb-4bit-dq" if qc.get("bnb_4bit_use_double_quant") else "bnb-4bit"
@@ -233,7 +247,8 @@ def _group_for(groups: Iterable[Any], name: str) -> dict[str, Any] | None:
 # --- ModelOpt MIXED_PRECISION ------------------------------------------------------------------------------------
 MODELOPT_ALGOS = {"NVFP4": "nvfp4", "W4A16_NVFP4": "nvfp4", "NVFP4_W4A16": "nvfp4", "NVFP4_AWQ": "nvfp4",
                   "FP8": "fp8-tensor", "FP8_PER_CHANNEL_PER_TOKEN": "fp8-channel", "FP8_PB_WO": "fp8-block",
-                  "FP8_BLOCK": "fp8-block", "W4A16_AWQ": "awq", "W4A8_AWQ": "w4a8-awq", "MXFP4": "mxfp4",
+                  "FP8_BLOCK": "fp8-block", "FP8_BLOCK_SCALES": "fp8-block", "UNQUANTIZED": "none", "NONE": "none",
+                  "W4A16_AWQ": "awq", "W4A8_AWQ": "w4a8-awq", "MXFP4": "mxfp4",
                   "W4A8_MXFP4_FP8": "mxfp4", "MXFP8": "mxfp8", "W8A8_SQ_PER_CHANNEL": "int8-w8a8",
                   "INT8_WO": "int8-w8a16", "INT4_WO": "int4-w4a16"}
 MODELOPT_GROUPS = {"nvfp4": 16, "mxfp4": 32, "mxfp8": 32, "awq": 128, "w4a8-awq": 128, "int4-w4a16": 128}
@@ -243,19 +258,19 @@ def modelopt_scheme(algo: str) -> str:
     return MODELOPT_ALGOS.get(algo.upper(), algo.lower())
 
 
-def modelopt_mixed(layers: Any) -> tuple[str, list[ModuleQuant]]:
-    """`quantized_layers: {module name: {quant_algo, group_size?}}`: each listed module's algorithm, by kind and
-    layer (the most common one where a layer's modules differ); a kind or layer not listed stays unquantized.
-    Returns the checkpoint's dominant scheme and the per-module entries."""
-    if not isinstance(layers, dict) or not layers:  # nothing to size by: an unknown scheme, said as such
+def modelopt_mixed(layers: Any, groups: Any = None, scheme_of: Any = None) -> tuple[str, list[ModuleQuant]]:
+    """`quantized_layers: {module name: {quant_algo, group_size?}}` (hf_quant_config.json, or config.json's
+    modelopt quantization_config, whose `config_groups` may name the modules instead): each listed module's
+    algorithm, by kind and layer (the most common one where a layer's modules differ; fused `mlp.experts`
+    entries count for the layer's routed experts); a kind or layer not listed stays unquantized. Returns the
+    checkpoint's dominant scheme and the per-module entries (nvidia/Qwen3.6-35B-A3B-NVFP4 lists its experts
+    W4A16_NVFP4, linear-attention out_proj FP8 and lm_head W4A16_NVFP4 this way)."""
+    entries = _layer_entries(layers) or _group_entries(groups, scheme_of)
+    if not entries:  # nothing to size by: an unknown scheme, said as such
         return "mixed_precision", []
     per_key: dict[str, Counter] = {}
     overall: Counter = Counter()
-    for name, entry in layers.items():
-        if not isinstance(entry, dict):
-            continue
-        scheme = modelopt_scheme(str(entry.get("quant_algo", "")))
-        group = group_size(entry.get("group_size", MODELOPT_GROUPS.get(scheme)))
+    for name, (scheme, group) in entries.items():
         kind, layer = kind_of(str(name))
         if kind is None:
             continue
@@ -266,10 +281,37 @@ def modelopt_mixed(layers: Any) -> tuple[str, list[ModuleQuant]]:
     for key, counts in per_key.items():
         (scheme, group), _ = counts.most_common(1)[0]
         block = (128, 128) if scheme == "fp8-block" else None
-        out.append(ModuleQuant(key, scheme, 4 if scheme in ("nvfp4", "mxfp4", "awq", "w4a8-awq") else 8,
-                               None if group == PER_CHANNEL else group, block))
-    dominant = overall.most_common(1)[0][0] if overall else "unknown"
+        bits = None if scheme == "none" else 4 if scheme in ("nvfp4", "mxfp4", "awq", "w4a8-awq") else 8
+        out.append(ModuleQuant(key, scheme, bits, None if group == PER_CHANNEL else group, block))
+    quantized = Counter({k: v for k, v in overall.items() if k != "none"})
+    dominant = quantized.most_common(1)[0][0] if quantized else "unknown"
     return dominant, out
+
+
+def _layer_entries(layers: Any) -> dict[str, tuple[str, int | None]]:
+    if not isinstance(layers, dict):
+        return {}
+    out = {}
+    for name, entry in layers.items():
+        if isinstance(entry, dict):
+            scheme = modelopt_scheme(str(entry.get("quant_algo", "")))
+            out[str(name)] = (scheme, group_size(entry.get("group_size", MODELOPT_GROUPS.get(scheme))))
+    return out
+
+
+def _group_entries(groups: Any, scheme_of: Any) -> dict[str, tuple[str, int | None]]:
+    """config_groups whose targets are module names (ModelOpt's config.json form of MIXED_PRECISION)."""
+    if not isinstance(groups, dict) or scheme_of is None:
+        return {}
+    out = {}
+    for group in groups.values():
+        if not isinstance(group, dict) or not isinstance(group.get("targets"), list):
+            continue
+        scheme, _bits, size, _block = scheme_of(group)
+        for target in group["targets"]:
+            if isinstance(target, str) and target != "Linear" and not target.startswith("re:"):
+                out[target] = (scheme, size)
+    return out
 
 
 def _with_modules(q: Quantization, modules: list[ModuleQuant]) -> Quantization:
