@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from doctor.plan.kv import KvShape
-    from doctor.plan.layouts import Comm
+    from doctor.plan.layouts import Comm, ExpertSplit
     from doctor.plan.weights import RankWeights
 
 
@@ -63,9 +63,9 @@ class MemoryModel(ABC):
         """Why this engine cannot launch a TP x EP split that the model itself allows (none by default)."""
         return []
 
-    def pads_expert_intermediate(self, scheme: str) -> bool:
-        """Does this engine round each rank's expert intermediate size up for experts quantized as `scheme`
-        (so a TP split that cuts a quantization group still loads)? Default no: the group must divide it."""
+    def loads_expert_split(self, split: ExpertSplit) -> bool:
+        """Does this engine load experts whose per-rank intermediate size cuts a quantization group or block
+        (it pads or refines it)? Default no: the group or block must divide it."""
         return False
 
     def own_reasons(self, reasons: list[str]) -> list[str]:

@@ -394,6 +394,12 @@ CASES = [
       "--tensor-parallel-size", "8"),
     a("MEM003", False, "Qwen3-235B FP8 TP4 on vLLM 0.25.0", vl("0.25.0", "Qwen/Qwen3-235B-A22B-FP8"),
       "--tensor-parallel-size", "4"),
+    # from 0.29.0 vLLM refines the block scales to gcd(128, 128, 192, 4096) = 64 (refine_fp8_moe_block_shape)
+    a("MEM003", True, "Qwen3-235B FP8 TP8 on vLLM 0.28.0", vl("0.28.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "8"),
+    a("MEM003", False, "Qwen3-235B FP8 TP8 on vLLM 0.29.0", vl("0.29.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "8"),
+    a("MEM003", True, "Qwen3-235B FP8 TP8 on SGLang 0.5.8", sg("0.5.8", "Qwen/Qwen3-235B-A22B-FP8"), "--tp-size", "8"),
     a("MEM004", True, "Kimi K2.5 INT4 TP8: KV pool near zero", sg("0.5.8")),
     a("MEM004", False, "Llama 8B on 8x96 GB", sg("0.5.8", LLAMA)),
     # issue 14: builds, torch builds, wheels, communication, MoE/attention backends, checkpoints

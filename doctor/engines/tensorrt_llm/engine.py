@@ -100,14 +100,14 @@ class TensorRTLLM(Engine):
 
 def _expert_parallel(run: EngineRun) -> list[str]:
     """`--ep_size N` when the MoE experts only split evenly that way and the user chose no layout."""
-    from doctor.engines.tensorrt_llm.memory import pads_expert_intermediate
+    from doctor.engines.tensorrt_llm.memory import loads_expert_split
     from doctor.plan.layouts import Layout, invalid_reasons
 
     model = run.facts.model
     if model is None or model.moe is None or {"tp", "pp", "ep"} & set(run.launch.values):
         return []
     tp = run.tp
-    pads = pads_expert_intermediate
+    pads = loads_expert_split
     if tp > 1 and invalid_reasons(model, Layout(tp, 1, 1), pads) and \
             not invalid_reasons(model, Layout(tp, 1, tp), pads):
         return ["--ep_size", str(tp)]

@@ -12,6 +12,7 @@ from typing import Any
 
 from doctor.engines.tensorrt_llm import knowledge as kb
 from doctor.pipeline.facts import Model
+from doctor.plan.layouts import ExpertSplit
 from doctor.plan.memory import LayoutShape, MemoryModel
 
 GiB = 1 << 30
@@ -20,11 +21,11 @@ DEFAULT_MAX_BATCH_SIZE = 2048  # BuildConfig.max_batch_size, trtllm-serve's defa
 TOKENS_PER_BLOCK = 32  # KvCacheConfig.tokens_per_block default
 
 
-def pads_expert_intermediate(scheme: str) -> bool:
+def loads_expert_split(split: ExpertSplit) -> bool:
     """MXFP4 experts: the fused-MoE MXFP4 methods allocate round_up(intermediate_size_per_partition,
     weight_alignment) (tensorrt_llm/_torch/modules/fused_moe/quantization.py,
     https://github.com/NVIDIA/TensorRT-LLM/blob/a98a9061d72f6fd39f5d055ebdd2c6878a100e2c/tensorrt_llm/_torch/modules/fused_moe/quantization.py)."""
-    return scheme == "mxfp4"
+    return split.scheme == "mxfp4"
 
 
 class TensorRTLLMMemory(MemoryModel):
@@ -57,8 +58,8 @@ class TensorRTLLMMemory(MemoryModel):
                 f"{self.version} gives {settings['free_gpu_memory_fraction']:.2f} of the {after / GiB:.2f} GiB free "
                 f"after load to the KV cache (assuming {RUNTIME_RESERVE / GiB:.0f} GiB of runtime use per GPU)")
 
-    def pads_expert_intermediate(self, scheme: str) -> bool:
-        return pads_expert_intermediate(scheme)
+    def loads_expert_split(self, split: ExpertSplit) -> bool:
+        return loads_expert_split(split)
 
     def own_reasons(self, reasons: list[str]) -> list[str]:
         """Drop the planner's note on custom all-reduce: trtllm-serve has no such switch."""
