@@ -13,7 +13,6 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.pipeline.facts import Quantization
-from doctor.probe import quant_formats as formats
 from doctor.probe.quant_common import (  # noqa: F401  (is_ignored, the regex guards: tests import them here)
     MODULE_KINDS,
     _backtracks_little,
@@ -84,14 +83,21 @@ def _normalise(config: dict[str, Any], hf_quant: dict[str, Any] | None, dtype: s
         return with_targets(Quantization(scheme="mxfp4", method=method, bits=4, group_size=32,
                                           ignored=ignored, source="config.json"))
     if method in ("awq", "gptq"):
-        return formats.gptq_awq(qc, method)
+        return _formats().gptq_awq(qc, method)
     if method in ("auto-round", "auto_round", "autoround", "intel/auto-round"):
-        return formats.auto_round(qc)
+        return _formats().auto_round(qc)
     if method == "bitsandbytes":
-        return formats.bitsandbytes(qc)
+        return _formats().bitsandbytes(qc)
     if method == "hqq":
-        return formats.hqq(qc)
+        return _formats().hqq(qc)
     return Quantization(scheme=method or "unknown", method=method or None, source="config.json")
+
+
+def _formats() -> Any:
+    """doctor.probe.quant_formats, loaded for the formats that need it (dense, FP8 and MXFP4 checkpoints don't)."""
+    from doctor.probe import quant_formats
+
+    return quant_formats
 
 
 def _dense_scheme(dtype: str) -> str:
@@ -129,7 +135,7 @@ def _compressed_tensors(qc: dict[str, Any]) -> Quantization:
         activation=activation, ignored=ignored, kv_cache_dtype=_kv_dtype(kv), source="config.json"))
     if len(groups) == 1 and (group.get("targets") or ["Linear"]) == ["Linear"]:
         return q
-    modules = formats.group_modules(groups, _ct_group_scheme, ignored)
+    modules = _formats().group_modules(groups, _ct_group_scheme, ignored)
     return dataclasses.replace(q, modules=tuple(m for m in modules if (m.scheme, m.bits, m.group_size) !=
                                                 (scheme, bits, group_size)))
 
@@ -167,9 +173,9 @@ def _modelopt(q: dict[str, Any], source: str) -> Quantization:
     algo = str(q.get("quant_algo", "")).upper()
     modules: list[Any] = []
     if algo == "MIXED_PRECISION":  # per-layer algorithms: each module sized by its own (quant_formats)
-        scheme, modules = formats.modelopt_mixed(q.get("quantized_layers"), q.get("config_groups"), _ct_group_scheme)
+        scheme, modules = _formats().modelopt_mixed(q.get("quantized_layers"), q.get("config_groups"), _ct_group_scheme)
     else:
-        scheme = formats.modelopt_scheme(algo)
+        scheme = _formats().modelopt_scheme(algo)
     ignored = _str_list(q.get("exclude_modules") or q.get("ignore"), "exclude_modules")
     group = q.get("group_size")
     kv_algo = q.get("kv_cache_quant_algo")
@@ -181,7 +187,7 @@ def _modelopt(q: dict[str, Any], source: str) -> Quantization:
         ("fp8", "int8", "mxfp8")) else None
     out = with_targets(Quantization(
         scheme=scheme or "unknown", method="modelopt", bits=bits,
-        group_size=_int(group, "group_size") if group else formats.MODELOPT_GROUPS.get(scheme),
+        group_size=_int(group, "group_size") if group else _formats().MODELOPT_GROUPS.get(scheme),
         block_shape=(128, 128) if scheme == "fp8-block" else None,
         ignored=ignored, kv_cache_dtype=kv, source=source))
     return dataclasses.replace(out, modules=tuple(modules)) if modules else out
