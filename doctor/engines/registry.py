@@ -1,19 +1,19 @@
 """Engines by name: the built-in ones, plus any a third party registers under the entry-point group
-`sm120_doctor.engines` (the entry point names a subclass of doctor.engines.base.Engine)."""
+`sm120_doctor.engines` (the entry point names a subclass of doctor.engines.spi.Engine). This is the one
+place that knows every engine."""
 
 from __future__ import annotations
 
 from functools import cache
 
-from doctor.engines.base import Engine
 from doctor.engines.llama_cpp.engine import LlamaCpp
 from doctor.engines.sglang.engine import SGLang
+from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
 from doctor.engines.tensorrt_llm.engine import TensorRTLLM
 from doctor.engines.vllm.engine import VLLM
 from doctor.errors import InputError
 from doctor.facts import Facts, Library
 
-ENTRY_POINT_GROUP = "sm120_doctor.engines"
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
 
 

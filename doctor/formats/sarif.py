@@ -13,7 +13,7 @@ from urllib.parse import quote
 from doctor import __version__
 from doctor.located import FINGERPRINT_KEY, Problem, Span, Target, counts
 from doctor.report import Finding
-from doctor.rule_docs import help_text, readable, rule_doc_url, rule_page
+from doctor.rule_docs import help_text, readable, rule_doc_url, rule_page, rule_url
 from doctor.rules import Rule
 
 SARIF_VERSION = "2.1.0"
@@ -55,7 +55,7 @@ def _descriptor(rule: Rule, docs_url: str | None) -> dict[str, Any]:
         "shortDescription": {"text": readable(rule.title)},
         "fullDescription": {"text": rule.summary},
         "help": {"text": help_text(rule), "markdown": rule_page(rule)},
-        "helpUri": rule_doc_url(rule.id, docs_url),
+        "helpUri": rule_url(rule, docs_url),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"tags": ["sm120-doctor", rule.area]},
     }

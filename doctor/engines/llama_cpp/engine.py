@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
+from doctor.engines.spi import Engine, EngineRun, LaunchCommand, Launcher
 from doctor.facts import Library
 from doctor.launch import Launch
 

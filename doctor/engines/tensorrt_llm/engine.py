@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
 from doctor.engines.releases import TENSORRT_LLM
+from doctor.engines.spi import Engine, EngineRun, LaunchCommand, Launcher
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
@@ -25,6 +25,8 @@ class TensorRTLLM(Engine):
     name = "tensorrt-llm"
     display_name = "TensorRT-LLM"
     package = "tensorrt-llm"
+    distributions = ("tensorrt-llm", "tensorrt_llm")
+    scan_binaries = True
     releases = TENSORRT_LLM
     launchers = (Launcher(command="trtllm-serve", subcommand="serve", positional_model=True),
                  Launcher(command="trtllm-serve", positional_model=True))

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.engines.releases import VLLM as VLLM_RELEASES
+from doctor.engines.spi import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
@@ -25,6 +25,8 @@ class VLLM(Engine):
     name = "vllm"
     display_name = "vLLM"
     package = "vllm"
+    distributions = ("vllm",)
+    scan_binaries = True
     releases = VLLM_RELEASES
     launchers = (Launcher(command="vllm", subcommand="serve", model_flags=("--model",), positional_model=True),
                  Launcher(module="vllm.entrypoints.openai.api_server", model_flags=("--model",)))
