@@ -21,7 +21,8 @@ from doctor.launch import Launch, closest, flag_pairs, normal_flag
 class Flag:
     """One flag of one release. `key` names the canonical `Launch.values` entry it sets (None: kept only in
     `Launch.args`); `kind` converts the text (int, float or str); `values` maps a given text to the canonical
-    value (LMDeploy's `--quant-policy 8` → kv_cache_dtype `int8`); `choices` are the texts the CLI accepts."""
+    value (LMDeploy's `--quant-policy 8` → kv_cache_dtype `int8`; a text it lacks leaves the key unset);
+    `choices` are the texts the CLI accepts; `many`: it takes one or more values (argparse nargs="+")."""
 
     name: str
     key: str | None = None
@@ -30,6 +31,7 @@ class Flag:
     choices: tuple[str, ...] = ()
     values: Mapping[str, object] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    many: bool = False
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,21 @@ class FlagSet:
 
     release: str
     flags: tuple[Flag, ...]
+    abbreviations: bool = True
 
     @cached_property
     def by_spelling(self) -> dict[str, Flag]:
         return {normal_flag(s): f for f in self.flags for s in (f.name, *f.aliases)}
 
     def get(self, flag: str) -> Flag | None:
-        return self.by_spelling.get(normal_flag(flag))
+        """The flag by any spelling, or by a unique prefix of a long one where the CLI takes those (argparse's
+        allow_abbrev, on by default)."""
+        flag = normal_flag(flag)
+        found = self.by_spelling.get(flag)
+        if found is None and self.abbreviations and flag.startswith("--") and len(flag) > 2:
+            matches = {f.name: f for s, f in self.by_spelling.items() if s.startswith(flag)}
+            found = next(iter(matches.values())) if len(matches) == 1 else None
+        return found
 
     def is_switch(self, flag: str) -> bool:
         found = self.get(flag)
@@ -62,25 +72,29 @@ class FlagSet:
 class FlagTable:
     """`releases`: release → the flags that release accepts (each release a full list; `FlagTable.build`
     derives later releases from earlier ones). A version uses the newest release at or below it, else the
-    oldest. `positional`: how many bare words the CLI takes before its flags (the model path)."""
+    oldest. `positional`: how many bare words the CLI takes besides flag values (0: the model is not among the
+    flags checked)."""
 
     releases: Mapping[str, tuple[Flag, ...]]
     positional: int = 0
+    abbreviations: bool = True  # argparse's allow_abbrev: a unique prefix of a long flag is that flag
 
     @staticmethod
-    def build(base: str, flags: Iterable[Flag], changes: Mapping[str, tuple[Iterable[Flag], Iterable[str]]] = {},
+    def build(base: str, flags: Iterable[Flag],
+              changes: Mapping[str, tuple[Iterable[Flag], Iterable[str]]] | None = None,
               positional: int = 0) -> FlagTable:
         """One release's flags, then per later release (added flags, removed flag names), oldest first."""
         current = {f.name: f for f in flags}
         releases = {base: tuple(current.values())}
-        for release, (added, removed) in sorted(changes.items(), key=lambda kv: Version(kv[0])):
+        for release, (added, removed) in sorted((changes or {}).items(), key=lambda kv: Version(kv[0])):
             current = {n: f for n, f in current.items() if n not in set(removed)} | {f.name: f for f in added}
             releases[release] = tuple(current.values())
         return FlagTable(releases=releases, positional=positional)
 
     @cached_property
     def _ordered(self) -> list[tuple[Version, FlagSet]]:
-        return sorted((Version(r), FlagSet(r, flags)) for r, flags in self.releases.items())
+        return sorted(((Version(r), FlagSet(r, flags, self.abbreviations)) for r, flags in self.releases.items()),
+                      key=lambda pair: pair[0])
 
     def at(self, version: Version | str | None) -> FlagSet:
         """The flag set a version behaves as (the newest release at or below it; the oldest for older ones)."""
@@ -107,9 +121,9 @@ class FlagTable:
             if flag is None:
                 unknown.extend([raw] if value is None else [raw, value])
                 continue
-            if flag.key is None:
-                continue
-            values[flag.key] = True if flag.switch else _converted(flag, raw, value)
+            converted = True if flag.switch else _converted(flag, raw, value)
+            if flag.key is not None and converted is not None:
+                values[flag.key] = converted
         return Launch(values=values, args=tuple(argv), unknown=tuple(unknown))
 
     def check(self, argv: Sequence[str], version: Version | str | None) -> list[str]:
@@ -118,10 +132,11 @@ class FlagTable:
         flags = self.at(version)
         problems: list[str] = []
         positional = 0
+        flag: Flag | None = None
         for raw, value in flags.pairs(argv):
             if not raw.startswith("-"):
                 positional += 1
-                if positional > self.positional:
+                if positional > self.positional and not (flag is not None and flag.many):
                     problems.append(f"{raw!r}: a bare word where the CLI takes a flag")
                 continue
             flag = flags.get(raw)
@@ -142,8 +157,8 @@ class FlagTable:
 def _converted(flag: Flag, raw: str, value: str | None) -> object:
     if value is None:
         raise UsageError(f"engine flag {raw} needs a value")
-    if value in flag.values:
-        return flag.values[value]
+    if flag.values:
+        return flag.values.get(value.lower())
     try:
         return flag.kind(value)
     except ValueError as exc:
