@@ -26,6 +26,9 @@ Data contracts the pipeline reads (see docs/PLUGINS.md for the full list): `Laun
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from doctor.engines.base import (
     Engine,
     EngineAnalysis,
@@ -35,12 +38,29 @@ from doctor.engines.base import (
     Launcher,
     parse_version,
 )
-from doctor.engines.flagtable import Flag, FlagSet, FlagTable
 from doctor.facts import Facts, Gpu, Library, Model
 from doctor.launch import Launch
-from doctor.plan.kv import KV_DTYPES
-from doctor.plan.memory import LayoutShape, MemoryModel
-from doctor.plan.stock import FreeFractionMemory, LayoutFlags, StockMemory, UtilisationMemory
+
+if TYPE_CHECKING:
+    from doctor.engines.flagtable import Flag, FlagSet, FlagTable
+    from doctor.plan.kv import KV_DTYPES
+    from doctor.plan.memory import LayoutShape, MemoryModel
+    from doctor.plan.stock import FreeFractionMemory, LayoutFlags, StockMemory, UtilisationMemory
+
+# Loaded on first use (PEP 562), so a `check` that needs no flag table or stock model does not import them.
+_LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtable",
+         "FlagTable": "doctor.engines.flagtable", "KV_DTYPES": "doctor.plan.kv",
+         "LayoutShape": "doctor.plan.memory", "MemoryModel": "doctor.plan.memory",
+         "StockMemory": "doctor.plan.stock", "FreeFractionMemory": "doctor.plan.stock",
+         "UtilisationMemory": "doctor.plan.stock", "LayoutFlags": "doctor.plan.stock"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 ENTRY_POINT_GROUP = "sm120_doctor.engines"  # = doctor.engines.registry.ENTRY_POINT_GROUP
 GiB = 1 << 30
