@@ -12,7 +12,7 @@ from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
 from doctor.engines.tensorrt_llm.engine import TensorRTLLM
 from doctor.engines.vllm.engine import VLLM
 from doctor.errors import InputError
-from doctor.facts import Facts, Library
+from doctor.pipeline.facts import Facts, Library
 
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
 

@@ -38,8 +38,8 @@ from doctor.engines.base import (
     Launcher,
     parse_version,
 )
-from doctor.facts import Facts, Gpu, Library, Model
 from doctor.launch import Launch
+from doctor.pipeline.facts import Facts, Gpu, Library, Model
 
 if TYPE_CHECKING:
     from doctor.engines.flagtable import Flag, FlagSet, FlagTable

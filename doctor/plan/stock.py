@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from doctor.facts import Model
+from doctor.pipeline.facts import Model
 from doctor.plan.memory import LayoutShape, MemoryModel
 
 GiB = 1 << 30

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from doctor.facts import Library
+from doctor.pipeline.facts import Library
 
 # Library keys whose CUDA extensions `check` reads, besides the engines that ask for it
 # (Engine.scan_binaries, passed in by the caller). flashinfer-cubin is left out on purpose: its

@@ -12,10 +12,10 @@ from doctor.engines import spi
 from doctor.errors import UsageError
 from doctor.hardware import load_profile
 from doctor.lint.suppress import suppressed_at
+from doctor.pipeline.rules import RuleError, _parse_rules, rule_namespace
 from doctor.plan.kv import cell_bytes, kv_shape
 from doctor.plan.planner import PlanRequest, make_plans
 from doctor.probe.model import load_model
-from doctor.rules import RuleError, _parse_rules, rule_namespace
 
 TABLE = spi.FlagTable({
     "1.0": (spi.Flag("--tp", key="tp", kind=int), spi.Flag("--backend", key="backend", choices=("a", "b")),
