@@ -43,6 +43,7 @@ from doctor.pipeline.facts import Facts, Gpu, Library, Model
 
 if TYPE_CHECKING:
     from doctor.engines.flagtable import Flag, FlagSet, FlagTable
+    from doctor.kernels.check import KernelCheck
     from doctor.plan.kv import KV_DTYPES
     from doctor.plan.memory import LayoutShape, MemoryModel
     from doctor.plan.stock import FreeFractionMemory, LayoutFlags, StockMemory, UtilisationMemory
@@ -52,7 +53,8 @@ _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtabl
          "FlagTable": "doctor.engines.flagtable", "KV_DTYPES": "doctor.plan.kv",
          "LayoutShape": "doctor.plan.memory", "MemoryModel": "doctor.plan.memory",
          "StockMemory": "doctor.plan.stock", "FreeFractionMemory": "doctor.plan.stock",
-         "UtilisationMemory": "doctor.plan.stock", "LayoutFlags": "doctor.plan.stock"}
+         "UtilisationMemory": "doctor.plan.stock", "LayoutFlags": "doctor.plan.stock",
+         "KernelCheck": "doctor.kernels.check"}
 
 
 def __getattr__(name: str) -> Any:
@@ -79,6 +81,7 @@ __all__ = [
     "FreeFractionMemory",
     "GiB",
     "Gpu",
+    "KernelCheck",
     "Launch",
     "LaunchCommand",
     "Launcher",

@@ -151,3 +151,48 @@ def test_a_builtin_rule_file_cannot_claim_a_namespace(tmp_path: Path):
 def test_suppressions_keep_a_plugins_namespace():
     lines = ["# sm120-doctor: ignore[LMDeploy/lmd001, sgl101]", "lmdeploy serve api_server m"]
     assert suppressed_at(lines, 2, 2) == {"lmdeploy/LMD001", "SGL101"}
+
+
+GUIDE_RULE = """
+[[rules]]
+id = "myengine/MYE001"
+area = "myengine"
+title = "MyEngine {myengine.version}: flags it rejects"
+severity = "error"
+summary = "s"
+why = "w"
+message = "{myengine.flag_problems}"
+when = [{ fact = "myengine.flag_problems", ne = [] }]
+references = ["https://example.org/myengine/cli.py"]
+"""
+
+
+def test_the_guides_smallest_engine_works_as_written(tmp_path: Path):
+    """docs/PLUGINS.md's first example, copied verbatim into a package registered by its entry point."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO, cli_env
+
+    guide = (REPO / "docs" / "PLUGINS.md").read_text()
+    source = re.search(r"```python\n(.*?)```", guide, re.S).group(1)  # type: ignore[union-attr]
+    package = tmp_path / "my_engine"
+    (package / "rules").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "engine.py").write_text(source)
+    (package / "rules" / "mine.toml").write_text(GUIDE_RULE)
+    dist = tmp_path / "my_engine-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-engine\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[sm120_doctor.engines]\nmyengine = my_engine.engine:MyEngine\n")
+    env = cli_env(PYTHONPATH=f"{tmp_path}:{REPO}", SM120_DOCTOR_CACHE=str(tmp_path / "cache"))
+    args = ["check", "Qwen/Qwen3-30B-A3B", "--hardware", "rtx-5090-x2", "--engine", "myengine==1.2.0", "--offline",
+            "--format", "json", "--", "--verbose", "--max-lenght", "4096"]
+    done = subprocess.run([sys.executable, "-m", "doctor", *args], capture_output=True, text=True, env=env, timeout=120)
+    data = json.loads(done.stdout)
+    assert [f["id"] for f in data["findings"] if f["id"].startswith("myengine/")] == ["myengine/MYE001"]
+    argv = data["launch"]["argv"]
+    assert argv[:3] == ["myengine", "serve", "Qwen/Qwen3-30B-A3B"] and "--tp" in argv
+    assert data["analysis"]["plan"]["engine"] == "MyEngine"
