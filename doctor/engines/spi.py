@@ -42,9 +42,16 @@ from doctor.launch import Launch
 from doctor.pipeline.facts import Facts, Gpu, Library, Model
 
 if TYPE_CHECKING:
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch
+    from doctor.engines.compose import Flags, compose_generic
     from doctor.engines.flagtable import Flag, FlagSet, FlagTable
+    from doctor.fix.actions import Action
+    from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
+    from doctor.kernels.exact import Job
+    from doctor.pipeline.report import Safety
     from doctor.plan.kv import KV_DTYPES
+    from doctor.plan.layouts import Layout, invalid_reasons
     from doctor.plan.memory import LayoutShape, MemoryModel
     from doctor.plan.stock import FreeFractionMemory, LayoutFlags, StockMemory, UtilisationMemory
 
@@ -54,7 +61,13 @@ _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtabl
          "LayoutShape": "doctor.plan.memory", "MemoryModel": "doctor.plan.memory",
          "StockMemory": "doctor.plan.stock", "FreeFractionMemory": "doctor.plan.stock",
          "UtilisationMemory": "doctor.plan.stock", "LayoutFlags": "doctor.plan.stock",
-         "KernelCheck": "doctor.kernels.check"}
+         "KernelCheck": "doctor.kernels.check", "Job": "doctor.kernels.exact",
+         # for engines that compose their own commands, write files on --fix or launch over several nodes
+         "Flags": "doctor.engines.compose", "compose_generic": "doctor.engines.compose",
+         "Action": "doctor.fix.actions", "Patch": "doctor.fix.patches", "Safety": "doctor.pipeline.report",
+         "MultiNode": "doctor.cluster.node_commands", "NodeLaunch": "doctor.cluster.node_commands",
+         # which TP x PP x EP layouts a model allows at all (heads, layers and experts divide)
+         "Layout": "doctor.plan.layouts", "invalid_reasons": "doctor.plan.layouts"}
 
 
 def __getattr__(name: str) -> Any:
@@ -70,6 +83,7 @@ GiB = 1 << 30
 __all__ = [
     "ENTRY_POINT_GROUP",
     "KV_DTYPES",
+    "Action",
     "Engine",
     "EngineAnalysis",
     "EngineRun",
@@ -78,19 +92,28 @@ __all__ = [
     "Flag",
     "FlagSet",
     "FlagTable",
+    "Flags",
     "FreeFractionMemory",
     "GiB",
     "Gpu",
+    "Job",
     "KernelCheck",
     "Launch",
     "LaunchCommand",
     "Launcher",
+    "Layout",
     "LayoutFlags",
     "LayoutShape",
     "Library",
     "MemoryModel",
     "Model",
+    "MultiNode",
+    "NodeLaunch",
+    "Patch",
+    "Safety",
     "StockMemory",
     "UtilisationMemory",
+    "compose_generic",
+    "invalid_reasons",
     "parse_version",
 ]

@@ -14,12 +14,7 @@ from doctor.engines.sglang.releases import RELEASES
 from doctor.engines.spi import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 
 if TYPE_CHECKING:
-    from doctor.cluster.node_commands import MultiNode, NodeLaunch
-    from doctor.engines.compose import Flags
-    from doctor.fix.actions import Action
-    from doctor.fix.patches import Patch
-    from doctor.kernels.check import KernelCheck
-    from doctor.plan.memory import MemoryModel
+    from doctor.engines.spi import Action, Flags, KernelCheck, MemoryModel, MultiNode, NodeLaunch, Patch
 
 MOE_CONFIG_ENV = "SGLANG_MOE_CONFIG_DIR"
 
