@@ -135,3 +135,14 @@ def test_lint_finds_its_multi_word_launcher(site, tmp_path):
 def test_snapshot_records_the_plugins_distribution(site):
     facts = json.loads(doctor(site, "snapshot", "--hardware", "rtx-5090").stdout)
     assert facts["libraries"]["lmdeploy"]["version"] == "0.12.3"
+
+
+def test_cluster_skew_compares_its_version_across_nodes(site, tmp_path):
+    node_a, node_b = tmp_path / "a.json", tmp_path / "b.json"
+    assert doctor(site, "snapshot", "--hardware", "rtx-5090-x2", "--node", "node-a", "-o", str(node_a)).returncode == 0
+    facts = json.loads(node_a.read_text())
+    facts["libraries"]["lmdeploy"]["version"], facts["node"] = "0.13.0", "node-b"
+    node_b.write_text(json.dumps(facts))
+    done = doctor(site, "check", MODEL, "--facts", str(node_a), "--facts", str(node_b), "--offline", "--format", "json")
+    skew = json.loads(done.stdout)["cluster"]["skew"]
+    assert {"what": "lmdeploy", "summary": "0.12.3 on node-a; 0.13.0 on node-b"}.items() <= skew[0].items()
