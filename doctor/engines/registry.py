@@ -5,6 +5,7 @@ place that knows every engine."""
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 from doctor.engines.llama_cpp.engine import LlamaCpp
 from doctor.engines.sglang.engine import SGLang
@@ -49,6 +50,11 @@ def _load(target: str) -> object:
     for part in attr.strip().split(".") if attr.strip() else ():
         loaded = getattr(loaded, part)
     return loaded
+
+
+def rule_files() -> list[tuple[str | None, Path]]:
+    """(engine name, rule file) for every engine that ships its own rules (Engine.rules_folder)."""
+    return [(name, path) for name, engine in engines().items() for path in engine.rule_files()]
 
 
 def get(name: str) -> Engine | None:

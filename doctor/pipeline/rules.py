@@ -77,7 +77,7 @@ def load_rules(folder: Path | None = None) -> list[Rule]:
     a third of a cold `check`."""
     sources: list[tuple[str | None, Path]] = [(None, path) for path in sorted((folder or rules_dir()).glob("*.toml"))]
     if folder is None:  # a named folder (tools, tests) is that folder alone
-        sources += plugin_rule_files()
+        sources += registry.rule_files()
     paths = [path for _, path in sources]
     stamp = cache.file_stamp(paths)
     if stamp is not None:
@@ -91,11 +91,6 @@ def load_rules(folder: Path | None = None) -> list[Rule]:
         cache.store("rules", stamp, [dataclasses.asdict(r) for r in rules])
     _LOADED[key] = tuple(rules)
     return rules
-
-
-def plugin_rule_files() -> list[tuple[str | None, Path]]:
-    """(engine name, rule file) for every engine that ships its own rules (Engine.rules_folder)."""
-    return [(name, path) for name, engine in registry.engines().items() for path in engine.rule_files()]
 
 
 def rule_namespace(rule_id: str) -> str | None:
