@@ -10,8 +10,9 @@ The pipeline asks an engine, for the version installed (or given with `--engine 
 - what rules may read about it (`rule_view`, under the context root named after the engine).
 
 An engine that does not know something says so (`None`, an empty list, a note): the doctor never fills a
-gap with another engine's knowledge. Third parties register engines through the entry-point group
-`sm120_doctor.engines` (see doctor/engines/registry.py and docs/ARCHITECTURE.md).
+gap with another engine's knowledge. Engines, built-in or third-party, import this class from the public
+plug-in interface, doctor.engines.spi; third parties register theirs through the entry-point group
+`sm120_doctor.engines` (docs/PLUGINS.md).
 """
 
 from __future__ import annotations
