@@ -47,11 +47,8 @@ ENGINES = {
 }
 STATUSES = {"encoded", "not-encoded", "not-actionable"}
 REQUIRED = ("url", "date", "engine", "versions", "gpu", "class", "error", "fix", "status")
-URL = re.compile(
-    r"^https://(github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+"
-    r"|forums\.developer\.nvidia\.com/t/[\w-]+/\d+(/\d+)?"
-    r"|(www\.)?reddit\.com/r/\w+/comments/\w+(/[\w-]+)?)$"
-)
+GITHUB = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+$")
+URL = re.compile(r"^https://[a-z0-9.-]+\.[a-z]{2,}(/[^\s?#]*)?$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -102,8 +99,9 @@ def check_entry(where: str, entry: dict, rules: set[str], cases: dict[str, str])
 
 def check_values(where: str, entry: dict) -> list[Problem]:
     problems = []
-    if not URL.match(entry["url"]):
-        problems.append(Problem(where, f"URL is not a public report address: {entry['url']}"))
+    url = entry["url"]
+    if not URL.match(url) or (url.startswith("https://github.com/") and not GITHUB.match(url)):
+        problems.append(Problem(where, f"URL is not a public report address: {url}"))
     problems += check_date(where, entry["date"])
     engines = entry["engine"] if isinstance(entry["engine"], list) else [entry["engine"]]
     problems += [Problem(where, f"unknown engine {name!r}") for name in engines if name not in ENGINES]
