@@ -8,11 +8,15 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 LEDGER_DIR = ROOT / "ledger"
