@@ -89,7 +89,8 @@ def known_cases(cases_file: Path = CASES_FILE) -> dict[str, str]:
 
 
 def normal_url(url: str) -> str:
-    return url.split("#", 1)[0].rstrip("/").lower()
+    # GitHub numbers issues and pull requests from one sequence and redirects /issues/N to /pull/N.
+    return url.split("#", 1)[0].rstrip("/").lower().replace("/pull/", "/issues/")
 
 
 def check_entry(where: str, entry: dict, rules: set[str], cases: dict[str, str]) -> list[Problem]:
