@@ -41,6 +41,7 @@ CLASSES = {
     "flags": "a launch flag or setting is refused or has no effect",
     "install": "package resolution, wheels, pip/uv dependency pins",
     "runtime-crash": "illegal memory access, Xid, hang or segfault without an established cause",
+    "cluster": "multi-node setup: Ray or MPI placement, node networking",
     "feature-request": "a request for SM12x support with no failure beyond 'not supported'",
     "unclassified": "the part of the report read does not show the cause",
 }
