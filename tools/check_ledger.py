@@ -195,7 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     if args.summary:
-        print(summary(entries))
+        try:
+            print(summary(entries))
+        except BrokenPipeError:  # `| head` closed the pipe: the counts were not wanted further
+            sys.stderr.close()
     return 1 if problems else 0
 
 
