@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
+from doctor.engines.spi import ExpertSplit
 from doctor.pipeline.facts import Model
 from doctor.plan.arch import Piece
-from doctor.plan.layouts import ExpertSplit
 from doctor.plan.memory import LayoutShape, MemoryModel
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from doctor.engines.spi import ExpertSplit
 from doctor.engines.tensorrt_llm import knowledge as kb
 from doctor.pipeline.facts import Model
-from doctor.plan.layouts import ExpertSplit
 from doctor.plan.memory import LayoutShape, MemoryModel
 
 GiB = 1 << 30

@@ -26,10 +26,10 @@ from typing import Any
 
 from packaging.version import Version
 
+from doctor.engines.spi import ExpertSplit
 from doctor.engines.vllm import knowledge
 from doctor.pipeline.facts import Model
 from doctor.plan.kv import KvShape
-from doctor.plan.layouts import ExpertSplit
 from doctor.plan.memory import LayoutShape, MemoryModel
 from doctor.plan.weights import RankWeights
 
@@ -156,7 +156,7 @@ class VLLMMemory(MemoryModel):
         self.env = env or {}
         self.flashinfer_installed = flashinfer_installed
 
-    def layout_problems(self, tp: int, ep: int) -> list[str]:
+    def layout_problems(self, tp: int, ep: int, pp: int = 1) -> list[str]:
         if ep in (1, tp):
             return []
         return [f"vLLM has no EP size: --enable-expert-parallel runs the experts with EP = TP x DP ({tp} here), "
