@@ -22,9 +22,9 @@ def register(p: argparse.ArgumentParser) -> None:
                      "engine installed is analysed (or none, said in a note).")
     add_target_options(p, model_required=False, cluster=True)
     p.add_argument("--pp", type=int, help="pipeline-parallel size (written in each engine's spelling)")
-    p.add_argument("--ep", type=int, help="expert-parallel size (vLLM: --enable-expert-parallel, EP = TP x DP)")
-    p.add_argument("--context-length", type=int, help="longest request (vLLM --max-model-len, SGLang "
-                                                      "--context-length, TensorRT-LLM --max_seq_len)")
+    p.add_argument("--ep", type=int, help="expert-parallel size (written in each engine's spelling; an engine "
+                                          "without an EP size runs its own expert parallelism)")
+    p.add_argument("--context-length", type=int, help="longest request (written in each engine's spelling)")
     add_gate_options(p)
     p.add_argument("--deep", action="store_true", help="also ask torch (imports torch; slower)")
     p.add_argument("--fix", action="store_true", help="apply safe fixes (new files you own), then check again")

@@ -14,8 +14,9 @@ from doctor.probe.quant_common import PER_CHANNEL, kind_of
 LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
          "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, "vocab_size": 32000,
          "torch_dtype": "float16"}
-MOE = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 48,
-       "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 151936,
+MOE = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
+       "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+       "vocab_size": 151936,
        "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8,
        "torch_dtype": "bfloat16"}
 
@@ -168,7 +169,8 @@ def test_modelopt_mixed_precision_per_kind_and_layer():
 def test_modelopt_mixed_precision_from_config_groups_with_module_names():
     groups = {"group_0": {"targets": ["backbone.layers.0.mixer.in_proj"],
                           "weights": {"num_bits": 8, "type": "float"}},
-              "group_1": {"targets": ["backbone.layers.1.mixer.experts.0.up_proj", "backbone.layers.1.mixer.experts.1.up_proj"],
+              "group_1": {"targets": ["backbone.layers.1.mixer.experts.0.up_proj",
+                                      "backbone.layers.1.mixer.experts.1.up_proj"],
                           "weights": {"num_bits": 4, "type": "float", "group_size": 16}}}
     q = normalise_quantization({"quantization_config": {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
                                                         "config_groups": groups}}, None, "bfloat16")
