@@ -1,0 +1,113 @@
+"""A deployment as facts the doctor reads, shared by the regression set (tests/cases, public failures) and the
+known-good corpus (tests/knowngood, public deployments that served requests): a built-in hardware profile
+(optionally its first N GPUs, optionally another SM12x board of the same family in the profile's slots),
+`--engine` what-ifs, library versions with their details, a bundled model id or a config folder beside the
+table, environment variables, host facts, and the launch flags after `--`.
+
+Each table is TOML: one `[[<kind>]]` per report. Every entry runs the same pure pipeline as `check`
+(`check_facts`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from doctor.check import check_facts
+from doctor.facts import Facts, Library
+from doctor.hardware import load_profile
+from doctor.probe import with_engines
+from doctor.probe.model import load_model
+from doctor.report import Report
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+GIB = 1024 ** 3
+DEPLOYMENT_KEYS = {"hardware", "gpus", "gpu", "engines", "libraries", "model", "env", "host", "launch", "note"}
+GPU_KEYS = {"name", "memory_gib"}
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What a report states: `hardware` is a built-in profile; `gpu` puts another board of the same compute
+    capability in its slots (`{ name = "NVIDIA GeForce RTX 5060 Ti", memory_gib = 16 }`)."""
+
+    hardware: str
+    gpus: int | None = None
+    gpu: dict[str, Any] = dataclasses.field(default_factory=dict)
+    engines: tuple[str, ...] = ()
+    libraries: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    model: str | None = None
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    host: dict[str, Any] = dataclasses.field(default_factory=dict)
+    launch: tuple[str, ...] = ()
+    note: str = ""
+
+
+T = TypeVar("T", bound=Deployment)
+
+
+def load_table(path: Path, kind: str, cls: type[T], keys: Iterable[str]) -> list[T]:
+    """Every `[[kind]]` of the table as `cls`; an unknown key is a mistake in the table, not ignored."""
+    allowed = set(keys)
+    entries = []
+    for raw in tomllib.loads(path.read_text(encoding="utf-8"))[kind]:
+        unknown = set(raw) - allowed
+        assert not unknown, f"{kind} {raw.get('id')}: unknown keys {sorted(unknown)}"
+        entries.append(cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}))
+    return entries
+
+
+def facts_for(dep: Deployment, models: Path) -> Facts:
+    facts = with_engines(load_profile(dep.hardware), list(dep.engines))
+    if dep.gpus is not None:
+        facts = _first_gpus(facts, dep.gpus)
+    if dep.gpu:
+        facts = _other_board(facts, dep.gpu)
+    if dep.libraries:
+        extra = {name: Library(name=name, version=str(d["version"]), details={k: v for k, v in d.items()
+                                                                               if k != "version"})
+                 for name, d in dep.libraries.items()}
+        facts = facts.replace(libraries={**facts.libraries, **extra})
+    if dep.env:
+        facts = facts.replace(env=dict(dep.env))
+    if dep.host:
+        facts = facts.replace(host=dataclasses.replace(facts.host, **dep.host))
+    if dep.model:
+        local = models / dep.model
+        spec = str(local) if local.is_dir() else dep.model
+        facts = facts.replace(model=load_model(spec, {}, offline=True))
+    return facts
+
+
+def _first_gpus(facts: Facts, count: int) -> Facts:
+    assert count <= len(facts.gpus), f"profile has {len(facts.gpus)} GPUs, not {count}"
+    keep = {g.index for g in facts.gpus[:count]}
+    return facts.replace(gpus=facts.gpus[:count],
+                         topology=tuple(link for link in facts.topology if {link.a, link.b} <= keep))
+
+
+def _other_board(facts: Facts, gpu: dict[str, Any]) -> Facts:
+    unknown = set(gpu) - GPU_KEYS
+    assert not unknown, f"gpu: unknown keys {sorted(unknown)}"
+    changes: dict[str, Any] = {}
+    if "name" in gpu:
+        changes["name"] = gpu["name"]
+    if "memory_gib" in gpu:
+        changes["memory_total_bytes"] = int(float(gpu["memory_gib"]) * GIB)
+    return facts.replace(gpus=tuple(dataclasses.replace(g, **changes) for g in facts.gpus))
+
+
+def launch_args(dep: Deployment, table_dir: Path) -> list[str]:
+    """The flags after `--`; an argument written `./options/x.yml` is a file beside the table (an options file
+    the report publishes), given to the doctor by its full path as the user's shell would."""
+    return [str(table_dir / arg[2:]) if arg.startswith("./") else arg for arg in dep.launch]
+
+
+def run_deployment(dep: Deployment, models: Path) -> Report:
+    return check_facts(facts_for(dep, models), launch_args(dep, models.parent))
