@@ -21,6 +21,7 @@ from doctor.hardware import load_profile
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
 from doctor.report import Report
+from tests.gguf_specs import SPEC_FILE, gguf_for
 
 try:
     import tomllib
@@ -79,10 +80,16 @@ def facts_for(dep: Deployment, models: Path) -> Facts:
     if dep.host:
         facts = facts.replace(host=dataclasses.replace(facts.host, **dep.host))
     if dep.model:
-        local = models / dep.model
-        spec = str(local) if local.is_dir() else dep.model
-        facts = facts.replace(model=load_model(spec, {}, offline=True))
+        facts = facts.replace(model=load_model(model_spec(models, dep.model), {}, offline=True))
     return facts
+
+
+def model_spec(models: Path, name: str) -> str:
+    """A folder beside the table (a config, or a `gguf.toml` written out as a sparse GGUF), else a bundled id."""
+    local = models / name
+    if (local / SPEC_FILE).is_file():
+        return str(gguf_for(local))
+    return str(local) if local.is_dir() else name
 
 
 def _first_gpus(facts: Facts, count: int) -> Facts:
