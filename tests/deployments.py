@@ -1,8 +1,8 @@
 """A deployment as facts the doctor reads, shared by the regression set (tests/cases, public failures) and the
 known-good corpus (tests/knowngood, public deployments that served requests): a built-in hardware profile
-(optionally its first N GPUs, optionally another SM12x board of the same family in the profile's slots),
-`--engine` what-ifs, library versions with their details, a bundled model id or a config folder beside the
-table, environment variables, host facts, and the launch flags after `--`.
+(optionally its first N GPUs), `--engine` what-ifs, library versions with their details, a bundled model id or
+a model folder beside the table (a config, or a GGUF spec: tests/gguf_specs.py), environment variables, host
+facts, and the launch flags after `--` (`./x` names a file beside the table).
 
 Each table is TOML: one `[[<kind>]]` per report. Every entry runs the same pure pipeline as `check`
 (`check_facts`)."""
@@ -28,19 +28,15 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-GIB = 1024 ** 3
-DEPLOYMENT_KEYS = {"hardware", "gpus", "gpu", "engines", "libraries", "model", "env", "host", "launch", "note"}
-GPU_KEYS = {"name", "memory_gib"}
+DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "launch", "note"}
 
 
 @dataclass(frozen=True)
 class Deployment:
-    """What a report states: `hardware` is a built-in profile; `gpu` puts another board of the same compute
-    capability in its slots (`{ name = "NVIDIA GeForce RTX 5060 Ti", memory_gib = 16 }`)."""
+    """What a report states; `hardware` is a built-in profile."""
 
     hardware: str
     gpus: int | None = None
-    gpu: dict[str, Any] = dataclasses.field(default_factory=dict)
     engines: tuple[str, ...] = ()
     libraries: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     model: str | None = None
@@ -68,8 +64,6 @@ def facts_for(dep: Deployment, models: Path) -> Facts:
     facts = with_engines(load_profile(dep.hardware), list(dep.engines))
     if dep.gpus is not None:
         facts = _first_gpus(facts, dep.gpus)
-    if dep.gpu:
-        facts = _other_board(facts, dep.gpu)
     if dep.libraries:
         extra = {name: Library(name=name, version=str(d["version"]), details={k: v for k, v in d.items()
                                                                                if k != "version"})
@@ -97,17 +91,6 @@ def _first_gpus(facts: Facts, count: int) -> Facts:
     keep = {g.index for g in facts.gpus[:count]}
     return facts.replace(gpus=facts.gpus[:count],
                          topology=tuple(link for link in facts.topology if {link.a, link.b} <= keep))
-
-
-def _other_board(facts: Facts, gpu: dict[str, Any]) -> Facts:
-    unknown = set(gpu) - GPU_KEYS
-    assert not unknown, f"gpu: unknown keys {sorted(unknown)}"
-    changes: dict[str, Any] = {}
-    if "name" in gpu:
-        changes["name"] = gpu["name"]
-    if "memory_gib" in gpu:
-        changes["memory_total_bytes"] = int(float(gpu["memory_gib"]) * GIB)
-    return facts.replace(gpus=tuple(dataclasses.replace(g, **changes) for g in facts.gpus))
 
 
 def launch_args(dep: Deployment, table_dir: Path) -> list[str]:
