@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from doctor.hardware import load_profile
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.facts import Facts, Library
-from doctor.hardware import load_profile
+from doctor.pipeline.report import Report
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
-from doctor.pipeline.report import Report
 from tests.gguf_specs import SPEC_FILE, gguf_for
 
 try:
