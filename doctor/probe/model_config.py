@@ -62,7 +62,7 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         vocab_size=_pos(text, "vocab_size"),
         dtype=dtype,
         attention=_attention(text, hidden, model_type),
-        quantization=normalise_quantization(quant_source, hf_quant, dtype),
+        quantization=normalise_quantization(quant_source, hf_quant, dtype, text),
         intermediate_size=_pos(text, "intermediate_size", required=False),
         max_position_embeddings=_pos(text, "max_position_embeddings", required=False),
         moe=_moe(text),

@@ -26,14 +26,26 @@ from doctor.probe.quant_common import positive_int as _int
 from doctor.probe.quant_common import str_list as _str_list
 
 
-def normalise_quantization(config: dict[str, Any], hf_quant: dict[str, Any] | None, dtype: str) -> Quantization:
+def normalise_quantization(config: dict[str, Any], hf_quant: dict[str, Any] | None, dtype: str,
+                           text: dict[str, Any] | None = None) -> Quantization:
+    """`config` holds quantization_config; `text` the language model's fields where they are nested apart
+    (a multimodal config's text_config)."""
     q = _normalise(config, hf_quant, dtype)
-    absent = _absent_kinds(config)
+    shape = config if text is None else text
+    absent = _absent_kinds(shape)
     if absent:
         q = dataclasses.replace(q, quantized=tuple(k for k in q.quantized if k not in absent))
+    if dict.get(shape, "enable_moe_block") and q.source:  # Gemma 4: experts beside the MLP, not inside it
+        beside = not is_ignored(EXPERTS_BESIDE_MLP, q.ignored)
+        kinds = [k for k in q.quantized if k != "routed_experts"] + (["routed_experts"] if beside else [])
+        q = dataclasses.replace(q, quantized=tuple(kinds))
     expert = _expert_dtype(config)
     return dataclasses.replace(q, expert_scheme=expert) if expert and expert != q.scheme else q
 
+
+# Gemma 4 keeps its routed experts beside the dense MLP (layers.N.experts, layers.N.router): an exclude pattern
+# `layers.N.mlp*` leaves them quantized (nvidia/Gemma-4-26B-A4B-NVFP4's hf_quant_config.json excludes exactly that).
+EXPERTS_BESIDE_MLP = "model.layers.5.experts.7.gate_proj"
 
 # Module kinds only some architectures have, and the config fields that say a model has them.
 HYBRID_KINDS = {"mamba": ("mamba_num_heads", "mamba_head_dim", "ssm_state_size", "mamba_d_ssm"),

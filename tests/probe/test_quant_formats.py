@@ -202,3 +202,16 @@ def test_nemotron_h_kv_layers_are_the_attention_blocks_only():
     model = parse_model(config, None, model_id="t", source="local", source_path=None)
     assert model.attention.linear_attention_layers == 80
     assert not {"mamba_num_heads", "mamba_head_dim", "moe_latent_size"} & set(model.unread_fields)
+
+
+def test_gemma4_experts_beside_the_mlp_stay_quantized_under_an_mlp_exclude():
+    """nvidia/Gemma-4-26B-A4B-NVFP4 excludes `layers.N.mlp*` (the dense MLP); its experts are layers.N.experts
+    (config and hf_quant_config: tests/knowngood/models, copied from ai-dynamo/aiconfigurator)."""
+    from pathlib import Path
+
+    from doctor.probe.model import load_model
+
+    folder = Path(__file__).resolve().parents[1] / "knowngood" / "models" / "nvidia--Gemma-4-26B-A4B-NVFP4"
+    model = load_model(str(folder), {}, offline=True)
+    assert "routed_experts" in model.quantization.quantized and "attention" not in model.quantization.quantized
+    assert model.quantization.for_experts().scheme == "nvfp4"
