@@ -5,6 +5,7 @@ CUDA toolkit that compiled it, and the cmake line that builds it right for the G
 
 from __future__ import annotations
 
+import mmap
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -125,15 +126,20 @@ def toolkit_of(library: Path) -> tuple[str | None, int | None]:
 @lru_cache(maxsize=8)
 def _toolkit_cached(key: tuple[str, int]) -> tuple[str | None, int | None]:
     try:
-        import mmap
-
+        # A match keeps the mmap it was found in: read its groups before the mapping closes.
         with open(key[0], "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
             releases = {m.group(2).decode() for m in _TOOLKIT.finditer(buf)}
-            cudart = _CUDART.search(buf)
+            cudart = _cudart_major(buf)
     except (OSError, ValueError):
         return None, None
     toolkit = max(releases, key=lambda v: tuple(int(p) for p in v.split("."))) if releases else None
-    return toolkit, int(cudart.group(1)) if cudart else None
+    return toolkit, cudart
+
+
+def _cudart_major(buf: bytes | mmap.mmap) -> int | None:
+    """The libcudart.so.N a dynamically linked build names (its DT_NEEDED string); None for a static cudart."""
+    match = _CUDART.search(buf)
+    return int(match.group(1)) if match else None
 
 
 def library_fact(build: Build) -> Library:
