@@ -76,6 +76,7 @@ def analyze(run: EngineRun) -> EngineAnalysis:
     notes = ["llama.cpp's CUDA kernels are compiled ahead of time with static shared memory: no Triton kernel plan"]
     if gguf is None and run.facts.model is not None:
         notes.append("llama.cpp loads GGUF files: this model is not one (convert it with convert_hf_to_gguf.py)")
+    notes += [f"llama.cpp build: {note}" for note in run.library.details.get("notes") or ()]
     if run.library.details.get("assumed"):
         notes.append(f"no llama.cpp build found here (llama-server on PATH, ${builds.ENV}, llama-cpp-python): "
                      f"analysed as build {run.library.version}")
