@@ -30,6 +30,8 @@ def parse_engine_spec(spec: str) -> Library:
     name, version = match.group(1).lower(), match.group(2)
     known_names = {**KNOWN_PACKAGES, **_engine_names()}
     key = known_names.get(name)
+    if key == "llama.cpp" and re.fullmatch(r"b\d+", version):
+        version = version[1:]  # llama.cpp's release tag (b7551) names build 7551
     if key is None:
         known = ", ".join(sorted(set(known_names.values())))
         raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")

@@ -1,7 +1,7 @@
 """llama.cpp behind the Engine interface: GGUF models, llama-server flags (the build's `--help`, else
-common/arg.cpp at the release that covers the build, doctor/data/llama_cpp_flags.json), the build's CUDA archs, its own tensor-by-tensor memory plan and a `llama-server`
-command. Versions are llama.cpp build numbers (`--engine llama.cpp==11312`, what `llama-server --version`
-prints)."""
+common/arg.cpp at the release that covers the build, doctor/data/llama_cpp_flags.json), the build's CUDA archs,
+its own tensor-by-tensor memory plan and a `llama-server` command. Versions are llama.cpp build numbers
+(`--engine llama.cpp==11312` or `==b11312`, what `llama-server --version` prints)."""
 
 from __future__ import annotations
 
