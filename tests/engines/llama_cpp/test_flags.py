@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import tarfile
 
@@ -160,7 +159,7 @@ def test_user_flags_checked_against_a_table():
 
 
 def _sdist_member(package: str, version: str, suffix: str) -> str:
-    """One file of a PyPI sdist (its URL from PyPI's JSON API; no build step), downloaded once into the cache."""
+    """One file of a PyPI sdist (its URL from PyPI's simple index; no build step), downloaded once into the cache."""
     import urllib.request
 
     from tests.wheels import cache_root
@@ -169,8 +168,11 @@ def _sdist_member(package: str, version: str, suffix: str) -> str:
     sdists = sorted(dest.glob("*.tar.gz"))
     if not sdists:
         try:
-            with urllib.request.urlopen(f"https://pypi.org/pypi/{package}/{version}/json", timeout=60) as answer:
-                url = next(f["url"] for f in json.load(answer)["urls"] if f["packagetype"] == "sdist")
+            with urllib.request.urlopen(f"https://pypi.org/simple/{package}/", timeout=60) as answer:
+                index = answer.read().decode()
+            name = f"{package.replace('-', '_')}-{version}.tar.gz"
+            url = next(u.split("#")[0] for u in re.findall(r'href="([^"]+)"', index) if u.split("#")[0].endswith(
+                "/" + name))
             dest.mkdir(parents=True, exist_ok=True)
             partial = dest / (url.rsplit("/", 1)[1] + ".part")
             urllib.request.urlretrieve(url, partial)
