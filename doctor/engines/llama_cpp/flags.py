@@ -66,16 +66,26 @@ def _data() -> dict[str, Any]:
 
 
 @cache
-def _segment_tables() -> tuple[tuple[int, int, dict[str, Entry]], ...]:
-    """(first sample, last sample, llama-server flags) per run of equal tables, replayed from the stored diffs."""
+def _segment_options() -> tuple[tuple[int, int, dict[str, Any]], ...]:
+    """(first sample, last sample, every option) per run of equal tables, replayed from the stored diffs."""
     options: dict[str, dict[str, Any]] = {}
     out = []
     for segment in _data()["segments"]:
-        for key in segment["drop"]:
-            options.pop(key, None)
+        dropped = set(segment["drop"])
+        options = {key: value for key, value in options.items() if key not in dropped}
         options.update(segment["set"])
-        out.append((segment["first"], segment["last"], server_flags(options.values())))
+        out.append((segment["first"], segment["last"], options))
     return tuple(out)
+
+
+@lru_cache(maxsize=8)
+def _segment_flags(index: int) -> dict[str, Entry]:
+    return server_flags(_segment_options()[index][2].values())
+
+
+def _segment_tables() -> list[tuple[int, int, dict[str, Entry]]]:
+    """Every segment's llama-server flags (for tests and tools; a check needs one or two: _segment_flags)."""
+    return [(low, high, _segment_flags(i)) for i, (low, high, _) in enumerate(_segment_options())]
 
 
 def server_flags(options: Any) -> dict[str, Entry]:
@@ -99,42 +109,41 @@ def server_flags(options: Any) -> dict[str, Entry]:
 
 
 def data_range() -> tuple[int, int]:
-    segments = _segment_tables()
+    segments = _segment_options()
     return segments[0][0], segments[-1][1]
 
 
 def table_for_build(build: int | None) -> FlagTable:
     """llama-server's flags at build `build` (None: unknown, the known build's table with every problem
     unsettled)."""
-    segments = _segment_tables()
+    segments = _segment_options()
     first, newest = data_range()
     if build is None:
         table = table_for_build(KNOWN_BUILD)
         why = f"the build number is unknown; checked against b{KNOWN_BUILD}"
         return FlagTable(table.source, table.flags, all_unsettled=why, note=why)
     if build < first or build > newest:
-        edge = segments[0] if build < first else segments[-1]
+        edge = 0 if build < first else len(segments) - 1
         side = "older than the oldest" if build < first else "newer than the newest"
+        sample = segments[edge][1]
         why = (f"b{build} is {side} release in the doctor's flag tables (b{first}..b{newest}); checked against "
-               f"b{edge[1]}")
-        return FlagTable(f"llama.cpp b{edge[1]} common/arg.cpp", edge[2], all_unsettled=why, note=why)
-    for index, (low, high, flags) in enumerate(segments):
+               f"b{sample}")
+        return FlagTable(f"llama.cpp b{sample} common/arg.cpp", _segment_flags(edge), all_unsettled=why, note=why)
+    for index, (low, high, _) in enumerate(segments):
         if low <= build <= high:
             span = f"b{low}" if low == high else f"b{low}..b{high}, equal at every sample between"
-            return FlagTable(f"llama.cpp common/arg.cpp at {span}", flags)
+            return FlagTable(f"llama.cpp common/arg.cpp at {span}", _segment_flags(index))
         if build < low:
-            return _between(build, segments[index - 1], (low, high, flags))
+            return _between(build, segments[index - 1][1], _segment_flags(index - 1), low, _segment_flags(index))
     raise AssertionError("unreachable: the build is inside the data")
 
 
-def _between(build: int, before: tuple[int, int, dict[str, Entry]], after: tuple[int, int, dict[str, Entry]]
-             ) -> FlagTable:
+def _between(build: int, before: int, old: dict[str, Entry], after: int, new: dict[str, Entry]) -> FlagTable:
     """A build between two samples whose tables differ: flags equal in both are settled, the others are not."""
-    old, new = before[2], after[2]
-    around = f"between b{before[1]} and b{after[0]}, the samples around b{build}"
+    around = f"between b{before} and b{after}, the samples around b{build}"
     unsettled = {flag: f"{flag} changed {around}" for flag in set(old) | set(new) if old.get(flag) != new.get(flag)}
-    source = f"llama.cpp common/arg.cpp at b{before[1]} and b{after[0]} (b{build} lies between)"
-    earlier = FlagTable(f"llama.cpp common/arg.cpp at b{before[1]}", old, unsettled=unsettled)
+    source = f"llama.cpp common/arg.cpp at b{before} and b{after} (b{build} lies between)"
+    earlier = FlagTable(f"llama.cpp common/arg.cpp at b{before}", old, unsettled=unsettled)
     return FlagTable(source, new, unsettled=unsettled, other=earlier)
 
 
