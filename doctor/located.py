@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from doctor.output import utf8_bytes
-from doctor.report import SEVERITIES, Finding, Report
+from doctor.pipeline.report import SEVERITIES, Finding, Report
 
 FINGERPRINT_KEY = "sm120DoctorFinding/v1"
 ALL_RULES = "*"  # an inline `# sm120-doctor: ignore` without IDs suppresses every rule at that launch

@@ -1,6 +1,6 @@
 """Maintainers' script: llama.cpp's option table at every sampled release, from `common/arg.cpp`, stored
 run-length: one segment per stretch of consecutive samples whose tables are equal, each segment the change from
-the one before (options set or changed, options dropped). Output: doctor/data/llama_cpp_flags.json, read by
+the one before (options set or changed, options dropped). Output: doctor/data/llama_cpp/flag_tables.json, read by
 doctor/engines/llama_cpp/flags.py.
 
 Every option is kept (its spellings, whether it takes a value, its closed value set where arg.cpp states one,
@@ -32,9 +32,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from tools.llama_cpp_arg_table import options  # noqa: E402
+from tools.llama_cpp_flags import options  # noqa: E402
 
-OUT = REPO / "doctor" / "data" / "llama_cpp_flags.json"
+OUT = REPO / "doctor" / "data" / "llama_cpp" / "flag_tables.json"
 BUILD_IN_NAME = re.compile(r"(?:^|[-_])b(\d+)\.")
 TAG = re.compile(r"^b(\d+)$")
 FIRST_SM12X = 4600  # the first sample at or before SM12x support in ggml-cuda (~b4700, CUDA 12.8)

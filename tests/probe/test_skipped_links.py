@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from doctor.analysis import analyze_all, skipped_binary_notes
 from doctor.engines.llama_cpp.builds import ENV, find_build
-from doctor.facts import Library
+from doctor.pipeline.analysis import analyze_all, skipped_binary_notes
+from doctor.pipeline.facts import Library
 from doctor.probe.binaries import with_binary_facts
 from tests.conftest import cli_env
 from tests.engines.llama_cpp.gguf_files import fixture

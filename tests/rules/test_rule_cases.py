@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from doctor.facts import Driver, Library, Source
+from doctor.pipeline.facts import Driver, Library, Source
 from tests.rules.builders import RULES, a, build, decode_attention, findings, fused_moe, lib
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
@@ -350,7 +350,7 @@ CASES = [
     a("LCPP007", True, "--no-mmap (gone in b11312)", lambda: build(R5090, gguf("tiny")), "--no-mmap"),
     a("LCPP007", True, "-fa maybe", lambda: build(R5090, gguf("tiny")), "-fa", "maybe"),
     a("LCPP007", False, "-ngl 99 -fa on", lambda: build(R5090, gguf("tiny")), "-ngl", "99", "-fa", "on"),
-    # flag tables per release (doctor/data/llama_cpp_flags.json): each boundary from both sides and between
+    # flag tables per release (doctor/data/llama_cpp/flag_tables.json): each boundary from both sides and between
     a("LCPP007", False, "bare -fa at b6301 (a switch then)", lcpp(6301), "-fa"),
     a("LCPP007", True, "-fa on at b6301 ('on' is a stray word)", lcpp(6301), "-fa", "on"),
     a("LCPP007", True, "bare -fa at b6431 (needs a value)", lcpp(6431), "-fa"),

@@ -1,4 +1,4 @@
-"""llama.cpp's flag tables per release (tools/llama_cpp_flag_tables.py → doctor/data/llama_cpp_flags.json): the
+"""llama.cpp's flag tables per release (tools/llama_cpp_flag_tables.py → doctor/data/llama_cpp/flag_tables.json): the
 run-length encoding replays to each sample's table, the data spans SM12x-era releases, and a build is matched
 to the table that covers it, between two samples or outside them."""
 

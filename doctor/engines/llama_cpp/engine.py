@@ -1,5 +1,5 @@
 """llama.cpp behind the Engine interface: GGUF models, llama-server flags (the build's `--help`, else
-common/arg.cpp at the release that covers the build, doctor/data/llama_cpp_flags.json), the build's CUDA archs,
+common/arg.cpp at the release that covers the build, doctor/data/llama_cpp/flag_tables.json), the build's CUDA archs,
 its own tensor-by-tensor memory plan and a `llama-server` command. Versions are llama.cpp build numbers
 (`--engine llama.cpp==11312` or `==b11312`, what `llama-server --version` prints)."""
 
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
-from doctor.facts import Library
 from doctor.launch import Launch
+from doctor.pipeline.facts import Library
 
 if TYPE_CHECKING:
     from doctor.engines.llama_cpp.flags import FlagTable

@@ -1,5 +1,5 @@
 """llama-server's flags: the build's own `llama-server --help` when a binary is found, else llama.cpp's
-common/arg.cpp at the sampled release that covers the build (doctor/data/llama_cpp_flags.json, run-length over
+common/arg.cpp at the sampled release that covers the build (doctor/data/llama_cpp/flag_tables.json, run-length over
 release tags, provenance inside; regenerate with tools/llama_cpp_flag_tables.py). Where the samples around a
 build disagree on a flag, or the build lies outside them, a problem with that flag is unsettled, not refused."""
 
@@ -16,7 +16,7 @@ from typing import Any
 from doctor.launch import flag_pairs
 
 HELP_TIMEOUT_S = 10
-DATA = Path(__file__).resolve().parents[2] / "data" / "llama_cpp_flags.json"
+DATA = Path(__file__).resolve().parents[2] / "data" / "llama_cpp" / "flag_tables.json"
 KNOWN_BUILD = 11312  # the build analysed when none is found: ggml-org/llama.cpp@0c1e57098
 # `-ngl,  --gpu-layers, --n-gpu-layers N   help...`: names separated by commas, then an optional value hint
 _HELP_LINE = re.compile(r"^\s*((?:-{1,2}\w[\w.+-]*)(?:,\s*-{1,2}\w[\w.+-]*)*)(?:\s([^\s-].*?))?(?:\s{2,}|\s*$)")

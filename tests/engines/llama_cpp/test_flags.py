@@ -14,8 +14,8 @@ from doctor.engines.llama_cpp.flags import (
     table_for_build,
     table_from_help,
 )
-from tools.llama_cpp_arg_table import options, server_table
 from tools.llama_cpp_flag_tables import option_entries
+from tools.llama_cpp_flags import options, server_table
 
 ARG_CPP = r'''
 bool common_arg_utils::is_truthy(const std::string & value) {
