@@ -45,7 +45,7 @@ def site(tmp_path: Path) -> Path:
 
 def test_dangling_and_looping_links_are_listed_with_why(site: Path):
     libraries = with_binary_facts({"vllm": Library(name="vllm", version="0.15.1", location=str(site),
-                                                   details={"distribution": "vllm"})})
+                                                   details={"distribution": "vllm"})}, engines=("vllm",))
     skipped = {entry["path"]: entry["why"] for entry in libraries["vllm"].details["skipped_binaries"]}
     assert set(skipped) == {"vllm/_moe_C.abi3.so", "vllm/_loop_a.so", "vllm/_loop_b.so"}
     assert skipped["vllm/_moe_C.abi3.so"] == "dangling symlink to _moe_C.abi3.so.1"
@@ -54,7 +54,7 @@ def test_dangling_and_looping_links_are_listed_with_why(site: Path):
 
 def test_the_analysis_says_which_links_were_skipped_and_why(site: Path):
     libraries = with_binary_facts({"vllm": Library(name="vllm", version="0.15.1", location=str(site),
-                                                   details={"distribution": "vllm"})})
+                                                   details={"distribution": "vllm"})}, engines=("vllm",))
     facts = build("rtx-5090", model="meta-llama/Llama-3.1-8B-Instruct", libs=(libraries["vllm"],))
     notes = analyze_all(facts, [])[0].notes
     dangling = [n for n in notes if "_moe_C.abi3.so" in n]
@@ -69,7 +69,7 @@ def test_a_clean_tree_gives_no_note(tmp_path: Path):
     package.mkdir(parents=True)
     (package / "_C.abi3.so").write_bytes(b"\x7fELF" + b"\0" * 60)
     libraries = with_binary_facts({"vllm": Library(name="vllm", version="0.15.1", location=str(package.parent),
-                                                   details={"distribution": "vllm"})})
+                                                   details={"distribution": "vllm"})}, engines=("vllm",))
     assert "skipped_binaries" not in libraries["vllm"].details
 
 
