@@ -1,0 +1,163 @@
+"""Which rules explain the logged error: each signature hit is judged against the reconstructed deployment.
+A rule whose finding fired explains it (first when the log's numbers equal the finding's evidence); a rule the
+deployment cannot judge (facts the log does not state) explains it on its signature alone, said so; a rule a
+stated fact contradicts does not, and the report says which fact."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from doctor.context import BASE_ROOTS
+from doctor.diagnose.read import SignatureHit
+from doctor.report import Finding, Fix
+from doctor.rules import _MISSING, Rule, _fix, _holds, lookup, render
+
+TIED, CONFIRMED, SIGNATURE = "tied", "confirmed", "signature"
+ORDER = {TIED: 0, CONFIRMED: 1, SIGNATURE: 2}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    rule: str
+    severity: str
+    status: str  # tied | confirmed | signature
+    status_text: str
+    title: str
+    message: str
+    hit: SignatureHit
+    fixes: tuple[Fix, ...]
+    references: tuple[str, ...]
+    specificity: int  # how many rules the same line's signatures name (fewer: more specific)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "severity": self.severity, "status": self.status, "why": self.status_text,
+                "title": self.title, "message": self.message,
+                "signature": {"pattern": self.hit.signature.shown, "url": self.hit.signature.url,
+                              "line": self.hit.line, "text": self.hit.text, "groups": self.hit.groups},
+                "fixes": [f.to_dict() for f in self.fixes], "references": list(self.references),
+                "explain": f"sm120-doctor explain {self.rule}"}
+
+
+@dataclass(frozen=True)
+class RuledOut:
+    rule: str
+    line: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "line": self.line, "reason": self.reason}
+
+
+def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequence[Any], rules: Sequence[Rule],
+            findings: Sequence[Finding], context: dict[str, Any], engine: str | None
+            ) -> tuple[list[Explanation], list[RuledOut]]:
+    by_id = {r.id: r for r in rules}
+    position = {id(s): i for i, s in enumerate(signatures)}
+    rules_per_line: dict[int, set[str]] = {}
+    for hit in hits:
+        rules_per_line.setdefault(hit.line, set()).add(hit.signature.rule)
+    best: dict[str, Explanation] = {}
+    ruled_out: dict[str, RuledOut] = {}
+    for hit in sorted(hits, key=lambda h: h.line):
+        rule = by_id.get(hit.signature.rule)
+        if rule is None or (hit.signature.context is not None and position[id(hit.signature)] not in contexts):
+            continue
+        if _other_engine(rule, engine):
+            ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, f"a rule about {rule.area}; the log is {engine}'s"))
+            continue
+        judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]))
+        if isinstance(judged, RuledOut):
+            ruled_out.setdefault(rule.id, judged)
+        elif rule.id not in best or _rank(judged) < _rank(best[rule.id]):
+            best[rule.id] = judged
+    explained = sorted(best.values(), key=_rank)
+    return explained, [r for rid, r in ruled_out.items() if rid not in best]
+
+
+def _rank(e: Explanation) -> tuple[int, int, int]:
+    return ORDER[e.status], e.specificity, e.hit.line
+
+
+def _other_engine(rule: Rule, engine: str | None) -> bool:
+    from doctor.context import engine_root
+
+    if engine is None or rule.area in BASE_ROOTS:
+        return False
+    from doctor.engines import registry
+
+    roots = {engine_root(name) for name in registry.engines()}
+    return rule.area in roots and rule.area != engine_root(engine)
+
+
+def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: dict[str, Any],
+           engine: str | None, specificity: int) -> Explanation | RuledOut:
+    fired = [f for f in findings if f.id == rule.id]
+    if fired:
+        tied = [f for f in fired if _ties(hit.groups, f.evidence)]
+        finding = (tied or fired)[0]
+        status = TIED if tied and hit.groups else CONFIRMED
+        text = (f"the logged {', '.join(f'{k} {v}' for k, v in hit.groups.items())} equal what the doctor "
+                f"works out for this deployment" if status == TIED else
+                "the deployment the log describes fires this rule")
+        return Explanation(rule.id, finding.severity, status, text, finding.title, finding.message, hit,
+                           finding.fixes, finding.references, specificity)
+    verdict, facts = _verdict(rule, context)
+    if verdict is False:
+        return RuledOut(rule.id, hit.line, "the deployment contradicts it: " + "; ".join(facts))
+    unknown = f"not stated: {', '.join(facts)}" if facts else "its conditions are about the run, not the log"
+    text = f"the log's signature matches; the deployment cannot confirm it ({unknown})"
+    fixes = tuple(_fix(spec, context) for spec in rule.fixes if spec.get("engine") in (None, engine)
+                  or engine is None)
+    return Explanation(rule.id, rule.severity, SIGNATURE, text, render(rule.title, context), rule.summary, hit,
+                       fixes, rule.references, specificity)
+
+
+def _ties(groups: dict[str, str], evidence: dict[str, Any]) -> bool:
+    """Every named group of the signature equals the evidence path it names (`item_bytes` → item.bytes)."""
+    if not groups:
+        return False
+    flat = {k.replace(".", "_").replace("-", "_"): v for k, v in evidence.items()}
+    return all(name in flat and str(flat[name]) == value for name, value in groups.items())
+
+
+def _verdict(rule: Rule, context: dict[str, Any]) -> tuple[bool | None, list[str]]:
+    """False with the facts that contradict the rule; None with the facts the deployment lacks."""
+    if rule.for_each:
+        return None, [rule.for_each]
+    missing: list[str] = []
+    for condition in rule.when:
+        state = _state(condition, context)
+        if state is False:
+            return False, [_shown(condition, context)]
+        if state is None:
+            missing += _facts(condition)
+    return None, sorted(set(missing))
+
+
+def _state(condition: dict[str, Any], context: dict[str, Any]) -> bool | None:
+    if "any" in condition:
+        states = [_state(c, context) for c in condition["any"]]
+        return True if True in states else (False if all(s is False for s in states) else None)
+    op = next(k for k in condition if k != "fact")
+    actual = lookup(context, condition["fact"])
+    if op != "exists" and (actual is _MISSING or actual is None):
+        return None
+    if op == "exists" and not condition["exists"] and (actual is _MISSING or actual is None):
+        return None  # "absent" in a log only means not stated
+    return _holds(condition, context)
+
+
+def _facts(condition: dict[str, Any]) -> list[str]:
+    if "any" in condition:
+        return [f for c in condition["any"] for f in _facts(c)]
+    return [condition["fact"]]
+
+
+def _shown(condition: dict[str, Any], context: dict[str, Any]) -> str:
+    if "any" in condition:
+        return " or ".join(_shown(c, context) for c in condition["any"])
+    op = next(k for k in condition if k != "fact")
+    actual = lookup(context, condition["fact"])
+    return f"{condition['fact']} is {actual!r}, the rule needs {op} {condition[op]!r}"

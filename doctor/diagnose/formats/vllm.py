@@ -1,0 +1,92 @@
+"""vLLM server logs: the version banner, `non-default args: {...}`, the attention backend it picked, the worker
+prefixes `(VllmWorker rank=0 pid=...)` / `(EngineCore_DP0 pid=...)`."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from doctor.diagnose.formats import VERSION, LineRule, hint, version_of
+from doctor.diagnose.logfacts import LogFacts
+
+FMT = "vllm"
+MAX_ARGS = 20000  # characters of a non-default-args dict worth evaluating
+
+
+def _args(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.hint_engine("vllm", line)
+    values = literal_dict(m.group("args"))
+    model = values.pop("model", None) or values.pop("model_tag", None)
+    if isinstance(model, str):
+        facts.set_once("model", model, line)
+    facts.set_once("argv", args_to_argv(values, skip=("model_tag", "served_model_name", "api_key")), line)
+
+
+def literal_dict(text: str) -> dict[str, object]:
+    """A Python dict literal as the log printed it; keys whose values are not literals are read as text."""
+    if len(text) <= MAX_ARGS:
+        try:
+            value = ast.literal_eval(text)
+            if isinstance(value, dict):
+                return {str(k): v for k, v in value.items()}
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            pass
+    pairs = re.findall(r"'(\w+)': ('[^']*'|\"[^\"]*\"|[\w.+-]+)", text[:MAX_ARGS])
+    return {k: v.strip("'\"") if v[:1] in "'\"" else _scalar(v) for k, v in pairs}
+
+
+def _scalar(text: str) -> object:
+    if text in ("True", "False"):
+        return text == "True"
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def args_to_argv(values: dict[str, object], skip: tuple[str, ...] = ()) -> list[str]:
+    argv: list[str] = []
+    for key, value in values.items():
+        if key in skip or value is None:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            argv.append(flag)
+        elif value is False:
+            continue
+        elif isinstance(value, list | tuple):
+            argv += [flag, *[str(v) for v in value]] if value else []
+        elif isinstance(value, dict):
+            argv += [flag, repr(value).replace("'", '"')]
+        else:
+            argv += [flag, str(value)]
+    return argv
+
+
+def _backend(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    name = m.group("backend").split(".")[-1]
+    facts.observed.setdefault("attention_backend", _stated(name, line))
+
+
+def _stated(value: object, line: int):  # noqa: ANN202
+    from doctor.diagnose.logfacts import Stated
+
+    return Stated(value, line)
+
+
+RULES = (
+    LineRule(FMT, r"vLLM API server version " + VERSION, version_of("vllm", FMT, "vllm")),
+    LineRule(FMT, r"Initializing an? (?:V1 )?LLM engine \(v" + VERSION + r"\)", version_of("vllm", FMT, "vllm")),
+    LineRule(FMT, r"vLLM Version\s*: " + VERSION, version_of("vllm", "collect_env", "vllm")),
+    LineRule(FMT, r"non-default args: (?P<args>\{.*\})", _args),
+    LineRule(FMT, r"Using (?P<backend>[\w.]+) (?:attention )?backend", _backend),
+    LineRule(FMT, r"\((?:VllmWorker|EngineCore|APIServer|Worker)\w*(?: rank=\d+)? pid=\d+\)", hint(FMT, "vllm")),
+    LineRule(FMT, r"(?:site|dist)-packages/vllm/", hint(FMT, "vllm")),
+    LineRule(FMT, r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.]+\.py:\d+\]", hint(FMT, "vllm")),
+)
