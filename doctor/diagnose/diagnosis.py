@@ -30,8 +30,10 @@ class Diagnosis:
     def error(self) -> tuple[int, str] | None:
         """The logged error: the first line a signature explains, else the first error line the log has."""
         if self.explanations:
+            from doctor.diagnose.formats.traceback import strip_prefix
+
             hit = self.explanations[0].hit
-            return hit.line, hit.text
+            return hit.line, strip_prefix(hit.text)
         errors = self.reading.facts.errors
         return errors[0] if errors else None
 

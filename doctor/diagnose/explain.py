@@ -64,8 +64,7 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
         rule = by_id.get(hit.signature.rule)
         if rule is None or (hit.signature.context is not None and position[id(hit.signature)] not in contexts):
             continue
-        if _other_engine(rule, engine):
-            ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, f"a rule about {rule.area}; the log is {engine}'s"))
+        if _other_engine(rule, engine):  # the same text from another engine: not this log's cause
             continue
         judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]))
         if isinstance(judged, RuledOut):
