@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from doctor.diagnose.gpus import capability_of
-from doctor.diagnose.logfacts import LogFacts, Stated
+from doctor.diagnose.logfacts import LogFacts, LoggedGpu, Stated
 from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.errors import DoctorError
 from doctor.facts import Driver, Facts, Gpu, Library, Model
@@ -84,14 +84,15 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
 
 
 def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, str]) -> Facts:
-    gpus = []
-    for logged in sorted(log.gpus.values(), key=lambda g: g.index):
+    gpus: list[Gpu] = []
+    for logged in _with_lower_indexes(log):
         capability = logged.capability or capability_of(logged.name)
         if capability is None:
             continue
         gpus.append(_gpu(logged.index, logged.name, capability, logged.memory_mib))
-        sources[f"gpu {logged.index}"] = f"log line {logged.line}" + ("" if logged.capability else
-                                                                        " (capability from its name)")
+        where = (f"log line {logged.line}" if logged.line > 0 else
+                 f"assumed like the GPU of log line {-logged.line} (a higher device index is logged)")
+        sources[f"gpu {logged.index}"] = where + ("" if logged.capability else " (capability from its name)")
     if not gpus and log.capability is not None:
         capability = str(log.capability.value)
         name = "NVIDIA GB10" if capability == "12.1" else f"GPU of compute capability {capability}"
@@ -103,6 +104,18 @@ def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, s
         return facts
     driver = facts.driver if facts.driver.present else Driver(present=True)  # the log's machine had one
     return facts.replace(gpus=tuple(gpus), topology=(), driver=driver)
+
+
+def _with_lower_indexes(log: LogFacts) -> list[LoggedGpu]:
+    """A log that names `device 7` only (one rank's line) has GPUs 0-6 too: the same model is assumed for
+    them, and the source says so."""
+    logged = sorted(log.gpus.values(), key=lambda g: g.index)
+    if not logged or len(logged) > logged[-1].index or logged[-1].index >= 64:
+        return logged
+    model = logged[-1]
+    known = {g.index for g in logged}
+    fill = [dataclasses.replace(model, index=i, line=-model.line) for i in range(model.index) if i not in known]
+    return sorted(logged + fill, key=lambda g: g.index)
 
 
 def _gpu(index: int, name: str, capability: str, memory_mib: int | None) -> Gpu:

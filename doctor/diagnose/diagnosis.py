@@ -92,6 +92,8 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     analysis = next((a for a in report.analyses if a.engine == deployment.engine), report.analysis)
     run_facts = analysis.run.facts if analysis.run else deployment.facts
     context = build_context(run_facts, analysis, analysis.run.launch if analysis.run else Launch())
+    if not run_facts.gpus:
+        context["gpu"] = {}  # a log that names no GPU says nothing of their count: unknown, not 0
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
                                       context, deployment.engine)
     return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)

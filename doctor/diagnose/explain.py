@@ -6,7 +6,7 @@ stated fact contradicts does not, and the report says which fact."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from doctor.context import BASE_ROOTS
@@ -30,6 +30,9 @@ class Explanation:
     fixes: tuple[Fix, ...]
     references: tuple[str, ...]
     specificity: int  # how many rules the same line's signatures name (fewer: more specific)
+    support: int = 0  # conditions the deployment confirms (a signature-only match with more ranks first)
+    own_engine: bool = False  # a rule about the engine that wrote the log
+    order: int = 0  # the rule's place in the knowledge base: the last tie-break
 
     def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "severity": self.severity, "status": self.status, "why": self.status_text,
@@ -54,6 +57,7 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             findings: Sequence[Finding], context: dict[str, Any], engine: str | None
             ) -> tuple[list[Explanation], list[RuledOut]]:
     by_id = {r.id: r for r in rules}
+    order = {r.id: i for i, r in enumerate(rules)}
     position = {id(s): i for i, s in enumerate(signatures)}
     rules_per_line: dict[int, set[str]] = {}
     for hit in hits:
@@ -67,6 +71,8 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
         if _other_engine(rule, engine):  # the same text from another engine: not this log's cause
             continue
         judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]))
+        if isinstance(judged, Explanation):
+            judged = replace(judged, own_engine=_own_engine(rule, engine), order=order[rule.id])
         if isinstance(judged, RuledOut):
             ruled_out.setdefault(rule.id, judged)
         elif rule.id not in best or _rank(judged) < _rank(best[rule.id]):
@@ -75,8 +81,8 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
     return explained, [r for rid, r in ruled_out.items() if rid not in best]
 
 
-def _rank(e: Explanation) -> tuple[int, int, int]:
-    return ORDER[e.status], e.specificity, e.hit.line
+def _rank(e: Explanation) -> tuple[int, int, int, int, int, int]:
+    return ORDER[e.status], -int(e.own_engine), -e.support, e.specificity, e.hit.line, e.order
 
 
 def _other_engine(rule: Rule, engine: str | None) -> bool:
@@ -88,6 +94,12 @@ def _other_engine(rule: Rule, engine: str | None) -> bool:
 
     roots = {engine_root(name) for name in registry.engines()}
     return rule.area in roots and rule.area != engine_root(engine)
+
+
+def _own_engine(rule: Rule, engine: str | None) -> bool:
+    from doctor.context import engine_root
+
+    return engine is not None and rule.area == engine_root(engine)
 
 
 def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: dict[str, Any],
@@ -102,15 +114,29 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
                 "the deployment the log describes fires this rule")
         return Explanation(rule.id, finding.severity, status, text, finding.title, finding.message, hit,
                            finding.fixes, finding.references, specificity)
-    verdict, facts = _verdict(rule, context)
+    scoped = _scoped(rule, context)
+    verdict, facts, support = _verdict(rule, scoped)
     if verdict is False:
         return RuledOut(rule.id, hit.line, "the deployment contradicts it: " + "; ".join(facts))
     unknown = f"not stated: {', '.join(facts)}" if facts else "its conditions are about the run, not the log"
     text = f"the log's signature matches; the deployment cannot confirm it ({unknown})"
-    fixes = tuple(_fix(spec, context) for spec in rule.fixes if spec.get("engine") in (None, engine)
+    fixes = tuple(_fix(spec, scoped) for spec in rule.fixes if spec.get("engine") in (None, engine)
                   or engine is None)
-    return Explanation(rule.id, rule.severity, SIGNATURE, text, render(rule.title, context), rule.summary, hit,
-                       fixes, rule.references, specificity)
+    return Explanation(rule.id, rule.severity, SIGNATURE, text, render(rule.title, scoped), rule.summary, hit,
+                       fixes, rule.references, specificity, support)
+
+
+def _scoped(rule: Rule, context: dict[str, Any]) -> dict[str, Any]:
+    """For a rule over a list (`for_each`): the context with the first item no stated fact rules out, so its
+    title and fixes name that item (the arch list, the kernel)."""
+    if not rule.for_each:
+        return context
+    items = lookup(context, rule.for_each)
+    for item in items if isinstance(items, list) else []:
+        scoped = {**context, "item": item}
+        if all(_state(c, scoped) is not False for c in rule.when):
+            return scoped
+    return context
 
 
 def _ties(groups: dict[str, str], evidence: dict[str, Any]) -> bool:
@@ -121,18 +147,28 @@ def _ties(groups: dict[str, str], evidence: dict[str, Any]) -> bool:
     return all(name in flat and str(flat[name]) == value for name, value in groups.items())
 
 
-def _verdict(rule: Rule, context: dict[str, Any]) -> tuple[bool | None, list[str]]:
-    """False with the facts that contradict the rule; None with the facts the deployment lacks."""
-    if rule.for_each:
-        return None, [rule.for_each]
+def _verdict(rule: Rule, context: dict[str, Any]) -> tuple[bool | None, list[str], int]:
+    """False with the facts that contradict the rule; None with the facts the deployment lacks, and how many
+    conditions it does confirm. A rule over a list is never contradicted: the log proves its kernel ran."""
     missing: list[str] = []
+    support = 0
+    scoped = rule.for_each is not None and "item" in context
     for condition in rule.when:
-        state = _state(condition, context)
-        if state is False:
-            return False, [_shown(condition, context)]
-        if state is None:
+        if rule.for_each and not scoped and _about_item(condition):
             missing += _facts(condition)
-    return None, sorted(set(missing))
+            continue
+        state = _state(condition, context)
+        if state is False and not rule.for_each:
+            return False, [_shown(condition, context)], 0
+        if state is None or state is False:
+            missing += _facts(condition)
+        else:
+            support += 1
+    return None, sorted(set(missing)), support
+
+
+def _about_item(condition: dict[str, Any]) -> bool:
+    return any(f.startswith("item.") for f in _facts(condition))
 
 
 def _state(condition: dict[str, Any], context: dict[str, Any]) -> bool | None:

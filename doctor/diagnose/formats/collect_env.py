@@ -87,7 +87,27 @@ def _env(m: Any, line: int, facts: LogFacts) -> None:
         facts.env[name] = Stated(value, line)
 
 
+def _nccl_device(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw("nccl", line)
+    facts.gpu(int(m.group("index")), m.group("name"), None, None, line)
+
+
+def _nccl_version(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw("nccl", line)
+    facts.version("nccl", m.group("version"), line)
+
+
+def _cmake(m: Any, line: int, facts: LogFacts) -> None:
+    from doctor.diagnose.logfacts import Stated
+
+    facts.saw("build", line)
+    facts.env.setdefault(m.group("name"), Stated(m.group("value"), line))
+
+
 RULES = (
+    LineRule(FMT, r"NCCL version " + VERSION, _nccl_version),
+    LineRule(FMT, r"#\s+Rank\s+\d+ .*device\s+(?P<index>\d+) \[[^\]]*\] (?P<name>NVIDIA .+?)\s*$", _nccl_device),
+    LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake),
     LineRule(FMT, r"(?:^|[\s\[(])(?P<pkg>" + _NAMES + r")(?:\s*==\s*|: |\s+)v?" + VERSION + r"(?:\s|$|\))", _package),
     LineRule(FMT, r"PyTorch version: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
     LineRule(FMT, r"CUDA used to build PyTorch: " + VERSION, _torch_cuda),

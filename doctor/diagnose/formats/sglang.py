@@ -6,7 +6,7 @@ import ast
 import re
 from typing import Any
 
-from doctor.diagnose.formats import LineRule, hint
+from doctor.diagnose.formats import VERSION, LineRule, hint, version_of
 from doctor.diagnose.formats.vllm import args_to_argv
 from doctor.diagnose.logfacts import LogFacts
 
@@ -61,6 +61,7 @@ def _literal(text: str) -> object:
 
 
 RULES = (
+    LineRule(FMT, r"lmsysorg/sglang:v" + VERSION, version_of("sglang", "command", "sglang")),
     LineRule(FMT, r"server_args=ServerArgs\((?P<args>.*)\)?", _server_args),
     LineRule(FMT, r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:DP\d+ )?(?:PP\d+ )?(?:TP\d+)(?: EP\d+)?)?\] ",
              hint(FMT, "sglang")),

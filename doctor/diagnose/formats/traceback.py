@@ -45,5 +45,7 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|OutO
 RULES = (
     LineRule(FMT, r"Value 'sm_(?P<sm>1[0-2]\d)[af]?' is not defined for option 'gpu-name'", _ptxas_arch),
     LineRule(FMT, r"ptxas\S* .*--gpu-name=sm_(?P<sm>1[0-2]\d)[af]?\b", _ptxas_arch),
+    # a build log: ptxas rejects an instruction for the target the user builds for, their GPU's
+    LineRule(FMT, r"not supported on \.target 'sm_(?P<sm>12\d)[af]?'", _ptxas_arch),
     LineRule(FMT, ERROR, _error),
 )

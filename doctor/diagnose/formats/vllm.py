@@ -81,6 +81,9 @@ def _stated(value: object, line: int):  # noqa: ANN202
 
 
 RULES = (
+    LineRule(FMT, r"[█▀▄]\s+version " + VERSION, version_of("vllm", FMT, "vllm")),
+    LineRule(FMT, r"vllm/vllm-openai:v" + VERSION, version_of("vllm", "command", "vllm")),
+    LineRule(FMT, r"vllm/vllm-openai(?::|\s)", hint("command", "vllm")),
     LineRule(FMT, r"vLLM API server version " + VERSION, version_of("vllm", FMT, "vllm")),
     LineRule(FMT, r"Initializing an? (?:V1 )?LLM engine \(v" + VERSION + r"\)", version_of("vllm", FMT, "vllm")),
     LineRule(FMT, r"vLLM Version\s*: " + VERSION, version_of("vllm", "collect_env", "vllm")),
@@ -88,5 +91,5 @@ RULES = (
     LineRule(FMT, r"Using (?P<backend>[\w.]+) (?:attention )?backend", _backend),
     LineRule(FMT, r"\((?:VllmWorker|EngineCore|APIServer|Worker)\w*(?: rank=\d+)? pid=\d+\)", hint(FMT, "vllm")),
     LineRule(FMT, r"(?:site|dist)-packages/vllm/", hint(FMT, "vllm")),
-    LineRule(FMT, r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.]+\.py:\d+\]", hint(FMT, "vllm")),
+    LineRule(FMT, r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+\.py:\d+\]", hint(FMT, "vllm")),
 )
