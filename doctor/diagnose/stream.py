@@ -53,9 +53,9 @@ def _looks_binary(head: bytes) -> bool:
     if not head:
         return False
     sample = head[:4096]
-    nuls = sample.count(0)
-    controls = sum(1 for b in sample if b < 9 or 13 < b < 27 or 27 < b < 32)
-    return nuls > len(sample) // 10 or controls > len(sample) * 3 // 10
+    controls = sum(1 for b in sample if b < 9 or 13 < b < 27 or 27 < b < 32)  # NUL included; ESC is colour
+    invalid = sample.decode("utf-8", "replace").count("\ufffd")
+    return controls > len(sample) // 20 or invalid > len(sample) // 10
 
 
 def scan(stream: BinaryIO, trigger: object, on_line: OnLine) -> ScanStats:
@@ -105,10 +105,8 @@ def _scan_block(data: bytes, line_base: int, trigger: object, on_line: OnLine, s
         end = len(data) if end < 0 else end
         line += data.count(b"\n", counted_to, start)
         counted_to = start
-        if end - start > MAX_LINE * 4:
-            stats.cut_lines += 1
         text = data[start: min(end, start + MAX_LINE * 4)].decode("utf-8", "replace")
-        if len(text) > MAX_LINE:
+        if len(text) > MAX_LINE or end - start > MAX_LINE * 4:
             stats.cut_lines += 1
             text = text[:MAX_LINE]
         on_line(line + 1, text.rstrip("\r"))

@@ -19,11 +19,13 @@ _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){4,7}[0-9a-fA-F]{1,4}(?![\w:
 _HOME = re.compile(r"(/home/|/Users/|C:\\Users\\)[^/\\\s'\"]+")
 _PROMPT = re.compile(r"\b([\w.-]+)@([\w.-]+)(:[~/])")
 _HOST_FIELD = re.compile(r"(?i)\b(host(?:name)?|node)(\s*[=:]\s*)(['\"]?)[\w.-]+\3")
+_NCCL_HOST = re.compile(r"(?m)^[\w.-]+(:\d+:\d+ \[\d+\] NCCL)|(\bon\s+)[\w.-]+(\s+device\b)")
 _KEEP_IPS = {"0.0.0.0", "127.0.0.1"}
 
 
 def redact_text(text: str) -> str:
     text = _TOKENS.sub(REDACTED, text)
+    text = _NCCL_HOST.sub(lambda m: f"<host>{m.group(1)}" if m.group(1) else f"{m.group(2)}<host>{m.group(3)}", text)
     text = _SECRET_ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
     text = _IPV4.sub(lambda m: m.group(0) if m.group(0) in _KEEP_IPS else "<ip>", text)
     text = _IPV6.sub("<ip>", text)

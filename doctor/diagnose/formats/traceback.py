@@ -35,11 +35,11 @@ def _ptxas_arch(m: Any, line: int, facts: LogFacts) -> None:
 
 
 # An exception line (`pkg.mod.SomeError: message`, `OutOfResources: ...`) or a native failure.
-ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|OutOfResources)(?::|$)"
+ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResources)(?::|$)"
          r"|CUDA error|NCCL error|NCCL WARN|ncclUnhandled|ncclInternalError|ncclSystemError|ptxas (?:fatal|error)"
          r"|nvcc fatal|Segmentation fault|core dumped|terminate called after throwing|Assertion .{0,200} failed"
          r"|GGML_ASSERT|ggml_cuda_compute_forward: \w+ failed|Unsupported SM version|Fatal Python error"
-         r"|\[TensorRT-LLM\]\[ERROR\]|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
+         r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]|failed to initialize CUDA|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
          r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception")
 
 RULES = (
