@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if diagnosis.fails(args.fail_on) else 0
 
 
-def base_facts(args: argparse.Namespace, environ: dict[str, str]):  # noqa: ANN201
+def base_facts(args: argparse.Namespace, environ: dict[str, str]):
     from doctor.probe import gather_facts
 
     facts_file = args.facts[0] if args.facts else None
@@ -72,7 +72,7 @@ class _open:
         if self.spec == "-":
             return sys.stdin.buffer
         try:
-            self.stream = open(self.spec, "rb")  # noqa: SIM115 (closed in __exit__)
+            self.stream = open(self.spec, "rb")
         except OSError as exc:
             raise InputError(f"cannot read log {self.spec}: {exc.strerror or exc}") from exc
         return self.stream

@@ -62,7 +62,7 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
     base is dropped when the log names its own."""
     libraries = {name: lib for name, lib in base.libraries.items()
                  if engine not in SERVING or name not in SERVING or name == engine}
-    for name, lib in libraries.items():
+    for name in libraries:
         if name in SERVING or name in ("torch", "triton"):
             sources.setdefault(f"{name} version", base_name)
     for name, stated in log.versions.items():
@@ -77,7 +77,8 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
     for name, details in log.details.items():  # details of a library whose version the log does not state
         if name in libraries and name not in log.versions:
             lib = libraries[name]
-            libraries[name] = dataclasses.replace(lib, details={**lib.details, **{k: s.value for k, s in details.items()}})
+            merged = {**lib.details, **{k: s.value for k, s in details.items()}}
+            libraries[name] = dataclasses.replace(lib, details=merged)
             for key, detail in details.items():
                 sources[f"{name} {key}"] = _at(detail)
     return libraries

@@ -39,14 +39,15 @@ def finding_section(finding: Finding, heading: str = "####") -> list[str]:
     lines += fix_lines(finding.fixes)
     if finding.references:
         lines += ["", "Sources: " + ", ".join(finding.references[:4])]
-    return lines + [""]
+    return [*lines, ""]
 
 
 def fix_lines(fixes: Iterable[Fix]) -> list[str]:
     lines = []
     for fix in fixes:
         detail = _fix_detail(fix)
-        lines.append(f"- **Fix** ({fix.kind}, {fix.safety}): {_inline(fix.summary)}" + (f" — `{detail}`" if detail else ""))
+        tail = f" — `{detail}`" if detail else ""
+        lines.append(f"- **Fix** ({fix.kind}, {fix.safety}): {_inline(fix.summary)}{tail}")
     return lines
 
 

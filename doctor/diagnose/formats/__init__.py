@@ -1,66 +1,11 @@
-"""One parser per log format. Each module lists LineRules: a pattern (valid in RE2, which finds the lines, and in
-Python's re, which reads their groups on one bounded line) and a handler that records what the line states."""
+"""One parser per log format: each module lists LineRules (base.py) for the lines it understands."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
-import re2
-
-from doctor.diagnose.logfacts import LogFacts
-
-Handler = Callable[[Any, int, LogFacts], None]  # (an RE2 match on the line, line number, what the log states)
-
-
-@dataclass(frozen=True)
-class LineRule:
-    format: str
-    pattern: str
-    handler: Handler
-
-    @property
-    def regex(self) -> Any:
-        return _compiled(self.pattern)
-
-
-_CACHE: dict[str, Any] = {}
-
-
-def _compiled(pattern: str) -> Any:
-    """RE2 here too: a hostile line of 64k characters costs linear time whatever the pattern."""
-    if pattern not in _CACHE:
-        _CACHE[pattern] = re2.compile(pattern)
-    return _CACHE[pattern]
+from doctor.diagnose.formats import collect_env, command, llama_cpp, ollama, sglang, tensorrt_llm, traceback, vllm
+from doctor.diagnose.formats.base import LineRule
 
 
 def all_rules() -> tuple[LineRule, ...]:
-    from doctor.diagnose.formats import collect_env, command, llama_cpp, ollama, sglang, tensorrt_llm, traceback, vllm
-
     return (*vllm.RULES, *sglang.RULES, *tensorrt_llm.RULES, *llama_cpp.RULES, *ollama.RULES, *collect_env.RULES,
             *command.RULES, *traceback.RULES)
-
-
-VERSION = r"(?P<version>\d+\.\d+(?:\.\d+)?(?:[\w.+-]*\w)?)"
-
-
-def hint(fmt: str, engine: str | None = None) -> Handler:
-    """A handler that only records that the format (and its engine) showed up."""
-
-    def handle(_m: Any, line: int, facts: LogFacts) -> None:
-        facts.saw(fmt, line)
-        if engine:
-            facts.hint_engine(engine, line)
-
-    return handle
-
-
-def version_of(package: str, fmt: str, engine: str | None = None) -> Handler:
-    def handle(m: Any, line: int, facts: LogFacts) -> None:
-        facts.saw(fmt, line)
-        if engine:
-            facts.hint_engine(engine, line)
-        facts.version(package, m.group("version"), line)
-
-    return handle

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from doctor.diagnose.formats import VERSION, LineRule
+from doctor.diagnose.formats.base import VERSION, LineRule
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "collect_env"

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
 import shlex
+from typing import Any
 
-from doctor.diagnose.formats import LineRule
+from doctor.diagnose.formats.base import LineRule
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "command"

@@ -3,10 +3,9 @@ capability, the `build:` / `version:` line, `system_info` with the CUDA archs it
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from doctor.diagnose.formats import LineRule, hint
+from doctor.diagnose.formats.base import LineRule, hint
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "llama_cpp"

@@ -6,7 +6,7 @@ import ast
 import re
 from typing import Any
 
-from doctor.diagnose.formats import VERSION, LineRule, hint, version_of
+from doctor.diagnose.formats.base import VERSION, LineRule, hint, version_of
 from doctor.diagnose.formats.vllm import args_to_argv
 from doctor.diagnose.logfacts import LogFacts
 

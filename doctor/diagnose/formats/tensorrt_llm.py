@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from doctor.diagnose.formats import VERSION, LineRule, hint, version_of
+from doctor.diagnose.formats.base import VERSION, LineRule, hint, version_of
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "tensorrt_llm"
@@ -23,7 +22,7 @@ def _model(m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("model", m.group("model"), line)
 
 
-def _stated(value: object, line: int):  # noqa: ANN202
+def _stated(value: object, line: int):
     from doctor.diagnose.logfacts import Stated
 
     return Stated(value, line)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from doctor.diagnose.formats import LineRule
+from doctor.diagnose.formats.base import LineRule
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "traceback"
@@ -39,7 +39,8 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResource
          r"|CUDA error|NCCL error|NCCL WARN|ncclUnhandled|ncclInternalError|ncclSystemError|ptxas (?:fatal|error)"
          r"|nvcc fatal|Segmentation fault|core dumped|terminate called after throwing|Assertion .{0,200} failed"
          r"|GGML_ASSERT|ggml_cuda_compute_forward: \w+ failed|Unsupported SM version|Fatal Python error"
-         r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]|failed to initialize CUDA|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
+         r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]"
+         r"|failed to initialize CUDA|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
          r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception")
 
 RULES = (

@@ -7,7 +7,7 @@ import ast
 import re
 from typing import Any
 
-from doctor.diagnose.formats import VERSION, LineRule, hint, version_of
+from doctor.diagnose.formats.base import VERSION, LineRule, hint, version_of
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "vllm"
@@ -74,7 +74,7 @@ def _backend(m: Any, line: int, facts: LogFacts) -> None:
     facts.observed.setdefault("attention_backend", _stated(name, line))
 
 
-def _stated(value: object, line: int):  # noqa: ANN202
+def _stated(value: object, line: int):
     from doctor.diagnose.logfacts import Stated
 
     return Stated(value, line)
@@ -91,5 +91,6 @@ RULES = (
     LineRule(FMT, r"Using (?P<backend>[\w.]+) (?:attention )?backend", _backend),
     LineRule(FMT, r"\((?:VllmWorker|EngineCore|APIServer|Worker)\w*(?: rank=\d+)? pid=\d+\)", hint(FMT, "vllm")),
     LineRule(FMT, r"(?:site|dist)-packages/vllm/", hint(FMT, "vllm")),
-    LineRule(FMT, r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+\.py:\d+\]", hint(FMT, "vllm")),
+    LineRule(FMT, r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+\.py:\d+\]",
+             hint(FMT, "vllm")),
 )
