@@ -8,7 +8,7 @@ import gzip
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from doctor.errors import InputError
 
@@ -58,8 +58,9 @@ def _looks_binary(head: bytes) -> bool:
     return controls > len(sample) // 20 or invalid > len(sample) // 10
 
 
-def scan(stream: BinaryIO, trigger: object, on_line: OnLine) -> ScanStats:
-    """Call `on_line` for every line where `trigger` (an RE2 pattern over bytes) matches."""
+def scan(stream: BinaryIO, trigger: Callable[[], Any], on_line: OnLine) -> ScanStats:
+    """Call `on_line` for every line where `trigger()` (an RE2 pattern over bytes; it may change after a line)
+    matches."""
     stats = ScanStats()
     carry = b""
     line_base = 0  # newlines before the data being scanned
@@ -86,7 +87,7 @@ def scan(stream: BinaryIO, trigger: object, on_line: OnLine) -> ScanStats:
     return stats
 
 
-def _scan_block(data: bytes, line_base: int, trigger: object, on_line: OnLine, stats: ScanStats) -> int:
+def _scan_block(data: bytes, line_base: int, trigger: Callable[[], Any], on_line: OnLine, stats: ScanStats) -> int:
     """Scan whole lines; returns how many newlines `data` holds (its line count)."""
     newlines = data.count(b"\n")
     if b"\x1b" in data:
@@ -95,9 +96,8 @@ def _scan_block(data: bytes, line_base: int, trigger: object, on_line: OnLine, s
         data = data.replace(b"\x00", b"")
     counted_to, line = 0, line_base
     pos = 0
-    search = trigger.search  # type: ignore[attr-defined]
     while True:
-        match = search(data, pos)
+        match = trigger().search(data, pos)
         if match is None:
             return newlines
         start = data.rfind(b"\n", 0, match.start()) + 1

@@ -19,6 +19,7 @@ class LineRule:
     format: str
     pattern: str
     handler: Handler
+    once: bool = True  # the first match says all (a version, a hint): later lines need not stop the scan
 
     @property
     def regex(self) -> Any:

@@ -106,19 +106,24 @@ def _cmake(m: Any, line: int, facts: LogFacts) -> None:
 
 RULES = (
     LineRule(FMT, r"NCCL version " + VERSION, _nccl_version),
-    LineRule(FMT, r"#\s+Rank\s+\d+ .*device\s+(?P<index>\d+) \[[^\]]*\] (?P<name>NVIDIA .+?)\s*$", _nccl_device),
-    LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake),
-    LineRule(FMT, r"(?:^|[\s\[(])(?P<pkg>" + _NAMES + r")(?:\s*==\s*|: |\s+)v?" + VERSION + r"(?:\s|$|\))", _package),
+    LineRule(FMT, r"#\s+Rank\s+\d+ .*device\s+(?P<index>\d+) \[[^\]]*\] (?P<name>NVIDIA .+?)\s*$",
+             _nccl_device, once=False),
+    LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
+    LineRule(FMT, r"(?:^|[\s\[(])(?P<pkg>" + _NAMES + r")(?:\s*==\s*|: |\s+)v?" + VERSION + r"(?:\s|$|\))",
+             _package, once=False),
     LineRule(FMT, r"PyTorch version: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
     LineRule(FMT, r"CUDA used to build PyTorch: " + VERSION, _torch_cuda),
     LineRule(FMT, r"(?:Nvidia driver version|Driver Version): (?P<version>\d+\.\d+(?:\.\d+)?)"
                   r"(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
-    LineRule(FMT, r"^GPU (?P<index>\d+): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)\s*(?:\(UUID|$)", _gpu),
-    LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off)\s+\|", _smi_gpu),
-    LineRule(FMT, r"(?P<name>NVIDIA [\w -]+?) with CUDA capability sm_(?P<cc>\d+) is not compatible", _incompatible),
-    LineRule(FMT, r"Found GPU(?P<index>\d+) (?P<name>.+?) which is of cuda capability (?P<cc>\d+\.\d+)", _found_gpu),
+    LineRule(FMT, r"^GPU (?P<index>\d+): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)\s*(?:\(UUID|$)", _gpu, once=False),
+    LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off)\s+\|", _smi_gpu, once=False),
+    LineRule(FMT, r"(?P<name>NVIDIA [\w -]+?) with CUDA capability sm_(?P<cc>\d+) is not compatible",
+             _incompatible, once=False),
+    LineRule(FMT, r"Found GPU(?P<index>\d+) (?P<name>.+?) which is of cuda capability (?P<cc>\d+\.\d+)",
+             _found_gpu, once=False),
     LineRule(FMT, r"supports CUDA capabilities (?P<archs>(?:sm_\d+\w* ?)+)", _supports),
-    LineRule(FMT, r"(?:^|\s|export |-e |ENV |\[)(?P<name>" + ENV_PREFIXES + r"_[A-Z0-9_]+)=(?P<value>[^\s,\]]*)", _env),
+    LineRule(FMT, r"(?:^|\s|export |-e |ENV |\[)(?P<name>" + ENV_PREFIXES + r"_[A-Z0-9_]+)=(?P<value>[^\s,\]]*)",
+             _env, once=False),
 )
 
 

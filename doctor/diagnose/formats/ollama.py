@@ -26,7 +26,7 @@ def _compute(m: Any, line: int, facts: LogFacts) -> None:
 
 
 RULES = (
-    LineRule(FMT, r'msg="inference compute".*', _compute),
+    LineRule(FMT, r'msg="inference compute".*', _compute, once=False),
     LineRule(FMT, r"\(version " + VERSION + r"\)", version_of("ollama", FMT, "ollama")),
     LineRule(FMT, r"level=\w+ source=[\w./-]+\.go:\d+", hint(FMT, "ollama")),
 )
