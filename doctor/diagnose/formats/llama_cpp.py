@@ -39,7 +39,7 @@ def _model(m: Any, line: int, facts: LogFacts) -> None:
 RULES = (
     LineRule(FMT, r"Device (?P<index>\d+): (?P<name>[^,]+), compute capability (?P<cc>\d+\.\d+)"
                   r"(?:, VMM: \w+)?(?:, VRAM: (?P<mib>\d+) MiB)?", _device, once=False),
-    LineRule(FMT, r"ggml_cuda_init|ggml_cuda_compute_forward|ggml-cuda\.cu|llama_model_load|load_tensors:",
+    LineRule(FMT, r"ggml_cuda_init|ggml_cuda_compute_forward|ggml-cuda\.cu|ggml-cuda/|llama_model_load|load_tensors:",
              hint(FMT, "llama.cpp")),
     LineRule(FMT, r"(?:^|\s)(?:build|version): (?P<build>\d{3,6}) \((?P<commit>[0-9a-f]{6,40})\)", _build),
     LineRule(FMT, r"CUDA : ARCHS = (?P<archs>[\d,]+)", _archs),
