@@ -5,6 +5,7 @@ fresh process; wall time and peak RSS (getrusage of the child). `--record` write
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -34,8 +35,9 @@ def make_log(path: Path, lines: int | None = None, size: int | None = None) -> N
 def run(path: Path) -> tuple[float, int, str]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: .pyc cached
     proc = subprocess.run([sys.executable, "-m", "doctor", "diagnose", str(path), "--hardware", "rtx-5090"],
-                          cwd=ROOT, capture_output=True, text=True)
+                          cwd=ROOT, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     top = next((line for line in proc.stdout.splitlines() if line.startswith("EXPLAINED BY")), "(none)")
@@ -63,8 +65,12 @@ def main() -> None:
     print("\n".join(text))
     if args.record:
         out = ROOT / "bench" / "results" / "diagnose-speed.md"
+        load = os.getloadavg()[0]
         out.write_text(f"# diagnose speed ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 2-core machine "
-                       "shared with other jobs)\n\n" + "\n".join(text) + "\n", encoding="utf-8")
+                       f"shared with other jobs, load average {load:.1f} at the end)\n\n"
+                       "Each row is one `python -m doctor diagnose FILE --hardware rtx-5090` in a fresh process "
+                       "(imports, rule load, scan, check), bytecode cached; peak RSS of the child.\n\n"
+                       + "\n".join(text) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

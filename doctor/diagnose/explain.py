@@ -32,6 +32,7 @@ class Explanation:
     specificity: int  # how many rules the same line's signatures name (fewer: more specific)
     support: int = 0  # conditions the deployment confirms (a signature-only match with more ranks first)
     own_engine: bool = False  # a rule about the engine that wrote the log
+    engine_unseen: bool = False  # a rule about an engine, on a log that names none: weaker than a general rule
     order: int = 0  # the rule's place in the knowledge base: the last tie-break
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,7 +73,8 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             continue
         judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]))
         if isinstance(judged, Explanation):
-            judged = replace(judged, own_engine=_own_engine(rule, engine), order=order[rule.id])
+            judged = replace(judged, own_engine=_own_engine(rule, engine), order=order[rule.id],
+                             engine_unseen=engine is None and _engine_rule(rule))
         if isinstance(judged, RuledOut):
             ruled_out.setdefault(rule.id, judged)
         elif rule.id not in best or _rank(judged) < _rank(best[rule.id]):
@@ -81,8 +83,9 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
     return explained, [r for rid, r in ruled_out.items() if rid not in best]
 
 
-def _rank(e: Explanation) -> tuple[int, int, int, int, int, int]:
-    return ORDER[e.status], -int(e.own_engine), -e.support, e.specificity, e.hit.line, e.order
+def _rank(e: Explanation) -> tuple[int, ...]:
+    return (ORDER[e.status], -int(e.own_engine), int(e.engine_unseen), -e.support, e.specificity, e.hit.line,
+            e.order)
 
 
 def _other_engine(rule: Rule, engine: str | None) -> bool:
@@ -94,6 +97,13 @@ def _other_engine(rule: Rule, engine: str | None) -> bool:
 
     roots = {engine_root(name) for name in registry.engines()}
     return rule.area in roots and rule.area != engine_root(engine)
+
+
+def _engine_rule(rule: Rule) -> bool:
+    from doctor.context import engine_root
+    from doctor.engines import registry
+
+    return rule.area in {engine_root(name) for name in registry.engines()}
 
 
 def _own_engine(rule: Rule, engine: str | None) -> bool:
@@ -179,8 +189,8 @@ def _state(condition: dict[str, Any], context: dict[str, Any]) -> bool | None:
     actual = lookup(context, condition["fact"])
     if op != "exists" and (actual is _MISSING or actual is None):
         return None
-    if op == "exists" and not condition["exists"] and (actual is _MISSING or actual is None):
-        return None  # "absent" in a log only means not stated
+    if op == "exists" and (actual is _MISSING or actual is None):
+        return None  # absent from a log only means not stated
     return _holds(condition, context)
 
 
