@@ -109,7 +109,7 @@ RULES = (
     LineRule(FMT, r"#\s+Rank\s+\d+ .*device\s+(?P<index>\d+) \[[^\]]*\] (?P<name>NVIDIA .+?)\s*$",
              _nccl_device, once=False),
     LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
-    LineRule(FMT, r"(?:^|[\s\[(])(?P<pkg>" + _NAMES + r")(?:\s*==\s*|: |\s+)v?" + VERSION + r"(?:\s|$|\))",
+    LineRule(FMT, r"(?:^|[\s\[(`])(?P<pkg>" + _NAMES + r")(?:\s*==\s*|: |\s+)v?" + VERSION + r"(?:\s|$|\))",
              _package, once=False),
     LineRule(FMT, r"PyTorch version: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
     LineRule(FMT, r"CUDA used to build PyTorch: " + VERSION, _torch_cuda),
