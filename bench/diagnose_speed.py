@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT / "tests" / "diagnose" / "logs"
-BODY = (LOGS / "clean-vllm-14452-v0100-pro6000.log").read_bytes() + \
+BODY = (LOGS / "clean-vllm-31740-banner-spark.log").read_bytes() + \
        (LOGS / "clean-sglang-6001-tp-startup.log").read_bytes()
 ERROR = (LOGS / "ocrflux-70-vllm-5090.log").read_bytes()
 

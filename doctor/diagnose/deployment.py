@@ -103,8 +103,10 @@ def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, s
         if facts.gpus:
             sources["gpus"] = base_name
         return facts
-    driver = facts.driver if facts.driver.present else Driver(present=True)  # the log's machine had one
-    return facts.replace(gpus=tuple(gpus), topology=(), driver=driver)
+    if not facts.driver.present:  # the log's machine had a driver; its version is another matter
+        sources["driver"] = "implied by the logged GPUs (version not stated)"
+        return facts.replace(gpus=tuple(gpus), topology=(), driver=Driver(present=True))
+    return facts.replace(gpus=tuple(gpus), topology=())
 
 
 def _with_lower_indexes(log: LogFacts) -> list[LoggedGpu]:
@@ -129,7 +131,7 @@ def _gpu(index: int, name: str, capability: str, memory_mib: int | None) -> Gpu:
 def _with_driver(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, str]) -> Facts:
     if log.driver is None and log.cuda_driver is None:
         if facts.driver.present:
-            sources["driver"] = base_name
+            sources.setdefault("driver", base_name)
         return facts
     driver = Driver(present=True,
                     driver_version=str(log.driver.value) if log.driver else facts.driver.driver_version,

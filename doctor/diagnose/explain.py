@@ -12,7 +12,7 @@ from typing import Any
 from doctor.context import BASE_ROOTS
 from doctor.diagnose.read import SignatureHit
 from doctor.report import Finding, Fix
-from doctor.rules import _MISSING, Rule, _fix, _holds, lookup, render
+from doctor.rules import _MISSING, PLACEHOLDER, Rule, _fix, _holds, _text, lookup
 
 TIED, CONFIRMED, SIGNATURE = "tied", "confirmed", "signature"
 ORDER = {TIED: 0, CONFIRMED: 1, SIGNATURE: 2}
@@ -132,8 +132,17 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
     text = f"the log's signature matches; the deployment cannot confirm it ({unknown})"
     fixes = tuple(_fix(spec, scoped) for spec in rule.fixes if spec.get("engine") in (None, engine)
                   or engine is None)
-    return Explanation(rule.id, rule.severity, SIGNATURE, text, render(rule.title, scoped), rule.summary, hit,
+    return Explanation(rule.id, rule.severity, SIGNATURE, text, _title(rule.title, scoped), rule.summary, hit,
                        fixes, rule.references, specificity, support)
+
+
+def _title(template: str, context: dict[str, Any]) -> str:
+    """The rule's title for this deployment; what the log does not state reads as such, not as '?'."""
+    def value(match: Any) -> str:
+        found = lookup(context, match.group(1))
+        return "(not stated)" if found is _MISSING or found is None else _text(found)
+
+    return PLACEHOLDER.sub(value, template)
 
 
 def _scoped(rule: Rule, context: dict[str, Any]) -> dict[str, Any]:

@@ -99,8 +99,8 @@ def render_diagnosis_markdown(diagnosis: Diagnosis) -> str:
         lines += [f"**Error** (log line {error[0]}):", "", "```", redact_text(_short(error[1], 1000)), "```", ""]
     if diagnosis.explanations:
         top = diagnosis.explanations[0]
-        lines += [f"**Cause** ({top.status}: {top.status_text}). Signature `{_tick(top.hit.signature.shown)}`, "
-                  f"as in {top.hit.signature.url}.", ""]
+        lines += [f"**Why this rule:** {top.status_text}. The log matches its signature "
+                  f"`{_tick(top.hit.signature.shown)}`, as printed in {top.hit.signature.url}.", ""]
         lines += finding_section(_as_finding(top), heading="###")
         lines += launch_section(diagnosis.launch_for(top), "Launch command that avoids it")
         for other in diagnosis.explanations[1:]:

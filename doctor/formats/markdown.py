@@ -68,11 +68,11 @@ def launch_section(launch: dict[str, Any] | None, title: str = "Launch command w
 
 def deployment_table(facts: Facts, engine: str, sources: dict[str, str]) -> list[str]:
     rows = [("engine", engine, sources.get("engine", ""))]
-    for gpu in facts.gpus[:8]:
-        rows.append((f"GPU {gpu.index}", f"{gpu.name} (CC {gpu.compute_capability})",
-                     sources.get(f"gpu {gpu.index}", sources.get("gpus", ""))))
-    if len(facts.gpus) > 8:
-        rows.append(("GPUs", f"{len(facts.gpus)} in all", ""))
+    for first, last, gpu in _gpu_runs(facts)[:8]:
+        label = f"GPU {first}" if first == last else f"GPUs {first}-{last}"
+        count = "" if first == last else f"{last - first + 1}x "
+        rows.append((label, f"{count}{gpu.name} (CC {gpu.compute_capability})",
+                     sources.get(f"gpu {first}", sources.get("gpus", ""))))
     if facts.driver.driver_version or facts.driver.cuda_driver_version:
         rows.append(("driver", f"{facts.driver.driver_version or '?'} (CUDA {facts.driver.cuda_driver_version or '?'})",
                      sources.get("driver", "")))
@@ -84,6 +84,17 @@ def deployment_table(facts: Facts, engine: str, sources: dict[str, str]) -> list
     lines = ["| | | source |", "|---|---|---|"]
     lines += [f"| {k} | {_cell(v)} | {_cell(s)} |" for k, v, s in rows]
     return lines
+
+
+def _gpu_runs(facts: Facts) -> list[tuple[int, int, Any]]:
+    """Consecutive GPUs of one model as one row: (first index, last index, the GPU)."""
+    runs: list[tuple[int, int, Any]] = []
+    for gpu in facts.gpus:
+        if runs and (runs[-1][2].name, runs[-1][2].compute_capability) == (gpu.name, gpu.compute_capability):
+            runs[-1] = (runs[-1][0], gpu.index, runs[-1][2])
+        else:
+            runs.append((gpu.index, gpu.index, gpu))
+    return runs
 
 
 def environment_details(facts: Facts, extra: list[str] | None = None) -> list[str]:

@@ -111,11 +111,12 @@ RULES = (
     LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
     LineRule(FMT, r"(?:^|[\s\[(`])(?P<pkg>" + _NAMES + r")(?:\s*==\s*|: |\s+)v?" + VERSION + r"(?:\s|$|\))",
              _package, once=False),
-    LineRule(FMT, r"PyTorch version: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
-    LineRule(FMT, r"CUDA used to build PyTorch: " + VERSION, _torch_cuda),
-    LineRule(FMT, r"(?:Nvidia driver version|Driver Version): (?P<version>\d+\.\d+(?:\.\d+)?)"
+    LineRule(FMT, r"PyTorch version\s*: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
+    LineRule(FMT, r"CUDA used to build PyTorch\s*: " + VERSION, _torch_cuda),
+    LineRule(FMT, r"(?:Nvidia driver version|Driver Version)\s*: (?P<version>\d+\.\d+(?:\.\d+)?)"
                   r"(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
-    LineRule(FMT, r"^GPU (?P<index>\d+): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)\s*(?:\(UUID|$)", _gpu, once=False),
+    LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
+                  r"\s*(?:\(UUID|$)", _gpu, once=False),
     LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off)\s+\|", _smi_gpu, once=False),
     LineRule(FMT, r"(?P<name>NVIDIA [\w -]+?) with CUDA capability sm_(?P<cc>\d+) is not compatible",
              _incompatible, once=False),

@@ -40,7 +40,8 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResource
          r"|nvcc fatal|Segmentation fault|core dumped|terminate called after throwing|Assertion .{0,200} failed"
          r"|GGML_ASSERT|ggml_cuda_compute_forward: \w+ failed|Unsupported SM version|Fatal Python error"
          r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]"
-         r"|failed to initialize CUDA|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
+         r"|failed to initialize CUDA|not supported on \.target|Unknown CUDA Architecture Name|CMake Error"
+         r"|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
          r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception")
 
 RULES = (
