@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from doctor.rules import load_rules
+from doctor.pipeline.rules import load_rules
 
 REPO = Path(__file__).resolve().parents[2]
 # the notes' paths, bare (`research/models.md`, `sglang.md §2`) or under shared/

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from doctor.facts import Driver, Library, Source
+from doctor.pipeline.facts import Driver, Library, Source
 from tests.rules.builders import RULES, a, build, decode_attention, findings, fused_moe, lib
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"

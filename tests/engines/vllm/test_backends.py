@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from doctor.analysis import analyze_all
 from doctor.engines.vllm import knowledge
+from doctor.pipeline.analysis import analyze_all
 from tests.rules.builders import build, findings
 
 PRO = "rtx-pro-6000-x8"

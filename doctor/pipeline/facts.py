@@ -16,7 +16,7 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.topology import LinkIndex
 from doctor.validation import shown
-from doctor.validation.facts import check_facts
+from doctor.validation.facts import validate_facts
 from doctor.validation.reader import from_dict
 
 SCHEMA_VERSION = "1"
@@ -315,7 +315,7 @@ def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
             f"{origin}: schema_version {shown(version)} is not supported (this doctor reads {SCHEMA_VERSION!r})"
         )
     facts = from_dict(Facts, data, origin)
-    check_facts(facts, origin)
+    validate_facts(facts, origin)
     return facts
 
 

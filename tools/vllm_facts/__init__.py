@@ -2,9 +2,9 @@
 imported): the flags `vllm serve` accepts, the environment variables it reads, its fused-MoE configs and
 their functions, its attention backends and their SM12x answers, the dense GEMM kernel per quantization
 scheme on SM12x, the Python gates of the compiled kernels, the all-reduce paths and their gates
-(wheelfacts.allreduce), the NCCL the release brings through its torch pin (wheelfacts.nccl),
+(vllm_facts.allreduce), the NCCL the release brings through its torch pin (vllm_facts.nccl),
 and the CUDA architectures each compiled extension carries (doctor.binaries). Every fact keeps its file
-and line. `python -m doctor.engines.vllm.wheelfacts --out doctor/engines/vllm/data` regenerates the data."""
+and line. `python -m tools.vllm_facts --out doctor/data/vllm` regenerates the data."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from doctor.engines.vllm.evaluate import NotStatic, run_function
-from doctor.engines.vllm.wheelfacts.allreduce import allreduce_facts
-from doctor.engines.vllm.wheelfacts.backends import attention_facts
-from doctor.engines.vllm.wheelfacts.cli_flags import FlagReader
-from doctor.engines.vllm.wheelfacts.envs import env_facts
-from doctor.engines.vllm.wheelfacts.gemm import gemm_facts
-from doctor.engines.vllm.wheelfacts.moe import functions, moe_facts, source_hash
-from doctor.engines.vllm.wheelfacts.nccl import load_table, nccl_facts, torch_pin
-from doctor.engines.vllm.wheelfacts.source import WheelSource
+from tools.vllm_facts.allreduce import allreduce_facts
+from tools.vllm_facts.backends import attention_facts
+from tools.vllm_facts.cli_flags import FlagReader
+from tools.vllm_facts.envs import env_facts
+from tools.vllm_facts.gemm import gemm_facts
+from tools.vllm_facts.moe import functions, moe_facts, source_hash
+from tools.vllm_facts.nccl import load_table, nccl_facts, torch_pin
+from tools.vllm_facts.source import WheelSource
 
 SCHEMA = 1
 # Python-side gates in front of compiled kernels: (file, function, parameter given the capability as an int)
@@ -40,7 +40,7 @@ MODELLED = (("vllm/v1/worker/gpu_worker.py", ("determine_available_memory",)),
             ("vllm/attention/ops/triton_decode_attention.py", ("_decode_grouped_att_m_fwd",)))
 SELECTION_DIRS = ("vllm/model_executor/layers/quantization/", "vllm/model_executor/layers/fused_moe/")
 MIN_BINARY_BYTES = 1 << 16
-TORCH_TABLE = Path(__file__).resolve().parent.parent / "data" / "torch-nccl.json"  # wheelfacts.nccl
+TORCH_TABLE = Path(__file__).resolve().parents[2] / "doctor" / "data" / "vllm" / "torch-nccl.json"
 
 
 def extract(wheel: Path, audit_binaries: bool = True) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doctor.engines.vllm.evaluate import UNKNOWN, Capability, NotStatic, Stub, run_function
-from doctor.engines.vllm.wheelfacts.source import WheelSource, absolute_module, module_of
+from tools.vllm_facts.source import WheelSource, absolute_module, module_of
 
 MAX_QUESTIONS = 8  # a gate asking more is recorded as unknown rather than walked (2**8 runs at most)
 MAX_DEPTH = 3  # helper functions followed into helper functions

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from doctor.engines.vllm.wheelfacts.source import Found, WheelSource
+from tools.vllm_facts.source import Found, WheelSource
 
 BUILTINS = {"str", "int", "float", "bool", "dict", "list", "tuple", "set", "bytes", "None", "NoneType", "Any",
             "Callable", "type", "object"}

@@ -1,6 +1,6 @@
 """Maintainers' script: which GPU architectures the ecosystem's released wheels carry, read from the wheels.
 
-    .venv/bin/python scripts/wheel_archs.py [--only torch] [--cache DIR] [--out doctor/data/wheel_archs.json]
+    .venv/bin/python tools/wheel_archs.py [--only torch] [--cache DIR] [--out doctor/data/wheel_archs.json]
 
 For every (package, version, platform) in TARGETS it downloads the wheel from PyPI (`pip download --no-deps`,
 cached in --cache, never in the repository), extracts each CUDA library to a temporary file and audits it with
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                           if (w["package"], w["version"], w["platform"]) != (package, version, platform)]
         data["wheels"].append(entry)
         data["wheels"].sort(key=lambda w: (w["package"], w["platform"], _version_key(w["version"])))
-        data.update(generated_by="scripts/wheel_archs.py", generated=datetime.date.today().isoformat())
+        data.update(generated_by="tools/wheel_archs.py", generated=datetime.date.today().isoformat())
         args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         if args.drop_wheels:
             shutil.rmtree(args.cache / f"{package}-{version}-{platform}", ignore_errors=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.facts import Facts, Gpu, Link, Model
+from doctor.pipeline.facts import Facts, Gpu, Link, Model
 from doctor.plan.layouts import Comm, Layout, communication, invalid_reasons
 from doctor.plan.planner import Plan, PlanRequest, plan_layout
 from doctor.plan.weights import WeightSource, weight_source

@@ -18,7 +18,7 @@ from packaging.version import Version
 
 from doctor.fix.journal import FixError
 from doctor.output import read_regular_bytes
-from doctor.report import Finding, Report, Safety
+from doctor.pipeline.report import Finding, Report, Safety
 
 if TYPE_CHECKING:
     from doctor.fix.patches import Patch

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from doctor.engines.vllm.wheelfacts.source import WheelSource
+from tools.vllm_facts.source import WheelSource
 
 FUSED_MOE = "vllm/model_executor/layers/fused_moe/fused_moe.py"
 CONFIG_DIR = "vllm/model_executor/layers/fused_moe/configs/"

@@ -8,8 +8,8 @@ import ast
 import re
 from typing import Any
 
-from doctor.engines.vllm.wheelfacts.cli_flags import resolve_constants
-from doctor.engines.vllm.wheelfacts.source import WheelSource
+from tools.vllm_facts.cli_flags import resolve_constants
+from tools.vllm_facts.source import WheelSource
 
 ENVS = "vllm/envs.py"
 CHOICE_HELPERS = ("env_with_choices", "env_list_with_choices", "env_set_with_choices")

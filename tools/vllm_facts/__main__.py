@@ -1,11 +1,11 @@
 """Regenerate the vLLM version data from the released wheels:
 
-    python -m doctor.engines.vllm.wheelfacts --out doctor/engines/vllm/data [--versions 0.15.0,0.15.1]
+    python -m tools.vllm_facts --out doctor/data/vllm [--versions 0.15.0,0.15.1]
 
 Wheels are fetched with `pip download --no-deps` into $SM120_DOCTOR_TEST_CACHE (default
 ~/.cache/sm120-doctor-tests)/downloads/vllm-X, the layout tests/wheels.py shares; `--delete-wheels` removes
 each one once read. Writes vllm-X.json per release and index.json (the releases, oldest first); the torch versions the
-wheels pin are looked up on PyPI (metadata only) into torch-nccl.json first (wheelfacts.nccl)."""
+wheels pin are looked up on PyPI (metadata only) into torch-nccl.json first (vllm_facts.nccl)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from doctor.engines.vllm.wheelfacts import TORCH_TABLE, extract
-from doctor.engines.vllm.wheelfacts.history import build_index
-from doctor.engines.vllm.wheelfacts.nccl import torch_pin, update_table
-from doctor.engines.vllm.wheelfacts.source import WheelSource
+from tools.vllm_facts import TORCH_TABLE, extract
+from tools.vllm_facts.history import build_index
+from tools.vllm_facts.nccl import torch_pin, update_table
+from tools.vllm_facts.source import WheelSource
 
 # Every minor from the first wheel with sm_120 SASS in vllm/_C.abi3.so (0.9.2: 0.9.0 and 0.9.1 carry none,
 # read with doctor.binaries) to 0.33.0, with 0.15.1 (SM12x FP8 MoE gate and NVFP4 MoE fixes).
@@ -68,7 +68,7 @@ def write_json(path: Path, data: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m doctor.engines.vllm.wheelfacts")
+    parser = argparse.ArgumentParser(prog="python -m tools.vllm_facts")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--versions", default=",".join(RELEASES))
     parser.add_argument("--no-binaries", action="store_true", help="skip the fatbin audit (faster)")

@@ -1,6 +1,7 @@
 """Per-node launch commands from a composed single-node one: the same flags and environment (the user's and
 the safe fixes), with the layout flags replaced by the multi-node layout's. Engines use these helpers in their
-`node_launches` (doctor/engines/<engine>/multinode.py)."""
+`node_launches` (doctor/engines/<engine>/multinode.py): what every engine shares about launching over
+several nodes."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ class NodeRole:
 
 @dataclass(frozen=True)
 class MultiNode:
-    """A layout over several nodes (doctor/plan/multinode.py): sizes over the whole deployment, nodes in rank
+    """A layout over several nodes (doctor/cluster/layouts.py): sizes over the whole deployment, nodes in rank
     order."""
 
     tp: int

@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doctor.analysis import Analysis, analyze_all, analyze_run
-from doctor.context import build_context
 from doctor.engines import registry
-from doctor.facts import Facts
 from doctor.launch import Launch, parse_launch
+from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
+from doctor.pipeline.context import build_context
+from doctor.pipeline.facts import Facts
+from doctor.pipeline.report import SEVERITIES, Finding, Report
+from doctor.pipeline.rules import Rule, evaluate, load_rules
+from doctor.pipeline.upgrades import annotate_upgrades
 from doctor.probe import gather_facts
-from doctor.report import SEVERITIES, Finding, Report
-from doctor.rules import Rule, evaluate, load_rules
-from doctor.upgrades import annotate_upgrades
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from doctor.engines.vllm.wheelfacts.source import WheelSource, module_of, top_level
-from doctor.engines.vllm.wheelfacts.types import argparse_kind, hints
+from tools.vllm_facts.source import WheelSource, module_of, top_level
+from tools.vllm_facts.types import argparse_kind, hints
 
 SERVE_FILES = ("vllm/entrypoints/cli/serve.py",)
 OPTIONAL_VALUE_BOOL = "type_hints == {bool, str, type(None)}"

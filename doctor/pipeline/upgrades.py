@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from doctor.engines.releases import known_releases, newer_releases
 from doctor.engines.versions import KNOWN_PACKAGES
-from doctor.facts import Facts, Library
-from doctor.report import Finding, Fix
+from doctor.pipeline.facts import Facts, Library
+from doctor.pipeline.report import Finding, Fix
 
 # The distribution name at the head of a requirement (`vllm>=0.15.1`, `vllm[tensorizer]==0.15.1`), PEP 508.
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[|[<>=!~;@ ]|$)")
@@ -32,7 +32,7 @@ def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Eva
 def _new_errors(ids: set[str]) -> bool:
     """A release that clears one error by raising another (an engine default that changed to a second broken
     one) is no answer: the lowest clearing release is the first that adds no new error."""
-    from doctor.rules import load_rules
+    from doctor.pipeline.rules import load_rules
 
     errors = {rule.id for rule in load_rules() if rule.severity == "error"}
     return bool(ids & errors)

@@ -6,8 +6,8 @@ a value (`(common_params & params)` and `(common_params &, bool)` are switches);
 LLAMA_EXAMPLE_SERVER or LLAMA_EXAMPLE_COMMON and not excluded from the server, as `add_opt` filters).
 Closed value sets are the `value == "..."` literals of a handler that throws on anything else.
 
-Regenerate the committed table (doctor/engines/llama_cpp/data/llama_server_flags.json) with
-`python -m doctor.engines.llama_cpp.flag_source ARG_CPP --release bNNNN --source "WHERE"`, e.g. from the llama.cpp
+Regenerate the committed table (doctor/data/llama_cpp/llama_server_flags.json) with
+`python -m tools.llama_cpp_flags ARG_CPP --release bNNNN --source "WHERE"`, e.g. from the llama.cpp
 that llama-cpp-python's sdist vendors (`pip download --no-deps --no-binary :all: llama-cpp-python==0.3.36`,
 `vendor/llama.cpp/common/arg.cpp`).
 """

@@ -14,9 +14,9 @@ from typing import Any
 
 from doctor.engines.vllm.evaluate import NotStatic, Stub
 from doctor.engines.vllm.gemm import CAPABILITIES, choose
-from doctor.engines.vllm.wheelfacts.backends import _method
-from doctor.engines.vllm.wheelfacts.explore import Explorer
-from doctor.engines.vllm.wheelfacts.source import WheelSource, module_of
+from tools.vllm_facts.backends import _method
+from tools.vllm_facts.explore import Explorer
+from tools.vllm_facts.source import WheelSource, module_of
 
 Q = "vllm/model_executor/layers/quantization/"
 LINEAR = "vllm/model_executor/kernels/linear/__init__.py"

@@ -12,7 +12,7 @@ import ast
 from typing import Any
 
 from doctor.engines.vllm.evaluate import NotStatic, run_function
-from doctor.engines.vllm.wheelfacts.source import WheelSource, top_level
+from tools.vllm_facts.source import WheelSource, top_level
 
 DC = "vllm/distributed/device_communicators/"
 CUSTOM = DC + "custom_all_reduce.py"

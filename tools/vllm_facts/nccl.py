@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from doctor.engines.vllm.wheelfacts.source import WheelSource
+from tools.vllm_facts.source import WheelSource
 
 TORCH_PIN = re.compile(r"^Requires-Dist:\s*torch\s*==\s*([0-9][^\s;,]*)")
 NCCL_PIN = re.compile(r"^(nvidia-nccl-cu\d+)\s*==\s*([0-9][^\s;,]*)")

@@ -6,12 +6,12 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.analysis import Analysis
 from doctor.buildargs import build_view
 from doctor.engines import registry
-from doctor.facts import Facts, to_jsonable
 from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
+from doctor.pipeline.analysis import Analysis
+from doctor.pipeline.facts import Facts, to_jsonable
 from doctor.wheel_archs import version_facts
 
 ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")

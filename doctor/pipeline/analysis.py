@@ -8,9 +8,9 @@ from typing import Any
 
 from doctor.engines import registry
 from doctor.engines.base import Engine, EngineAnalysis, EngineRun, parse_version
-from doctor.facts import Facts, Library
 from doctor.kernels.check import KernelCheck
 from doctor.launch import Launch
+from doctor.pipeline.facts import Facts, Library
 from doctor.plan.memory import MemoryModel
 from doctor.plan.summary import plan_summary
 

@@ -27,7 +27,7 @@ def build_index(folder: Path) -> dict[str, Any]:
                     else entry.get("takes_value", True)
         for name in facts["envs"]["table"]:
             envs.setdefault(name, []).append(release)
-    return {"package": "vllm", "generator": "python -m doctor.engines.vllm.wheelfacts", "releases": releases,
+    return {"package": "vllm", "generator": "python -m tools.vllm_facts", "releases": releases,
             "flags": {k: {"releases": ranges(v, releases), "takes_value": takes_value[k]}
                       for k, v in sorted(flags.items())},
             "alias_of": dict(sorted(alias_of.items())),

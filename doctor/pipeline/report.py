@@ -7,8 +7,8 @@ from enum import Enum
 from typing import Any
 
 from doctor import __version__
-from doctor.analysis import Analysis
-from doctor.facts import Facts
+from doctor.pipeline.analysis import Analysis
+from doctor.pipeline.facts import Facts
 
 SEVERITIES = ("error", "warning", "info")
 FIX_KINDS = ("flag", "env", "patch", "config", "upgrade", "manual")

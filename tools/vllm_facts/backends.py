@@ -8,7 +8,7 @@ import ast
 from typing import Any
 
 from doctor.engines.vllm.evaluate import Capability, NotStatic, run_function
-from doctor.engines.vllm.wheelfacts.source import WheelSource, module_of, top_level
+from tools.vllm_facts.source import WheelSource, module_of, top_level
 
 ENUM_PLACES = (("vllm/v1/attention/backends/registry.py", "AttentionBackendEnum"),
                ("vllm/attention/backends/registry.py", "AttentionBackendEnum"),

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from doctor import cache, specifiers
-from doctor.context import BASE_ROOTS, context_roots, engine_root
 from doctor.engines import registry
 from doctor.errors import DoctorError
-from doctor.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
+from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
+from doctor.pipeline.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
@@ -30,7 +30,8 @@ FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "co
 
 
 def allowed_roots() -> set[str]:
-    """Roots a condition, `for_each` or `{placeholder}` may address: what doctor/context.py builds, plus `item`."""
+    """Roots a condition, `for_each` or `{placeholder}` may address: what doctor/pipeline/context.py builds,
+    plus `item`."""
     return {*context_roots(), "item"}
 
 
@@ -63,7 +64,7 @@ class Rule:
 
 def rules_dir() -> Path:
     """The rules shipped in the wheel (`doctor/_rules`), else the checkout's `rules/`."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the doctor package
     packaged = here / "_rules"
     return packaged if packaged.is_dir() else here.parent / "rules"
 
