@@ -12,8 +12,8 @@ from doctor.diagnose.gpus import capability_of
 from doctor.diagnose.logfacts import LogFacts, LoggedGpu, Stated
 from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.errors import DoctorError
-from doctor.facts import Driver, Facts, Gpu, Library, Model
 from doctor.hardware import smem_per_block_optin
+from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Model
 
 SERVING = ("vllm", "sglang", "tensorrt-llm", "llama.cpp")
 MIB = 1 << 20

@@ -11,8 +11,8 @@ from doctor.diagnose.deployment import Deployment, reconstruct
 from doctor.diagnose.explain import Explanation, RuledOut, explain
 from doctor.diagnose.read import LogReading, reader_for
 from doctor.errors import DoctorError
-from doctor.facts import Facts
-from doctor.report import Report, any_at_or_above
+from doctor.pipeline.facts import Facts
+from doctor.pipeline.report import Report, any_at_or_above
 
 DIAGNOSIS_SCHEMA_VERSION = "1"
 
@@ -73,10 +73,10 @@ class Diagnosis:
 
 def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: Mapping[str, str],
              rules: list[Any] | None = None) -> Diagnosis:
-    from doctor.check import check_facts
-    from doctor.context import build_context
     from doctor.launch import Launch
-    from doctor.rules import load_rules
+    from doctor.pipeline.check import check_facts
+    from doctor.pipeline.context import build_context
+    from doctor.pipeline.rules import load_rules
 
     rules = load_rules() if rules is None else rules
     reader = reader_for(rules)

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from doctor.context import BASE_ROOTS
 from doctor.diagnose.read import SignatureHit
-from doctor.report import Finding, Fix
-from doctor.rules import _MISSING, PLACEHOLDER, Rule, _fix, _holds, _text, lookup
+from doctor.pipeline.context import BASE_ROOTS
+from doctor.pipeline.report import Finding, Fix
+from doctor.pipeline.rules import _MISSING, PLACEHOLDER, Rule, _fix, _holds, _text, lookup
 
 TIED, CONFIRMED, SIGNATURE = "tied", "confirmed", "signature"
 ORDER = {TIED: 0, CONFIRMED: 1, SIGNATURE: 2}
@@ -89,7 +89,7 @@ def _rank(e: Explanation) -> tuple[int, ...]:
 
 
 def _other_engine(rule: Rule, engine: str | None) -> bool:
-    from doctor.context import engine_root
+    from doctor.pipeline.context import engine_root
 
     if engine is None or rule.area in BASE_ROOTS:
         return False
@@ -100,14 +100,14 @@ def _other_engine(rule: Rule, engine: str | None) -> bool:
 
 
 def _engine_rule(rule: Rule) -> bool:
-    from doctor.context import engine_root
     from doctor.engines import registry
+    from doctor.pipeline.context import engine_root
 
     return rule.area in {engine_root(name) for name in registry.engines()}
 
 
 def _own_engine(rule: Rule, engine: str | None) -> bool:
-    from doctor.context import engine_root
+    from doctor.pipeline.context import engine_root
 
     return engine is not None and rule.area == engine_root(engine)
 

@@ -13,7 +13,7 @@ from doctor.formats.markdown import (
     launch_section,
 )
 from doctor.formats.redact import redact_text
-from doctor.report import Finding
+from doctor.pipeline.report import Finding
 
 if TYPE_CHECKING:
     from doctor.diagnose.diagnosis import Diagnosis

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from doctor.facts import Facts
 from doctor.formats.redact import redact_env, redact_text
-from doctor.report import Finding, Fix, Report
+from doctor.pipeline.facts import Facts
+from doctor.pipeline.report import Finding, Fix, Report
 
 MAX_CELL = 300
 

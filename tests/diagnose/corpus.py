@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from doctor.diagnose.diagnosis import Diagnosis, diagnose
-from doctor.facts import Facts, Source
+from doctor.pipeline.facts import Facts, Source
 
 try:
     import tomllib

@@ -132,7 +132,7 @@ def test_bad_signatures_are_refused(raw, message):
 
 
 def test_every_signature_matches_a_corpus_log_or_cites_a_report():
-    from doctor.rules import load_rules
+    from doctor.pipeline.rules import load_rules
 
     signed = [r for r in load_rules() if r.signatures]
     assert len(signed) >= 15
