@@ -15,7 +15,6 @@ from doctor.errors import DoctorError
 from doctor.hardware import smem_per_block_optin
 from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Model
 
-SERVING = ("vllm", "sglang", "tensorrt-llm", "llama.cpp")
 MIB = 1 << 20
 
 
@@ -52,6 +51,13 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
     return Deployment(facts=facts, argv=argv, engine=engine, sources=sources, notes=notes)
 
 
+def _serving() -> set[str]:
+    """The packages of the engines the doctor knows (plug-ins too)."""
+    from doctor.engines import registry
+
+    return {engine.package for engine in registry.engines().values()}
+
+
 def _at(stated: Stated | None) -> str:
     return f"log line {stated.line}" if stated else "?"
 
@@ -60,10 +66,11 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
                sources: dict[str, str]) -> dict[str, Library]:
     """The log's versions as what-ifs (so the log's engine is the one analysed); another serving engine of the
     base is dropped when the log names its own."""
+    serving = _serving()
     libraries = {name: lib for name, lib in base.libraries.items()
-                 if engine not in SERVING or name not in SERVING or name == engine}
+                 if engine not in serving or name not in serving or name == engine}
     for name in libraries:
-        if name in SERVING or name in ("torch", "triton"):
+        if name in serving or name in ("torch", "triton"):
             sources.setdefault(f"{name} version", base_name)
     for name, stated in log.versions.items():
         name = KNOWN_PACKAGES.get(name, name)

@@ -75,13 +75,10 @@ class LogFacts:
 
     @property
     def engine(self) -> Stated | None:
-        """The serving engine that wrote the log: one whose version it states, else the first hinted."""
-        for name in ("vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama"):
-            if name in self.versions and name in self.engine_hints:
-                return Stated(name, self.engine_hints[name])
-        stated = [(s.line, name) for name, s in self.versions.items()
-                  if name in ("vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama")]
-        hinted = [(line, name) for name, line in self.engine_hints.items()]
-        for line, name in sorted(hinted) or sorted(stated):
-            return Stated(name, line)
-        return None
+        """The engine that wrote the log: of those its lines show, the first whose version it states, else the
+        first shown. A version in a package list alone (pip freeze) names no engine."""
+        hinted = sorted((line, name) for name, line in self.engine_hints.items())
+        for line, name in hinted:
+            if name in self.versions:
+                return Stated(name, line)
+        return Stated(hinted[0][1], hinted[0][0]) if hinted else None

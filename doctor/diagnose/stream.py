@@ -14,7 +14,7 @@ from doctor.errors import InputError
 
 BLOCK = 1 << 20  # bytes read at a time
 MAX_CARRY = 4 << 20  # an unfinished line longer than this is scanned as it stands
-MAX_LINE = 65536  # characters kept of a line (SGLang's ServerArgs dump runs to ~10k)
+MAX_LINE = 65536  # characters kept of a line (an engine's one-line argument dump runs to ~10k)
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]")
 _GZIP = b"\x1f\x8b"
 

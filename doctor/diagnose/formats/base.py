@@ -58,3 +58,34 @@ def version_of(package: str, fmt: str, engine: str | None = None) -> Handler:
         facts.version(package, m.group("version"), line)
 
     return handle
+
+
+def scalar(text: str) -> object:
+    if text in ("True", "False"):
+        return text == "True"
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def args_to_argv(values: dict[str, object], skip: tuple[str, ...] = ()) -> list[str]:
+    argv: list[str] = []
+    for key, value in values.items():
+        if key in skip or value is None:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            argv.append(flag)
+        elif value is False:
+            continue
+        elif isinstance(value, list | tuple):
+            argv += [flag, *[str(v) for v in value]] if value else []
+        elif isinstance(value, dict):
+            argv += [flag, repr(value).replace("'", '"')]
+        else:
+            argv += [flag, str(value)]
+    return argv

@@ -1,4 +1,4 @@
-"""Environment dumps: PyTorch's `collect_env`, `vllm collect-env`, `python -m sglang.check_env`, `pip list` /
+"""Environment dumps: PyTorch's `collect_env` and the engines' versions of it, `pip list` /
 `pip freeze` lines, nvidia-smi's banner and GPU rows, PyTorch's capability warnings, environment variables."""
 
 from __future__ import annotations
@@ -8,24 +8,35 @@ from typing import Any
 
 from doctor.diagnose.formats.base import VERSION, LineRule
 from doctor.diagnose.logfacts import LogFacts
+from doctor.probe.env import PREFIXES as PROBED_PREFIXES
 
 FMT = "collect_env"
 # pip/conda names → the doctor's library names (doctor/engines/versions.py)
-PACKAGES = {"torch": "torch", "vllm": "vllm", "sglang": "sglang", "triton": "triton", "pytorch-triton": "triton",
+PACKAGES = {"torch": "torch", "triton": "triton", "pytorch-triton": "triton",
             "flashinfer-python": "flashinfer-python", "flashinfer": "flashinfer-python",
             "flashinfer-cubin": "flashinfer-cubin", "flashinfer-jit-cache": "flashinfer-jit-cache",
-            "sgl-kernel": "sgl-kernel", "sglang-kernel": "sgl-kernel", "tensorrt-llm": "tensorrt-llm",
-            "tensorrt_llm": "tensorrt-llm", "transformers": "transformers", "nvidia-nccl-cu12": "nccl",
-            "nvidia-nccl-cu13": "nccl", "nvidia-cutlass-dsl": "nvidia-cutlass-dsl", "nvidia-cudnn-cu12": "cudnn",
-            "nvidia-cudnn-cu13": "cudnn", "llama-cpp-python": "llama-cpp-python"}
-_NAMES = "|".join(sorted((re.escape(n).replace("\\-", "[-_]") for n in PACKAGES), key=len, reverse=True))
-ENV_PREFIXES = r"(?:VLLM|SGLANG|SGL|NCCL|CUDA|TORCH|TRITON|FLASHINFER|TRTLLM|TLLM|PYTORCH|CUTE|GGML|OLLAMA)"
+            "transformers": "transformers", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl",
+            "nvidia-cutlass-dsl": "nvidia-cutlass-dsl", "nvidia-cudnn-cu12": "cudnn", "nvidia-cudnn-cu13": "cudnn"}
+# the prefixes the probe keeps (doctor/probe/env.py), and a few more that logs print
+ENV_PREFIXES = "(?:" + "|".join(p.rstrip("_") for p in (*PROBED_PREFIXES, "PYTORCH_", "CUTE_", "GGML_", "OLLAMA_",
+                                                         "TLLM_")) + ")"
 
 
-def _package(m: Any, line: int, facts: LogFacts) -> None:
+def _names(packages: dict[str, str]) -> str:
+    return "|".join(sorted((re.escape(n).replace("\\-", "[-_]") for n in packages), key=len, reverse=True))
+
+
+def _package_handler(packages: dict[str, str]):
+    def handle(m: Any, line: int, facts: LogFacts) -> None:
+        _package(packages, m, line, facts)
+
+    return handle
+
+
+def _package(packages: dict[str, str], m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     name = m.group("pkg").lower().replace("_", "-")
-    key = PACKAGES.get(name) or PACKAGES.get(name.replace("-", "_"))
+    key = packages.get(name) or packages.get(name.replace("-", "_"))
     if key:
         version = m.group("version")
         facts.version(key, version, line)
@@ -104,13 +115,18 @@ def _cmake(m: Any, line: int, facts: LogFacts) -> None:
     facts.env.setdefault(m.group("name"), Stated(m.group("value"), line))
 
 
+def rules(engine_packages: dict[str, str]) -> tuple[LineRule, ...]:
+    """The dump's line rules, with the engines' own packages (their `PACKAGES`) among the ones it reads."""
+    packages = {**PACKAGES, **engine_packages}
+    return (LineRule(FMT, r"(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?:\s*==\s*|: |\s+)v?" + VERSION
+                     + r"(?:\s|$|\))", _package_handler(packages), once=False), *RULES)
+
+
 RULES = (
     LineRule(FMT, r"NCCL version " + VERSION, _nccl_version),
     LineRule(FMT, r"#\s+Rank\s+\d+ .*device\s+(?P<index>\d+) \[[^\]]*\] (?P<name>NVIDIA .+?)\s*$",
              _nccl_device, once=False),
     LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
-    LineRule(FMT, r"(?:^|[\s\[(`])(?P<pkg>" + _NAMES + r")(?:\s*==\s*|: |\s+)v?" + VERSION + r"(?:\s|$|\))",
-             _package, once=False),
     LineRule(FMT, r"PyTorch version\s*: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
     LineRule(FMT, r"CUDA used to build PyTorch\s*: " + VERSION, _torch_cuda),
     LineRule(FMT, r"(?:Nvidia driver version|Driver Version)\s*: (?P<version>\d+\.\d+(?:\.\d+)?)"

@@ -1,8 +1,10 @@
-"""Launch commands pasted into or echoed by a log: `vllm serve MODEL ...`, `python -m sglang.launch_server ...`,
-`trtllm-serve MODEL ...`, `llama-server -m FILE ...`. Split like a shell; the model and flags go to `check`."""
+"""Launch commands pasted into or echoed by a log, recognised by the launchers each engine declares
+(`Engine.launchers`, as `lint` uses them): `COMMAND [SUBCOMMAND] ...` or `python -m MODULE ...`. Split like a
+shell; the model and the flags go to `check`."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any
 
@@ -10,22 +12,38 @@ from doctor.diagnose.formats.base import LineRule
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "command"
-LAUNCHERS = {"vllm serve": "vllm", "vllm.entrypoints.openai.api_server": "vllm", "sglang.launch_server": "sglang",
-             "sglang serve": "sglang", "trtllm-serve": "tensorrt-llm", "llama-server": "llama.cpp",
-             "llama-cli": "llama.cpp"}
-MODEL_FLAGS = ("--model", "--model-path", "-m", "--model_path")
+MAX_TOKENS = 400  # a pasted command is short; a line of thousands of tokens is not one
 
 
-def _command(m: Any, line: int, facts: LogFacts) -> None:
-    launcher = m.group("launcher")
-    engine = next(e for k, e in LAUNCHERS.items() if k in launcher)
-    facts.saw(FMT, line)
-    facts.hint_engine(engine, line)
-    tokens = _split(m.group("rest"))
-    model, argv = _model_and_flags(tokens, positional=launcher in ("vllm serve", "trtllm-serve", "sglang serve"))
-    if model and "$" not in model and ("/" in model or model.endswith(".gguf")):
-        facts.set_once("model", model, line)
-    facts.set_once("argv", [a for a in argv if "$" not in a], line)
+def rules() -> tuple[LineRule, ...]:
+    from doctor.engines import registry
+
+    found = []
+    for engine in registry.engines().values():
+        for launcher in engine.launchers:
+            if launcher.module:
+                pattern = re.escape(launcher.module)
+            elif launcher.command:
+                pattern = re.escape(launcher.command) + (rf"\s+{re.escape(launcher.subcommand)}"
+                                                         if launcher.subcommand else "")
+            else:
+                continue
+            found.append(LineRule(FMT, rf"(?:^|[\s/`'\"]){pattern}(?P<rest>(?:\s+\S+)+)",
+                                  _handler(engine.name, launcher)))
+    return tuple(found)
+
+
+def _handler(engine: str, launcher: Any):
+    def handle(m: Any, line: int, facts: LogFacts) -> None:
+        facts.saw(FMT, line)
+        facts.hint_engine(engine, line)
+        tokens = _split(m.group("rest"))[:MAX_TOKENS]
+        model, argv = _model_and_flags(tokens, launcher.model_flags, launcher.positional_model)
+        if model and "$" not in model and ("/" in model or model.endswith(".gguf")):
+            facts.set_once("model", model, line)
+        facts.set_once("argv", [a for a in argv if "$" not in a], line)
+
+    return handle
 
 
 def _split(text: str) -> list[str]:
@@ -36,7 +54,8 @@ def _split(text: str) -> list[str]:
         return text.split()
 
 
-def _model_and_flags(tokens: list[str], positional: bool) -> tuple[str | None, list[str]]:
+def _model_and_flags(tokens: list[str], model_flags: tuple[str, ...], positional: bool
+                     ) -> tuple[str | None, list[str]]:
     model = None
     argv: list[str] = []
     index = 0
@@ -44,19 +63,13 @@ def _model_and_flags(tokens: list[str], positional: bool) -> tuple[str | None, l
         model, index = tokens[0], 1
     while index < len(tokens):
         token = tokens[index]
-        if token in MODEL_FLAGS and index + 1 < len(tokens):
+        if token in model_flags and index + 1 < len(tokens):
             model = model or tokens[index + 1]
             index += 2
             continue
-        if token.split("=", 1)[0] in MODEL_FLAGS and "=" in token:
+        if "=" in token and token.split("=", 1)[0] in model_flags:
             model = model or token.split("=", 1)[1]
         elif token.startswith("-") or argv:
             argv.append(token)
         index += 1
     return model, argv
-
-
-RULES = (
-    LineRule(FMT, r"(?P<launcher>vllm serve|vllm\.entrypoints\.openai\.api_server|sglang\.launch_server|sglang serve"
-                  r"|trtllm-serve(?: serve)?|llama-server|llama-cli)(?P<rest>(?:\s+\S+)+)", _command),
-)

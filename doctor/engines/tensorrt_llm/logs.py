@@ -28,6 +28,9 @@ def _stated(value: object, line: int):
     return Stated(value, line)
 
 
+# pip names of this engine's packages as environment dumps list them → the doctor's library names
+PACKAGES = {"tensorrt-llm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm"}
+
 RULES = (
     LineRule(FMT, r"TensorRT-LLM version:? v?" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
     LineRule(FMT, r"tensorrt_llm(?:==| version:? )" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),

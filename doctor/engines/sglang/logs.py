@@ -6,8 +6,7 @@ import ast
 import re
 from typing import Any
 
-from doctor.diagnose.formats.base import VERSION, LineRule, hint, version_of
-from doctor.diagnose.formats.vllm import args_to_argv
+from doctor.diagnose.formats.base import VERSION, LineRule, args_to_argv, hint, version_of
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "sglang"
@@ -59,6 +58,9 @@ def _literal(text: str) -> object:
     except (ValueError, SyntaxError):
         return text
 
+
+# pip names of this engine's packages as environment dumps list them → the doctor's library names
+PACKAGES = {"sglang": "sglang", "sgl-kernel": "sgl-kernel", "sglang-kernel": "sgl-kernel"}
 
 RULES = (
     LineRule(FMT, r"lmsysorg/sglang:v" + VERSION, version_of("sglang", "command", "sglang")),

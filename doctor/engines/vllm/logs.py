@@ -7,7 +7,7 @@ import ast
 import re
 from typing import Any
 
-from doctor.diagnose.formats.base import VERSION, LineRule, hint, version_of
+from doctor.diagnose.formats.base import VERSION, LineRule, args_to_argv, hint, scalar, version_of
 from doctor.diagnose.logfacts import LogFacts
 
 FMT = "vllm"
@@ -34,38 +34,7 @@ def literal_dict(text: str) -> dict[str, object]:
         except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
             pass
     pairs = re.findall(r"'(\w+)': ('[^']*'|\"[^\"]*\"|[\w.+-]+)", text[:MAX_ARGS])
-    return {k: v.strip("'\"") if v[:1] in "'\"" else _scalar(v) for k, v in pairs}
-
-
-def _scalar(text: str) -> object:
-    if text in ("True", "False"):
-        return text == "True"
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            return text
-
-
-def args_to_argv(values: dict[str, object], skip: tuple[str, ...] = ()) -> list[str]:
-    argv: list[str] = []
-    for key, value in values.items():
-        if key in skip or value is None:
-            continue
-        flag = "--" + key.replace("_", "-")
-        if value is True:
-            argv.append(flag)
-        elif value is False:
-            continue
-        elif isinstance(value, list | tuple):
-            argv += [flag, *[str(v) for v in value]] if value else []
-        elif isinstance(value, dict):
-            argv += [flag, repr(value).replace("'", '"')]
-        else:
-            argv += [flag, str(value)]
-    return argv
+    return {k: v.strip("'\"") if v[:1] in "'\"" else scalar(v) for k, v in pairs}
 
 
 def _backend(m: Any, line: int, facts: LogFacts) -> None:
@@ -79,6 +48,9 @@ def _stated(value: object, line: int):
 
     return Stated(value, line)
 
+
+# pip names of this engine's packages as environment dumps list them → the doctor's library names
+PACKAGES = {"vllm": "vllm"}
 
 RULES = (
     LineRule(FMT, r"[█▀▄]\s+version " + VERSION, version_of("vllm", FMT, "vllm")),

@@ -36,6 +36,9 @@ def _model(m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("model", m.group("model"), line)
 
 
+# pip names of this engine's packages as environment dumps list them → the doctor's library names
+PACKAGES = {"llama-cpp-python": "llama-cpp-python"}
+
 RULES = (
     LineRule(FMT, r"Device (?P<index>\d+): (?P<name>[^,]+), compute capability (?P<cc>\d+\.\d+)"
                   r"(?:, VMM: \w+)?(?:, VRAM: (?P<mib>\d+) MiB)?", _device, once=False),
