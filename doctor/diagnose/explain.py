@@ -130,10 +130,32 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
         return RuledOut(rule.id, hit.line, "the deployment contradicts it: " + "; ".join(facts))
     unknown = f"not stated: {', '.join(facts)}" if facts else "its conditions are about the run, not the log"
     text = f"the log's signature matches; the deployment cannot confirm it ({unknown})"
-    fixes = tuple(_fix(spec, scoped) for spec in rule.fixes if spec.get("engine") in (None, engine)
-                  or engine is None)
+    fixes = tuple(_fix(spec, _stated(spec, scoped)) for spec in rule.fixes
+                  if spec.get("engine") in (None, engine) or engine is None)
     return Explanation(rule.id, rule.severity, SIGNATURE, text, _title(rule.title, scoped), rule.summary, hit,
                        fixes, rule.references, specificity, support)
+
+
+def _stated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
+    """The context with every placeholder of a fix the log leaves open reading "(not stated)", not "?"."""
+    texts = [str(v) for v in spec.values() if isinstance(v, str)]
+    texts += [str(x) for v in spec.values() if isinstance(v, list | dict) for x in (v.values() if isinstance(v, dict)
+                                                                                   else v)]
+    filled = context
+    for text in texts:
+        for match in PLACEHOLDER.finditer(text):
+            value = lookup(filled, match.group(1))
+            if value is _MISSING or value is None:
+                filled = _with_path(filled, match.group(1).split("."), "(not stated)")
+    return filled
+
+
+def _with_path(context: dict[str, Any], parts: list[str], value: Any) -> dict[str, Any]:
+    head, rest = parts[0], parts[1:]
+    inner = context.get(head)
+    if not rest:
+        return {**context, head: value}
+    return {**context, head: _with_path(inner if isinstance(inner, dict) else {}, rest, value)}
 
 
 def _title(template: str, context: dict[str, Any]) -> str:

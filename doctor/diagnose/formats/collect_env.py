@@ -119,7 +119,7 @@ def rules(engine_packages: dict[str, str]) -> tuple[LineRule, ...]:
     """The dump's line rules, with the engines' own packages (their `PACKAGES`) among the ones it reads."""
     packages = {**PACKAGES, **engine_packages}
     return (LineRule(FMT, r"(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?:\s*==\s*|: |\s+)v?" + VERSION
-                     + r"(?:\s|$|\))", _package_handler(packages), once=False), *RULES)
+                     + r"(?:[\s`,;)]|$)", _package_handler(packages), once=False), *RULES)
 
 
 RULES = (
