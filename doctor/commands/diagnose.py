@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     environ = dict(os.environ)
     base, base_name = base_facts(args, environ)
     with _open(args.log) as stream:
-        diagnosis = diagnose(stream, "stdin" if args.log == "-" else args.log, base, base_name, environ)
+        diagnosis = diagnose(stream, "stdin" if args.log == "-" else args.log, base, base_name, environ,
+                             judge_on_log_only=not (args.hardware or args.facts or args.engine))
     json_doc = json_text(diagnosis.to_dict()) if args.format == "json" or args.output else None
     if args.output is not None:
         args.output.write_text(json_doc or "", encoding="utf-8")

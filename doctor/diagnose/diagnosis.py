@@ -72,10 +72,9 @@ class Diagnosis:
 
 
 def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: Mapping[str, str],
-             rules: list[Any] | None = None) -> Diagnosis:
-    from doctor.launch import Launch
-    from doctor.pipeline.check import check_facts
-    from doctor.pipeline.context import build_context
+             rules: list[Any] | None = None, judge_on_log_only: bool = False) -> Diagnosis:
+    """`judge_on_log_only`: the base is this machine, not the one the log comes from (no --hardware, --facts
+    or --engine): its facts fill the report, but only what the log states may rule a rule out."""
     from doctor.pipeline.rules import load_rules
 
     rules = load_rules() if rules is None else rules
@@ -83,6 +82,23 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     reading = reader.read(stream, name)
     deployment = reconstruct(reading.facts, base, base_name, environ)
     notes: list[str] = []
+    report, context = _check(deployment, rules, environ, notes)
+    judge = None
+    if judge_on_log_only and (base.gpus or base.libraries or base.driver.present):
+        _, judge = _check(reconstruct(reading.facts, Facts(source=base.source), base_name, environ), rules,
+                          environ, [])
+    explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
+                                      context, deployment.engine, judge)
+    return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
+
+
+def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str], notes: list[str]
+           ) -> tuple[Report, dict[str, Any]]:
+    """The check pipeline on the deployment, and the rule context of the log's engine run."""
+    from doctor.launch import Launch
+    from doctor.pipeline.check import check_facts
+    from doctor.pipeline.context import build_context
+
     try:
         report = check_facts(deployment.facts, deployment.argv, rules, dict(environ))
     except DoctorError as exc:  # flags the log shows that this engine release would not parse
@@ -94,6 +110,4 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     context = build_context(run_facts, analysis, analysis.run.launch if analysis.run else Launch())
     if not run_facts.gpus:
         context["gpu"] = {}  # a log that names no GPU says nothing of their count: unknown, not 0
-    explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
-                                      context, deployment.engine)
-    return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
+    return report, context

@@ -55,8 +55,10 @@ class RuledOut:
 
 
 def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequence[Any], rules: Sequence[Rule],
-            findings: Sequence[Finding], context: dict[str, Any], engine: str | None
-            ) -> tuple[list[Explanation], list[RuledOut]]:
+            findings: Sequence[Finding], context: dict[str, Any], engine: str | None,
+            judge: dict[str, Any] | None = None) -> tuple[list[Explanation], list[RuledOut]]:
+    """`judge`: the context a rule is ruled out by (default `context`): the log's own facts only, when the rest
+    came from a machine the log was not written on."""
     by_id = {r.id: r for r in rules}
     order = {r.id: i for i, r in enumerate(rules)}
     position = {id(s): i for i, s in enumerate(signatures)}
@@ -71,7 +73,8 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             continue
         if _other_engine(rule, engine):  # the same text from another engine: not this log's cause
             continue
-        judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]))
+        judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]),
+                        context if judge is None else judge)
         if isinstance(judged, Explanation):
             judged = replace(judged, own_engine=_own_engine(rule, engine), order=order[rule.id],
                              engine_unseen=engine is None and _engine_rule(rule))
@@ -113,7 +116,7 @@ def _own_engine(rule: Rule, engine: str | None) -> bool:
 
 
 def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: dict[str, Any],
-           engine: str | None, specificity: int) -> Explanation | RuledOut:
+           engine: str | None, specificity: int, judge: dict[str, Any]) -> Explanation | RuledOut:
     fired = [f for f in findings if f.id == rule.id]
     if fired:
         tied = [f for f in fired if _ties(hit.groups, f.evidence)]
@@ -125,7 +128,7 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
         return Explanation(rule.id, finding.severity, status, text, finding.title, finding.message, hit,
                            finding.fixes, finding.references, specificity)
     scoped = _scoped(rule, context)
-    verdict, facts, support = _verdict(rule, scoped)
+    verdict, facts, support = _verdict(rule, _scoped(rule, judge))
     if verdict is False:
         return RuledOut(rule.id, hit.line, "the deployment contradicts it: " + "; ".join(facts))
     unknown = f"not stated: {', '.join(facts)}" if facts else "its conditions are about the run, not the log"

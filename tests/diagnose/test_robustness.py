@@ -137,3 +137,17 @@ def test_every_signature_matches_a_corpus_log_or_cites_a_report():
     signed = [r for r in load_rules() if r.signatures]
     assert len(signed) >= 15
     assert all(s["url"].startswith("https://github.com/") for r in signed for s in r.signatures)
+
+
+def test_this_machine_fills_the_report_but_only_the_log_rules_out():
+    """Without --hardware/--facts/--engine the base is the machine running the doctor, not the one that wrote
+    the log: an H100 here must not rule out the SM12x causes of a log that names no GPU. Named explicitly, the
+    same facts do rule them out."""
+    from doctor.hardware import load_profile
+
+    here = load_profile("h100-sxm-x8")
+    log = io.BufferedReader(io.BytesIO(NO_IMAGE))
+    implicit = diagnose(log, "t", here, "this machine", {}, judge_on_log_only=True)
+    assert implicit.explanations and implicit.explanations[0].rule == "TORCH001"
+    explicit = diagnose(io.BufferedReader(io.BytesIO(NO_IMAGE)), "t", here, "profile h100-sxm-x8", {})
+    assert not explicit.explanations and {r.rule for r in explicit.ruled_out} >= {"TORCH001", "TORCH002"}
