@@ -151,3 +151,25 @@ def test_this_machine_fills_the_report_but_only_the_log_rules_out():
     assert implicit.explanations and implicit.explanations[0].rule == "TORCH001"
     explicit = diagnose(io.BufferedReader(io.BytesIO(NO_IMAGE)), "t", here, "profile h100-sxm-x8", {})
     assert not explicit.explanations and {r.rule for r in explicit.ruled_out} >= {"TORCH001", "TORCH002"}
+
+
+def test_random_and_mangled_logs_never_raise():
+    """Random bytes, and real logs cut, shuffled and spliced at random: a result or one InputError, nothing else."""
+    import random
+
+    from doctor.errors import InputError
+
+    rng = random.Random(1795)
+    corpus = [p.read_bytes() for p in sorted(LOGS.glob("*.log"))]
+    for _ in range(150):
+        pieces = [rng.choice(corpus) for _ in range(rng.randint(1, 4))]
+        data = b"".join(p[rng.randint(0, len(p)):] + p[: rng.randint(0, len(p))] for p in pieces)
+        lines = data.split(b"\n")
+        rng.shuffle(lines)
+        data = b"\n".join(lines)
+        if rng.random() < 0.3:
+            data += bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 2000)))
+        try:
+            run(data)
+        except InputError:
+            pass

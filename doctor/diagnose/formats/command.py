@@ -41,9 +41,21 @@ def _handler(engine: str, launcher: Any):
         model, argv = _model_and_flags(tokens, launcher.model_flags, launcher.positional_model)
         if model and "$" not in model and ("/" in model or model.endswith(".gguf")):
             facts.set_once("model", model, line)
-        facts.set_once("argv", [a for a in argv if "$" not in a], line)
+        facts.set_once("argv", _without_unexpanded(argv), line)
 
     return handle
+
+
+def _without_unexpanded(argv: list[str]) -> list[str]:
+    """Drop `--flag $VAR` pairs (and bare `$VAR` tokens): a shell variable's value is not in the log."""
+    kept: list[str] = []
+    for token in argv:
+        if "$" in token:
+            if kept and kept[-1].startswith("-") and "=" not in kept[-1]:
+                kept.pop()
+            continue
+        kept.append(token)
+    return kept
 
 
 def _split(text: str) -> list[str]:
