@@ -155,6 +155,7 @@ def test_this_machine_fills_the_report_but_only_the_log_rules_out():
 
 def test_random_and_mangled_logs_never_raise():
     """Random bytes, and real logs cut, shuffled and spliced at random: a result or one InputError, nothing else."""
+    import contextlib
     import random
 
     from doctor.errors import InputError
@@ -169,7 +170,5 @@ def test_random_and_mangled_logs_never_raise():
         data = b"\n".join(lines)
         if rng.random() < 0.3:
             data += bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 2000)))
-        try:
+        with contextlib.suppress(InputError):  # binary enough to refuse: the one clear line
             run(data)
-        except InputError:
-            pass
