@@ -21,13 +21,10 @@ def rules() -> tuple[LineRule, ...]:
     found = []
     for engine in registry.engines().values():
         for launcher in engine.launchers:
-            if launcher.module:
-                pattern = re.escape(launcher.module)
-            elif launcher.command:
-                pattern = re.escape(launcher.command) + (rf"\s+{re.escape(launcher.subcommand)}"
-                                                         if launcher.subcommand else "")
-            else:
+            head = launcher.module or launcher.command
+            if not head:
                 continue
+            pattern = re.escape(head) + "".join(rf"\s+{re.escape(word)}" for word in launcher.words)
             found.append(LineRule(FMT, rf"(?:^|[\s/`'\"]){pattern}(?P<rest>(?:\s+\S+)+)",
                                   _handler(engine.name, launcher)))
     return tuple(found)
