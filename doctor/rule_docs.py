@@ -124,10 +124,13 @@ def rule_page(rule: Rule) -> str:
 
 def _signatures(rule: Rule) -> list[str]:
     """What logs print when the rule's cause strikes (`sm120-doctor diagnose` matches them)."""
-    if not rule.signatures:
+    from doctor.diagnose.signatures import rule_signatures
+
+    signatures = rule_signatures().get(rule.id, ())
+    if not signatures:
         return []
     lines = ["", "## In a log", "", "`sm120-doctor diagnose LOG` names this rule when the log shows:", ""]
-    for signature in rule.signatures:
+    for signature in signatures:
         kind = "text" if "text" in signature else "pattern (RE2)"
         shown = signature.get("text") or signature["pattern"]
         context = f", on a log that also matches `{signature['context']}`" if signature.get("context") else ""

@@ -78,7 +78,7 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     from doctor.pipeline.rules import load_rules
 
     rules = load_rules() if rules is None else rules
-    reader = reader_for(rules)
+    reader = reader_for()
     reading = reader.read(stream, name)
     deployment = reconstruct(reading.facts, base, base_name, environ)
     notes: list[str] = []

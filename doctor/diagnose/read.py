@@ -98,7 +98,7 @@ def _trigger(patterns: list[str]) -> Any:
     return re2.compile(("(?m)" + "|".join(f"(?:{p})" for p in patterns)).encode("utf-8"), options())
 
 
-def reader_for(rules: list[Any]) -> Reader:
-    from doctor.diagnose.signatures import compile_signatures
+def reader_for() -> Reader:
+    from doctor.diagnose.signatures import compile_signatures, rule_signatures
 
-    return Reader(compile_signatures(rules))
+    return Reader(compile_signatures(rule_signatures()))

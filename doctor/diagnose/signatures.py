@@ -64,8 +64,59 @@ class Signature:
         return {k: v for k, v in match.groupdict().items() if v is not None} if match else {}
 
 
-def compile_signatures(rules: list[Any]) -> tuple[Signature, ...]:
-    return tuple(_signature(rule.id, i, raw) for rule in rules for i, raw in enumerate(rule.signatures))
+def compile_signatures(table: dict[str, tuple[dict[str, Any], ...]]) -> tuple[Signature, ...]:
+    return tuple(_signature(rule_id, i, raw) for rule_id, raws in table.items() for i, raw in enumerate(raws))
+
+
+def rule_signatures() -> dict[str, tuple[dict[str, Any], ...]]:
+    """Every rule's `signatures`, read from the same files as the rules (built-in and plug-in engines') and
+    validated; cached per file set like the rules. A bad one fails loudly, naming its file and rule."""
+    from doctor import cache
+    from doctor.engines import registry
+    from doctor.pipeline.rules import rules_dir
+
+    sources = [path for path in sorted(rules_dir().glob("*.toml"))] + [path for _, path in registry.rule_files()]
+    stamp = cache.file_stamp(sources)
+    cached = cache.load("signatures", stamp)
+    if isinstance(cached, dict):
+        return {rule_id: tuple(raws) for rule_id, raws in cached.items()}
+    table = _read_signatures(sources)
+    cache.store("signatures", stamp, {rule_id: list(raws) for rule_id, raws in table.items()})
+    return table
+
+
+def _read_signatures(paths: list[Any]) -> dict[str, tuple[dict[str, Any], ...]]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    from doctor.pipeline.rules import RuleError
+
+    table: dict[str, tuple[dict[str, Any], ...]] = {}
+    for path in paths:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise RuleError(f"rule file {path.name}: {exc}") from exc
+        for raw in data.get("rules", []):
+            if isinstance(raw, dict) and "signatures" in raw:
+                where = f"{path.name}: rule {raw.get('id', '?')}"
+                try:
+                    validate_signatures(raw["signatures"])
+                except SignatureError as exc:
+                    raise RuleError(f"{where}: {exc}") from exc
+                table[str(raw["id"])] = tuple(raw["signatures"])
+    return table
+
+
+def validate_signatures(signatures: Any) -> None:
+    if not isinstance(signatures, list):
+        raise SignatureError("signatures must be a list of tables")
+    for index, signature in enumerate(signatures):
+        try:
+            validate_signature(signature)
+        except SignatureError as exc:
+            raise SignatureError(f"signature {index + 1} {exc}") from exc
 
 
 def _signature(rule: str, index: int, raw: dict[str, Any]) -> Signature:

@@ -27,7 +27,7 @@ PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
 OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", "contains", "not_contains",
        "matches")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
-             "fixes", "references", "signatures"}
+             "fixes", "references", "signatures"}  # signatures: read by doctor/diagnose/signatures.py
 FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
             "remove"}
 
@@ -62,7 +62,6 @@ class Rule:
     for_each: str | None = None
     evidence: tuple[str, ...] = ()
     source: str = ""
-    signatures: tuple[dict[str, Any], ...] = ()  # what logs print when this fires (doctor/diagnose/signatures.py)
 
 
 def rules_dir() -> Path:
@@ -113,7 +112,7 @@ def _from_cache(stamp: Any) -> list[Rule] | None:
         return None  # a cache from another shape of Rule: parse again
 
 
-_TUPLE_FIELDS = ("when", "fixes", "references", "evidence", "signatures")
+_TUPLE_FIELDS = ("when", "fixes", "references", "evidence")
 
 
 def _parse_rules(folder: Path, sources: list[tuple[str | None, Path]]) -> list[Rule]:
@@ -164,25 +163,11 @@ def _validate(raw: Any, source: str, namespace: str | None = None) -> Rule:
     for fix in raw.get("fixes", []):
         _validate_fix(fix, where)
     _validate_paths(raw, where)
-    _validate_signatures(raw.get("signatures", []), where)
     return Rule(id=raw["id"], area=raw["area"], title=raw["title"], severity=raw["severity"],
                 summary=raw["summary"].strip(), why=raw["why"].strip(), message=raw["message"].strip(),
                 when=tuple(raw["when"]), fixes=tuple(raw.get("fixes", [])),
                 references=tuple(raw["references"]), for_each=raw.get("for_each"),
-                evidence=tuple(raw.get("evidence", [])), source=source,
-                signatures=tuple(raw.get("signatures", [])))
-
-
-def _validate_signatures(signatures: Any, where: str) -> None:
-    from doctor.diagnose.signatures import SignatureError, validate_signature
-
-    if not isinstance(signatures, list):
-        raise RuleError(f"{where}: signatures must be a list of tables")
-    for signature in signatures:
-        try:
-            validate_signature(signature)
-        except SignatureError as exc:
-            raise RuleError(f"{where}: signature {exc}") from exc
+                evidence=tuple(raw.get("evidence", [])), source=source)
 
 
 def _validate_id(raw: dict[str, Any], where: str, namespace: str | None) -> None:

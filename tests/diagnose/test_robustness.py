@@ -131,12 +131,27 @@ def test_bad_signatures_are_refused(raw, message):
         validate_signature(raw)
 
 
-def test_every_signature_matches_a_corpus_log_or_cites_a_report():
+def test_every_rule_files_signatures_validate_and_cite_a_report():
+    """The knowledge base's signatures all load (validated, RE2-compiled), belong to rules that exist, and cite a
+    public report; a malformed one is one clear error naming its file and rule."""
+    from doctor.diagnose.signatures import compile_signatures, rule_signatures
     from doctor.pipeline.rules import load_rules
 
-    signed = [r for r in load_rules() if r.signatures]
-    assert len(signed) >= 15
-    assert all(s["url"].startswith("https://github.com/") for r in signed for s in r.signatures)
+    table = rule_signatures()
+    assert len(table) >= 20 and set(table) <= {r.id for r in load_rules()}
+    assert all(s["url"].startswith("https://github.com/") for raws in table.values() for s in raws)
+    assert len(compile_signatures(table)) == sum(len(raws) for raws in table.values())
+
+
+def test_a_bad_signature_in_a_rule_file_names_the_rule(tmp_path):
+    from doctor.diagnose.signatures import _read_signatures
+    from doctor.pipeline.rules import RuleError
+
+    bad = tmp_path / "x.toml"
+    bad.write_text('[[rules]]\nid = "ABC101"\n'
+                   'signatures = [{ pattern = "(a)\\\\1", url = "https://github.com/a/b/issues/1" }]\n')
+    with pytest.raises(RuleError, match=r"x.toml: rule ABC101: signature 1 pattern"):
+        _read_signatures([bad])
 
 
 def test_this_machine_fills_the_report_but_only_the_log_rules_out():
