@@ -32,16 +32,17 @@ def make_log(path: Path, lines: int | None = None, size: int | None = None) -> N
         out.write(ERROR)
 
 
-def run(path: Path) -> tuple[float, int, str]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def run(path: Path) -> tuple[float, float, int, str]:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: .pyc cached
     proc = subprocess.run([sys.executable, "-m", "doctor", "diagnose", str(path), "--hardware", "rtx-5090"],
                           cwd=ROOT, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     top = next((line for line in proc.stdout.splitlines() if line.startswith("EXPLAINED BY")), "(none)")
-    return wall, max(peak, before), top
+    return wall, usage.ru_utime + usage.ru_stime - cpu_before, max(usage.ru_maxrss, before), top
 
 
 def main() -> None:
@@ -59,9 +60,9 @@ def main() -> None:
         big = Path(tmp) / "1g.log"
         make_log(big, size=int(args.gb * 1e9))
         rows.append((f"{args.gb:g} GB", big.stat().st_size, *run(big)))
-    text = ["| log | bytes | wall s | peak RSS MiB | top explanation |", "|---|---|---|---|---|"]
-    text += [f"| {name} | {size:,} | {wall:.2f} | {rss / 1024:.0f} | {top[:60]} |"
-             for name, size, wall, rss, top in rows]
+    text = ["| log | bytes | wall s | CPU s | peak RSS MiB | top explanation |", "|---|---|---|---|---|---|"]
+    text += [f"| {name} | {size:,} | {wall:.2f} | {cpu:.2f} | {rss / 1024:.0f} | {top[:60]} |"
+             for name, size, wall, cpu, rss, top in rows]
     print("\n".join(text))
     if args.record:
         out = ROOT / "bench" / "results" / "diagnose-speed.md"
@@ -69,7 +70,9 @@ def main() -> None:
         out.write_text(f"# diagnose speed ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, 2-core machine "
                        f"shared with other jobs, load average {load:.1f} at the end)\n\n"
                        "Each row is one `python -m doctor diagnose FILE --hardware rtx-5090` in a fresh process "
-                       "(imports, rule load, scan, check), bytecode cached; peak RSS of the child.\n\n"
+                       "(imports, rule load, scan, check), bytecode cached; wall time, CPU time (user + system: "
+                       "what the run costs, whatever else the shared machine does) and peak RSS of the child."
+                       "\n\n"
                        + "\n".join(text) + "\n", encoding="utf-8")
 
 
