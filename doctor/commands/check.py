@@ -62,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
     write_outputs(result, args, json_text=json_text)
     if args.format == "json":
         print(json_text)
+    elif args.format == "markdown":
+        from doctor.formats.markdown import render_check_markdown
+
+        print(render_check_markdown(report), end="")
     elif args.format == "console":
         from doctor.formats.console import render_console
 

@@ -234,6 +234,11 @@ class Engine:
         and the safe fixes); None: the doctor does not know how this engine launches over several nodes."""
         return None
 
+    # --- logs (`diagnose`) --------------------------------------------------------------------------
+    # A module whose `RULES` (doctor.diagnose.formats.base.LineRule) read what this engine's own log states and
+    # whose `PACKAGES` (pip name → library name) are its packages as environment dumps list them.
+    log_module: ClassVar[str | None] = None
+
     # --- analysis ----------------------------------------------------------------------------------
     # An engine may name one module with `analyze`, `memory_model` and `rule_view` functions of a run; it is
     # imported on first use, so building the registry stays cheap.

@@ -25,6 +25,7 @@ class LlamaCpp(Engine):
     package = "llama.cpp"
     launchers = (Launcher(command="llama-server", model_flags=("-hf", "--hf-repo", "-m", "--model")),)
     images = (r"llama[.-]?cpp",)
+    log_module = "doctor.engines.llama_cpp.logs"
     releases = (KNOWN_BUILD,)
     analysis_module = "doctor.engines.llama_cpp.analyze"
 

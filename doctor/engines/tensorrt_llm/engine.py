@@ -28,6 +28,7 @@ class TensorRTLLM(Engine):
     launchers = (Launcher(command="trtllm-serve", subcommand="serve", positional_model=True),
                  Launcher(command="trtllm-serve", positional_model=True))
     images = (r"tensorrt[-_]?llm|trtllm",)
+    log_module = "doctor.engines.tensorrt_llm.logs"
     analysis_module = "doctor.engines.tensorrt_llm.analyze"
 
     # --- launch ------------------------------------------------------------------------------------

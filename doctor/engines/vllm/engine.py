@@ -27,6 +27,7 @@ class VLLM(Engine):
     launchers = (Launcher(command="vllm", subcommand="serve", model_flags=("--model",), positional_model=True),
                  Launcher(module="vllm.entrypoints.openai.api_server", model_flags=("--model",)))
     images = (r"vllm",)
+    log_module = "doctor.engines.vllm.logs"
     # the OpenAI image runs the server as its ENTRYPOINT (vllm-project/vllm docker/Dockerfile, stage vllm-openai)
     image_entrypoints = (("vllm/vllm-openai", ("python3", "-m", "vllm.entrypoints.openai.api_server")),)
 
