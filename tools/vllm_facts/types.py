@@ -26,6 +26,7 @@ class Hints:
     element_literals: list[object] = field(default_factory=list)  # list[Literal[...]]
     collection: str | None = None
     enum: tuple[str, list[str]] | None = None  # (class name, member names)
+    enum_values: list[int] | None = None  # an IntEnum's member values: pydantic validates the CLI string by value
     dataclass: str | None = None
     other: set[str] = field(default_factory=set)  # non-builtin classes
 
@@ -112,6 +113,8 @@ def _resolved(source: WheelSource, module: str, name: str, out: Hints, depth: in
 def _class(found: Found, node: ast.ClassDef, out: Hints) -> None:
     if any(ast.unparse(b).endswith("Enum") for b in node.bases):
         out.enum = (node.name, enum_members(node))
+        if any(ast.unparse(b).endswith("IntEnum") for b in node.bases):
+            out.enum_values = int_enum_values(node)
     elif any(_name(d) in ("dataclass", "config", "pydantic.dataclasses.dataclass") or
              ast.unparse(d).startswith(("dataclass", "config")) for d in node.decorator_list):
         out.dataclass = node.name
@@ -128,6 +131,12 @@ def enum_members(node: ast.ClassDef) -> list[str]:
             [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
         members += [t.id for t in targets if isinstance(t, ast.Name) and t.id[:1].isupper()]
     return members
+
+
+def int_enum_values(node: ast.ClassDef) -> list[int]:
+    """`O2 = 2` members of an IntEnum (OptimizationLevel, vllm/config/vllm.py): the values `-O2` passes."""
+    return [stmt.value.value for stmt in node.body if isinstance(stmt, ast.Assign)
+            and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, int)]
 
 
 def _name(node: ast.expr) -> str | None:
@@ -166,6 +175,8 @@ def argparse_kind(h: Hints, name: str, optional_value_bool: bool) -> dict[str, o
     kind = {"takes_value": True, "value": "str"}
     if h.enum is not None:
         kind.update(enum=h.enum[0], enum_members=h.enum[1])
+    if h.enum_values:
+        kind.update(enum_values=h.enum_values)
     return kind
 
 

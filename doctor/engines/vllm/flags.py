@@ -85,6 +85,8 @@ def valid_values(entry: dict[str, Any]) -> list[str] | None:
     """What a value must be one of, when the release checks it: argparse choices or enum member names."""
     if entry.get("choices"):
         return [str(c) for c in entry["choices"]]
+    if entry.get("enum_values"):
+        return [str(v) for v in entry["enum_values"]] + list(entry.get("enum_members") or [])
     if entry.get("enum_members"):
         return list(entry["enum_members"])
     return None
@@ -93,6 +95,8 @@ def valid_values(entry: dict[str, Any]) -> list[str] | None:
 def value_ok(entry: dict[str, Any], value: str) -> bool:
     allowed = valid_values(entry)
     if allowed is None:
+        return True
+    if entry.get("enum_values") and value in {str(v) for v in entry["enum_values"]}:
         return True
     if entry.get("enum_members") or entry.get("case_insensitive"):
         wanted = value.upper().replace("-", "_")
@@ -104,7 +108,7 @@ def check_flags(argv: list[str], version: Version) -> list[str]:
     """One sentence per problem in `argv` (the flags after `vllm serve MODEL`) for this vLLM version."""
     flags = table_for(version)
     problems = []
-    pairs = flag_pairs(argv, is_switch=flags.is_switch, takes_value=flags.takes_value)
+    pairs = flag_pairs(optimization_spellings(argv, flags), is_switch=flags.is_switch, takes_value=flags.takes_value)
     for flag, value in pairs:
         if not flag.startswith("-"):
             continue
@@ -132,6 +136,24 @@ def flag_problem(flags: FlagTable, flag: str, value: str | None, version: Versio
         allowed = valid_values(resolved.entry) or []
         return f"{flag} {value} is not a choice in {label} (choices: {', '.join(allowed)})"
     return None
+
+
+def optimization_spellings(argv: list[str], flags: FlagTable) -> list[str]:
+    """`-O3`, `-O=3` and `-O 3` as vLLM's FlexibleArgumentParser rewrites them before argparse sees them: into
+    `--optimization-level 3` in releases that have that flag (vllm/utils/argparse_utils.py, 0.13.0 and later),
+    into `-O.level=3` on `--compilation-config` (whose alias `-O` was) before (vllm/utils/__init__.py, 0.11.0)."""
+    to_level = "--optimization-level" in flags.flags
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        if arg.startswith("-O") and arg != "-O" and (to_level or arg[2] != "."):
+            level = arg[3:] if arg[2] == "=" else arg[2:]
+            out += ["--optimization-level", level] if to_level else [f"-O.level={level}"]
+        elif arg == "-O" and following in {"0", "1", "2", "3"}:
+            out.append("--optimization-level" if to_level else "-O.level")
+        else:
+            out.append(arg)
+    return out
 
 
 def unknown_flag(flags: FlagTable, flag: str, label: str) -> str:
