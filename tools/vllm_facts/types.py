@@ -27,6 +27,7 @@ class Hints:
     collection: str | None = None
     enum: tuple[str, list[str]] | None = None  # (class name, member names)
     enum_values: list[int] | None = None  # an IntEnum's member values: pydantic validates the CLI string by value
+    dict_subclass: str | None = None  # a dict subclass (MultiModalDummyOptions): a CLI dict where vLLM says so
     dataclass: str | None = None
     other: set[str] = field(default_factory=set)  # non-builtin classes
 
@@ -115,6 +116,9 @@ def _class(found: Found, node: ast.ClassDef, out: Hints) -> None:
         out.enum = (node.name, enum_members(node))
         if any(ast.unparse(b).endswith("IntEnum") for b in node.bases):
             out.enum_values = int_enum_values(node)
+    elif any(ast.unparse(b).split("[")[0] in ("dict", "Dict") for b in node.bases):
+        out.dict_subclass = node.name
+        out.other.add(node.name)
     elif any(_name(d) in ("dataclass", "config", "pydantic.dataclasses.dataclass") or
              ast.unparse(d).startswith(("dataclass", "config")) for d in node.decorator_list):
         out.dataclass = node.name
@@ -149,8 +153,12 @@ def _name(node: ast.expr) -> str | None:
     return None
 
 
-def argparse_kind(h: Hints, name: str, optional_value_bool: bool) -> dict[str, object]:
-    """The argparse keywords `_compute_kwargs` derives, reduced to what the doctor checks."""
+def argparse_kind(h: Hints, name: str, optional_value_bool: bool,
+                  dict_subclass_is_dict: bool = False) -> dict[str, object]:
+    """The argparse keywords `_compute_kwargs` derives, reduced to what the doctor checks. Where the release's
+    `_compute_kwargs` maps dict subclasses to `dict` (`is_dict_subclass`, 0.31.0), such a field takes JSON."""
+    if dict_subclass_is_dict and h.dict_subclass is not None:
+        return {"takes_value": True, "value": "json"}
     if h.dataclass is not None:
         return {"takes_value": True, "value": "json", "config_class": h.dataclass}
     if optional_value_bool and h.names == {"bool", "str", "None"} and not (h.literals or h.other or h.enum):

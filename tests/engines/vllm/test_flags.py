@@ -123,3 +123,13 @@ def test_dash_o_level_outside_the_enum_is_still_a_problem():
     assert "not a choice" in problem and "3" in problem
     # -O before a word that is no level is not rewritten by vLLM: argparse meets a flag it does not know.
     assert problems("0.24.0", "-O", "fast")
+
+
+def test_limit_mm_per_prompt_takes_dot_notation_where_its_dict_subclass_is_a_cli_dict():
+    # 0.31.0 typed the field MultiModalDummyOptions (a dict subclass); its _compute_kwargs maps dict subclasses
+    # to dict (is_dict_subclass), so --limit-mm-per-prompt.image 2 is JSON dot notation as before.
+    for release in ("0.30.0", "0.31.0", "0.33.0"):
+        assert problems(release, "--limit-mm-per-prompt.image", "2") == []
+        assert problems(release, "--limit-mm-per-prompt", '{"image": 2}') == []
+    # dot notation stays a problem on a flag that takes no JSON
+    assert problems("0.31.0", "--max-model-len.image", "2")
