@@ -16,7 +16,7 @@ import pytest
 from doctor.cli import main
 from doctor.formats.document import SCHEMAS, schema_names
 from tests.binaries.synthetic import KIND_PTX, entry, fatbin, ptx_text, shared_object_with_blob
-from tests.schemas import SCHEMA_DIR, is_valid, load, validate
+from tests.schemas import is_valid, load, validate
 
 REPO = Path(__file__).resolve().parents[2]
 PRO, SPARK, RTX = ("--hardware", "rtx-pro-6000-x8"), ("--hardware", "dgx-spark"), ("--hardware", "rtx-5090")
