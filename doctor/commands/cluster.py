@@ -92,7 +92,7 @@ def run_plan(args: argparse.Namespace) -> int:
         raise UsageError(f"no multi-node plan: {reason}")
     if args.format == "json":
         from doctor.formats.document import dumps
-        from doctor.plan.document import plan_document
+        from doctor.formats.plan_document import plan_document
 
         model = report.cluster.nodes[0].model
         print(dumps(plan_document(model=model.id if model else None, nodes=report.cluster.nodes,

@@ -7,7 +7,6 @@ of command → schema is in README.md and docs/json-output.md."""
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 from doctor import __version__
@@ -34,10 +33,14 @@ def dumps(doc: dict[str, Any]) -> str:
 
 def schema(name: str) -> dict[str, Any]:
     """The published JSON Schema `name` (report, plan, ...), as shipped in the package."""
+    from importlib import resources  # not on check's path: it only renders
+
     text = (resources.files("doctor.formats") / "schema" / f"{name}.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
 def schema_names() -> list[str]:
+    from importlib import resources
+
     folder = resources.files("doctor.formats") / "schema"
     return sorted(p.name.removesuffix(".schema.json") for p in folder.iterdir() if p.name.endswith(".schema.json"))
