@@ -16,9 +16,9 @@ TOOL = {"name": "sm120-doctor", "version": __version__}
 
 # command → the schema its `--format json` document validates against (check over several nodes: cluster-report)
 SCHEMAS: dict[str, str] = {
-    "check": "report", "lint": "lint", "snapshot": "facts", "plan": "plan", "kernels": "kernels", "smem": "smem",
-    "binaries": "binaries", "engines": "engines", "rules": "rules", "explain": "explain", "hardware": "hardware",
-    "models": "models",
+    "check": "report", "diagnose": "diagnose", "lint": "lint", "snapshot": "facts", "plan": "plan",
+    "kernels": "kernels", "smem": "smem", "binaries": "binaries", "engines": "engines", "rules": "rules",
+    "explain": "explain", "hardware": "hardware", "models": "models",
 }
 
 

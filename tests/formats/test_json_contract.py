@@ -176,6 +176,20 @@ def test_listings(capsys, argv, name):
     validate(name, run_json(capsys, *argv, "--format", "json"))
 
 
+LOGS = REPO / "tests" / "diagnose" / "logs"
+
+
+@pytest.mark.parametrize("args", [
+    ("triton-8539-ptxas-sm121a-spark.log", *SPARK),  # explained
+    ("nccl-tests-287-nccl2251-5090.log", "--hardware", "rtx-5090-x2"),
+    ("clean-sglang-6001-tp-startup.log", *RTX),  # nothing to explain
+    ("clean-collect-env-21028-vllm092-5090.log",),  # this machine as the base
+])
+def test_diagnose(capsys, args):
+    log, *rest = args
+    validate("diagnose", run_json(capsys, "diagnose", str(LOGS / log), *rest, "--format", "json"))
+
+
 def test_lint(capsys):
     document = run_json(capsys, "lint", str(REPO / "fixtures" / "launch" / "serve-glm-sglang.sh"), *PRO,
                         "--engine", "sglang==0.5.8", "--offline", "--format", "json")
@@ -257,6 +271,7 @@ def documents(tmp_path_factory: pytest.TempPathFactory, snapshots) -> dict[str, 
         "explain": doc("explain", "SGL101", "--format", "json"),
         "hardware": doc("hardware", "--format", "json"),
         "models": doc("models", "--format", "json"),
+        "diagnose": doc("diagnose", str(LOGS / "triton-8539-ptxas-sm121a-spark.log"), *SPARK, "--format", "json"),
         "lint": doc("lint", str(REPO / "fixtures" / "launch" / "serve-glm-sglang.sh"), *PRO, "--engine",
                     "sglang==0.5.8", "--offline", "--format", "json"),
     }
@@ -287,6 +302,9 @@ MUTATIONS: dict[str, list[Mutation]] = {
     "hardware": [*COMMON, drop("profiles"), put(0, "profiles", 0, "gpus"), put("12", "profiles", 0, "capability")],
     "models": [*COMMON, drop("models"), put({"dir": "x", "provenance": "rumour"}, "models", "a/b"),
                put({"dir": "x", "provenance": "verified"}, "models", "no-slash")],
+    "diagnose": [*COMMON, drop("report"), put({"schema_version": "1"}, "report"), put("maybe", "explained"),
+                 put("guessed", "explanations", 0, "status"), put(1, "explanations", 0, "extra"),
+                 put(0, "explanations", 0, "signature", "line")],
     "lint": [*COMMON, drop("launches"), put({"schema_version": "1"}, "launches", 0, "report"),
              put("none", "summary", "error"), put([{"file": "a", "line": 0, "message": "m"}], "problems")],
 }
