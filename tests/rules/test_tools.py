@@ -98,7 +98,7 @@ def test_lowest_clearing_release_is_found_by_rerunning_the_rules():
     assert _lowest(kimi, "SGL101") == ["0.5.9"]  # 0.5.6 ... 0.5.8.post1 still overflow
     gpt = build("rtx-pro-6000-x8", "openai/gpt-oss-120b", ("sglang==0.5.8",))
     assert _lowest(gpt, "SGL110") == ["0.5.10"]
-    glm = build("rtx-pro-6000-x8", "zai-org/GLM-4.7-FP8", ("vllm==0.13.0",))
+    glm = build("rtx-pro-6000-x8", "zai-org/GLM-4.7-FP8", ("vllm==0.14.0",))
     assert _lowest(glm, "VLLM002") == ["0.15.1"]
 
 
