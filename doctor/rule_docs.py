@@ -104,8 +104,17 @@ def rule_page(rule: Rule) -> str:
              f"Versions: {versions(rule)}.", "",
              "## Why", "", rule.why.strip(), "", "## Fix", ""]
     lines += [*_fixes(rule), "", "## Safety", "", *_safety(rule), "", "## Example", "", *_example(rule)]
-    lines += ["", "## Sources", "", *(f"- {_link(ref)}" for ref in rule.references)]
+    lines += ["", "## Sources", "", *(f"- {_link(ref)}" for ref in rule.references), *_engine_sources(rule)]
     return "\n".join(lines) + "\n"
+
+
+def _engine_sources(rule: Rule) -> list[str]:
+    """The engine-specific sources, each cited only in that engine's run."""
+    lines = []
+    for engine, refs in rule.engine_references:
+        lines.append(f"- In a {engine} run:")
+        lines += [f"  - {_link(ref)}" for ref in refs]
+    return lines
 
 
 def index_page(rules: Sequence[Rule]) -> str:

@@ -24,7 +24,7 @@ PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
 OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", "contains", "not_contains",
        "matches")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
-             "fixes", "references"}
+             "fixes", "references", "engine_references"}
 FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
             "remove"}
 
@@ -58,6 +58,20 @@ class Rule:
     for_each: str | None = None
     evidence: tuple[str, ...] = ()
     source: str = ""
+    # An engine-independent rule's sources in each engine's own code, cited only in that engine's run
+    # (`references` are neutral and always cited): engine name -> references, in the order given
+    engine_references: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def references_for(self, engine: str | None) -> tuple[str, ...]:
+        """The neutral references, then the run's engine's own; every engine's with no engine analysed, or
+        where the rule knows no neutral source and none in this engine's code (a rule must cite something)."""
+        own = [refs for name, refs in self.engine_references if name == engine]
+        if engine is None or not (own or self.references):
+            own = [refs for _, refs in self.engine_references]
+        return (*self.references, *(ref for refs in own for ref in refs))
+
+    def all_references(self) -> tuple[str, ...]:
+        return self.references_for(None)
 
 
 def rules_dir() -> Path:
@@ -92,12 +106,18 @@ def _from_cache(stamp: Any) -> list[Rule] | None:
     if not isinstance(cached, list):
         return None
     try:
-        return [Rule(**{k: tuple(v) if k in _TUPLE_FIELDS else v for k, v in raw.items()}) for raw in cached]
+        return [Rule(**{k: _from_json(k, v) for k, v in raw.items()}) for raw in cached]
     except TypeError:
         return None  # a cache from another shape of Rule: parse again
 
 
 _TUPLE_FIELDS = ("when", "fixes", "references", "evidence")
+
+
+def _from_json(key: str, value: Any) -> Any:
+    if key == "engine_references":
+        return tuple((name, tuple(refs)) for name, refs in value)
+    return tuple(value) if key in _TUPLE_FIELDS else value
 
 
 def _parse_rules(folder: Path, paths: list[Path]) -> list[Rule]:
@@ -141,7 +161,8 @@ def _validate(raw: Any, source: str) -> Rule:
         raise RuleError(f"{where}: id must look like SGL101 (letters then three digits)")
     if raw["severity"] not in SEVERITIES:
         raise RuleError(f"{where}: severity must be one of {SEVERITIES}")
-    if not raw["references"]:
+    engine_references = _engine_references(raw.get("engine_references", {}), where)
+    if not raw["references"] and not engine_references:
         raise RuleError(f"{where}: a rule must cite at least one reference")
     for condition in raw["when"]:
         _validate_condition(condition, where)
@@ -152,7 +173,22 @@ def _validate(raw: Any, source: str) -> Rule:
                 summary=raw["summary"].strip(), why=raw["why"].strip(), message=raw["message"].strip(),
                 when=tuple(raw["when"]), fixes=tuple(raw.get("fixes", [])),
                 references=tuple(raw["references"]), for_each=raw.get("for_each"),
-                evidence=tuple(raw.get("evidence", [])), source=source)
+                evidence=tuple(raw.get("evidence", [])), source=source, engine_references=engine_references)
+
+
+def _engine_references(table: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`[rules.engine_references]`: engine name -> list of references; every name a registered engine."""
+    if not isinstance(table, dict):
+        raise RuleError(f"{where}: engine_references must be a table of engine name -> list of references")
+    engines = tuple(registry.engines())
+    entries = []
+    for name, refs in table.items():
+        if name not in engines:
+            raise RuleError(f"{where}: engine_references names {name!r}, not one of {engines}")
+        if not (isinstance(refs, list) and refs and all(isinstance(r, str) and r for r in refs)):
+            raise RuleError(f"{where}: engine_references.{name} must be a non-empty list of strings")
+        entries.append((name, tuple(refs)))
+    return tuple(entries)
 
 
 def _validate_paths(raw: dict[str, Any], where: str) -> None:
@@ -340,7 +376,12 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
     return Finding(id=rule.id, severity=rule.severity, title=render(rule.title, context),
                    message=render(rule.message, context), evidence=evidence,
                    fixes=tuple(_fix(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
-                   references=rule.references)
+                   references=rule.references_for(_run_engine(context)))
+
+
+def _run_engine(context: dict[str, Any]) -> str | None:
+    engine = context.get("engine")
+    return str(engine["name"]) if isinstance(engine, dict) and engine.get("name") else None
 
 
 def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:

@@ -40,7 +40,7 @@ def torch_lib(version, cuda, archs=None):
 def test_all_shipped_rules_load():
     rules = load_rules()
     assert len({r.id for r in rules}) == len(rules) >= 4
-    assert all(r.references for r in rules)
+    assert all(r.all_references() for r in rules)
 
 
 # --- SGL101 ---------------------------------------------------------------------------------------
@@ -140,6 +140,10 @@ BAD_RULES = [
     ('[[rules]]\nid="SGL900"\narea="x"\ntitle="t"\nseverity="error"\nsummary="s"\nwhy="w"\nmessage="m"\n'
      'when=[]\nreferences=["r"]\n[[rules.fixes]]\nkind="flag"\nsafety="maybe"\nsummary="s"\n', "safety"),
     ("this is = not toml [", "rule file"),
+    ('[[rules]]\nid="SGL900"\narea="x"\ntitle="t"\nseverity="error"\nsummary="s"\nwhy="w"\nmessage="m"\n'
+     'when=[]\nreferences=["r"]\n[rules.engine_references]\nvllmm=["u"]\n', "not one of"),
+    ('[[rules]]\nid="SGL900"\narea="x"\ntitle="t"\nseverity="error"\nsummary="s"\nwhy="w"\nmessage="m"\n'
+     'when=[]\nreferences=[]\n[rules.engine_references]\nvllm=[]\n', "non-empty list"),
 ]
 
 

@@ -47,9 +47,10 @@ def test_block_fp8_moe_never_takes_vllm_cutlass_on_sm120(version):
     ("fp8-channel", None, "0.14.0", False),  # weight-only FP8 is no W8A8 method
 ])
 def test_compressed_tensors_fp8_moe_schemes(scheme, activation, version, cutlass):
+    from packaging.version import Version
+
     from doctor.engines.vllm.backends import fp8_moe_cutlass_path
     from doctor.facts import Quantization
-    from packaging.version import Version
 
     quant = Quantization(scheme=scheme, method="compressed-tensors", bits=8, activation=activation)
     assert (fp8_moe_cutlass_path(Version(version), quant) is not None) is cutlass
