@@ -11,6 +11,7 @@ from tests.rules.builders import RULES, a, build, decode_attention, findings, fu
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 WS4 = "rtx-pro-6000-ws-x4"
+GDN24 = {"linear_attention_layers": 24}  # a Gated DeltaNet hybrid's 24 linear-attention layers
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
@@ -22,6 +23,11 @@ def sg(version, model=KIMI, profile=PRO, **kw):
 
 def vl(version, model=LLAMA, profile=PRO, **kw):
     return lambda: build(profile, model, (f"vllm=={version}",), **kw)
+
+
+def installed_vllm(vllm_version, flashinfer_version, model=LLAMA, profile=PRO):
+    """vLLM and flashinfer-python as a live probe finds them installed (not what-ifs)."""
+    return lambda: build(profile, model, libs=(lib("vllm", vllm_version), lib("flashinfer-python", flashinfer_version)))
 
 
 def trt(version, model, profile=PRO, **kw):
@@ -433,12 +439,38 @@ CASES = [
     a("MOE004", True, "0.24 block fp8", vl("0.24.0", DSV3)),
     a("MOE004", False, "0.25 block fp8", vl("0.25.0", DSV3)),
     a("MOE004", False, "deep gemm off", vl("0.24.0", DSV3, env={"VLLM_USE_DEEP_GEMM": "0"})),
-    a("ATTN001", True, "fp8 kv default backend", vl("0.20.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", True, "fp8 kv default backend, 0.20.0 pins flashinfer 0.6.8.post1", vl("0.20.0"),
+      "--kv-cache-dtype", "fp8"),
     a("ATTN001", True, "fp8 kv flashinfer", vl("0.20.0"), "--kv-cache-dtype", "fp8",
+      "--attention-backend", "FLASHINFER"),
+    a("ATTN001", True, "0.20.2 (last release of the report's era)", vl("0.20.2"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", True, "5090 is capability 12.0 too", vl("0.20.0", profile=R5090), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", True, "installed vLLM 0.20.0 with installed flashinfer 0.6.8.post1", installed_vllm(
+        "0.20.0", "0.6.8.post1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "installed vLLM 0.20.0 with flashinfer 0.6.11 installed over the pin", installed_vllm(
+        "0.20.0", "0.6.11"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "0.19.1 pins flashinfer 0.6.6", vl("0.19.1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "0.21.0: same pin, after the fix discussion", vl("0.21.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "0.27.1 (flashinfer 0.6.16.post3)", vl("0.27.1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "dgx spark 12.1 not in the report", vl("0.20.0", profile=SPARK), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "hopper", vl("0.20.0", profile=H100), "--kv-cache-dtype", "fp8",
       "--attention-backend", "FLASHINFER"),
     a("ATTN001", False, "fp8 kv triton", vl("0.20.0"), "--kv-cache-dtype", "fp8", "--attention-backend", "TRITON_ATTN"),
     a("ATTN001", False, "eager", vl("0.20.0"), "--kv-cache-dtype", "fp8", "--enforce-eager"),
     a("ATTN001", False, "bf16 kv", vl("0.20.0")),
+    a("ATTN001", False, "mla model", vl("0.20.0", KIMI), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "0.21.0", vl("0.21.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "0.27.1 (the #54225 release)", vl("0.27.1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "dgx spark 0.20.0", vl("0.20.0", profile=SPARK), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "0.19.1", vl("0.19.1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "flashinfer 0.6.11 installed over 0.20.0's pin", installed_vllm("0.20.0", "0.6.11"),
+      "--kv-cache-dtype", "fp8"),
+    a("ATTN010", False, "the established case is ATTN001", vl("0.20.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", False, "triton", vl("0.27.1"), "--kv-cache-dtype", "fp8", "--attention-backend", "TRITON_ATTN"),
+    a("ATTN010", False, "eager", vl("0.27.1"), "--kv-cache-dtype", "fp8", "--enforce-eager"),
+    a("ATTN010", False, "bf16 kv", vl("0.27.1")),
+    a("ATTN010", False, "hopper", vl("0.27.1", profile=H100), "--kv-cache-dtype", "fp8",
+      "--attention-backend", "FLASHINFER"),
     a("ATTN002", True, "per-channel fp8", vl("0.25.0", GLM)),
     a("ATTN002", False, "kernel disabled",
       vl("0.25.0", GLM, env={"VLLM_DISABLED_KERNELS": "FlashInferFP8ScaledMMLinearKernel"})),
@@ -450,10 +482,14 @@ CASES = [
     a("CKPT001", False, "all quantized",
       sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts", "shared_experts")})),
     a("CKPT001", False, "kimi 384 experts not fused", sg("0.5.23", NVFP4, quant={"quantized": ("routed_experts",)})),
-    a("ATTN003", True, "hybrid gdn on spark", sg("0.5.9", LLAMA, SPARK, attention={"linear_attention_layers": 24})),
-    a("ATTN003", False, "graphs off", sg("0.5.9", LLAMA, SPARK, attention={"linear_attention_layers": 24}),
+    a("ATTN003", True, "hybrid gdn on spark, triton", sg("0.5.9", LLAMA, SPARK, attention=GDN24),
+      "--attention-backend", "triton"),
+    a("ATTN003", False, "hybrid gdn on spark, default flashinfer", sg("0.5.9", LLAMA, SPARK, attention=GDN24)),
+    a("ATTN003", False, "graphs off", sg("0.5.9", LLAMA, SPARK, attention=GDN24), "--attention-backend", "triton",
       "--disable-cuda-graph"),
-    a("ATTN003", False, "on a 5090", sg("0.5.9", LLAMA, R5090, attention={"linear_attention_layers": 24})),
+    a("ATTN003", False, "on a 5090 (12.0)", sg("0.5.9", LLAMA, R5090, attention=GDN24),
+      "--attention-backend", "triton"),
+    a("ATTN003", False, "no linear layers", sg("0.5.9", LLAMA, SPARK), "--attention-backend", "triton"),
     a("ATTN004", True, "nvfp4 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "nvfp4"),
     a("ATTN004", False, "fp8 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "fp8"),
     a("VLLM016", True, "fa3 forced on 0.14", vl("0.14.0", env={"VLLM_FLASH_ATTN_VERSION": "3"})),
