@@ -11,6 +11,7 @@ from tests.rules.builders import RULES, a, build, decode_attention, findings, fu
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 WS4 = "rtx-pro-6000-ws-x4"
+MO_NVFP4_BF16_SHARED = {"scheme": "nvfp4", "method": "modelopt", "quantized": ("routed_experts", "attention")}
 GDN24 = {"linear_attention_layers": 24}  # a Gated DeltaNet hybrid's 24 linear-attention layers
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
@@ -475,13 +476,32 @@ CASES = [
     a("ATTN002", False, "kernel disabled",
       vl("0.25.0", GLM, env={"VLLM_DISABLED_KERNELS": "FlashInferFP8ScaledMMLinearKernel"})),
     a("ATTN002", False, "0.14", vl("0.14.0", GLM)),
-    a("CKPT001", True, "bf16 shared experts",
-      sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts", "attention")})),
-    a("CKPT001", False, "flag given", sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts",)}),
+    a("CKPT001", True, "modelopt bf16 shared experts, TP1 x PP8, 0.5.20",
+      sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", False, "0.5.21: ModelOpt answers can_fuse_shared_expert",
+      sg("0.5.21", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", True, "GLM-4.x fuses in 0.5.23 too", sg("0.5.23", "zai-org/GLM-4.7", quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", False, "TP 8 starts (PR #40628): MOE010", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "8"),
+    a("CKPT001", False, "EP turns fusion off", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "1", "--pp-size", "8", "--ep-size", "2"),
+    a("CKPT001", False, "flag given", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "1",
+      "--pp-size", "8", "--disable-shared-experts-fusion"),
+    a("CKPT001", False, "all quantized", sg("0.5.20", DSV3, quant={**MO_NVFP4_BF16_SHARED, "quantized": (
+        "routed_experts", "shared_experts")}), "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", False, "kimi 384 experts not fused", sg("0.5.20", NVFP4, quant={"quantized": ("routed_experts",)}),
+      "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", False, "compressed-tensors: not established (MOE010)", sg("0.5.20", DSV3, quant={
+        **MO_NVFP4_BF16_SHARED, "method": "compressed-tensors"}), "--tp-size", "1", "--pp-size", "8"),
+    a("MOE010", True, "TP 8, 0.5.20", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
+    a("MOE010", True, "compressed-tensors TP 1", sg("0.5.20", DSV3, quant={
+        **MO_NVFP4_BF16_SHARED, "method": "compressed-tensors"}), "--tp-size", "1", "--pp-size", "8"),
+    a("MOE010", False, "TP 1 modelopt is CKPT001", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "1", "--pp-size", "8"),
+    a("MOE010", False, "TP 8, 0.5.21 (fusion off)", sg("0.5.21", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
+    a("MOE010", False, "flag given", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8",
       "--disable-shared-experts-fusion"),
-    a("CKPT001", False, "all quantized",
-      sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts", "shared_experts")})),
-    a("CKPT001", False, "kimi 384 experts not fused", sg("0.5.23", NVFP4, quant={"quantized": ("routed_experts",)})),
     a("ATTN003", True, "hybrid gdn on spark, triton", sg("0.5.9", LLAMA, SPARK, attention=GDN24),
       "--attention-backend", "triton"),
     a("ATTN003", False, "hybrid gdn on spark, default flashinfer", sg("0.5.9", LLAMA, SPARK, attention=GDN24)),
