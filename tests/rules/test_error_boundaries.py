@@ -42,7 +42,7 @@ def _just_below(package: str, bound: Version) -> str:
     below = [r for r in releases if r < bound]
     if below:
         return str(max(below))
-    major, minor, micro = (list(bound.release) + [0, 0])[:3]
+    major, minor, micro = [*bound.release, 0, 0][:3]
     if micro:
         return f"{major}.{minor}.{micro - 1}"
     return f"{major}.{minor - 1}.99" if minor else f"{major - 1}.99"
@@ -53,7 +53,7 @@ def _just_above(package: str, bound: Version) -> str:
     above = [r for r in releases if r > bound]
     if above:
         return str(min(above))
-    major, minor, micro = (list(bound.release) + [0, 0])[:3]
+    major, minor, micro = [*bound.release, 0, 0][:3]
     return f"{major}.{minor}.{micro + 1}"
 
 
