@@ -54,14 +54,14 @@ STAGES = r"""
 import json, os, resource, sys
 def rss(): return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 out = {"python": rss()}
-import doctor.check, doctor.commands.check, doctor.formats.json
+import doctor.pipeline.check, doctor.commands.check, doctor.formats.json
 out["imports"] = rss()
 from doctor.probe import gather_facts
 env = dict(os.environ)
 facts = gather_facts(environ=env, hardware=None if LIVE else "rtx-pro-6000-x8", engines=["sglang==0.5.8"],
                      model=MODEL, offline=True)
 out["facts (probe)"] = rss()
-from doctor.check import check_facts
+from doctor.pipeline.check import check_facts
 report = check_facts(facts, [])
 out["analysis + rules"] = rss()
 doctor.formats.json.render_json(report)

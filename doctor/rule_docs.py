@@ -9,8 +9,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from doctor.report import Safety
-from doctor.rules import PLACEHOLDER, Rule
+from doctor.pipeline.report import Safety
+from doctor.pipeline.rules import PLACEHOLDER, Rule
 
 GENERATED = "<!-- generated from rules/{source} by tools/gen_rule_docs.py: edit the rule, then regenerate -->"
 SAFETY_TEXT = {

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from doctor.facts import Gpu, Link
+    from doctor.pipeline.facts import Gpu, Link
 
 # Worst-last order of `nvidia-smi topo -m` link kinds (NV<n> is best); an unknown kind or a pair the
 # facts do not record counts as the worst, SYS.

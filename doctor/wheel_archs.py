@@ -2,7 +2,7 @@
 
 Two sources, both without importing the package:
 - the version's local part: torch `2.7.0+cu126` was built with CUDA 12.6, `2.9.1+cpu` has no CUDA at all;
-- `doctor/data/wheel_archs.json`, written by `scripts/wheel_archs.py` from the PyPI wheels themselves
+- `doctor/data/wheel_archs.json`, written by `tools/wheel_archs.py` from the PyPI wheels themselves
   (fatbin headers of every CUDA library, with the wheel's file name and sha256): the archs each audited
   release ships. PyPI serves one build per version, so a version without a local part is that build.
 

@@ -48,7 +48,7 @@ def test_vllm_rule_boundary_is_the_audited_wheels():
     """VLLM001's range (<0.9.2) is where the released `vllm/_C` carries no sm_120 code, wheel by wheel."""
     from packaging.version import Version
 
-    from doctor.rules import load_rules
+    from doctor.pipeline.rules import load_rules
 
     (condition,) = [c for c in next(r for r in load_rules() if r.id == "VLLM001").when
                     if c.get("fact") == "lib.vllm.version"]

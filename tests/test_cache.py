@@ -6,8 +6,9 @@ import os
 
 import pytest
 
-from doctor import cache, rules
-from doctor.rules import rules_dir
+from doctor import cache
+from doctor.pipeline import rules
+from doctor.pipeline.rules import rules_dir
 
 
 @pytest.fixture(autouse=True)

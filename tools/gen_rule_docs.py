@@ -13,8 +13,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from doctor.pipeline.rules import load_rules  # noqa: E402
 from doctor.rule_docs import write_rule_docs  # noqa: E402
-from doctor.rules import load_rules  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-TARGET = REPO / "doctor" / "engines" / "vllm" / "data" / "flashinfer-pins.json"
+TARGET = REPO / "doctor" / "data" / "vllm" / "flashinfer-pins.json"
 PIN = re.compile(r"^Requires-Dist:\s*flashinfer-python\s*==\s*([0-9][^\s;,]*)\s*(?:;\s*(.*))?$")
 EXTRA = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
 

@@ -16,7 +16,7 @@ def rss() -> float:
 
 def main() -> None:
     out = {"python": rss()}
-    import doctor.check  # noqa: F401
+    import doctor.pipeline.check  # noqa: F401
 
     out["doctor imports"] = rss()
     from doctor.probe.nvml import probe_nvml

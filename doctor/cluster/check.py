@@ -9,19 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doctor.analysis import Analysis, analyze_all, memory_model_for
-from doctor.check import check_facts
 from doctor.cluster.launches import node_launch_sets
+from doctor.cluster.layouts import InterNode
 from doctor.cluster.network import inter_node, network_view
 from doctor.cluster.nodes import Cluster, load_cluster
 from doctor.cluster.plan import cluster_plan
 from doctor.cluster.report import ClusterReport, NodeFinding, merge_node_findings
 from doctor.cluster.view import cluster_view
-from doctor.context import build_context
 from doctor.engines import registry
 from doctor.launch import Launch, parse_launch
-from doctor.plan.multinode import InterNode
-from doctor.rules import Rule, evaluate, load_rules
+from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
+from doctor.pipeline.check import check_facts
+from doctor.pipeline.context import build_context
+from doctor.pipeline.rules import Rule, evaluate, load_rules
 
 DEFAULT_RAY_TIMEOUT = 120.0
 

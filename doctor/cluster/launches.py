@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from doctor.cluster.node_commands import MultiNode, NodeRole
 from doctor.cluster.nodes import Cluster
 from doctor.engines import registry
 from doctor.engines.base import LaunchCommand
-from doctor.engines.multinode import MultiNode, NodeRole
 from doctor.launch import Launch
-from doctor.report import Report
+from doctor.pipeline.report import Report
 
 COMMAND_FIELDS = ("engine", "version", "argv", "env", "notes", "applied", "files")
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from doctor.cluster.layouts import InterNode
 from doctor.cluster.nodes import Cluster
-from doctor.facts import Facts, Network, Nic
-from doctor.plan.multinode import InterNode
+from doctor.pipeline.facts import Facts, Network, Nic
 
 COMPARED_SETTINGS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_DISABLE", "NCCL_NET")
 _RATE = re.compile(r"^\s*([\d.]+)\s*Gb/sec")

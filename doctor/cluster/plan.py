@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from doctor.cluster.layouts import InterNode, make_multinode_plans
 from doctor.cluster.nodes import Cluster
 from doctor.errors import DoctorError
 from doctor.launch import Launch
 from doctor.plan.memory import MemoryModel
-from doctor.plan.multinode import InterNode, make_multinode_plans
 from doctor.plan.planner import Plan, PlanRequest
 from doctor.plan.summary import _small, source_for
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from doctor.cluster.nodes import Cluster
 from doctor.engines import registry
-from doctor.facts import Facts
+from doctor.pipeline.facts import Facts
 
 NOT_INSTALLED = "not installed"
 LIBRARIES = ("torch", "triton", "nccl", "flashinfer-python", "sgl-kernel", "transformers")

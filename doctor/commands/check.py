@@ -31,10 +31,10 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doctor.check import run_check
     from doctor.formats.json import render_json
     from doctor.gate import gate
     from doctor.located import Target
+    from doctor.pipeline.check import run_check
 
     if (args.unsafe_fixes or args.dry_run) and not args.fix:
         raise UsageError("--unsafe-fixes and --dry-run go with --fix")

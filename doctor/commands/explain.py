@@ -11,8 +11,8 @@ from rich.text import Text
 from doctor.commands.options import add_format_option, console
 from doctor.commands.rules import rule_to_dict
 from doctor.errors import UsageError
+from doctor.pipeline.rules import Rule, load_rules
 from doctor.rule_docs import DETAIL_KEYS, describe, fix_detail, readable, rule_doc_url
-from doctor.rules import Rule, load_rules
 
 
 def register(p: argparse.ArgumentParser) -> None:

@@ -8,10 +8,10 @@ import sys
 
 from rich.console import Console
 
-from doctor.check import CheckRequest, run_check
+from doctor.fix.actions import SKIP_UNSAFE, Action, launch_env, plan_fixes
 from doctor.fix.apply import apply_actions
-from doctor.fix.plan import SKIP_UNSAFE, Action, launch_env, plan_fixes
-from doctor.report import Report
+from doctor.pipeline.check import CheckRequest, run_check
+from doctor.pipeline.report import Report
 
 
 def fix_and_recheck(report: Report, request: CheckRequest, args: argparse.Namespace) -> Report:

@@ -62,7 +62,7 @@ def gate_settings(args: argparse.Namespace) -> GateSettings:
         config = discover()
     select = _ids(args.select) if args.select else config.select
     config = ProjectConfig(**{**config.__dict__, "select": select, "ignore": (*config.ignore, *_ids(args.ignore))})
-    from doctor.rules import load_rules
+    from doctor.pipeline.rules import load_rules
 
     config.check_selectors(rule.id for rule in load_rules())
     baseline = args.baseline or config.baseline
@@ -119,7 +119,7 @@ def summary(result: GateResult, files: int | None = None) -> Mapping[str, int]:
 
 def _sarif(result: GateResult, args: argparse.Namespace, problems: Sequence[Problem]) -> str:
     from doctor.formats.sarif import render_sarif
-    from doctor.rules import load_rules
+    from doctor.pipeline.rules import load_rules
 
     return render_sarif(result.targets, load_rules(), problems=problems, docs_url=args.docs_url,
                         baseline_used=result.baseline_used)

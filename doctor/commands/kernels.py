@@ -12,7 +12,7 @@ from rich.table import Table
 from doctor.commands.options import add_format_option, add_target_options, check_request, console
 from doctor.errors import UsageError
 from doctor.kernels.check import KernelCheck
-from doctor.report import Report
+from doctor.pipeline.report import Report
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doctor.check import run_check
+    from doctor.pipeline.check import run_check
 
     report = run_check(check_request(args))
     checks = list(report.analysis.kernels)

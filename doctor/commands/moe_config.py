@@ -22,9 +22,9 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doctor.check import run_check
     from doctor.engines.sglang.moe_files import MOE_CONFIG_ENV, safe_config_files
     from doctor.output import back_up, differs, refuse_overwrite, write_text_atomic
+    from doctor.pipeline.check import run_check
 
     report = run_check(check_request(args, ep=args.ep))
     if report.analysis.engine != "sglang":

@@ -12,7 +12,7 @@ from doctor.errors import UsageError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from doctor.check import CheckRequest
+    from doctor.pipeline.check import CheckRequest
 
 ENGINE_ARGS_SEP = "\x1f"
 
@@ -52,7 +52,7 @@ def add_format_option(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("c
 
 def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest:
     """A CheckRequest from add_target_options' arguments; --tp and `sizes` (e.g. ep=2) become launch flags."""
-    from doctor.check import CheckRequest
+    from doctor.pipeline.check import CheckRequest
 
     extra = engine_args(args)
     for name, value in {"tp": args.tp, **sizes}.items():

@@ -55,7 +55,7 @@ def _memory_argv(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doctor.analysis import memory_model_for
+    from doctor.pipeline.analysis import memory_model_for
     from doctor.plan.advice import no_fit_advice
     from doctor.plan.planner import PlanRequest, make_plans
     from doctor.plan.summary import source_for

@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from doctor.commands.options import add_format_option, console
-from doctor.report import SEVERITIES
+from doctor.pipeline.report import SEVERITIES
+from doctor.pipeline.rules import Rule, load_rules
 from doctor.rule_docs import readable
-from doctor.rules import Rule, load_rules
 
 
 def register(p: argparse.ArgumentParser) -> None:

@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.facts import Facts, Gpu, Library
 from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
+from doctor.pipeline.facts import Facts, Gpu, Library
 
 if TYPE_CHECKING:
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.engines.multinode import MultiNode, NodeLaunch
+    from doctor.fix.actions import Action
     from doctor.fix.patches import Patch
-    from doctor.fix.plan import Action
     from doctor.kernels.check import KernelCheck
     from doctor.kernels.exact import Job
     from doctor.plan.memory import MemoryModel

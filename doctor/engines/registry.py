@@ -11,7 +11,7 @@ from doctor.engines.sglang.engine import SGLang
 from doctor.engines.tensorrt_llm.engine import TensorRTLLM
 from doctor.engines.vllm.engine import VLLM
 from doctor.errors import InputError
-from doctor.facts import Facts, Library
+from doctor.pipeline.facts import Facts, Library
 
 ENTRY_POINT_GROUP = "sm120_doctor.engines"
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference

@@ -7,7 +7,7 @@ import re
 from packaging.version import InvalidVersion, Version
 
 from doctor.errors import UsageError
-from doctor.facts import Library
+from doctor.pipeline.facts import Library
 
 KNOWN_PACKAGES = {
     "sglang": "sglang", "vllm": "vllm", "triton": "triton", "torch": "torch",

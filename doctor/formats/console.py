@@ -7,9 +7,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from doctor.analysis import Analysis
-from doctor.facts import Facts
-from doctor.report import Finding, Report
+from doctor.pipeline.analysis import Analysis
+from doctor.pipeline.facts import Facts
+from doctor.pipeline.report import Finding, Report
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 GiB = 1 << 30

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.output import json_text
-from doctor.report import Report
+from doctor.pipeline.report import Report
 
 
 def render_json(report: Report) -> str:

@@ -12,9 +12,9 @@ from urllib.parse import quote
 
 from doctor import __version__
 from doctor.located import FINGERPRINT_KEY, Problem, Span, Target, counts
-from doctor.report import Finding
+from doctor.pipeline.report import Finding
+from doctor.pipeline.rules import Rule
 from doctor.rule_docs import help_text, readable, rule_doc_url, rule_page
-from doctor.rules import Rule
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

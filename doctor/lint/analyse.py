@@ -7,14 +7,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from doctor.check import CheckRequest, run_check
 from doctor.engines import registry
 from doctor.engines.versions import parse_engine_spec
 from doctor.errors import DoctorError
-from doctor.facts import Facts
 from doctor.lint.find import expand_paths, launches_in_file
 from doctor.lint.site import LaunchSite
 from doctor.located import Problem, Span, Target
+from doctor.pipeline.check import CheckRequest, run_check
+from doctor.pipeline.facts import Facts
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from doctor.facts import Facts, Model
+from doctor.pipeline.facts import Facts, Model
 from doctor.plan.planner import GiB, Plan, PlanRequest, make_plans
 from doctor.plan.weights import WeightSource
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from doctor.facts import Model, Quantization
 from doctor.output import read_regular_bytes
+from doctor.pipeline.facts import Model, Quantization
 from doctor.plan.storage import dense_bytes, linear_bytes
 
 KINDS = ("embed", "lm_head", "attention", "dense_mlp", "shared_experts", "routed_experts", "router", "norm",

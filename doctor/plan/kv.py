@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from doctor.errors import UsageError
-from doctor.facts import Model
+from doctor.pipeline.facts import Model
 
 KV_DTYPES = {"auto": None, "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
              "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2", "fp4_e2m1": "fp4_e2m1", "nvfp4": "fp4_e2m1"}

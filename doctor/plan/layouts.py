@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doctor.facts import Facts, Model
+from doctor.pipeline.facts import Facts, Model
 from doctor.topology import LINK_RANK
 
 LINK_WORDS = {

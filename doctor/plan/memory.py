@@ -8,12 +8,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from doctor.facts import Model
+from doctor.pipeline.facts import Model
 from doctor.plan.arch import Piece
 
 if TYPE_CHECKING:
-    from doctor.facts import Facts
     from doctor.launch import Launch
+    from doctor.pipeline.facts import Facts
 
 if TYPE_CHECKING:
     from doctor.plan.kv import KvShape

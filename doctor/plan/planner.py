@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doctor.errors import InputError, UsageError
-from doctor.facts import Facts, Model
+from doctor.pipeline.facts import Facts, Model
 from doctor.plan import kv as kvmod
 from doctor.plan.layouts import Comm, Layout, communication, enumerate_layouts, invalid_reasons
 from doctor.plan.memory import LayoutShape, MemoryModel
@@ -95,7 +95,7 @@ def _gpu_totals(facts: Facts) -> tuple[int, bool]:
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
                 source: WeightSource | None = None, comm: Comm | None = None) -> Plan:
     """`comm`: the communication path when the caller knows better than this machine's topology (several
-    nodes: doctor/plan/multinode.py)."""
+    nodes: doctor/cluster/layouts.py)."""
     source = source or weight_source(model)
     bad = invalid_reasons(model, layout) + req.memory.layout_problems(layout.tp, layout.ep)
     if layout.gpus > len(facts.gpus):

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.facts import Model
 from doctor.output import open_regular, read_regular_bytes
+from doctor.pipeline.facts import Model
 from doctor.plan.arch import Piece
 from doctor.validation import shown
 

@@ -14,7 +14,7 @@ reports at https://github.com/gogongxt/python/tree/ec9962697819add8f24ce1b180cf9
 
 from __future__ import annotations
 
-from doctor.facts import Quantization
+from doctor.pipeline.facts import Quantization
 
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "bf16": 2, "fp16": 2, "fp32": 4}
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import DoctorError
-from doctor.facts import Facts
 from doctor.launch import Launch
+from doctor.pipeline.facts import Facts
 from doctor.plan.memory import MemoryModel
 from doctor.plan.planner import Plan, PlanRequest, make_plans
 from doctor.plan.safetensors import checkpoint_pieces, index_total_size

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doctor.facts import Model
+from doctor.pipeline.facts import Model
 from doctor.plan.arch import Piece, model_pieces, raw_text_config
 
 SCALE_TOLERANCE = 0.02

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from doctor.engines.versions import parse_engine_spec
-from doctor.facts import Facts, Source, load_facts
 from doctor.hardware import load_profile
+from doctor.pipeline.facts import Facts, Source, load_facts
 from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
 from doctor.probe.libraries import probe_libraries

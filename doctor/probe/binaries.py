@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from doctor.facts import Library
+from doctor.pipeline.facts import Library
 
 # Library keys whose CUDA extensions `check` reads. flashinfer-cubin is left out on purpose: its
 # ~16k standalone SM100 cubins take seconds to walk and never hold SM12x code.

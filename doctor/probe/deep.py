@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from doctor.facts import Facts, Gpu
+from doctor.pipeline.facts import Facts, Gpu
 
 
 def deepen(facts: Facts) -> Facts:

@@ -10,7 +10,7 @@ default patterns below are the `load_swa_pattern(ml, n)` calls of `src/models/*.
 from __future__ import annotations
 
 from doctor.errors import InputError
-from doctor.facts import Attention, Model, Moe, Quantization
+from doctor.pipeline.facts import Attention, Model, Moe, Quantization
 from doctor.probe.gguf import GgufModel
 
 DEFAULT_SWA_PATTERN = {"gpt-oss": 2, "gemma2": 2, "gemma3": 6, "cohere2": 4}

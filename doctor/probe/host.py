@@ -6,7 +6,7 @@ import os
 import platform
 from pathlib import Path
 
-from doctor.facts import Host
+from doctor.pipeline.facts import Host
 
 
 def probe_host(root: Path = Path("/")) -> Host:

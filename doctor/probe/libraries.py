@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from doctor.facts import Library
 from doctor.output import read_regular_bytes
+from doctor.pipeline.facts import Library
 from doctor.probe.distributions import distribution
 from doctor.probe.toolkit import probe_llama_cpp, probe_nvcc
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.facts import Model
 from doctor.output import read_json_file, read_regular_bytes
+from doctor.pipeline.facts import Model
 from doctor.probe.model_config import parse_model
 from doctor.validation import shown
 

@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.facts import Attention, Model, Moe, Vision
+from doctor.pipeline.facts import Attention, Model, Moe, Vision
 from doctor.probe.config_fields import ReadTracking, unread_sizing_fields
 from doctor.probe.quant import normalise_quantization
 from doctor.validation.model import LIMITS, check_model

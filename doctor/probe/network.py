@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from doctor.facts import Network, Nic, RdmaPort
+from doctor.pipeline.facts import Network, Nic, RdmaPort
 from doctor.probe.env import redact
 
 SETTING_NAMES = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "NCCL_NET", "NCCL_NET_GDR_LEVEL", "NCCL_DMABUF_ENABLE",

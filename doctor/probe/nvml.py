@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doctor.facts import Driver, Gpu, Link, Pcie
 from doctor.hardware import smem_per_block_optin
+from doctor.pipeline.facts import Driver, Gpu, Link, Pcie
 
 P2P_READ, P2P_WRITE, P2P_NVLINK, P2P_ATOMICS = 0, 1, 2, 3
 P2P_STATUS_OK = 0

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.facts import Quantization
+from doctor.pipeline.facts import Quantization
 
 # Representative module names per component, as the checkpoints name them (with and without the
 # multimodal wrapper's `language_model.` prefix). Used to decide what an ignore list leaves unquantized.

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from doctor import cache
-from doctor.facts import Library
+from doctor.pipeline.facts import Library
 
 _NVCC_RELEASE = re.compile(r"release\s+(\d+\.\d+)(?:,\s*V(\d+\.\d+\.\d+))?")
 NVCC_TIMEOUT_S = 5

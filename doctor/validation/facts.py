@@ -1,4 +1,4 @@
-"""Physical ranges for a facts tree, after the type check of doctor.facts' reader: a snapshot, profile or
+"""Physical ranges for a facts tree, after the type check of doctor.pipeline.facts' reader: a snapshot, profile or
 probe that claims negative memory, a link to a GPU that is not there, or a capability like "abc" is
 refused with one line naming the field, instead of being planned on."""
 
@@ -13,7 +13,7 @@ from doctor.validation import check_int, shown
 from doctor.validation.model import check_model
 
 if TYPE_CHECKING:
-    from doctor.facts import Facts, Gpu, Host, Library, Link
+    from doctor.pipeline.facts import Facts, Gpu, Host, Library, Link
 
 MAX_GPUS = 1 << 16
 MAX_GPU_MEMORY = 1 << 44  # 16 TiB: ~60x the largest GPU memory shipped (B300, 288 GB)
@@ -27,7 +27,7 @@ SOURCE_KINDS = ("live", "profile", "snapshot")
 DEVICE_ORDERS = ("FASTEST_FIRST", "PCI_BUS_ID")
 
 
-def check_facts(facts: Facts, origin: str) -> None:
+def validate_facts(facts: Facts, origin: str) -> None:
     if facts.source.kind not in SOURCE_KINDS:
         raise InputError(f"{origin}: source.kind {shown(facts.source.kind)} is not one of {', '.join(SOURCE_KINDS)}")
     if facts.driver.cuda_device_order not in DEVICE_ORDERS:

@@ -11,7 +11,7 @@ from doctor.errors import InputError
 from doctor.validation import check_int, shown
 
 if TYPE_CHECKING:
-    from doctor.facts import Model
+    from doctor.pipeline.facts import Model
 
 LIMITS = {  # upper bounds far beyond any real model; above them a config is corrupt or hostile
     "hidden_size": 1 << 20,

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from doctor.analysis import analyze
-from doctor.context import build_context
-from doctor.facts import Library
 from doctor.hardware import load_profile
 from doctor.launch import parse_launch
-from doctor.rules import evaluate, load_rules
+from doctor.pipeline.analysis import analyze
+from doctor.pipeline.context import build_context
+from doctor.pipeline.facts import Library
+from doctor.pipeline.rules import evaluate, load_rules
 from tests.conftest import cli_env
 
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from doctor.check import check_facts
-from doctor.facts import Facts, Library
 from doctor.hardware import load_profile
+from doctor.pipeline.check import check_facts
+from doctor.pipeline.facts import Facts, Library
+from doctor.pipeline.report import Finding, Report
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
-from doctor.report import Finding, Report
 
 try:
     import tomllib

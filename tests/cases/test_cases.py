@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from doctor.rules import load_rules
+from doctor.pipeline.rules import load_rules
 from tests.cases.deployment import fix_texts, load_cases, run_case
 
 CASES = load_cases()

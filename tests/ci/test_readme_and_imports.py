@@ -44,7 +44,7 @@ def test_the_pre_commit_snippet_names_the_hook():
 
 def test_the_config_example_loads(tmp_path):
     from doctor.config import load_config
-    from doctor.rules import load_rules
+    from doctor.pipeline.rules import load_rules
 
     (tmp_path / "pyproject.toml").write_text(block("toml", "[tool.sm120-doctor]"))
     config = load_config(tmp_path / "pyproject.toml")

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from doctor.pipeline.rules import load_rules
 from doctor.rule_docs import docs_dir, rule_doc_url, rule_page, write_rule_docs
-from doctor.rules import load_rules
 from tests.conftest import cli_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,8 +57,8 @@ def test_the_generator_script_checks_staleness():
 
 
 def test_every_page_states_the_releases_its_rule_is_about():
+    from doctor.pipeline.rules import load_rules
     from doctor.rule_docs import rule_page
-    from doctor.rules import load_rules
 
     rules = {r.id: r for r in load_rules()}
     assert all("\nVersions: " in rule_page(r) for r in rules.values())

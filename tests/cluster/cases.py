@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from doctor.cluster.check import check_cluster
 from doctor.cluster.nodes import Cluster, NodeProblem, make_cluster
-from doctor.facts import Facts, Library, Network, Nic, RdmaPort
+from doctor.pipeline.facts import Facts, Library, Network, Nic, RdmaPort
 from tests.rules.builders import build
 
 PRO, KIMI = "rtx-pro-6000-x8", "moonshotai/Kimi-K2-Instruct"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from doctor.cluster.network import node_network
-from doctor.facts import Facts, Source
+from doctor.pipeline.facts import Facts, Source
 from doctor.probe.network import probe_network
 
 

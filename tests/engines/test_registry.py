@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from doctor.check import check_facts
 from doctor.engines import registry
 from doctor.engines.base import Engine
-from doctor.facts import Library
+from doctor.pipeline.check import check_facts
+from doctor.pipeline.facts import Library
 from tests.conftest import cli_env
 from tests.rules.builders import build
 

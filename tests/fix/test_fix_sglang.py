@@ -106,10 +106,10 @@ def test_permission_denied_changes_nothing(sglang_058, monkeypatch):
     so as root the read-only case is simulated through it)."""
     import os
 
-    from doctor.check import CheckRequest, run_check
     from doctor.errors import DoctorError
+    from doctor.fix.actions import plan_fixes
     from doctor.fix.apply import apply_actions
-    from doctor.fix.plan import plan_fixes
+    from doctor.pipeline.check import CheckRequest, run_check
 
     monkeypatch.syspath_prepend(str(sglang_058.site))
     import importlib
@@ -195,10 +195,10 @@ def test_the_vision_finding_reaches_the_prefill_patch_through_unsafe_fixes(sglan
     it through the journal, and the re-analysed kernel fits."""
     import dataclasses
 
-    from doctor.check import check_facts
+    from doctor.fix.actions import plan_fixes
     from doctor.fix.apply import apply_actions
-    from doctor.fix.plan import plan_fixes
-    from doctor.report import Safety
+    from doctor.pipeline.check import check_facts
+    from doctor.pipeline.report import Safety
     from tests.rules.builders import build
 
     facts = build("rtx-5090", "moonshotai/Kimi-K2.5", ("sglang==0.5.8",), vision_head_dim=256)

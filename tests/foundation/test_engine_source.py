@@ -53,10 +53,10 @@ def test_analysis_reads_tiles_from_an_installed_engine(tmp_path):
     """A locally patched install is analysed as patched: the installed source wins over version tables."""
     import shutil
 
-    from doctor.analysis import analyze
-    from doctor.facts import Library
     from doctor.hardware import load_profile
     from doctor.launch import parse_launch
+    from doctor.pipeline.analysis import analyze
+    from doctor.pipeline.facts import Library
     from doctor.probe.model import load_model
 
     site = tmp_path / "site"

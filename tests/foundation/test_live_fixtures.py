@@ -4,8 +4,8 @@ checked against what nvidia-smi and torch said on the same machine (fixtures/dev
 import json
 from pathlib import Path
 
-from doctor.facts import load_facts
 from doctor.hardware import smem_per_block_optin
+from doctor.pipeline.facts import load_facts
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

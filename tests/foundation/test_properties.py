@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from doctor.errors import InputError
-from doctor.facts import facts_from_dict
 from doctor.hardware import load_profile
+from doctor.pipeline.facts import facts_from_dict
 from doctor.probe.model_config import parse_model
 
 BUNDLED = Path(__file__).resolve().parents[2] / "doctor" / "data" / "models"

@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from doctor.analysis import analyze
-from doctor.context import build_context
-from doctor.facts import Driver, Library, Source
 from doctor.hardware import load_profile
 from doctor.launch import parse_launch
+from doctor.pipeline.analysis import analyze
+from doctor.pipeline.context import build_context
+from doctor.pipeline.facts import Driver, Library, Source
+from doctor.pipeline.rules import RuleError, evaluate, load_rules, render
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
-from doctor.rules import RuleError, evaluate, load_rules, render
 
 
 def findings_for(facts, *launch_args):
@@ -164,7 +164,7 @@ def test_duplicate_ids_rejected(tmp_path: Path):
 
 
 def test_context_roots_are_exactly_what_build_context_builds():
-    from doctor.context import context_roots
+    from doctor.pipeline.context import context_roots
 
     facts = profile("rtx-5090", "meta-llama/Llama-3.1-8B-Instruct", ["sglang==0.5.8"])
     launch = parse_launch([])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from doctor.check import CheckRequest, run_check
-from doctor.facts import load_facts
+from doctor.pipeline.check import CheckRequest, run_check
+from doctor.pipeline.facts import load_facts
 from doctor.plan.layouts import Layout, communication
 from tests.scale_facts import write_scaled_facts
 
@@ -47,7 +47,7 @@ def test_numa_groups_on_a_large_mesh(tmp_path):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from doctor.facts import Facts, Gpu, Link, Source  # noqa: E402
+from doctor.pipeline.facts import Facts, Gpu, Link, Source  # noqa: E402
 
 OLD_RANK = {"NV": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from doctor.rules import load_rules
+from doctor.pipeline.rules import load_rules
 
 REPO = Path(__file__).resolve().parents[2]
 # the notes' paths, bare (`research/models.md`, `sglang.md §2`) or under shared/
@@ -33,7 +33,7 @@ def test_engine_independent_rules_cite_no_engine_in_their_neutral_references():
     `engine_references`, so a vLLM report never cites SGLang's code and the other way round (issue 24, point 6).
     Rules whose condition names one engine's package (sgl-kernel's wheel, vLLM's _C families) are that
     engine's by their condition."""
-    from doctor.context import engine_root
+    from doctor.pipeline.context import engine_root
     from doctor.engines import registry
 
     roots = {engine_root(name) for name in registry.engines()}

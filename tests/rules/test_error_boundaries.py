@@ -20,7 +20,7 @@ from packaging.version import Version
 
 from doctor.engines.sglang.releases import RELEASES as SGLANG_RELEASES
 from doctor.engines.vllm import knowledge as vllm_knowledge
-from doctor.facts import Facts
+from doctor.pipeline.facts import Facts
 from tests.rules.builders import RULES, findings
 from tests.rules.test_rule_cases import CASES
 

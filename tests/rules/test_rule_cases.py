@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from doctor.facts import Driver, Library, Source
+from doctor.pipeline.facts import Driver, Library, Source
 from tests.rules.builders import RULES, a, build, decode_attention, findings, fused_moe, lib
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
@@ -503,7 +503,13 @@ CASES = [
       "--tp-size", "1", "--pp-size", "8"),
     a("CKPT001", False, "compressed-tensors: not established (MOE010)", sg("0.5.20", DSV3, quant={
         **MO_NVFP4_BF16_SHARED, "method": "compressed-tensors"}), "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", True, "TP 8 on 0.5.15.post1 (InferenceX #2335)", sg("0.5.15.post1", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "8"),
+    a("CKPT001", False, "TP 8 on 0.5.16: MOE010", sg("0.5.16", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
+    a("CKPT001", False, "TP 8 on 0.5.15: MOE010", sg("0.5.15", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
     a("MOE010", True, "TP 8, 0.5.20", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
+    a("MOE010", False, "TP 8 on 0.5.15.post1 is CKPT001", sg("0.5.15.post1", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "8"),
     a("MOE010", True, "compressed-tensors TP 1", sg("0.5.20", DSV3, quant={
         **MO_NVFP4_BF16_SHARED, "method": "compressed-tensors"}), "--tp-size", "1", "--pp-size", "8"),
     a("MOE010", False, "TP 1 modelopt is CKPT001", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED),

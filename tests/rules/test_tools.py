@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from doctor.check import fired_ids
 from doctor.cli import main
 from doctor.launch import parse_launch
+from doctor.pipeline.check import fired_ids
+from doctor.pipeline.rules import RuleError, load_rules
+from doctor.pipeline.upgrades import annotate_upgrades
 from doctor.probe.toolkit import parse_nvcc_version
-from doctor.rules import RuleError, load_rules
-from doctor.upgrades import annotate_upgrades
 from tests.foundation.test_cli import run
 from tests.rules.builders import RULES, build, findings
 

@@ -8,9 +8,9 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from doctor.analysis import engine_runs
 from doctor.engines import registry as engines
 from doctor.engines.sglang import flags as registry
+from doctor.pipeline.analysis import engine_runs
 from tests.rules.builders import RULES, build, findings
 from tests.rules.sglang_source import server_args
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from doctor.facts import Library
+from doctor.pipeline.facts import Library
 from doctor.probe.distributions import distribution
 from doctor.probe.toolkit import LLAMA_CPP_ENV, which
 

@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
-from doctor.facts import Library
 from doctor.launch import Launch
+from doctor.pipeline.facts import Library
 
 if TYPE_CHECKING:
     from doctor.engines.llama_cpp.flags import FlagTable
 
-KNOWN_BUILD = "11312"  # ggml-org/llama.cpp@0c1e57098, the flag table's source (data/llama_server_flags.json)
+# ggml-org/llama.cpp@0c1e57098, the flag table's source (doctor/data/llama_cpp/llama_server_flags.json)
+KNOWN_BUILD = "11312"
 
 
 class LlamaCpp(Engine):

@@ -1,6 +1,6 @@
 """llama-server's flags: the build's own `llama-server --help` when a binary is found, else the table derived
-from a known llama.cpp source (data/llama_server_flags.json, provenance inside; regenerate with
-doctor.engines.llama_cpp.flag_source)."""
+from a known llama.cpp source (doctor/data/llama_cpp/llama_server_flags.json, provenance inside; regenerate with
+`python -m tools.llama_cpp_flags`)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ class FlagTable:
 
 @cache
 def known_release_table() -> FlagTable:
-    text = (Path(__file__).resolve().parent / "data" / "llama_server_flags.json").read_text("utf-8")
+    text = (Path(__file__).resolve().parents[2] / "data" / "llama_cpp" / "llama_server_flags.json").read_text(
+        "utf-8")
     data = json.loads(text)
     return FlagTable(source=f"llama.cpp {data['release']} {data['file']}", flags=data["flags"])
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from doctor.engines.llama_cpp.memory import CPU, Usage, usage
 from doctor.engines.llama_cpp.options import ALL, AUTO, LlamaOptions
-from doctor.facts import Facts, Model
 from doctor.launch import Launch
+from doctor.pipeline.facts import Facts, Model
 from doctor.plan.memory import LayoutShape, MemoryModel
 from doctor.probe.gguf import GgufModel
 

@@ -14,9 +14,9 @@ from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES
 
 if TYPE_CHECKING:
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.engines.multinode import MultiNode, NodeLaunch
-    from doctor.fix.actions import FileChange
+    from doctor.fix.actions import Action
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
@@ -86,7 +86,7 @@ class SGLang(Engine):
 
         return sglang_view(run.facts, run.launch, run.version)
 
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[FileChange]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
         from doctor.engines.sglang.moe_files import config_file_changes
 
         return config_file_changes(run, kernels, fix_dir)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.facts import Model
+from doctor.pipeline.facts import Model
 from doctor.plan.arch import Piece
 from doctor.plan.memory import LayoutShape, MemoryModel
 

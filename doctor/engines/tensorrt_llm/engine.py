@@ -16,8 +16,8 @@ from doctor.engines.releases import TENSORRT_LLM
 from doctor.launch import Launch
 
 if TYPE_CHECKING:
-    from doctor.engines.multinode import MultiNode, NodeLaunch
-    from doctor.fix.plan import Action
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch
+    from doctor.fix.actions import Action
     from doctor.kernels.check import KernelCheck
 
 
@@ -76,12 +76,12 @@ class TensorRTLLM(Engine):
     # --- fixes -------------------------------------------------------------------------------------
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
         """The options YAML of the composed launch, beside the launch script (a new file the user owns)."""
-        from doctor.analysis import analyze_run
-        from doctor.context import build_context
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
-        from doctor.fix.plan import Action
-        from doctor.report import Safety
-        from doctor.rules import evaluate, load_rules
+        from doctor.fix.actions import Action
+        from doctor.pipeline.analysis import analyze_run
+        from doctor.pipeline.context import build_context
+        from doctor.pipeline.report import Safety
+        from doctor.pipeline.rules import evaluate, load_rules
 
         findings = evaluate(load_rules(), build_context(run.facts, analyze_run(run), run.launch))
         options, applied = options_for_launch(run, findings)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from doctor.engines.tensorrt_llm import knowledge as kb
-from doctor.facts import Model
+from doctor.pipeline.facts import Model
 from doctor.plan.memory import LayoutShape, MemoryModel
 
 GiB = 1 << 30

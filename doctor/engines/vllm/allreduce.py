@@ -1,7 +1,7 @@
 """What vLLM does with a run's tensor-parallel all-reduce, per release, on the run's topology: whether its
 custom all-reduce is built or disabled (and why, in vLLM's own log message), the symmetric-memory and
 FlashInfer paths, and the NCCL the release brings. The gates are the release's own tests, kept as source text
-in doctor/engines/vllm/data (wheelfacts.allreduce) and evaluated here with the run's answers: the TP size,
+in doctor/data/vllm (tools/vllm_facts/allreduce.py) and evaluated here with the run's answers: the TP size,
 whether the TP group is fully NVLink-connected, whether P2P works between its GPUs, and the environment.
 
 P2P, when the facts do not record it: GeForce cards (the RTX 5090 included) have no PCIe P2P (NCCL

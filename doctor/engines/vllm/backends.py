@@ -1,7 +1,7 @@
 """Which attention and MoE backends vLLM picks on the GPU of a run, per release.
 
 Attention, from 0.12: the order `_get_backend_priorities` gives this capability (evaluated on the wheel's
-source, doctor/engines/vllm/data), minus the backends whose own `supports_compute_capability` says no, minus
+source, doctor/data/vllm), minus the backends whose own `supports_compute_capability` says no, minus
 the feature limits vLLM checks next (attention sinks, FP8 KV cache) as they stand on SM12x: FLASH_ATTN runs
 FlashAttention 2 there (`get_flash_attn_version`: FA3 is Hopper-only), which has neither sinks nor an FP8 KV
 cache, and FlashInfer has no sinks on SM12x (vllm#40153). Before 0.12 the same outcome comes from the
@@ -25,7 +25,7 @@ from packaging.version import Version
 
 from doctor.engines.base import EngineRun
 from doctor.engines.vllm import knowledge
-from doctor.facts import Quantization
+from doctor.pipeline.facts import Quantization
 
 NO_SINKS_ON_SM12X = {"FLASH_ATTN": "FlashAttention 2 on SM12x has no attention sinks",
                      "FLASHINFER": "FlashInfer has no attention sinks on SM12x (vllm#40153)"}

@@ -14,7 +14,7 @@ from typing import Any
 
 ENUM_CLASSES = ("AttentionBackendEnum", "_Backend", "AttentionBackend")
 # A scope key: a callable given each expression the evaluator cannot answer; it answers it or raises NotStatic
-# (doctor/engines/vllm/wheelfacts/explore.py uses it to walk every branch of a gate that asks the runtime).
+# (tools/vllm_facts/explore.py uses it to walk every branch of a gate that asks the runtime).
 UNKNOWN = "__unknown__"
 
 

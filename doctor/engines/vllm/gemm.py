@@ -1,6 +1,6 @@
 """Which kernel vLLM runs for a model's dense (non-MoE) linear layers on SM12x, per release and quantization
-scheme, from the candidates the wheel facts keep (doctor/engines/vllm/data, section `gemm`, written by
-doctor/engines/vllm/wheelfacts/gemm.py): the first candidate whose gate holds on this capability wins. A gate
+scheme, from the candidates the wheel facts keep (doctor/data/vllm, section `gemm`, written by
+tools/vllm_facts/gemm.py): the first candidate whose gate holds on this capability wins. A gate
 that only the running system answers stays a condition in the answer, named by what decides it: the
 compiled extension (`ops.cutlass_scaled_mm_supports_fp8`), an installed package (`has_flashinfer()`,
 `has_deep_gemm()`), or the layer (shape, dtype). On/off environment variables (`VLLM_USE_DEEP_GEMM`) are set
@@ -16,7 +16,7 @@ from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.evaluate import Capability
 
 CAPABILITIES = {"12.0": Capability(12, 0), "12.1": Capability(12, 1)}
-# the doctor's quantization scheme (doctor.facts.Quantization.scheme) -> the data's scheme
+# the doctor's quantization scheme (doctor.pipeline.facts.Quantization.scheme) -> the data's scheme
 SCHEMES = {"fp8-tensor": "fp8", "fp8-channel": "fp8", "fp8-block": "fp8-block", "int8-w8a8": "int8-w8a8",
            "int4-w4a16": "wna16", "gptq": "wna16", "awq": "awq", "nvfp4": "nvfp4", "mxfp4": "mxfp4"}
 DENSE_ROLES = ("attention", "dense_mlp", "shared_experts")  # Quantization.quantized roles that are dense layers

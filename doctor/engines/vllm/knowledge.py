@@ -1,5 +1,5 @@
-"""The per-release vLLM facts read from the wheels (doctor/engines/vllm/data, written by
-`python -m doctor.engines.vllm.wheelfacts`): loaded one release at a time, and the index of which releases
+"""The per-release vLLM facts read from the wheels (doctor/data/vllm, written by
+`python -m tools.vllm_facts`): loaded one release at a time, and the index of which releases
 have each flag and environment variable."""
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from packaging.version import Version
 
 from doctor.engines.versions import release as release_of
 
+DATA = Path(__file__).resolve().parents[2] / "data" / "vllm"  # written by tools/vllm_facts
+
 
 def _read(name: str) -> Any:
-    return json.loads((Path(__file__).resolve().parent / "data" / name).read_text(encoding="utf-8"))
+    return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
 @cache

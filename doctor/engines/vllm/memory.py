@@ -27,7 +27,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.vllm import knowledge
-from doctor.facts import Model
+from doctor.pipeline.facts import Model
 from doctor.plan.kv import KvShape
 from doctor.plan.memory import LayoutShape, MemoryModel
 from doctor.plan.weights import RankWeights

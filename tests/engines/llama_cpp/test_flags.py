@@ -10,8 +10,8 @@ from importlib import resources
 
 import pytest
 
-from doctor.engines.llama_cpp.flag_source import options, server_table
 from doctor.engines.llama_cpp.flags import check_flags, known_release_table, table_from_help
+from tools.llama_cpp_flags import options, server_table
 
 ARG_CPP = r'''
 bool common_arg_utils::is_truthy(const std::string & value) {
@@ -170,7 +170,7 @@ def test_committed_table_is_what_the_generator_derives_from_the_sdist(tmp_path):
     with tarfile.open(sdists[0]) as archive:
         member = next(m for m in archive.getmembers() if m.name.endswith("vendor/llama.cpp/common/arg.cpp"))
         source = archive.extractfile(member).read().decode()  # type: ignore[union-attr]
-    committed = json.loads((resources.files("doctor.engines.llama_cpp") / "data" / "llama_server_flags.json")
+    committed = json.loads((resources.files("doctor") / "data" / "llama_cpp" / "llama_server_flags.json")
                            .read_text("utf-8"))
     derived = server_table(source, committed["source"], committed["release"])
     assert derived == committed

@@ -3,9 +3,9 @@ argument definitions (the wheel data, or a table read from the wheel itself in t
 
 from __future__ import annotations
 
-from doctor.check import CheckRequest, run_check
 from doctor.engines.vllm.flags import FlagTable, value_ok
 from doctor.launch import flag_pairs
+from doctor.pipeline.check import CheckRequest, run_check
 
 MODELS = ("openai/gpt-oss-120b", "moonshotai/Kimi-K2.5", "zai-org/GLM-4.7-FP8")
 SM120_PROFILES = ("rtx-pro-6000-x8", "rtx-pro-6000-ws-x4", "rtx-5090-x2", "dgx-spark")

@@ -1,4 +1,4 @@
-"""The all-reduce facts committed for every release (doctor/engines/vllm/data, read from the wheels) and the
+"""The all-reduce facts committed for every release (doctor/data/vllm, read from the wheels) and the
 engine's verdict on them: custom all-reduce per TP size and topology, the other paths, the NCCL per release."""
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def test_a_gate_the_engine_cannot_answer_is_unknown_not_a_guess(monkeypatch):
 def test_nccl_in_use_prefers_the_installed_library_for_an_installed_vllm():
     run = run_for("0.10.0", "rtx-pro-6000-ws-x4")
     assert allreduce.nccl(run)["version"] == "2.26.2" and "pins torch==2.7.1" in allreduce.nccl(run)["source"]
-    from doctor.facts import Library
+    from doctor.pipeline.facts import Library
     libraries = {**run.facts.libraries, "nccl": Library(name="nccl", version="2.28.3"),
                  "vllm": dataclasses.replace(run.library, what_if=False)}
     installed = dataclasses.replace(run, facts=run.facts.replace(libraries=libraries), library=libraries["vllm"])

@@ -9,11 +9,11 @@ from functools import cache
 import pytest
 
 from doctor.engines.vllm import knowledge
-from doctor.engines.vllm.wheelfacts import TORCH_TABLE
-from doctor.engines.vllm.wheelfacts.allreduce import allreduce_facts
-from doctor.engines.vllm.wheelfacts.nccl import load_table, nccl_facts, torch_pin
-from doctor.engines.vllm.wheelfacts.source import WheelSource
 from tests.wheels import download_wheel
+from tools.vllm_facts import TORCH_TABLE
+from tools.vllm_facts.allreduce import allreduce_facts
+from tools.vllm_facts.nccl import load_table, nccl_facts, torch_pin
+from tools.vllm_facts.source import WheelSource
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
 BOUNDARY = ("0.15.0", "0.15.1", "0.33.0")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from doctor.analysis import analyze_all
 from doctor.engines.vllm import knowledge
+from doctor.pipeline.analysis import analyze_all
 from tests.rules.builders import build, findings
 
 PRO = "rtx-pro-6000-x8"
@@ -50,7 +50,7 @@ def test_compressed_tensors_fp8_moe_schemes(scheme, activation, version, cutlass
     from packaging.version import Version
 
     from doctor.engines.vllm.backends import fp8_moe_cutlass_path
-    from doctor.facts import Quantization
+    from doctor.pipeline.facts import Quantization
 
     quant = Quantization(scheme=scheme, method="compressed-tensors", bits=8, activation=activation)
     assert (fp8_moe_cutlass_path(Version(version), quant) is not None) is cutlass

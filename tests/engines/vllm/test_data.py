@@ -6,7 +6,7 @@ import pytest
 
 from doctor.engines import releases as known
 from doctor.engines.vllm import knowledge
-from doctor.engines.vllm.wheelfacts.__main__ import RELEASES
+from tools.vllm_facts.__main__ import RELEASES
 
 
 def test_every_release_has_its_file_and_the_lists_agree():

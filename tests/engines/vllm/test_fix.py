@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from doctor.check import CheckRequest, run_check
 from doctor.engines.vllm.moe import ENV
-from doctor.fix.plan import plan_fixes
+from doctor.fix.actions import plan_fixes
 from doctor.kernels import fused_moe_smem
+from doctor.pipeline.check import CheckRequest, run_check
 
 NAME = "E=256,N=512,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition,dtype=fp8_w8a8,block_shape=[128,128].json"
 

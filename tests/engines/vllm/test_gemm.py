@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from doctor.analysis import analyze_all
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.evaluate import Capability
 from doctor.engines.vllm.gemm import CAPABILITIES, choose, describe, resolve, scheme_of
-from doctor.engines.vllm.wheelfacts.explore import Explorer
-from doctor.engines.vllm.wheelfacts.source import WheelSource
+from doctor.pipeline.analysis import analyze_all
 from tests.rules.builders import build, findings
+from tools.vllm_facts.explore import Explorer
+from tools.vllm_facts.source import WheelSource
 
 PRO, SPARK = "rtx-pro-6000-x8", "dgx-spark"
 GLM, QWEN_BLOCK, KIMI, NVFP4, GPT_OSS = ("zai-org/GLM-4.7-FP8", "Qwen/Qwen3-235B-A22B-FP8", "moonshotai/Kimi-K2.5",

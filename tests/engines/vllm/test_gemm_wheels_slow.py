@@ -8,10 +8,10 @@ import zipfile
 import pytest
 
 from doctor.engines.vllm import knowledge
-from doctor.engines.vllm.wheelfacts.envs import env_facts
-from doctor.engines.vllm.wheelfacts.gemm import gemm_facts
-from doctor.engines.vllm.wheelfacts.source import WheelSource
 from tests.wheels import download_wheel
+from tools.vllm_facts.envs import env_facts
+from tools.vllm_facts.gemm import gemm_facts
+from tools.vllm_facts.source import WheelSource
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
 BOUNDARY = ("0.9.2", "0.20.0", "0.33.0")

@@ -15,10 +15,10 @@ import pytest
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm import moe as vllm_moe
 from doctor.engines.vllm.exact import moe_job
-from doctor.engines.vllm.wheelfacts.moe import FUSED_MOE, parse_config_name
 from doctor.kernels import fused_moe_smem
 from doctor.kernels.exact import compile_many
 from tests.wheels import download_wheel, triton_site
+from tools.vllm_facts.moe import FUSED_MOE, parse_config_name
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
 RELEASE = "0.33.0"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from doctor.analysis import analyze_all
+from doctor.pipeline.analysis import analyze_all
 from tests.rules.builders import build
 
 

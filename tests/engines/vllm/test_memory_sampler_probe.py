@@ -8,8 +8,8 @@ from packaging.version import Version
 
 from doctor.engines.base import EngineRun
 from doctor.engines.vllm.engine import VLLM
-from doctor.facts import Library
 from doctor.launch import Launch
+from doctor.pipeline.facts import Library
 from tests.rules.builders import build
 
 

@@ -3,8 +3,8 @@ only in 0.10.0, whose gate `has_device_capability(100)` also holds on 12.x."""
 
 from __future__ import annotations
 
-from doctor.analysis import analyze_all
 from doctor.engines.vllm.mla_prefill import prefill_note
+from doctor.pipeline.analysis import analyze_all
 from tests.rules.builders import build
 
 

@@ -11,7 +11,7 @@ from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.flags import table, value_ok
 from doctor.engines.vllm.view import reads_env
 from doctor.launch import flag_pairs
-from doctor.rules import load_rules
+from doctor.pipeline.rules import load_rules
 
 FIXES = [(rule.id, i, fix) for rule in load_rules() for i, fix in enumerate(rule.fixes)
          if fix.get("engine") == "vllm" and fix["kind"] in ("flag", "env")]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from doctor.analysis import analyze_all
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm import unified_attention as ua
 from doctor.kernels.unified_attention_smem import segments_reduce_smem, unified_attention_smem
+from doctor.pipeline.analysis import analyze_all
 from tests.rules.builders import build, findings
 
 PRO = "rtx-pro-6000-x8"

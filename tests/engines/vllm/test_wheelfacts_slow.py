@@ -11,9 +11,9 @@ from functools import cache
 import pytest
 
 from doctor.engines.vllm import knowledge
-from doctor.engines.vllm.wheelfacts import extract
 from tests.engines.vllm.launch_check import MODELS, USER_FLAGS, launch_for
 from tests.wheels import download_wheel
+from tools.vllm_facts import extract
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
 BOUNDARY = ("0.15.0", "0.15.1", "0.33.0")

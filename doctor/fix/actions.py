@@ -1,0 +1,150 @@
+"""What `--fix` would change, before anything is written: one Action per file, with its safety and why.
+
+Safe actions write only new files the user owns (an engine's tuned-config files, env.sh, a launch script);
+unsafe actions patch installed packages (only with `--unsafe-fixes`); manual fixes are listed, never run.
+Every patch is reached from the rule that calls for it: a finding's `patch` fix, or an engine patch whose
+`rule_id` is the finding's."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from doctor.fix.journal import FixError
+from doctor.output import read_regular_bytes
+from doctor.pipeline.report import Finding, Report, Safety
+
+if TYPE_CHECKING:
+    from doctor.fix.patches import Patch
+
+SKIP_UNSAFE = "unsafe: edits an installed package; pass --unsafe-fixes"
+
+
+@dataclass(frozen=True)
+class Action:
+    rule_id: str
+    safety: Safety
+    summary: str
+    path: Path | None = None
+    new_bytes: bytes | None = None
+    old_bytes: bytes | None = None
+    patch: Patch | None = None  # the engine source patch this action applies (verified before the replace)
+    skipped: str | None = None  # why it will not be applied
+    mode: int | None = None  # file mode for a new file (e.g. an executable script)
+    env: dict[str, str] = field(default_factory=dict)  # what the launch must export for the file to count
+    kernel: str | None = None  # the kernel family a config file serves
+
+    @property
+    def patch_id(self) -> str | None:
+        return self.patch.id if self.patch else None
+
+    @property
+    def runnable(self) -> bool:
+        return self.skipped is None and self.path is not None and self.new_bytes is not None
+
+    def diff(self) -> str:
+        if self.path is None or self.new_bytes is None:
+            return ""
+        old = (self.old_bytes or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+        new = self.new_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}"))
+
+
+def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> list[Action]:
+    from doctor.engines import registry
+
+    engine = registry.get(report.analysis.engine) if report.analysis.engine else None
+    actions: list[Action] = []
+    if fix_dir is not None:
+        if engine is not None and report.analysis.run is not None:
+            actions += _owned_by_findings(report, engine.config_files(report.analysis.run, report.analysis.kernels,
+                                                                      fix_dir))
+        actions += _launch_script_action(report, fix_dir, with_env_file=any(a.env for a in actions))
+    patches = engine.patches() if engine is not None else {}
+    seen: set[str] = set()
+    for finding in report.findings:
+        for patch_id in _patches_called_for(finding, patches):
+            if f"patch:{patch_id}" not in seen:
+                seen.add(f"patch:{patch_id}")
+                actions.append(_patch_action(report, finding.id, patch_id, patches, unsafe))
+        for fix in finding.fixes:
+            key = f"{fix.kind}:{fix.summary}"
+            if fix.kind == "patch" or key in seen:
+                continue
+            seen.add(key)
+            if fix.safety is Safety.MANUAL or fix.kind in ("upgrade", "manual"):
+                actions.append(Action(finding.id, Safety.MANUAL, fix.summary, skipped="manual: run it yourself"))
+    return actions
+
+
+def _patches_called_for(finding: Finding, patches: dict[str, Patch] | object) -> list[str]:
+    named = [str(f.details.get("patch", "")) for f in finding.fixes if f.kind == "patch"]
+    by_rule = [pid for pid, patch in dict(patches).items() if patch.rule_id == finding.id]  # type: ignore[call-overload]
+    return list(dict.fromkeys(named + by_rule))
+
+
+def _owned_by_findings(report: Report, actions: list[Action]) -> list[Action]:
+    """A config file is credited to the finding about its kernel family."""
+    out = []
+    for action in actions:
+        owner = next((f.id for f in report.findings
+                      if action.kernel and f.evidence.get("item.kernel") == action.kernel), action.rule_id)
+        out.append(dataclasses.replace(action, rule_id=owner))
+    return out
+
+
+def launch_env(actions: list[Action]) -> dict[str, str]:
+    """The environment the written files need at launch (an engine's config-directory variable)."""
+    env: dict[str, str] = {}
+    for action in actions:
+        env.update(action.env)
+    return env
+
+
+def _launch_script_action(report: Report, fix_dir: Path, with_env_file: bool) -> list[Action]:
+    """A launch script with the composed command and env vars, when there is a finding."""
+    launch = report.launch
+    if not launch or not report.findings:
+        return []
+    lines = ["#!/usr/bin/env bash", f"# written by sm120-doctor --fix: {launch['engine']} {launch['version']}",
+             *(f"# note (composed before --fix wrote its files): {n}" for n in launch.get("notes", [])),
+             "set -euo pipefail"]
+    if with_env_file:
+        lines.append('source "$(dirname "$0")/env.sh"')
+    lines += [f"export {key}={shlex.quote(str(value))}" for key, value in launch.get("env", {}).items()]
+    files = launch.get("files", {})  # files the launch names (an options YAML) are written beside the script
+    lines.append("exec " + shlex.join(str(fix_dir / a) if a in files else a for a in launch["argv"]))
+    path = fix_dir / f"launch-{launch['engine']}.sh"
+    applied = ", ".join(launch.get("applied", [])) or "no flag fixes"
+    old = path.read_bytes() if path.is_file() else None
+    return [Action("launch", Safety.SAFE, f"launch script with the composed command ({applied})", path=path,
+                   new_bytes=("\n".join(lines) + "\n").encode(), old_bytes=old, mode=0o755)]
+
+
+def _patch_action(report: Report, rule_id: str, patch_id: str, patches: dict[str, Patch], unsafe: bool) -> Action:
+    from doctor.fix.patches import patched_source
+
+    patch = patches.get(patch_id)
+    summary = f"patch {patch_id}"
+    if patch is None:
+        return Action(rule_id, Safety.UNSAFE, summary, skipped=f"no such patch {patch_id!r}")
+    library = report.facts.library(patch.package)
+    if library is None or library.what_if or not library.location:
+        return Action(rule_id, Safety.UNSAFE, summary, patch=patch,
+                      skipped=f"{patch.package} is not installed here (a what-if version cannot be patched)")
+    path = Path(library.location) / patch.relative_path(Version(library.version))
+    try:
+        old = read_regular_bytes(path)
+    except OSError as exc:
+        raise FixError(f"{patch_id}: cannot read {path}: {exc.strerror or exc}") from exc
+    new_text = patched_source(patch, old.decode("utf-8"))
+    if new_text is None:
+        return Action(rule_id, Safety.UNSAFE, summary, path=path, patch=patch, skipped="already applied")
+    return Action(rule_id, Safety.UNSAFE, summary, path=path, new_bytes=new_text.encode(), old_bytes=old,
+                  patch=patch, skipped=None if unsafe else SKIP_UNSAFE)

@@ -1,0 +1,147 @@
+"""The flat-ish dictionary that rule conditions and message templates address by dotted path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from doctor.buildargs import build_view
+from doctor.engines import registry
+from doctor.hardware import smem_per_block_optin
+from doctor.launch import Launch
+from doctor.pipeline.analysis import Analysis
+from doctor.pipeline.facts import Facts, to_jsonable
+from doctor.wheel_archs import version_facts
+
+ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
+
+
+BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
+              "plan", "env", "topology", "engine", "build", "cluster")
+
+
+def engine_root(name: str) -> str:
+    """The context root of an engine's own view: its name with dots and dashes as underscores."""
+    return name.replace(".", "_").replace("-", "_")
+
+
+def context_roots() -> tuple[str, ...]:
+    """The top-level keys of build_context; rule files may address nothing else."""
+    return BASE_ROOTS + tuple(engine_root(name) for name in registry.engines())
+
+
+def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str, Any]:
+    return {
+        "source": to_jsonable(facts.source),
+        "gpu": _gpu(facts),
+        "driver": _driver(facts),
+        "host": to_jsonable(facts.host),
+        "lib": _libraries(facts),
+        "model": to_jsonable(facts.model) if facts.model else None,
+        "launch": _launch(launch, analysis),
+        "analysis": analysis.to_dict(),
+        "kernels": [k.to_dict() for k in analysis.kernels],
+        "binaries": list(analysis.binaries),
+        "plan": analysis.plan,
+        "env": dict(facts.env),
+        "topology": _topology(facts),
+        "engine": _engine(analysis),
+        "build": build_view(dict(facts.env), _capability(facts)),
+        "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
+        **_engine_views(analysis),
+    }
+
+
+def _engine(analysis: Analysis) -> dict[str, Any] | None:
+    run = analysis.run
+    if run is None:
+        return None
+    return {"name": analysis.engine, "version": run.library.version, "what_if": run.library.what_if}
+
+
+def _engine_views(analysis: Analysis) -> dict[str, Any]:
+    """Every engine's root is present; only the engine of this run fills its own."""
+    views: dict[str, Any] = {engine_root(name): None for name in registry.engines()}
+    run = analysis.run
+    if run is not None and analysis.engine is not None:
+        views[engine_root(analysis.engine)] = registry.get_for(run.library).rule_view(run)
+    return views
+
+
+def _launch(launch: Launch, analysis: Analysis) -> dict[str, Any]:
+    backends = [launch.get(k) for k in ("attention_backend", "prefill_attention_backend", "decode_attention_backend")]
+    return {**launch.values, "tp": analysis.tp, "args": list(launch.args), "flags": launch.flags(),
+            "unknown": list(launch.unknown), "attention_backends": [b for b in backends if b]}
+
+
+def _gpu(facts: Facts) -> dict[str, Any]:
+    if not facts.gpus:
+        return {"count": 0}
+    first = facts.gpus[0]
+    major, minor = first.capability
+    return {
+        **to_jsonable(first),
+        "count": len(facts.gpus),
+        "capability_major": major,
+        "capability_minor": minor,
+        "capability": major + minor / 10,
+        "mixed": len({(g.name, g.compute_capability) for g in facts.gpus}) > 1,
+        "names": sorted({g.name for g in facts.gpus}),
+        "smem_table": smem_per_block_optin((major, minor)),
+        "smem_matches_table": _smem_matches(first.smem_per_block_optin, smem_per_block_optin((major, minor))),
+    }
+
+
+def _smem_matches(reported: int | None, table: int | None) -> bool | None:
+    return None if reported is None or table is None else reported == table
+
+
+def _driver(facts: Facts) -> dict[str, Any]:
+    data = to_jsonable(facts.driver)
+    version = facts.driver.driver_version
+    if version and version.split(".")[0].isdigit():
+        data["major"] = int(version.split(".")[0])
+    # CUDA's minor-version compatibility runs a 12.9 runtime on a 12.8 driver; a newer major release does not
+    data["cuda_major_below_torch"] = _cuda_major_below(facts.driver.cuda_driver_version, facts.library("torch"))
+    return data
+
+
+def _cuda_major_below(driver_cuda: str | None, torch: Any) -> bool | None:
+    """Is the driver's CUDA major release older than the one torch was built with? None when either is unknown."""
+    built = torch.details.get("cuda_version") if torch is not None else None
+    try:
+        return Version(driver_cuda).major < Version(built).major if driver_cuda and built else None
+    except InvalidVersion:
+        return None
+
+
+def _capability(facts: Facts) -> tuple[int, int] | None:
+    return facts.gpus[0].capability if facts.gpus else None
+
+
+def _libraries(facts: Facts) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, library in facts.libraries.items():
+        known = version_facts(name, library.version, _capability(facts), library.details)  # probed details win
+        entry = {"version": library.version, "what_if": library.what_if, "location": library.location,
+                 **known, **library.details}
+        archs = entry.get("arch_list")
+        if isinstance(archs, list):
+            entry["has_sm12x_code"] = any(a.startswith(("sm_12", "compute_12")) for a in archs)
+            entry["has_ptx"] = any(a.startswith("compute_") for a in archs)
+        cuda_archs = library.details.get("cuda_archs")
+        if isinstance(cuda_archs, list):
+            entry["has_sm12x_sass"] = any(a.startswith("sm_12") for a in cuda_archs)
+            entry["has_sm12x_arch_specific"] = any(a in ARCH_SPECIFIC_SM12X for a in cuda_archs)
+            entry["has_ptx"] = any(a.startswith("compute_") for a in cuda_archs)
+        out[name] = entry
+        if "." in name:  # dotted paths cannot name `llama.cpp`: rules address it as lib.llama_cpp
+            out[name.replace(".", "_")] = entry
+    return out
+
+
+def _topology(facts: Facts) -> dict[str, Any]:
+    group = facts.link_index.sys_free_group(facts.gpus)  # doctor.topology: computed once per topology
+    return {**facts.link_index.summary(facts.topology), "numa_group_size": group,
+            "numa_groups": len(facts.gpus) // group if group else None}

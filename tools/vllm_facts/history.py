@@ -1,0 +1,53 @@
+"""The index over every release's facts: which releases have each flag spelling and each environment
+variable, as ranges of consecutive known releases, so a flag's "added in" / "removed in" is a lookup."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+
+def build_index(folder: Path) -> dict[str, Any]:
+    files = sorted(folder.glob("vllm-*.json"), key=lambda p: Version(p.stem.removeprefix("vllm-")))
+    releases = [p.stem.removeprefix("vllm-") for p in files]
+    flags: dict[str, list[str]] = {}
+    takes_value: dict[str, Any] = {}
+    envs: dict[str, list[str]] = {}
+    alias_of: dict[str, str] = {}
+    for path, release in zip(files, releases, strict=True):
+        facts = json.loads(path.read_text(encoding="utf-8"))
+        for name, entry in facts["flags"].items():
+            alias_of.update({alias: name for alias in entry.get("aliases", []) if alias.startswith("--")})
+            for spelling in spellings(name, entry):
+                flags.setdefault(spelling, []).append(release)
+                takes_value[spelling] = False if spelling.startswith("--no-") and entry.get("boolean_optional") \
+                    else entry.get("takes_value", True)
+        for name in facts["envs"]["table"]:
+            envs.setdefault(name, []).append(release)
+    return {"package": "vllm", "generator": "python -m tools.vllm_facts", "releases": releases,
+            "flags": {k: {"releases": ranges(v, releases), "takes_value": takes_value[k]}
+                      for k, v in sorted(flags.items())},
+            "alias_of": dict(sorted(alias_of.items())),
+            "envs": {k: ranges(v, releases) for k, v in sorted(envs.items())}}
+
+
+def spellings(name: str, entry: dict[str, Any]) -> list[str]:
+    out = [name, *entry.get("aliases", [])]
+    if entry.get("boolean_optional") and name.startswith("--"):
+        out.append("--no-" + name[2:])
+    return out
+
+
+def ranges(present: list[str], releases: list[str]) -> list[list[str]]:
+    """Consecutive runs of known releases: ["0.9.2", "0.10.0", "0.12.0"] -> [["0.9.2", "0.10.0"], ["0.12.0", ...]]."""
+    out: list[list[str]] = []
+    index = {r: i for i, r in enumerate(releases)}
+    for release in present:
+        if out and index[release] == index[out[-1][1]] + 1:
+            out[-1][1] = release
+        else:
+            out.append([release, release])
+    return out

@@ -1,0 +1,200 @@
+"""Maintainers' script: which GPU architectures the ecosystem's released wheels carry, read from the wheels.
+
+    .venv/bin/python tools/wheel_archs.py [--only torch] [--cache DIR] [--out doctor/data/wheel_archs.json]
+
+For every (package, version, platform) in TARGETS it downloads the wheel from PyPI (`pip download --no-deps`,
+cached in --cache, never in the repository), extracts each CUDA library to a temporary file and audits it with
+`doctor.binaries.read_cuda_archs` (fatbin headers, nothing is loaded); for torch it also unpacks torch/lib and
+asks `doctor.binaries.torch_arch_list` for what `torch.cuda.get_arch_list()` would print, and reads the CUDA
+version from torch/version.py. The result, with each wheel's file name, sha256 and the member files audited, is
+written as JSON; `doctor/wheel_archs.py` reads it. Entries already in the output are kept unless --refresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from doctor.binaries import read_cuda_archs, torch_arch_list  # noqa: E402
+from doctor.binaries.archs import sort_tokens  # noqa: E402
+
+X86, ARM = "x86_64", "aarch64"
+# Platform tags tried in turn for a machine: torch publishes manylinux_2_28, sgl-kernel manylinux2014.
+TAGS = ("manylinux_2_28_{}", "manylinux2014_{}", "manylinux1_{}")
+TARGETS: list[tuple[str, str, str]] = [
+    *[("torch", v, X86) for v in ("2.7.0", "2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1",
+                                  "2.13.0", "2.14.1")],
+    *[("torch", v, ARM) for v in ("2.7.0", "2.9.1", "2.11.0")],
+    *[("torch", v, ARM) for v in ("2.8.0", "2.10.0")],
+    *[("sgl-kernel", v, X86) for v in ("0.3.5", "0.3.9", "0.3.14", "0.3.16", "0.3.21")],
+    *[("sgl-kernel", v, ARM) for v in ("0.3.16", "0.3.21")],
+    *[("sglang-kernel", v, X86) for v in ("0.4.4", "0.4.10")],
+    *[("sglang-kernel", v, ARM) for v in ("0.4.4", "0.4.10")],
+    *[("flashinfer-cubin", v, X86) for v in ("0.6.10", "0.6.11", "0.6.12")],
+    # vLLM: the releases before and after the first sm_120 build (0.9.2), then every minor release and the
+    # 0.15.1 patch that added the SM12x cutlass_scaled_mm kernels (vllm#32109)
+    *[("vllm", v, X86) for v in ("0.8.5.post1", "0.9.0", "0.9.1", "0.9.2", *(f"0.{m}.0" for m in range(10, 34)),
+                                 "0.15.1")],
+]
+# The key the doctor files a distribution under (doctor/probe/libraries.py: TRACKED), where it differs.
+DOCTOR_KEY = {"sglang-kernel": "sgl-kernel"}
+# The library a package loads first, where one decides whether it runs at all (other files are optional
+# extras such as sgl-kernel's Hopper-only flash_ops). Its archs are recorded as `primary`.
+PRIMARY = {"sgl-kernel": "common_ops", "sglang-kernel": "common_ops", "vllm": "vllm/_C."}
+CUDA_MEMBER = re.compile(r"\.(so(\.\d+)*|cubin)$")
+TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
+
+
+def download(package: str, version: str, machine: str, cache: Path) -> Path:
+    dest = cache / f"{package}-{version}-{machine}"
+    wheels = sorted(dest.glob("*.whl"))
+    for tag in TAGS if not wheels else ():
+        # --isolated: only PyPI, never a local find-links directory holding another build of the same version
+        cmd = [sys.executable, "-m", "pip", "--isolated", "download", "--no-deps", "--only-binary=:all:", "-q",
+               "--platform", tag.format(machine), "-d", str(dest), f"{package}=={version}"]
+        if subprocess.run(cmd, timeout=3600).returncode == 0:
+            break
+    wheels = sorted(dest.glob("*.whl"))
+    if not wheels:
+        raise subprocess.CalledProcessError(1, f"pip download {package}=={version} ({machine})")
+    return wheels[0]
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def audit_members(archive: zipfile.ZipFile, scratch: Path) -> list[dict]:
+    """Every CUDA library or cubin in the wheel that carries device code: its SASS and PTX archs."""
+    found = []
+    for member in archive.infolist():
+        if member.is_dir() or not CUDA_MEMBER.search(member.filename):
+            continue
+        target = scratch / "member"
+        with archive.open(member) as source, open(target, "wb") as sink:
+            shutil.copyfileobj(source, sink, 1 << 20)
+        info = read_cuda_archs(target)
+        target.unlink()
+        if info.has_device_code:
+            found.append({"file": member.filename, "sass": info.sass, "ptx": info.ptx, "modules": info.modules})
+    return found
+
+
+def torch_facts(archive: zipfile.ZipFile, scratch: Path) -> dict:
+    """torch/lib unpacked into a scratch site dir: get_arch_list() as torch_arch_list reads it, and torch's CUDA."""
+    site = scratch / "site"
+    for member in archive.infolist():
+        if member.filename.startswith("torch/lib/") and CUDA_MEMBER.search(member.filename):
+            archive.extract(member, site)
+    version_text = archive.read("torch/version.py").decode("utf-8", "replace")
+    match = TORCH_CUDA.search(version_text)
+    line = version_text[: match.start()].count("\n") + 1 if match else None
+    arch_list = torch_arch_list([site]) or []
+    union = torch_arch_list([site], union=True) or []
+    shutil.rmtree(site, ignore_errors=True)
+    cuda = match.group(1) if match and match.group(1) not in ("None", "") else None
+    return {"cuda_version": cuda, "cuda_version_source": f"torch/version.py:{line}" if line else None,
+            "arch_list": arch_list, "arch_list_source": "torch/lib/libtorch_cuda.so (archs of most modules)",
+            "union": union}
+
+
+def audit(package: str, version: str, platform: str, cache: Path) -> dict:
+    wheel = download(package, version, platform, cache)
+    entry = {"package": package, "key": DOCTOR_KEY.get(package, package), "version": version, "platform": platform,
+             "wheel": wheel.name,
+             "sha256": sha256(wheel), "size": wheel.stat().st_size}
+    with tempfile.TemporaryDirectory(prefix="wheel-archs-") as tmp, zipfile.ZipFile(wheel) as archive:
+        files = audit_members(archive, Path(tmp))
+        if package == "torch":
+            entry.update(torch_facts(archive, Path(tmp)))
+    entry["files"] = compact_files(files)
+    if package != "torch":
+        entry["union"] = sort_tokens({t for f in files for t in (*f["sass"], *f["ptx"])})
+    entry.update(primary_archs(entry))
+    return entry
+
+
+def compact_files(files: list[dict]) -> list[dict]:
+    """Shared objects one by one; standalone cubins (flashinfer-cubin ships ~12,000) grouped by their archs,
+    with a count and one example path, so the data stays small and still says what the wheel carries."""
+    libraries = [f for f in files if not f["file"].endswith(".cubin")]
+    groups: dict[tuple, dict] = {}
+    for f in files:
+        if f["file"].endswith(".cubin"):
+            key = (tuple(f["sass"]), tuple(f["ptx"]))
+            group = groups.setdefault(key, {"file": f"{f['file']} (and others: *.cubin)", "sass": f["sass"],
+                                            "ptx": f["ptx"], "modules": 0, "count": 0})
+            group["count"] += 1
+            group["modules"] += f.get("modules", 0)
+    return libraries + list(groups.values())
+
+
+def primary_archs(entry: dict) -> dict:
+    pattern = PRIMARY.get(entry["package"])
+    if pattern is None:
+        return {}
+    files = [f for f in entry["files"] if pattern in f["file"]]
+    archs = sort_tokens({t for f in files for t in (*f["sass"], *f["ptx"])})
+    return {"primary": {"files": [f["file"] for f in files], "archs": archs}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="audit only this package")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "sm120-doctor-wheel-archs")
+    parser.add_argument("--out", type=Path, default=REPO / "doctor" / "data" / "wheel_archs.json")
+    parser.add_argument("--refresh", action="store_true", help="audit again wheels already in the output")
+    parser.add_argument("--drop-wheels", action="store_true", help="delete each wheel once audited")
+    args = parser.parse_args(argv)
+    data = json.loads(args.out.read_text()) if args.out.exists() else {"wheels": []}
+    data["wheels"] = [w for w in data["wheels"] if "+" not in w["wheel"]]  # PyPI's build has no local version
+    for wheel in data["wheels"]:
+        wheel.setdefault("key", DOCTOR_KEY.get(wheel["package"], wheel["package"]))
+        wheel.update(primary_archs(wheel))
+        if any(f["file"].endswith(".cubin") for f in wheel["files"]):
+            wheel["files"] = compact_files(wheel["files"])
+        wheel["platform"] = ARM if ARM in wheel["platform"] else X86  # files written before machines were keys
+    have = {(w["package"], w["version"], w["platform"]) for w in data["wheels"]}
+    args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")  # normalised, even if nothing is new
+    for package, version, platform in TARGETS:
+        if (args.only and package != args.only) or ((package, version, platform) in have and not args.refresh):
+            continue
+        print(f"auditing {package}=={version} ({platform})", flush=True)
+        try:
+            entry = audit(package, version, platform, args.cache)
+        except subprocess.CalledProcessError as exc:
+            print(f"  skipped: pip download failed ({exc.returncode})", flush=True)
+            continue
+        data["wheels"] = [w for w in data["wheels"]
+                          if (w["package"], w["version"], w["platform"]) != (package, version, platform)]
+        data["wheels"].append(entry)
+        data["wheels"].sort(key=lambda w: (w["package"], w["platform"], _version_key(w["version"])))
+        data.update(generated_by="tools/wheel_archs.py", generated=datetime.date.today().isoformat())
+        args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        if args.drop_wheels:
+            shutil.rmtree(args.cache / f"{package}-{version}-{platform}", ignore_errors=True)
+    return 0
+
+
+def _version_key(version: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"[.+]", version))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
