@@ -119,17 +119,20 @@ def _engine_sources(rule: Rule) -> list[str]:
 
 def index_page(rules: Sequence[Rule]) -> str:
     lines = ["# Rules", "", "One page per rule of the knowledge base, generated from `rules/*.toml` by "
-             "`tools/gen_rule_docs.py`. `sm120-doctor explain ID` prints the same on the console.", "",
+             "`tools/gen_rule_docs.py`. `sm120-doctor explain ID` prints the same on the console. "
+             "[AUDIT.md](AUDIT.md) audits every error rule: condition, source at a tag, boundary cases.", "",
              "| ID | severity | area | title |", "|---|---|---|---|"]
     lines += [f"| [{r.id}]({r.id}.md) | {r.severity} | {r.area} | {_cell(r.title)} |" for r in rules]
     return "\n".join(lines) + "\n"
 
 
-def write_rule_docs(folder: Path, rules: Sequence[Rule]) -> list[Path]:
-    """Write every page and the index; pages of rules that no longer exist are removed."""
+def write_rule_docs(folder: Path, rules: Sequence[Rule], extra: dict[str, str] | None = None) -> list[Path]:
+    """Write every page, the index and `extra` pages (name -> text, e.g. AUDIT.md); pages of rules that no
+    longer exist are removed."""
     folder.mkdir(parents=True, exist_ok=True)
     pages = {f"{r.id}.md": rule_page(r) for r in rules}
     pages["README.md"] = index_page(rules)
+    pages.update(extra or {})
     for stale in folder.glob("*.md"):
         if stale.name not in pages:
             stale.unlink()

@@ -33,8 +33,8 @@ def test_engine_independent_rules_cite_no_engine_in_their_neutral_references():
     `engine_references`, so a vLLM report never cites SGLang's code and the other way round (issue 24, point 6).
     Rules whose condition names one engine's package (sgl-kernel's wheel, vLLM's _C families) are that
     engine's by their condition."""
-    from doctor.pipeline.context import engine_root
     from doctor.engines import registry
+    from doctor.pipeline.context import engine_root
 
     roots = {engine_root(name) for name in registry.engines()}
     about_one_engine = {"WHL001": "sglang", "BIN003": "vllm", "BIN002": "vllm"}
