@@ -34,6 +34,8 @@ def describe(condition: dict[str, Any]) -> str:
     """One rule condition in words: `lib.vllm.version version <0.15.1`."""
     if "any" in condition:
         return "(" + " or ".join(describe(c) for c in condition["any"]) + ")"
+    if "all" in condition:
+        return "(" + " and ".join(describe(c) for c in condition["all"]) + ")"
     op = next(k for k in condition if k != "fact")
     if op == "exists":
         return f"{condition['fact']} {'is known' if condition['exists'] else 'is absent'}"
@@ -54,8 +56,8 @@ def versions(rule: Rule) -> str:
 
     def walk(conditions: Sequence[dict[str, Any]]) -> None:
         for c in conditions:
-            if "any" in c:
-                walk(c["any"])
+            if "any" in c or "all" in c:
+                walk(c.get("any") or c.get("all"))
             elif "version" in c:
                 ranges.append(f"`{c['fact']} {c['version']}`")
             elif "." in str(c.get("fact", "")) and str(c["fact"]).split(".")[0] not in GENERAL_FACTS:

@@ -221,11 +221,19 @@ def _strings_in(value: Any) -> list[str]:
     return []
 
 
+def _group(condition: Any) -> str | None:
+    """'any' or 'all' for a group of conditions, else None."""
+    if isinstance(condition, dict) and "fact" not in condition:
+        return next((key for key in ("any", "all") if key in condition), None)
+    return None
+
+
 def _condition_facts(conditions: list[Any]) -> list[str]:
     facts = []
     for condition in conditions:
-        if isinstance(condition, dict) and "any" in condition:
-            facts += _condition_facts(condition["any"])
+        group = _group(condition)
+        if group:
+            facts += _condition_facts(condition[group])
         elif isinstance(condition, dict) and "fact" in condition:
             facts.append(condition["fact"])
     return facts
@@ -234,10 +242,11 @@ def _condition_facts(conditions: list[Any]) -> list[str]:
 def _validate_condition(condition: Any, where: str) -> None:
     if not isinstance(condition, dict):
         raise RuleError(f"{where}: each condition must be a table")
-    if "any" in condition:
-        if set(condition) != {"any"} or not isinstance(condition["any"], list) or not condition["any"]:
-            raise RuleError(f"{where}: an 'any' condition holds only a non-empty list of conditions")
-        for inner in condition["any"]:
+    group = _group(condition)
+    if group:
+        if set(condition) != {group} or not isinstance(condition[group], list) or not condition[group]:
+            raise RuleError(f"{where}: an '{group}' condition holds only a non-empty list of conditions")
+        for inner in condition[group]:
             _validate_condition(inner, where)
         return
     ops = [k for k in condition if k != "fact"]
@@ -311,6 +320,8 @@ def _holds_all(conditions: tuple[dict[str, Any], ...], context: dict[str, Any]) 
 def _holds(condition: dict[str, Any], context: dict[str, Any]) -> bool:
     if "any" in condition:
         return any(_holds(c, context) for c in condition["any"])
+    if "all" in condition:  # inside an `any`: (a and b) or c
+        return all(_holds(c, context) for c in condition["all"])
     op = next(k for k in condition if k != "fact")
     expected = condition[op]
     actual = lookup(context, condition["fact"])
