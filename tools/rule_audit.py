@@ -80,7 +80,8 @@ def audit_page(rules: Sequence[Any], notes: dict[str, dict[str, str]], negatives
         f"{counts['kept']}. Error rules now: {len(errors)}.", "",
         "Boundary cases: the negative cases in `tests/rules/test_rule_cases.py` (and `tests/cluster/cases.py`), "
         "and the sweep in `tests/rules/test_error_boundaries.py`, which replays every positive case of an error "
-        "rule just outside each swept bound and requires silence.", "",
+        "rule just outside each swept bound and requires silence. The wheel lines the rescoped rules rest on "
+        "are re-read from PyPI by `tests/rules/test_scope_sources_slow.py` (`pytest -m slow`).", "",
         "## Error rules", "",
         "| Rule | Condition | Source | Verdict | Boundary cases |", "|---|---|---|---|---|",
     ]
