@@ -15,14 +15,16 @@ from typing import Any
 
 from doctor import cache, specifiers
 from doctor.engines import registry
-from doctor.errors import DoctorError
+from doctor.pipeline.conditions import MISSING as _MISSING
+from doctor.pipeline.conditions import RuleError, compare, condition_facts, holds, lookup, validate_condition
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
 from doctor.pipeline.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
-RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
+RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")  # a built-in rule
+# A plug-in engine's rule: `<engine name>/` then a built-in-shaped ID, so no plug-in ID can equal a built-in's
+# or another plug-in's (engine names are unique in the registry).
+PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
-OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", "contains", "not_contains",
-       "matches")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
              "fixes", "references", "engine_references"}
 FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
@@ -33,13 +35,6 @@ def allowed_roots() -> set[str]:
     """Roots a condition, `for_each` or `{placeholder}` may address: what doctor/pipeline/context.py builds,
     plus `item`."""
     return {*context_roots(), "item"}
-
-
-_MISSING = object()
-
-
-class RuleError(DoctorError):
-    """A rule file that does not validate: the knowledge base must fail loudly, never half-load."""
 
 
 @dataclass(frozen=True)
@@ -83,20 +78,31 @@ def rules_dir() -> Path:
 
 
 def load_rules(folder: Path | None = None) -> list[Rule]:
-    """Every rule of the folder, validated. The validated rules are cached as JSON per file set (path, size,
-    mtime): parsing ~70 TOML rules costs ~40 ms, a third of a cold `check`."""
-    folder = folder or rules_dir()
-    paths = sorted(folder.glob("*.toml"))
+    """Every rule of `folder`, else the built-in rules and every plug-in engine's own, validated. The
+    validated rules are cached as JSON per file set (path, size, mtime): parsing ~70 TOML rules costs ~40 ms,
+    a third of a cold `check`."""
+    sources: list[tuple[str | None, Path]] = [(None, path) for path in sorted((folder or rules_dir()).glob("*.toml"))]
+    if folder is None:  # a named folder (tools, tests) is that folder alone
+        sources += registry.rule_files()
+    paths = [path for _, path in sources]
     stamp = cache.file_stamp(paths)
+    if stamp is not None:
+        stamp = [[namespace, *entry] for (namespace, _), entry in zip(sources, stamp, strict=True)]
     key = repr(stamp)
     if stamp is not None and key in _LOADED:  # a check loads the rules once per engine run
         return list(_LOADED[key])
     rules = _from_cache(stamp)
     if rules is None:
-        rules = _parse_rules(folder, paths)
+        rules = _parse_rules(folder or rules_dir(), sources)
         cache.store("rules", stamp, [dataclasses.asdict(r) for r in rules])
     _LOADED[key] = tuple(rules)
     return rules
+
+
+def rule_namespace(rule_id: str) -> str | None:
+    """The engine a plug-in rule belongs to (`lmdeploy/LMD001` → `lmdeploy`); None for a built-in rule."""
+    match = PLUGIN_RULE_ID.match(rule_id)
+    return match.group("namespace") if match else None
 
 
 _LOADED: dict[str, tuple[Rule, ...]] = {}
@@ -121,23 +127,24 @@ def _from_json(key: str, value: Any) -> Any:
     return tuple(value) if key in _TUPLE_FIELDS else value
 
 
-def _parse_rules(folder: Path, paths: list[Path]) -> list[Rule]:
+def _parse_rules(folder: Path, sources: list[tuple[str | None, Path]]) -> list[Rule]:
     try:  # imported here: a cached knowledge base needs no TOML parser
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
 
     rules: list[Rule] = []
-    for path in paths:
+    for namespace, path in sources:
+        name = path.name if namespace is None else str(path)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise RuleError(f"rule file {path.name}: {exc}") from exc
+            raise RuleError(f"rule file {name}: {exc}") from exc
         for raw in data.get("rules", []):
-            rules.append(_validate(raw, path.name))
+            rules.append(_validate(raw, name, namespace))
         extra = set(data) - {"rules"}
         if extra:
-            raise RuleError(f"rule file {path.name}: unknown top-level key {sorted(extra)[0]!r}")
+            raise RuleError(f"rule file {name}: unknown top-level key {sorted(extra)[0]!r}")
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:
@@ -148,7 +155,7 @@ def _parse_rules(folder: Path, paths: list[Path]) -> list[Rule]:
     return rules
 
 
-def _validate(raw: Any, source: str) -> Rule:
+def _validate(raw: Any, source: str, namespace: str | None = None) -> Rule:
     where = f"{source}: rule {raw.get('id', '?') if isinstance(raw, dict) else '?'}"
     if not isinstance(raw, dict):
         raise RuleError(f"{where}: each [[rules]] entry must be a table")
@@ -158,15 +165,14 @@ def _validate(raw: Any, source: str) -> Rule:
     for key in ("id", "area", "title", "severity", "summary", "why", "message", "when", "references"):
         if key not in raw:
             raise RuleError(f"{where}: missing {key!r}")
-    if not RULE_ID.match(raw["id"]):
-        raise RuleError(f"{where}: id must look like SGL101 (letters then three digits)")
+    _validate_id(raw, where, namespace)
     if raw["severity"] not in SEVERITIES:
         raise RuleError(f"{where}: severity must be one of {SEVERITIES}")
     engine_references = _engine_references(raw.get("engine_references", {}), where)
     if not raw["references"] and not engine_references:
         raise RuleError(f"{where}: a rule must cite at least one reference")
     for condition in raw["when"]:
-        _validate_condition(condition, where)
+        validate_condition(condition, where)
     for fix in raw.get("fixes", []):
         _validate_fix(fix, where)
     _validate_paths(raw, where)
@@ -192,6 +198,19 @@ def _engine_references(table: Any, where: str) -> tuple[tuple[str, tuple[str, ..
     return tuple(entries)
 
 
+def _validate_id(raw: dict[str, Any], where: str, namespace: str | None) -> None:
+    """Built-in IDs look like SGL101; a plug-in's are `<engine>/SGL101` and its rules are about its engine."""
+    rule_id = str(raw["id"])
+    if namespace is None:
+        if not RULE_ID.match(rule_id):
+            raise RuleError(f"{where}: id must look like SGL101 (letters then three digits)")
+        return
+    if rule_namespace(rule_id) != namespace:
+        raise RuleError(f"{where}: a rule of the {namespace!r} engine needs an id like {namespace}/ABC101")
+    if raw["area"] != engine_root(namespace):
+        raise RuleError(f"{where}: a rule of the {namespace!r} engine has area {engine_root(namespace)!r}")
+
+
 def _validate_paths(raw: dict[str, Any], where: str) -> None:
     """Every `{placeholder}`, condition fact, evidence path and `for_each` must start at a known root."""
     texts: list[str] = [raw["title"], raw["message"]]
@@ -200,7 +219,7 @@ def _validate_paths(raw: dict[str, Any], where: str) -> None:
         for key in ("flags", "env", "package", "patch", "config", "command"):
             texts.extend(_strings_in(fix.get(key)))
     paths = [m.group(1) for text in texts for m in PLACEHOLDER.finditer(text)]
-    paths += _condition_facts(raw["when"]) + list(raw.get("evidence", []))
+    paths += condition_facts(raw["when"]) + list(raw.get("evidence", []))
     if raw.get("for_each"):
         paths.append(raw["for_each"])
     roots = allowed_roots()
@@ -219,46 +238,6 @@ def _strings_in(value: Any) -> list[str]:
     if isinstance(value, dict):
         return [v for v in value.values() if isinstance(v, str)]
     return []
-
-
-def _group(condition: Any) -> str | None:
-    """'any' or 'all' for a group of conditions, else None."""
-    if isinstance(condition, dict) and "fact" not in condition:
-        return next((key for key in ("any", "all") if key in condition), None)
-    return None
-
-
-def _condition_facts(conditions: list[Any]) -> list[str]:
-    facts = []
-    for condition in conditions:
-        group = _group(condition)
-        if group:
-            facts += _condition_facts(condition[group])
-        elif isinstance(condition, dict) and "fact" in condition:
-            facts.append(condition["fact"])
-    return facts
-
-
-def _validate_condition(condition: Any, where: str) -> None:
-    if not isinstance(condition, dict):
-        raise RuleError(f"{where}: each condition must be a table")
-    group = _group(condition)
-    if group:
-        if set(condition) != {group} or not isinstance(condition[group], list) or not condition[group]:
-            raise RuleError(f"{where}: an '{group}' condition holds only a non-empty list of conditions")
-        for inner in condition[group]:
-            _validate_condition(inner, where)
-        return
-    ops = [k for k in condition if k != "fact"]
-    if "fact" not in condition or len(ops) != 1 or ops[0] not in OPS:
-        raise RuleError(f"{where}: a condition needs 'fact' and exactly one of {', '.join(OPS)}: {condition}")
-    if ops[0] == "version" and not specifiers.is_valid(condition["version"]):
-        raise RuleError(f"{where}: bad version specifier {condition['version']!r}")
-    if ops[0] == "matches":
-        try:
-            re.compile(condition["matches"])
-        except re.error as exc:
-            raise RuleError(f"{where}: bad regular expression {condition['matches']!r}") from exc
 
 
 def _validate_fix(fix: Any, where: str) -> None:
@@ -314,56 +293,7 @@ def _applies_to_run(rule: Rule, context: dict[str, Any]) -> bool:
 
 
 def _holds_all(conditions: tuple[dict[str, Any], ...], context: dict[str, Any]) -> bool:
-    return all(_holds(c, context) for c in conditions)
-
-
-def _holds(condition: dict[str, Any], context: dict[str, Any]) -> bool:
-    if "any" in condition:
-        return any(_holds(c, context) for c in condition["any"])
-    if "all" in condition:  # inside an `any`: (a and b) or c
-        return all(_holds(c, context) for c in condition["all"])
-    op = next(k for k in condition if k != "fact")
-    expected = condition[op]
-    actual = lookup(context, condition["fact"])
-    if op == "exists":
-        return (actual is not _MISSING and actual is not None) == bool(expected)
-    if actual is _MISSING or actual is None:
-        return False
-    return _compare(op, actual, expected)
-
-
-def _compare(op: str, actual: Any, expected: Any) -> bool:
-    try:
-        if op == "eq":
-            return actual == expected
-        if op == "ne":
-            return actual != expected
-        if op == "in":
-            return actual in expected
-        if op == "not_in":
-            return actual not in expected
-        if op == "contains":
-            return expected in actual
-        if op == "not_contains":
-            return expected not in actual
-        if op == "matches":
-            return re.search(expected, str(actual)) is not None
-        if op == "version":
-            return specifiers.satisfies(str(expected), str(actual))
-        return {"lt": actual < expected, "le": actual <= expected,
-                "gt": actual > expected, "ge": actual >= expected}[op]
-    except TypeError:
-        return False
-
-
-def lookup(context: dict[str, Any], path: str) -> Any:
-    value: Any = context
-    for part in path.split("."):
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        else:
-            return _MISSING
-    return value
+    return all(holds(c, context) for c in conditions)
 
 
 def render(template: str, context: dict[str, Any]) -> str:
@@ -405,7 +335,7 @@ def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:
         version = lookup(context, "engine.version")  # the engine analysed, e.g. assumed for a GGUF model
     if version is _MISSING or version is None:
         return False
-    return "versions" not in spec or _compare("version", version, spec["versions"])
+    return "versions" not in spec or compare("version", version, spec["versions"])
 
 
 def _fix(spec: dict[str, Any], context: dict[str, Any]) -> Fix:
