@@ -26,7 +26,8 @@ RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")  # a built-in rule
 PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
-             "fixes", "references", "engine_references"}
+             "fixes", "references", "engine_references",
+             "signatures"}  # signatures: read by doctor/diagnose/signatures.py
 FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
             "remove"}
 
