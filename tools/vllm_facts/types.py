@@ -71,7 +71,11 @@ def _subscript(source: WheelSource, module: str, node: ast.Subscript, out: Hints
     head = _name(node.value) or ""
     args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
     if head == "Literal":
-        out.literals += [a.value for a in args if isinstance(a, ast.Constant)]
+        for arg in args:  # a Literal may nest other Literal aliases: Literal["auto", RunnerType]
+            if isinstance(arg, ast.Constant):
+                out.literals.append(arg.value)
+            else:
+                out.literals += hints(source, module, arg, depth + 1).literals
     elif head in ("Union",):
         for arg in args:
             _collect(source, module, arg, out, depth + 1)

@@ -32,8 +32,9 @@ class FlagTable:
             self.spelling[name] = (name, False)
             for alias in entry.get("aliases", []):
                 self.spelling.setdefault(alias, (name, False))
-            if entry.get("boolean_optional"):
-                self.spelling.setdefault("--no-" + name[2:], (name, True))
+            if entry.get("boolean_optional"):  # older data has no `negations`: argparse's `--no-X`
+                for negation in entry.get("negations", ["--no-" + name[2:]]):
+                    self.spelling.setdefault(negation, (name, True))
 
     def resolve(self, flag: str) -> Resolved | None:
         flag = normalise(flag)
