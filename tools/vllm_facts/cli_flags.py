@@ -2,7 +2,11 @@
 statement by statement (every branch taken: a flag defined under any condition exists), following the calls
 that receive the parser (`make_arg_parser`, `FrontendArgs.add_cli_args`, `EngineArgs.add_cli_args`), and
 each `add_argument` call is read with its keywords, including the `**get_kwargs(Config)["field"]` ones that
-vLLM derives from config dataclasses and the loops that add one flag per dataclass field."""
+vLLM derives from config dataclasses (also spread inside a dict literal, `**{**kwargs["f"], "default": None}`),
+the loops that add one flag per dataclass field, and the edits made to those tables, also in the methods the
+table is handed to (`cls._customize_cli_kwargs(kwargs)`, `super()...`). A BooleanOptionalAction flag records
+the spellings that turn it off (`--no-X`, and `--disable-X` where the release registers EnableDisableAction).
+`python -m tools.vllm_facts.parser_check` compares the result with a release's real parser."""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools.vllm_facts.constants import resolve_constants
+from tools.vllm_facts.parser_rules import inverse_prefixes
 from tools.vllm_facts.source import Found, WheelSource, module_of, top_level
 from tools.vllm_facts.types import argparse_kind, hints
 
@@ -347,34 +353,6 @@ class FlagReader:
         return out
 
 
-ARGPARSE_UTILS = ("vllm/utils/argparse_utils.py", "vllm/utils/__init__.py")
-
-
-def inverse_prefixes(source: WheelSource) -> dict[str, str]:
-    """`{"--enable-": "--disable-", ...}` when the release's FlexibleArgumentParser registers an action in
-    place of BooleanOptionalAction (`self.register("action", BooleanOptionalAction, EnableDisableAction)`)
-    whose class has `_inverse_prefixes`; empty when it does not."""
-    for path in ARGPARSE_UTILS:
-        tree = source.tree(path)
-        if tree is None:
-            continue
-        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and _func_name(n.func) == "register"):
-            if len(call.args) == 3 and _func_name(call.args[1]) == "BooleanOptionalAction" \
-                    and isinstance(call.args[2], ast.Name):
-                return _class_prefixes(tree, call.args[2].id)
-    return {}
-
-
-def _class_prefixes(tree: ast.Module, name: str) -> dict[str, str]:
-    cls = next((n for n in top_level(tree) if isinstance(n, ast.ClassDef) and n.name == name), None)
-    for stmt in cls.body if cls else []:
-        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_inverse_prefixes"
-                                                for t in stmt.targets) and isinstance(stmt.value, ast.Dict):
-            return {k.value: v.value for k, v in zip(stmt.value.keys, stmt.value.values, strict=True)
-                    if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
-    return {}
-
-
 def _as_method(hit: tuple[Found, ast.FunctionDef] | None) -> tuple[Found, ast.FunctionDef, bool] | None:
     return None if hit is None else (hit[0], hit[1], True)
 
@@ -412,44 +390,6 @@ def _action(text: str) -> dict[str, Any]:
     if text.strip("'\"") == "append":
         return {"takes_value": True, "repeatable": True}
     return {"action": text}
-
-
-def resolve_constants(source: WheelSource, module: str, node: ast.expr, depth: int = 0) -> list[Any] | None:
-    """A choices expression as constants: literals, names of module constants, get_args(Literal alias),
-    list()/sorted()/tuple() of those, `[*A, "b"]`, `D.keys()` of a dict literal. None when not static."""
-    if depth > 8:
-        return None
-    if isinstance(node, ast.Constant):
-        return [node.value]
-    if isinstance(node, ast.List | ast.Tuple | ast.Set):
-        out: list[Any] = []
-        for element in node.elts:
-            inner = element.value if isinstance(element, ast.Starred) else element
-            values = resolve_constants(source, module, inner, depth + 1)
-            if values is None:
-                return None
-            out += values
-        return out
-    if isinstance(node, ast.Name):
-        found = source.lookup(module, node.id)
-        if found and isinstance(found.node, ast.Assign | ast.AnnAssign) and found.node.value is not None:
-            return resolve_constants(source, found.module, found.node.value, depth + 1)
-        return None
-    if isinstance(node, ast.Subscript) and _func_name(node.value) == "Literal":
-        return resolve_constants(source, module, node.slice, depth + 1)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left = resolve_constants(source, module, node.left, depth + 1)
-        right = resolve_constants(source, module, node.right, depth + 1)
-        return None if left is None or right is None else left + right
-    if isinstance(node, ast.Dict):
-        return resolve_constants(source, module, ast.List(elts=[k for k in node.keys if k is not None]), depth + 1)
-    if isinstance(node, ast.Call):
-        name = _func_name(node.func)
-        if name in ("get_args", "list", "sorted", "tuple", "set") and len(node.args) == 1:
-            return resolve_constants(source, module, node.args[0], depth + 1)
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "keys" and not node.args:
-            return resolve_constants(source, module, node.func.value, depth + 1)
-    return None
 
 
 def _statements(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -44,16 +44,19 @@ def serve_parser() -> Any:
 
 def describe(action: Any) -> dict[str, Any]:
     choices = None if action.choices is None else [str(c) for c in action.choices]
-    return {"dest": action.dest, "nargs": action.nargs, "action": type(action).__name__, "choices": choices,
-            "type": getattr(action.type, "__name__", None if action.type is None else repr(action.type))}
+    return {"action": type(action).__name__, "choices": choices, "dest": action.dest, "nargs": action.nargs}
 
 
-def dump(parser: Any) -> dict[str, Any]:
-    """Every option string the parser accepts (hidden inverses like `--no-enable-x` included) -> its action."""
-    options = {s: describe(a) for s, a in sorted(parser._option_string_actions.items())}
+def dump(parser: Any) -> str:
+    """Every option string the parser accepts (hidden inverses like `--no-enable-x` included) -> its action,
+    one option a line."""
     import vllm
 
-    return {"vllm": vllm.__version__, "python": sys.version.split()[0], "options": options}
+    lines = [f" {json.dumps(s)}: {json.dumps(describe(a), sort_keys=True)}"
+             for s, a in sorted(parser._option_string_actions.items())]
+    head = {"vllm": vllm.__version__, "python": sys.version.split()[0],
+            "written_by": "tools/vllm_facts/real_parser.py (vLLM installed from PyPI, CPU platform)"}
+    return json.dumps(head)[:-1] + ', "options": {\n' + ",\n".join(lines) + "\n}}\n"
 
 
 def main(argv: list[str]) -> int:
@@ -61,10 +64,9 @@ def main(argv: list[str]) -> int:
         print("usage: real_parser.py OUT.json", file=sys.stderr)
         return 2
     _force_cpu_platform()
-    data = dump(serve_parser())
+    text = dump(serve_parser())
     with open(argv[0], "w", encoding="utf-8") as out:
-        json.dump(data, out, indent=1, sort_keys=True)
-        out.write("\n")
+        out.write(text)
     return 0
 
 

@@ -126,11 +126,18 @@ def _class(found: Found, node: ast.ClassDef, out: Hints) -> None:
 
 
 def enum_members(node: ast.ClassDef) -> list[str]:
+    """Member names; for an IntEnum also the values, which is what pydantic accepts from a CLI string
+    (`--optimization-level 3`, what `-O3` becomes): names and values are both kept, so neither is refused."""
     members = []
+    int_enum = any(ast.unparse(b).endswith("IntEnum") for b in node.bases)
     for stmt in node.body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else \
             [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
-        members += [t.id for t in targets if isinstance(t, ast.Name) and t.id[:1].isupper()]
+        names = [t.id for t in targets if isinstance(t, ast.Name) and t.id[:1].isupper()]
+        members += names
+        value = getattr(stmt, "value", None)
+        if int_enum and names and isinstance(value, ast.Constant) and isinstance(value.value, int):
+            members.append(str(value.value))
     return members
 
 

@@ -101,10 +101,31 @@ def value_ok(entry: dict[str, Any], value: str) -> bool:
     return value in allowed
 
 
+def expand_dash_o(argv: list[str], rule: dict[str, Any] | None) -> list[str]:
+    """`-O3`, `-O=3`, `-O 3` (and in 0.12 `-O.key`) as the release's parse_args rewrites them before argparse
+    (flag_semantics.dash_o, read from the wheel): `--optimization-level 3` from 0.12, `-O.level=3` before."""
+    if not rule:
+        return argv
+    attached, out = rule["attached"], []
+    for i, arg in enumerate(argv):
+        if arg.startswith("-O") and arg != "-O" and not (rule["attached_skips_dot"] and arg[2] == "."):
+            level = arg[3:] if arg[2] == "=" else arg[2:]
+            out += [attached, level] if attached.startswith("--") else [f"{attached}={level}"]
+        elif arg == "-O" and i + 1 < len(argv) and argv[i + 1] in rule["separate_levels"]:
+            out.append(attached)
+        elif rule.get("dotted_to") and arg.startswith("-O."):
+            out.append(rule["dotted_to"] + arg[2:])
+        else:
+            out.append(arg)
+    return out
+
+
 def check_flags(argv: list[str], version: Version) -> list[str]:
     """One sentence per problem in `argv` (the flags after `vllm serve MODEL`) for this vLLM version."""
     flags = table_for(version)
     problems = []
+    semantics = knowledge.facts(flags.release).get("flag_semantics", {})
+    argv = expand_dash_o(argv, semantics.get("dash_o"))
     pairs = flag_pairs(argv, is_switch=flags.is_switch, takes_value=flags.takes_value)
     for flag, value in pairs:
         if not flag.startswith("-"):
