@@ -82,7 +82,7 @@ def _subscript(source: WheelSource, module: str, node: ast.Subscript, out: Hints
     elif head == "Optional":
         out.names.add("None")
         _collect(source, module, args[0], out, depth + 1)
-    elif head == "Annotated":
+    elif head in ("Annotated", "SkipValidation"):  # pydantic.SkipValidation[T] is Annotated[T, ...]
         _collect(source, module, args[0], out, depth + 1)
     elif head in COLLECTIONS:
         out.collection = COLLECTIONS[head]

@@ -28,6 +28,7 @@ CONFIG = '''
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Literal
+from pydantic import SkipValidation
 
 RunnerType = Literal["generate", "pooling"]
 RunnerOption = Literal["auto", RunnerType]
@@ -41,6 +42,7 @@ class OptimizationLevel(IntEnum):
 @dataclass
 class CacheConfig:
     enable_prefix_caching: bool = True
+    cpu_offload: SkipValidation[bool] = None
     block_size: int | None = None
     hash_algo: bool | str | None = None
 
@@ -103,6 +105,7 @@ class EngineArgs:
         parser.add_argument("--enable-chunked-prefill", **{**scheduler_kwargs["enable_chunked_prefill"],
                                                            "default": None})
         parser.add_argument("--block-size", **cache_kwargs["block_size"])
+        parser.add_argument("--cpu-offload", **cache_kwargs["cpu_offload"])
         parser.add_argument("--hash-algo", **cache_kwargs["hash_algo"])
         parser.add_argument("--runner", **scheduler_kwargs["runner"])
         parser.add_argument("--backend", **scheduler_kwargs["backend"])
@@ -170,6 +173,11 @@ def test_a_bool_field_spread_inside_a_dict_literal_is_a_switch(flags):
     for name in ("--enable-prefix-caching", "--enable-chunked-prefill"):
         assert flags[name]["takes_value"] is False and flags[name]["boolean_optional"] is True, name
         assert flags[name]["field"].endswith(name[2:].replace("-", "_"))
+
+
+def test_a_pydantic_skip_validation_bool_is_a_switch(flags):
+    """vLLM 0.9-0.11 annotate `enable_chunked_prefill: SkipValidation[bool]`: Annotated[bool, ...] to typing."""
+    assert flags["--cpu-offload"]["takes_value"] is False and flags["--cpu-offload"]["boolean_optional"] is True
 
 
 def test_explicit_keys_after_a_spread_still_win_and_keys_before_it_lose(flags):
