@@ -5,6 +5,7 @@ a flag removed, renamed or not yet added in that release."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.vllm import knowledge
-from doctor.launch import closest, flag_pairs
+from doctor.launch import closest
 
 
 @dataclass(frozen=True)
@@ -120,13 +121,39 @@ def expand_dash_o(argv: list[str], rule: dict[str, Any] | None) -> list[str]:
     return out
 
 
+def option_like(token: str) -> bool:
+    """What argparse reads as an option, never as the value of the flag before it: `-x`, `--x`, not a negative
+    number, not a word with a space in it (argparse's own test in `_parse_optional`)."""
+    return token.startswith("-") and token != "-" and " " not in token \
+        and not token.lstrip("-").replace(".", "").isdigit()
+
+
+def argparse_pairs(argv: list[str], is_switch: Callable[[str], bool]) -> list[tuple[str, str | None]]:
+    """(flag, value) as argparse pairs them: `--a=1`; a switch alone; any other flag takes the next word
+    unless that word is option-like (then argparse says the flag "expected one argument")."""
+    pairs: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        flag, eq, inline = token.partition("=")
+        if eq and option_like(flag):
+            pairs.append((flag, inline))
+        elif not option_like(token) or is_switch(token) or i + 1 == len(argv) or option_like(argv[i + 1]):
+            pairs.append((token, None))
+        else:
+            pairs.append((token, argv[i + 1]))
+            i += 1
+        i += 1
+    return pairs
+
+
 def check_flags(argv: list[str], version: Version) -> list[str]:
     """One sentence per problem in `argv` (the flags after `vllm serve MODEL`) for this vLLM version."""
     flags = table_for(version)
     problems = []
     semantics = knowledge.facts(flags.release).get("flag_semantics", {})
     argv = expand_dash_o(argv, semantics.get("dash_o"))
-    pairs = flag_pairs(argv, is_switch=flags.is_switch, takes_value=flags.takes_value)
+    pairs = argparse_pairs(argv, flags.is_switch)
     for flag, value in pairs:
         if not flag.startswith("-"):
             continue

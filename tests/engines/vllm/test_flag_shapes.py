@@ -70,15 +70,18 @@ def test_a_flag_added_between_releases():
 
 
 def test_a_flag_removed_between_releases():
-    history = knowledge.flag_history("--disable-log-requests")
-    assert history is not None and history["releases"][0][0] == "0.9.2"
-    last = history["releases"][-1][1]
-    assert last != knowledge.releases()[-1], "still present in the newest release: pick another flag"
-    later = knowledge.releases()[knowledge.releases().index(last) + 1]
-    if Version(later) < Version("0.33.0"):  # 0.33's EnableDisableAction brings it back as an inverse
-        [problem] = problems(later, "--disable-log-requests")
-        assert f"(removed in {later}; last in {last})" in problem
-    assert problems(last, "--disable-log-requests") == []
+    """`--calculate-kv-scales` (a switch) is in 0.9.2-0.27.0: fine at 0.27.0 with the next flag after it,
+    unknown at 0.28.0."""
+    assert knowledge.flag_history("--calculate-kv-scales")["releases"] == [["0.9.2", "0.27.0"]]
+    assert problems("0.27.0", "--calculate-kv-scales", "--kv-cache-dtype", "fp8") == []
+    [problem] = problems("0.28.0", "--calculate-kv-scales", "--kv-cache-dtype", "fp8")
+    assert problem.startswith("--calculate-kv-scales does not exist in vLLM 0.28.0 (removed in 0.28.0; last in 0.27.0)")
+
+
+def test_a_value_starting_with_a_dash_is_a_value_only_when_argparse_says_so():
+    assert problems("0.33.0", "--max-model-len", "-1") == []  # a negative number
+    assert problems("0.33.0", "--chat-template", "-x y.jinja") == []  # a word with a space
+    assert "--chat-template needs a value in vLLM 0.33.0" in problems("0.33.0", "--chat-template", "-x")
 
 
 @pytest.mark.parametrize(("version", "argv"), [
