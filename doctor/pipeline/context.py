@@ -88,6 +88,7 @@ def _gpu(facts: Facts) -> dict[str, Any]:
         "capability": major + minor / 10,
         "mixed": len({(g.name, g.compute_capability) for g in facts.gpus}) > 1,
         "names": sorted({g.name for g in facts.gpus}),
+        "displays": [g.index for g in facts.gpus if g.display_active],
         "smem_table": smem_per_block_optin((major, minor)),
         "smem_matches_table": _smem_matches(first.smem_per_block_optin, smem_per_block_optin((major, minor))),
     }

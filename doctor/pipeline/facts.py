@@ -35,6 +35,9 @@ class Host:
     numa_nodes: int | None = None
     iommu_mode: str | None = None  # translated | passthrough | off (probe/host.py: iommu_mode)
     iommu_source: str | None = None
+    wsl: bool | None = None  # Windows Subsystem for Linux 2 (probe/host.py: is_wsl)
+    nvidia_module: str | None = None  # open | proprietary: /proc/driver/nvidia/version
+    nvidia_module_build: str | None = None  # NVIDIA's build host (dvs-builder) or a local source build
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class Gpu:
     numa_node: int | None = None
     unified_memory: bool = False
     unsupported: tuple[str, ...] = ()
+    display_active: bool | None = None  # NVML: a display is initialised on this GPU (it drives a desktop)
 
     @property
     def capability(self) -> tuple[int, int]:

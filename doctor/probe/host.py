@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 from pathlib import Path
 
 from doctor.pipeline.facts import Host
@@ -21,28 +22,34 @@ def probe_host(root: Path = Path("/")) -> Host:
         numa_nodes=_numa_nodes(root / "sys/devices/system/node"),
         iommu_mode=iommu,
         iommu_source=iommu_source,
+        wsl=is_wsl(root, platform.release()),
+        **nvidia_module(root),
     )
 
 
-def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:
-    """How the IOMMU treats device DMA, without root: the default domain type of the IOMMU groups
-    (DMA/DMA-FQ translate, identity passes through), else the kernel command line. (mode, where it was read)."""
-    groups = root / "sys/kernel/iommu_groups"
-    try:
-        types = {t.strip() for g in sorted(groups.iterdir())[:64] for t in _lines(g / "type")}
-        present = groups.is_dir() and any(groups.iterdir())
-    except OSError:
-        types, present = set(), False
-    if types:
-        mode = "translated" if types & {"DMA", "DMA-FQ"} else "passthrough"
-        return mode, f"/sys/kernel/iommu_groups/*/type: {', '.join(sorted(types))}"
-    cmdline = " ".join(_lines(root / "proc/cmdline"))
-    flags = [w for w in cmdline.split() if "iommu" in w]
-    if any(w in ("iommu=pt", "iommu=off", "amd_iommu=off", "intel_iommu=off") for w in flags):
-        return ("passthrough" if "iommu=pt" in flags else "off"), f"/proc/cmdline: {' '.join(flags)}"
-    if (root / "sys/kernel").is_dir() and not present:
-        return "off", "/sys/kernel/iommu_groups: no groups"
-    return None, None
+def is_wsl(root: Path = Path("/"), release: str = "") -> bool | None:
+    """WSL2 kernels name themselves `...-microsoft-standard-WSL2`; /proc/version says `Microsoft` too."""
+    text = " ".join([release, *_lines(root / "proc/version")]).lower()
+    if not text.strip():
+        return None
+    return "microsoft" in text or "wsl" in text
+
+
+_BUILD_HOST = re.compile(r"\((?P<host>[^()\s]+@[^()\s]+)\)")
+
+
+def nvidia_module(root: Path = Path("/")) -> dict[str, str | None]:
+    """The loaded NVIDIA kernel module's flavour and build, from /proc/driver/nvidia/version, e.g.
+    `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build  (dvs-builder@U16-I3-B03-4-3)`.
+    NVIDIA's packages are built on its `dvs-builder` hosts; anything else is a local source build (as the
+    patched P2P modules for GeForce cards are)."""
+    first = next(iter(_lines(root / "proc/driver/nvidia/version")), "")
+    if not first.startswith("NVRM version:"):
+        return {"nvidia_module": None, "nvidia_module_build": None}
+    flavour = "open" if "Open Kernel Module" in first else "proprietary"
+    match = _BUILD_HOST.search(first)
+    build = None if match is None else ("nvidia" if match.group("host").startswith("dvs-builder@") else "local")
+    return {"nvidia_module": flavour, "nvidia_module_build": build}
 
 
 def _cpu_model(cpuinfo: Path) -> str | None:

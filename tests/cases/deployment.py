@@ -26,8 +26,8 @@ except ModuleNotFoundError:  # Python 3.10
 HERE = Path(__file__).resolve().parent
 TABLE = HERE / "cases.toml"
 MODELS = HERE / "models"
-CASE_KEYS = {"id", "url", "title", "hardware", "gpus", "engines", "libraries", "model", "env", "host", "launch",
-             "expect", "fix", "note"}
+CASE_KEYS = {"id", "url", "title", "hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver",
+             "gpu", "launch", "expect", "fix", "note"}
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class Case:
     model: str | None = None
     env: dict[str, str] = dataclasses.field(default_factory=dict)
     host: dict[str, Any] = dataclasses.field(default_factory=dict)
+    driver: dict[str, Any] = dataclasses.field(default_factory=dict)
+    gpu: dict[str, Any] = dataclasses.field(default_factory=dict)
     launch: tuple[str, ...] = ()
     note: str = ""
 
@@ -73,6 +75,10 @@ def facts_for(case: Case) -> Facts:
         facts = facts.replace(env=dict(case.env))
     if case.host:
         facts = facts.replace(host=dataclasses.replace(facts.host, **case.host))
+    if case.driver:
+        facts = facts.replace(driver=dataclasses.replace(facts.driver, **case.driver))
+    if case.gpu:  # facts the report states for every GPU (e.g. `display_active`)
+        facts = facts.replace(gpus=tuple(dataclasses.replace(g, **case.gpu) for g in facts.gpus))
     if case.model:
         local = MODELS / case.model
         spec = str(local) if local.is_dir() else case.model

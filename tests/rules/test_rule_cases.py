@@ -497,8 +497,9 @@ def test_rule_case(case):
 def test_every_rule_has_a_positive_and_a_negative_case():
     """Cluster rules have their cases in tests/cluster/cases.py (several nodes' facts)."""
     from tests.cluster.cases import CLUSTER_CASES
+    from tests.rules.area_cases import AREA_CASES
 
-    cases = [*CASES, *CLUSTER_CASES]
+    cases = [*CASES, *CLUSTER_CASES, *AREA_CASES]
     ids = {r.id for r in RULES}
     positive = {c.rule for c in cases if c.fires}
     negative = {c.rule for c in cases if not c.fires}

@@ -1,0 +1,58 @@
+"""Positive and boundary cases for the issue-25 knowledge areas: operating environment (WSL2, the display
+GPU), GB10 unified memory, third-party kernels. test_rule_cases.py holds these to the every-rule check."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build, lib
+
+PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def on(profile: str, engines: tuple[str, ...] = (), host: dict[str, Any] | None = None,
+       gpu: dict[str, Any] | None = None, env: dict[str, str] | None = None, libs=()) -> Callable[[], Facts]:
+    def facts() -> Facts:
+        built = build(profile, LLAMA if engines else None, engines, libs=tuple(libs), env=env)
+        if host:
+            built = built.replace(host=dataclasses.replace(built.host, **host))
+        if gpu:
+            built = built.replace(gpus=tuple(dataclasses.replace(g, **gpu) for g in built.gpus))
+        return built
+    return facts
+
+
+WSL = {"wsl": True}
+DISPLAY = {"display_active": True}
+LMCACHE = ("--kv-transfer-config", '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}')
+
+AREA_CASES = [
+    a("WSL001", True, "wsl2 5090 graphs on", on(R5090, ("vllm==0.17.1",), host=WSL)),
+    a("WSL001", True, "wsl2 5090 no engine", on(R5090, host=WSL)),
+    a("WSL001", False, "wsl2 enforce eager", on(R5090, ("vllm==0.17.1",), host=WSL), "--enforce-eager"),
+    a("WSL001", False, "wsl2 sglang no graphs", on(R5090, ("sglang==0.5.10",), host=WSL), "--disable-cuda-graph"),
+    a("WSL001", False, "native linux", on(R5090, ("vllm==0.17.1",), host={"wsl": False})),
+    a("WSL001", False, "wsl2 hopper", on(H100, ("vllm==0.17.1",), host=WSL)),
+    a("HW005", True, "display on 5090", on(R5090, gpu=DISPLAY)),
+    a("HW005", False, "headless 5090", on(R5090, gpu={"display_active": False})),
+    a("HW005", False, "display unknown", on(R5090)),
+    a("HW005", False, "display on hopper", on(H100, gpu=DISPLAY)),
+    a("UMA001", True, "vllm default fraction", on(SPARK, ("vllm==0.24.0",))),
+    a("UMA001", True, "vllm 0.7", on(SPARK, ("vllm==0.24.0",)), "--gpu-memory-utilization", "0.7"),
+    a("UMA001", False, "vllm 0.69", on(SPARK, ("vllm==0.24.0",)), "--gpu-memory-utilization", "0.69"),
+    a("UMA001", False, "vllm on 5090", on(R5090, ("vllm==0.24.0",))),
+    a("UMA001", False, "sglang on spark", on(SPARK, ("sglang==0.5.10",))),
+    a("UMA002", True, "ray executor", on(SPARK, ("vllm==0.26.0",)), "--distributed-executor-backend", "ray"),
+    a("UMA002", True, "ray executor =", on(SPARK, ("vllm==0.26.0",)), "--distributed-executor-backend=ray"),
+    a("UMA002", False, "ray monitor off", on(SPARK, ("vllm==0.26.0",), env={"RAY_memory_monitor_refresh_ms": "0"}),
+      "--distributed-executor-backend", "ray"),
+    a("UMA002", False, "mp executor", on(SPARK, ("vllm==0.26.0",)), "--distributed-executor-backend", "mp"),
+    a("UMA002", False, "ray on 5090", on(R5090, ("vllm==0.26.0",)), "--distributed-executor-backend", "ray"),
+    a("UMA003", True, "0.23.0 on spark", on(SPARK, ("vllm==0.23.0",))),
+    a("UMA003", False, "0.24.0 on spark", on(SPARK, ("vllm==0.24.0",))),
+    a("UMA003", False, "0.23.0 on 5090", on(R5090, ("vllm==0.23.0",))),
+]
