@@ -56,3 +56,14 @@ AREA_CASES = [
     a("UMA003", False, "0.24.0 on spark", on(SPARK, ("vllm==0.24.0",))),
     a("UMA003", False, "0.23.0 on 5090", on(R5090, ("vllm==0.23.0",))),
 ]
+
+LMCACHE_CASES = [
+    a("TPK001", True, "lmcache 0.3.9 connector", on(PRO, ("vllm==0.13.0",), libs=[lib("lmcache", "0.3.9")]), *LMCACHE),
+    a("TPK001", True, "lmcache 0.4.4 connector", on(PRO, ("vllm==0.13.0",), libs=[lib("lmcache", "0.4.4")]), *LMCACHE),
+    a("TPK001", False, "lmcache 0.4.5 connector", on(PRO, ("vllm==0.13.0",), libs=[lib("lmcache", "0.4.5")]), *LMCACHE),
+    a("TPK001", False, "lmcache 0.3.9 no connector", on(PRO, ("vllm==0.13.0",), libs=[lib("lmcache", "0.3.9")])),
+    a("TPK001", False, "lmcache 0.3.9 on hopper", on(H100, ("vllm==0.13.0",), libs=[lib("lmcache", "0.3.9")]), *LMCACHE),
+    a("TPK001", False, "lmcache 0.3.9 on spark (no aarch64 wheel audited)",
+      on(SPARK, ("vllm==0.13.0",), libs=[lib("lmcache", "0.3.9")]), *LMCACHE),
+]
+AREA_CASES += LMCACHE_CASES
