@@ -52,6 +52,27 @@ def nvidia_module(root: Path = Path("/")) -> dict[str, str | None]:
     return {"nvidia_module": flavour, "nvidia_module_build": build}
 
 
+def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:
+    """How the IOMMU treats device DMA, without root: the default domain type of the IOMMU groups
+    (DMA/DMA-FQ translate, identity passes through), else the kernel command line. (mode, where it was read)."""
+    groups = root / "sys/kernel/iommu_groups"
+    try:
+        types = {t.strip() for g in sorted(groups.iterdir())[:64] for t in _lines(g / "type")}
+        present = groups.is_dir() and any(groups.iterdir())
+    except OSError:
+        types, present = set(), False
+    if types:
+        mode = "translated" if types & {"DMA", "DMA-FQ"} else "passthrough"
+        return mode, f"/sys/kernel/iommu_groups/*/type: {', '.join(sorted(types))}"
+    cmdline = " ".join(_lines(root / "proc/cmdline"))
+    flags = [w for w in cmdline.split() if "iommu" in w]
+    if any(w in ("iommu=pt", "iommu=off", "amd_iommu=off", "intel_iommu=off") for w in flags):
+        return ("passthrough" if "iommu=pt" in flags else "off"), f"/proc/cmdline: {' '.join(flags)}"
+    if (root / "sys/kernel").is_dir() and not present:
+        return "off", "/sys/kernel/iommu_groups: no groups"
+    return None, None
+
+
 def _cpu_model(cpuinfo: Path) -> str | None:
     for line in _lines(cpuinfo):
         key, _, value = line.partition(":")

@@ -134,7 +134,8 @@ def _gpu(nvml: Any, index: int, handle: Any, sysfs: Path) -> Gpu:
         width_max=get("pcie_width_max", nvml.nvmlDeviceGetMaxPcieLinkWidth),
     )
     get("ecc_mode", nvml.nvmlDeviceGetEccMode)
-    display = _flag(get("display_active", nvml.nvmlDeviceGetDisplayActive))
+    display_active = getattr(nvml, "nvmlDeviceGetDisplayActive", None)
+    display = _flag(get("display_active", display_active)) if display_active else None
     get("mig_mode", nvml.nvmlDeviceGetMigMode)
     get("nvlink", nvml.nvmlDeviceGetNvLinkState, 0)
     return Gpu(

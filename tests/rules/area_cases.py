@@ -57,13 +57,17 @@ AREA_CASES = [
     a("UMA003", False, "0.23.0 on 5090", on(R5090, ("vllm==0.23.0",))),
 ]
 
+def lmc(version: str, profile: str = PRO) -> Callable[[], Facts]:
+    return on(profile, ("vllm==0.13.0",), libs=[lib("lmcache", version)])
+
+
 LMCACHE_CASES = [
-    a("TPK001", True, "lmcache 0.3.9 connector", on(PRO, ("vllm==0.13.0",), libs=[lib("lmcache", "0.3.9")]), *LMCACHE),
-    a("TPK001", True, "lmcache 0.4.4 connector", on(PRO, ("vllm==0.13.0",), libs=[lib("lmcache", "0.4.4")]), *LMCACHE),
-    a("TPK001", False, "lmcache 0.4.5 connector", on(PRO, ("vllm==0.13.0",), libs=[lib("lmcache", "0.4.5")]), *LMCACHE),
-    a("TPK001", False, "lmcache 0.3.9 no connector", on(PRO, ("vllm==0.13.0",), libs=[lib("lmcache", "0.3.9")])),
-    a("TPK001", False, "lmcache 0.3.9 on hopper", on(H100, ("vllm==0.13.0",), libs=[lib("lmcache", "0.3.9")]), *LMCACHE),
+    a("TPK001", True, "lmcache 0.3.9 connector", lmc("0.3.9"), *LMCACHE),
+    a("TPK001", True, "lmcache 0.4.4 connector", lmc("0.4.4"), *LMCACHE),
+    a("TPK001", False, "lmcache 0.4.5 connector", lmc("0.4.5"), *LMCACHE),
+    a("TPK001", False, "lmcache 0.3.9 no connector", lmc("0.3.9")),
+    a("TPK001", False, "lmcache 0.3.9 on hopper", lmc("0.3.9", H100), *LMCACHE),
     a("TPK001", False, "lmcache 0.3.9 on spark (no aarch64 wheel audited)",
-      on(SPARK, ("vllm==0.13.0",), libs=[lib("lmcache", "0.3.9")]), *LMCACHE),
+      lmc("0.3.9", SPARK), *LMCACHE),
 ]
 AREA_CASES += LMCACHE_CASES
