@@ -165,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "doctor" / "data" / "wheel_archs.json")
     parser.add_argument("--refresh", action="store_true", help="audit again wheels already in the output")
     parser.add_argument("--drop-wheels", action="store_true", help="delete each wheel once audited")
+    parser.add_argument("--target", action="append", default=[], metavar="PACKAGE==VERSION[@MACHINE]",
+                        help="audit this release too (x86_64 unless @aarch64); tools/refresh passes new releases")
     args = parser.parse_args(argv)
     data = json.loads(args.out.read_text()) if args.out.exists() else {"wheels": []}
     data["wheels"] = [w for w in data["wheels"] if "+" not in w["wheel"]]  # PyPI's build has no local version
@@ -176,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         wheel["platform"] = ARM if ARM in wheel["platform"] else X86  # files written before machines were keys
     have = {(w["package"], w["version"], w["platform"]) for w in data["wheels"]}
     args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")  # normalised, even if nothing is new
-    for package, version, platform in TARGETS:
+    for package, version, platform in [*TARGETS, *(parse_target(t) for t in args.target)]:
         if (args.only and package != args.only) or ((package, version, platform) in have and not args.refresh):
             continue
         print(f"auditing {package}=={version} ({platform})", flush=True)
@@ -194,6 +196,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.drop_wheels:
             shutil.rmtree(args.cache / f"{package}-{version}-{platform}", ignore_errors=True)
     return 0
+
+
+def parse_target(text: str) -> tuple[str, str, str]:
+    """`lmcache==0.5.6` or `torch==2.14.1@aarch64` → (package, version, machine)."""
+    spec, _, machine = text.partition("@")
+    package, _, version = spec.partition("==")
+    if not package or not version or machine not in ("", X86, ARM):
+        raise SystemExit(f"--target {text!r}: expected PACKAGE==VERSION[@x86_64|@aarch64]")
+    return package, version, machine or X86
 
 
 def _version_key(version: str) -> tuple:
