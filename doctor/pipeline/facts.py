@@ -32,6 +32,7 @@ class Host:
     cpu_model: str | None = None
     cpu_count: int | None = None
     memory_bytes: int | None = None
+    memory_available_bytes: int | None = None  # /proc/meminfo MemAvailable at probe time (unified memory: the pool)
     numa_nodes: int | None = None
     iommu_mode: str | None = None  # translated | passthrough | off (probe/host.py: iommu_mode)
     iommu_source: str | None = None

@@ -19,6 +19,7 @@ def probe_host(root: Path = Path("/")) -> Host:
         cpu_model=_cpu_model(root / "proc/cpuinfo") or platform.processor() or None,
         cpu_count=os.cpu_count(),
         memory_bytes=_mem_total(root / "proc/meminfo"),
+        memory_available_bytes=_mem_total(root / "proc/meminfo", "MemAvailable:"),
         numa_nodes=_numa_nodes(root / "sys/devices/system/node"),
         iommu_mode=iommu,
         iommu_source=iommu_source,
@@ -81,9 +82,9 @@ def _cpu_model(cpuinfo: Path) -> str | None:
     return None
 
 
-def _mem_total(meminfo: Path) -> int | None:
+def _mem_total(meminfo: Path, key: str = "MemTotal:") -> int | None:
     for line in _lines(meminfo):
-        if line.startswith("MemTotal:"):
+        if line.startswith(key):
             parts = line.split()
             if len(parts) >= 2 and parts[1].isdigit():
                 return int(parts[1]) * 1024

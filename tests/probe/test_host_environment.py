@@ -52,3 +52,26 @@ def test_probe_host_fills_the_new_fields(tmp_path):
     host = probe_host(proc(tmp_path, NATIVE_VERSION, OPEN_NVIDIA))
     assert host.nvidia_module == "open" and host.nvidia_module_build == "nvidia"
     assert host.wsl in (True, False)  # the release string of the machine running the test joins /proc/version
+
+
+def test_memory_available_is_read_beside_the_total(tmp_path):
+    root = proc(tmp_path, NATIVE_VERSION)
+    (root / "proc/meminfo").write_text("MemTotal:       127605908 kB\nMemFree:         3018432 kB\n"
+                                       "MemAvailable:   71219284 kB\nBuffers:            5504 kB\n")
+    host = probe_host(root)
+    assert host.memory_bytes == 127605908 * 1024 and host.memory_available_bytes == 71219284 * 1024
+
+
+def test_unified_memory_view_only_on_unified_gpus():
+    import dataclasses
+
+    from doctor.hardware import load_profile
+    from doctor.unified_memory import GB10_POOL_BYTES, uma_view
+
+    spark = load_profile("dgx-spark")
+    assert uma_view(load_profile("rtx-5090"), "vllm", {}) is None
+    view = uma_view(spark, "vllm", {"gpu_memory_utilization": 0.5})
+    assert view["requested_bytes"] == int(0.5 * GB10_POOL_BYTES) and view["short"] is None  # availability unknown
+    tight = spark.replace(host=dataclasses.replace(spark.host, memory_available_bytes=50 << 30))
+    assert uma_view(tight, "vllm", {})["short"] is True  # vLLM's default 0.9 x 121.69 GiB > 50 GiB
+    assert "requested_bytes" not in uma_view(tight, "sglang", {})

@@ -26,7 +26,14 @@ def on(profile: str, engines: tuple[str, ...] = (), host: dict[str, Any] | None 
     return facts
 
 
+GIB = 1 << 30
 WSL = {"wsl": True}
+FREE_67 = {"memory_available_bytes": int(67.92 * GIB)}
+
+
+def spark_vllm(available_gib: float | None = None) -> Callable[[], Facts]:
+    host = {"memory_available_bytes": int(available_gib * GIB)} if available_gib is not None else None
+    return on(SPARK, ("vllm==0.24.0",), host=host)
 DISPLAY = {"display_active": True}
 LMCACHE = ("--kv-transfer-config", '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}')
 
@@ -41,11 +48,15 @@ AREA_CASES = [
     a("HW005", False, "headless 5090", on(R5090, gpu={"display_active": False})),
     a("HW005", False, "display unknown", on(R5090)),
     a("HW005", False, "display on hopper", on(H100, gpu=DISPLAY)),
-    a("UMA001", True, "vllm default fraction", on(SPARK, ("vllm==0.24.0",))),
-    a("UMA001", True, "vllm 0.7", on(SPARK, ("vllm==0.24.0",)), "--gpu-memory-utilization", "0.7"),
-    a("UMA001", False, "vllm 0.69", on(SPARK, ("vllm==0.24.0",)), "--gpu-memory-utilization", "0.69"),
-    a("UMA001", False, "vllm on 5090", on(R5090, ("vllm==0.24.0",))),
-    a("UMA001", False, "sglang on spark", on(SPARK, ("sglang==0.5.10",))),
+    a("UMA001", True, "0.7 with 67.92 GiB available", on(SPARK, ("vllm==0.24.0",), host=FREE_67),
+      "--gpu-memory-utilization", "0.7"),
+    a("UMA001", True, "default 0.9 with 100 GiB available", spark_vllm(100)),
+    a("UMA001", False, "0.5 with 67.92 GiB available", on(SPARK, ("vllm==0.24.0",), host=FREE_67),
+      "--gpu-memory-utilization", "0.5"),
+    a("UMA001", False, "0.9 with 115 GiB available", spark_vllm(115)),
+    a("UMA001", False, "availability unknown (profile)", spark_vllm(), "--gpu-memory-utilization", "0.9"),
+    a("UMA001", False, "vllm on 5090", on(R5090, ("vllm==0.24.0",), host=FREE_67)),
+    a("UMA001", False, "sglang on spark", on(SPARK, ("sglang==0.5.10",), host=FREE_67)),
     a("UMA002", True, "ray executor", on(SPARK, ("vllm==0.26.0",)), "--distributed-executor-backend", "ray"),
     a("UMA002", True, "ray executor =", on(SPARK, ("vllm==0.26.0",)), "--distributed-executor-backend=ray"),
     a("UMA002", False, "ray monitor off", on(SPARK, ("vllm==0.26.0",), env={"RAY_memory_monitor_refresh_ms": "0"}),
@@ -54,6 +65,7 @@ AREA_CASES = [
     a("UMA002", False, "ray on 5090", on(R5090, ("vllm==0.26.0",)), "--distributed-executor-backend", "ray"),
     a("UMA003", True, "0.23.0 on spark", on(SPARK, ("vllm==0.23.0",))),
     a("UMA003", False, "0.24.0 on spark", on(SPARK, ("vllm==0.24.0",))),
+    a("UMA003", False, "0.22.0 on spark", on(SPARK, ("vllm==0.22.0",))),
     a("UMA003", False, "0.23.0 on 5090", on(R5090, ("vllm==0.23.0",))),
 ]
 
