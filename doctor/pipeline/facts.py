@@ -131,6 +131,7 @@ class Attention:
     sliding_window_layers: int = 0
     sinks: bool = False
     linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
+    global_head_dim: int | None = None  # full-attention layers' head size where it differs (Gemma 4: 512)
 
 
 @dataclass(frozen=True)

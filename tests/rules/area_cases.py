@@ -83,3 +83,25 @@ LMCACHE_CASES = [
       lmc("0.3.9", SPARK), *LMCACHE),
 ]
 AREA_CASES += LMCACHE_CASES
+
+GEMMA4 = "tests/cases/models/gemma-4-26b-a4b-it"
+
+
+def vllm_on_pro(version: str, model: str = GEMMA4) -> Callable[[], Facts]:
+    def facts() -> Facts:
+        from doctor.probe.model import load_model
+
+        return build("rtx-pro-6000-ws-x4", None, (f"vllm=={version}",)).replace(
+            model=load_model(model, {}, offline=True))
+    return facts
+
+
+MODEL_FEATURE_CASES = [
+    a("VLLM030", True, "gemma4 flashinfer 0.19.1", vllm_on_pro("0.19.1"), "--attention-backend", "FLASHINFER"),
+    a("VLLM030", True, "gemma4 flashinfer 0.21.0", vllm_on_pro("0.21.0"), "--attention-backend", "FLASHINFER"),
+    a("VLLM030", False, "gemma4 flashinfer 0.22.0", vllm_on_pro("0.22.0"), "--attention-backend", "FLASHINFER"),
+    a("VLLM030", False, "gemma4 auto backend 0.19.1", vllm_on_pro("0.19.1")),
+    a("VLLM030", False, "gemma4 triton 0.19.1", vllm_on_pro("0.19.1"), "--attention-backend", "TRITON_ATTN"),
+    a("VLLM030", False, "head 128 flashinfer", vllm_on_pro("0.19.1", LLAMA), "--attention-backend", "FLASHINFER"),
+]
+AREA_CASES += MODEL_FEATURE_CASES
