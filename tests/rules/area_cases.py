@@ -105,3 +105,14 @@ MODEL_FEATURE_CASES = [
     a("VLLM030", False, "head 128 flashinfer", vllm_on_pro("0.19.1", LLAMA), "--attention-backend", "FLASHINFER"),
 ]
 AREA_CASES += MODEL_FEATURE_CASES
+
+DSV3 = "deepseek-ai/DeepSeek-V3"
+MLA_CASES = [
+    a("VLLM031", True, "mla fp8 kv 0.17.0", vllm_on_pro("0.17.0", DSV3), "--kv-cache-dtype", "fp8"),
+    a("VLLM031", True, "mla fp8_e4m3 kv 0.13.0", vllm_on_pro("0.13.0", DSV3), "--kv-cache-dtype", "fp8_e4m3"),
+    a("VLLM031", False, "mla fp8 kv 0.18.0", vllm_on_pro("0.18.0", DSV3), "--kv-cache-dtype", "fp8"),
+    a("VLLM031", False, "mla auto kv 0.17.0", vllm_on_pro("0.17.0", DSV3)),
+    a("VLLM031", False, "gqa fp8 kv 0.17.0", vllm_on_pro("0.17.0", LLAMA), "--kv-cache-dtype", "fp8"),
+    a("VLLM031", False, "mla fp8 on hopper", lambda: build(H100, DSV3, ("vllm==0.17.0",)), "--kv-cache-dtype", "fp8"),
+]
+AREA_CASES += MLA_CASES
