@@ -116,3 +116,26 @@ MLA_CASES = [
     a("VLLM031", False, "mla fp8 on hopper", lambda: build(H100, DSV3, ("vllm==0.17.0",)), "--kv-cache-dtype", "fp8"),
 ]
 AREA_CASES += MLA_CASES
+
+
+def live_without_gpus(module: str) -> Callable[[], Facts]:
+    def facts() -> Facts:
+        from doctor.pipeline.facts import Source
+
+        built = build(R5090)
+        return built.replace(gpus=(), topology=(), source=Source(kind="live"),
+                             host=dataclasses.replace(built.host, nvidia_module=module))
+    return facts
+
+
+DRIVER_CASES = [
+    a("DRV004", True, "proprietary on 5090", on(R5090, host={"nvidia_module": "proprietary"})),
+    a("DRV004", True, "proprietary on spark", on(SPARK, host={"nvidia_module": "proprietary"})),
+    a("DRV004", False, "open on 5090", on(R5090, host={"nvidia_module": "open"})),
+    a("DRV004", False, "unknown module", on(R5090)),
+    a("DRV004", False, "proprietary on hopper", on(H100, host={"nvidia_module": "proprietary"})),
+    a("DRV005", True, "live, proprietary, no gpu", live_without_gpus("proprietary")),
+    a("DRV005", False, "live, open, no gpu", live_without_gpus("open")),
+    a("DRV005", False, "profile with gpus", on(R5090, host={"nvidia_module": "proprietary"})),
+]
+AREA_CASES += DRIVER_CASES
