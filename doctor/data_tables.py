@@ -24,17 +24,19 @@ class Table:
     name: str
     package: str  # the PyPI distribution its rows are read from
     path: str  # relative to doctor/data
-    generator: str  # the command that writes it (tools/)
     machine: str | None = None  # wheel audits are per platform; the refresh audits x86_64 wheels
 
 
-TABLES: tuple[Table, ...] = (
-    Table("sglang facts", "sglang", "sglang_facts.json", "python tools/sglang_facts.py VERSION ..."),
-    Table("vllm facts", "vllm", "vllm/index.json", "python -m tools.vllm_facts --versions V,..."),
-    *(Table(f"wheel archs: {package}", package, "wheel_archs.json",
-            "python tools/wheel_archs.py --target PACKAGE==VERSION", X86)
-      for package in ("torch", "vllm", "sgl-kernel", "sglang-kernel", "flashinfer-cubin", "lmcache")),
-)
+def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
+    """Every wheel-derived table, found by its layout (nothing here names an engine): `<package>_facts.json`
+    keyed by release, `<package>/index.json` with its `releases`, and each package of `wheel_archs.json`."""
+    found = [Table(f"{p.stem.removesuffix('_facts')} facts", p.stem.removesuffix("_facts"), p.name)
+             for p in sorted(data_dir.glob("*_facts.json"))]
+    found += [Table(f"{p.parent.name} facts", p.parent.name, f"{p.parent.name}/index.json")
+              for p in sorted(data_dir.glob("*/index.json")) if "releases" in _load(p)]
+    audited = sorted({w["package"] for w in _load(data_dir / "wheel_archs.json").get("wheels", [])})
+    found += [Table(f"wheel archs: {package}", package, "wheel_archs.json", X86) for package in audited]
+    return tuple(found)
 
 
 def stable(version: str) -> Version | None:
@@ -49,9 +51,9 @@ def stable(version: str) -> Version | None:
 def versions_in(table: Table, data_dir: Path = DATA) -> list[str]:
     """Every release the table holds, oldest first."""
     data = _load(data_dir / table.path)
-    if table.path == "sglang_facts.json":
+    if table.path.endswith("_facts.json"):
         found = [v for v, entry in data.items() if "error" not in entry]
-    elif table.path == "vllm/index.json":
+    elif table.path.endswith("/index.json"):
         found = list(data.get("releases", []))
     else:
         found = [w["version"] for w in data.get("wheels", [])
@@ -67,7 +69,7 @@ def newest(table: Table, data_dir: Path = DATA) -> str | None:
 def coverage(data_dir: Path = DATA) -> list[dict[str, Any]]:
     """One row per table: what it covers, for `engines`."""
     rows = []
-    for table in TABLES:
+    for table in tables(data_dir):
         held = versions_in(table, data_dir)
         rows.append({"table": table.name, "package": table.package, "file": f"doctor/data/{table.path}",
                      "releases": len(held), "newest": newest(table, data_dir)})

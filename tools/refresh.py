@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from doctor.data_tables import TABLES, Table, newest, stable  # noqa: E402
+from doctor.data_tables import DATA, Table, newest, stable, tables  # noqa: E402
 
 SGLANG_RELEASES = REPO / "doctor" / "engines" / "sglang" / "releases.py"
 AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.MULTILINE)
@@ -42,7 +42,7 @@ class Step:
 
     def command(self, cache: Path) -> list[str]:
         python = sys.executable
-        if self.table.package == "sglang" and self.table.path == "sglang_facts.json":
+        if self.table.path == "sglang_facts.json":
             return [python, "tools/sglang_facts.py", "--cache", str(cache / "downloads"), *self.new]
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
@@ -70,12 +70,12 @@ def newer_releases(known: str | None, listed: list[str]) -> list[str]:
 def plan(ask: PyPIVersions = pypi_versions, only: set[str] | None = None, data_dir: Path | None = None
          ) -> list[Step]:
     steps, asked = [], {}
-    for table in TABLES:
+    for table in tables(data_dir or DATA):
         if only and table.package not in only:
             continue
         if table.package not in asked:
             asked[table.package] = ask(table.package)
-        known = newest(table, data_dir) if data_dir else newest(table)
+        known = newest(table, data_dir or DATA)
         steps.append(Step(table, known, tuple(newer_releases(known, asked[table.package]))))
     return steps
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor.data_tables import DATA, TABLES, coverage, newest, versions_in
+from doctor.data_tables import DATA, coverage, newest, tables, versions_in
 from tools.refresh import Step, add_sglang_releases, newer_releases, plan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,7 +44,7 @@ def test_plan_asks_pypi_once_per_package_and_uses_each_tables_own_edge(tmp_path)
 
 
 def test_each_table_runs_its_own_generator(tmp_path):
-    by_name = {t.name: t for t in TABLES}
+    by_name = {t.name: t for t in tables()}
     sglang = Step(by_name["sglang facts"], "0.5.23", ("0.5.24",)).command(tmp_path)
     assert sglang[1:2] == ["tools/sglang_facts.py"] and sglang[-1] == "0.5.24"
     vllm = Step(by_name["vllm facts"], "0.33.0", ("0.34.0", "0.35.0")).command(tmp_path)
@@ -66,7 +66,8 @@ def test_sglang_release_list_is_extended_in_place(tmp_path):
 
 def test_engines_lists_every_table_with_its_newest_release():
     rows = {r["table"]: r for r in coverage()}
-    assert set(rows) == {t.name for t in TABLES}
+    assert set(rows) == {t.name for t in tables()}
+    assert {"sglang facts", "vllm facts", "wheel archs: torch", "wheel archs: flashinfer-cubin"} <= set(rows)
     assert rows["vllm facts"]["newest"] == json.loads((DATA / "vllm" / "index.json").read_text())["releases"][-1]
     assert rows["wheel archs: lmcache"]["newest"] == "0.5.6"
     out = subprocess.run([sys.executable, "-m", "doctor", "engines", "--tables", "--format", "json"],
@@ -80,7 +81,7 @@ def test_newest_lmcache_release_the_table_knows_matches_its_wheel(tmp_path):
     """Re-read the newest audited LMCache wheel from PyPI (a small one) and compare its archs with the table."""
     from tools.wheel_archs import X86, audit
 
-    table = next(t for t in TABLES if t.package == "lmcache")
+    table = next(t for t in tables() if t.package == "lmcache")
     version = newest(table)
     assert version in versions_in(table)
     recorded = next(w for w in json.loads((DATA / "wheel_archs.json").read_text())["wheels"]
