@@ -75,3 +75,14 @@ def test_unified_memory_view_only_on_unified_gpus():
     tight = spark.replace(host=dataclasses.replace(spark.host, memory_available_bytes=50 << 30))
     assert uma_view(tight, "vllm", {})["short"] is True  # vLLM's default 0.9 x 121.69 GiB > 50 GiB
     assert "requested_bytes" not in uma_view(tight, "sglang", {})
+
+
+def test_a_unified_gpu_without_nvml_memory_takes_the_hosts():
+    from doctor.pipeline.facts import Gpu
+    from doctor.probe import unified_pool
+
+    gb10 = Gpu(index=0, name="NVIDIA GB10", compute_capability="12.1", unified_memory=True)
+    discrete = Gpu(index=1, name="RTX 5090", compute_capability="12.0", memory_total_bytes=32 << 30)
+    filled = unified_pool((gb10, discrete), 128_000_000_000)
+    assert filled[0].memory_total_bytes == 128_000_000_000 and filled[1].memory_total_bytes == 32 << 30
+    assert unified_pool((gb10,), None)[0].memory_total_bytes is None
