@@ -4,7 +4,6 @@ covers, where that knowledge ends, and which are installed here."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from doctor.commands.options import add_format_option, console, environment
@@ -45,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
         return _print_tables(coverage(), args.format)
     data = rows()
     if args.format == "json":
-        print(json.dumps(data, indent=2))
+        from doctor.formats.document import document, dumps
+
+        print(dumps(document(engines=data)))
         return 0
     from rich.table import Table
 
