@@ -12,7 +12,7 @@ from doctor.commands.options import add_format_option, console, environment
 def register(p: argparse.ArgumentParser) -> None:
     add_format_option(p)
     p.add_argument("--tables", action="store_true",
-                   help="only the wheel-derived data tables and the newest release each covers (tools/refresh)")
+                   help="text output: only the wheel-derived data tables and the newest release each covers")
 
 
 def rows() -> list[dict[str, Any]]:
@@ -40,14 +40,14 @@ def rows() -> list[dict[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     from doctor.data_tables import coverage
 
-    if args.tables:
-        return _print_tables(coverage(), args.format)
-    data = rows()
-    if args.format == "json":
+    if args.format == "json":  # one document: the engines and the tables (--tables changes the text output only)
         from doctor.formats.document import document, dumps
 
-        print(dumps(document(engines=data)))
+        print(dumps(document(engines=rows(), tables=coverage())))
         return 0
+    if args.tables:
+        return _print_tables(coverage())
+    data = rows()
     from rich.table import Table
 
     table = Table(title="Engines (check analyses each one installed, or the one you name with --engine)",
@@ -61,15 +61,12 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(r["display_name"] + (" (plug-in)" if r["plugin"] else ""), r["package"], span,
                       r["installed"] or "-", r["knowledge_note"] or "")
     console(width=160).print(table)
-    return _print_tables(coverage(), "text")
+    return _print_tables(coverage())
 
 
-def _print_tables(tables: list[dict[str, Any]], fmt: str) -> int:
+def _print_tables(tables: list[dict[str, Any]]) -> int:
     from rich.table import Table
 
-    if fmt == "json":
-        print(json.dumps(tables, indent=2))
-        return 0
     table = Table(title="Wheel-derived tables (`tools/refresh` adds every newer PyPI release)", title_justify="left")
     for column in ("table", "file", "releases", "newest release covered"):
         table.add_column(column)
