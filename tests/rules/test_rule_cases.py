@@ -11,6 +11,8 @@ from tests.rules.builders import RULES, a, build, decode_attention, findings, fu
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 WS4 = "rtx-pro-6000-ws-x4"
+MO_NVFP4_BF16_SHARED = {"scheme": "nvfp4", "method": "modelopt", "quantized": ("routed_experts", "attention")}
+GDN24 = {"linear_attention_layers": 24}  # a Gated DeltaNet hybrid's 24 linear-attention layers
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
 UNKNOWN_QUANT = {"scheme": "exl3", "method": "exl3", "quantized": ("routed_experts", "attention")}
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
@@ -23,6 +25,11 @@ def sg(version, model=KIMI, profile=PRO, **kw):
 
 def vl(version, model=LLAMA, profile=PRO, **kw):
     return lambda: build(profile, model, (f"vllm=={version}",), **kw)
+
+
+def installed_vllm(vllm_version, flashinfer_version, model=LLAMA, profile=PRO):
+    """vLLM and flashinfer-python as a live probe finds them installed (not what-ifs)."""
+    return lambda: build(profile, model, libs=(lib("vllm", vllm_version), lib("flashinfer-python", flashinfer_version)))
 
 
 def trt(version, model, profile=PRO, **kw):
@@ -138,6 +145,10 @@ CASES = [
       with_lib(torch("2.11.0", "13.0"), driver="575.1", cuda_driver="12.8")),
     a("DRV003", False, "driver cuda 13.0 torch 13.0",
       with_lib(torch("2.11.0", "13.0"), driver="580.1", cuda_driver="13.0")),
+    a("DRV003", False, "driver cuda 12.8 torch 12.9: minor-version compatibility",
+      with_lib(torch("2.9.1", "12.9"), driver="570.1", cuda_driver="12.8")),
+    a("DRV003", True, "driver cuda 12.9 torch 13.0",
+      with_lib(torch("2.11.0", "13.0"), driver="575.1", cuda_driver="12.9")),
     a("TORCH001", True, "cu126", with_lib(torch("2.7.0", "12.6"))),
     a("TORCH001", False, "cu128", with_lib(torch("2.7.0", "12.8"))),
     a("TORCH002", True, "2.6.0", with_lib(torch("2.6.0", "12.8"))),
@@ -175,6 +186,17 @@ CASES = [
     a("SGL107", True, "prefill fa3", sg("0.5.23"), "--prefill-attention-backend", "fa3"),
     a("SGL107", False, "triton", sg("0.5.23"), "--attention-backend", "triton"),
     a("SGL107", False, "trtllm_mla on hopper", sg("0.5.23", profile=H100), "--attention-backend", "trtllm_mla"),
+    a("SGL107", True, "trtllm_mha on 0.5.18: prefill SM100 only", sg("0.5.18", LLAMA), "--attention-backend",
+      "trtllm_mha"),
+    a("SGL107", False, "trtllm_mha on 0.5.19: fmha_v2 prefill on SM120", sg("0.5.19", LLAMA), "--attention-backend",
+      "trtllm_mha"),
+    a("SGL107", False, "decode trtllm_mha on 0.5.10: XQA", sg("0.5.10", LLAMA), "--decode-attention-backend",
+      "trtllm_mha"),
+    a("SGL107", True, "decode trtllm_mha on 0.5.9", sg("0.5.9", LLAMA), "--decode-attention-backend", "trtllm_mha"),
+    a("SGL107", False, "trtllm_mha decode, triton prefill on 0.5.16", sg("0.5.16", LLAMA), "--attention-backend",
+      "trtllm_mha", "--prefill-attention-backend", "triton"),
+    a("SGL107", True, "prefill trtllm_mha on 0.5.16", sg("0.5.16", LLAMA), "--prefill-attention-backend",
+      "trtllm_mha"),
     a("SGL108", True, "flashinfer_trtllm", sg("0.5.23", GLM), "--moe-runner-backend", "flashinfer_trtllm"),
     a("SGL108", False, "flashinfer_cutlass", sg("0.5.23", GLM), "--moe-runner-backend", "flashinfer_cutlass"),
     a("SGL109", True, "flashinfer_trtllm", sg("0.5.23", DSV3), "--fp8-gemm-backend", "flashinfer_trtllm"),
@@ -217,9 +239,20 @@ CASES = [
     a("VLLM001", True, "0.9.1", vl("0.9.1")),
     a("VLLM001", False, "0.9.2", vl("0.9.2")),
     a("VLLM002", True, "0.15.0 fp8 moe", vl("0.15.0", GLM)),
-    a("VLLM002", True, "0.13.0 fp8 moe", vl("0.13.0", GLM)),
+    a("VLLM002", True, "0.14.0 fp8 moe", vl("0.14.0", GLM)),
+    a("VLLM002", False, "0.13.0 fp8 moe: CUTLASS method needs capability exactly 9.0/10.0", vl("0.13.0", GLM)),
+    a("VLLM002", False, "0.11.0 fp8 moe: Triton fused MoE", vl("0.11.0", GLM)),
     a("VLLM002", False, "0.15.1 fp8 moe", vl("0.15.1", GLM)),
     a("VLLM002", False, "0.15.0 dense bf16", vl("0.15.0", LLAMA)),
+    a("VLLM002", False, "0.15.0 block fp8 (Fp8MoEMethod)", vl("0.15.0", DSV3)),
+    a("VLLM002", False, "0.14.0 block fp8 (Fp8MoEMethod)", vl("0.14.0", DSV3)),
+    a("VLLM002", False, "0.15.0 fp8 moe on hopper", vl("0.15.0", GLM, H100)),
+    a("VLLM002", False, "0.15.0 per-tensor dynamic: CutlassExpertsFp8 refuses it",
+      vl("0.15.0", GLM, quant={"scheme": "fp8-tensor", "activation": "float8-tensor-dynamic"})),
+    a("VLLM002", True, "0.15.0 per-tensor static",
+      vl("0.15.0", GLM, quant={"scheme": "fp8-tensor", "activation": "float8-tensor-static"})),
+    a("VLLM002", False, "0.15.0 modelopt fp8 per-tensor", vl("0.15.0", GLM, quant={"method": "modelopt",
+                                                                                  "scheme": "fp8-tensor"})),
     a("VLLM003", True, "0.15.0 nvfp4", vl("0.15.0", NVFP4)),
     a("VLLM003", False, "0.14.0 nvfp4", vl("0.14.0", NVFP4)),
     a("VLLM003", False, "0.15.1 nvfp4", vl("0.15.1", NVFP4)),
@@ -255,6 +288,11 @@ CASES = [
     a("VLLM011", True, "0.20 on 575", vl("0.20.0", driver="575.51.03")),
     a("VLLM011", False, "0.19 on 575", vl("0.19.0", driver="575.51.03")),
     a("VLLM011", False, "0.20 on 580", vl("0.20.0", driver="580.65.06")),
+    a("VLLM011", False, "installed 0.20 beside a cu129 torch (vLLM's CUDA 12.9 build)",
+      with_lib(lib("vllm", "0.20.0"), torch("2.11.0", "12.9"), driver="575.51.03")),
+    a("VLLM011", True, "installed 0.20 beside a cu130 torch",
+      with_lib(lib("vllm", "0.20.0"), torch("2.11.0", "13.0"), driver="575.51.03")),
+    a("VLLM011", False, "0.20.0+cu129", with_lib(lib("vllm", "0.20.0+cu129"), driver="575.51.03")),
     a("VLLM012", True, "0.15 ignores VLLM_USE_TRTLLM_ATTENTION",
       vl("0.15.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
     a("VLLM012", False, "0.14 reads it", vl("0.14.0", env={"VLLM_USE_TRTLLM_ATTENTION": "1"})),
@@ -478,28 +516,90 @@ CASES = [
     a("MOE004", True, "0.24 block fp8", vl("0.24.0", DSV3)),
     a("MOE004", False, "0.25 block fp8", vl("0.25.0", DSV3)),
     a("MOE004", False, "deep gemm off", vl("0.24.0", DSV3, env={"VLLM_USE_DEEP_GEMM": "0"})),
-    a("ATTN001", True, "fp8 kv default backend", vl("0.20.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", True, "fp8 kv default backend, 0.20.0 pins flashinfer 0.6.8.post1", vl("0.20.0"),
+      "--kv-cache-dtype", "fp8"),
     a("ATTN001", True, "fp8 kv flashinfer", vl("0.20.0"), "--kv-cache-dtype", "fp8",
+      "--attention-backend", "FLASHINFER"),
+    a("ATTN001", True, "0.20.2 (last release of the report's era)", vl("0.20.2"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", True, "5090 is capability 12.0 too", vl("0.20.0", profile=R5090), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", True, "installed vLLM 0.20.0 with installed flashinfer 0.6.8.post1", installed_vllm(
+        "0.20.0", "0.6.8.post1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "installed vLLM 0.20.0 with flashinfer 0.6.11 installed over the pin", installed_vllm(
+        "0.20.0", "0.6.11"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "0.19.1 pins flashinfer 0.6.6", vl("0.19.1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "0.21.0: same pin, after the fix discussion", vl("0.21.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "0.27.1 (flashinfer 0.6.16.post3)", vl("0.27.1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "dgx spark 12.1 not in the report", vl("0.20.0", profile=SPARK), "--kv-cache-dtype", "fp8"),
+    a("ATTN001", False, "hopper", vl("0.20.0", profile=H100), "--kv-cache-dtype", "fp8",
       "--attention-backend", "FLASHINFER"),
     a("ATTN001", False, "fp8 kv triton", vl("0.20.0"), "--kv-cache-dtype", "fp8", "--attention-backend", "TRITON_ATTN"),
     a("ATTN001", False, "eager", vl("0.20.0"), "--kv-cache-dtype", "fp8", "--enforce-eager"),
     a("ATTN001", False, "bf16 kv", vl("0.20.0")),
+    a("ATTN001", False, "mla model", vl("0.20.0", KIMI), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "0.21.0", vl("0.21.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "0.27.1 (the #54225 release)", vl("0.27.1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "dgx spark 0.20.0", vl("0.20.0", profile=SPARK), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "0.19.1", vl("0.19.1"), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", True, "flashinfer 0.6.11 installed over 0.20.0's pin", installed_vllm("0.20.0", "0.6.11"),
+      "--kv-cache-dtype", "fp8"),
+    a("ATTN010", False, "the established case is ATTN001", vl("0.20.0"), "--kv-cache-dtype", "fp8"),
+    a("ATTN010", False, "triton", vl("0.27.1"), "--kv-cache-dtype", "fp8", "--attention-backend", "TRITON_ATTN"),
+    a("ATTN010", False, "eager", vl("0.27.1"), "--kv-cache-dtype", "fp8", "--enforce-eager"),
+    a("ATTN010", False, "bf16 kv", vl("0.27.1")),
+    a("ATTN010", False, "hopper", vl("0.27.1", profile=H100), "--kv-cache-dtype", "fp8",
+      "--attention-backend", "FLASHINFER"),
     a("ATTN002", True, "per-channel fp8", vl("0.25.0", GLM)),
     a("ATTN002", False, "kernel disabled",
       vl("0.25.0", GLM, env={"VLLM_DISABLED_KERNELS": "FlashInferFP8ScaledMMLinearKernel"})),
     a("ATTN002", False, "0.14", vl("0.14.0", GLM)),
-    a("CKPT001", True, "bf16 shared experts",
-      sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts", "attention")})),
-    a("CKPT001", False, "flag given", sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts",)}),
+    a("CKPT001", True, "modelopt bf16 shared experts, TP1 x PP8, 0.5.20",
+      sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", False, "0.5.21: ModelOpt answers can_fuse_shared_expert",
+      sg("0.5.21", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", True, "GLM-4.x fuses in 0.5.23 too", sg("0.5.23", "zai-org/GLM-4.7", quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", False, "TP 8 starts (PR #40628): MOE010", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "8"),
+    a("CKPT001", False, "EP turns fusion off", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "1", "--pp-size", "8", "--ep-size", "2"),
+    a("CKPT001", False, "flag given", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "1",
+      "--pp-size", "8", "--disable-shared-experts-fusion"),
+    a("CKPT001", False, "all quantized", sg("0.5.20", DSV3, quant={**MO_NVFP4_BF16_SHARED, "quantized": (
+        "routed_experts", "shared_experts")}), "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", False, "kimi 384 experts not fused", sg("0.5.20", NVFP4, quant={"quantized": ("routed_experts",)}),
+      "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", False, "compressed-tensors: not established (MOE010)", sg("0.5.20", DSV3, quant={
+        **MO_NVFP4_BF16_SHARED, "method": "compressed-tensors"}), "--tp-size", "1", "--pp-size", "8"),
+    a("CKPT001", True, "TP 8 on 0.5.15.post1 (InferenceX #2335)", sg("0.5.15.post1", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "8"),
+    a("CKPT001", False, "TP 8 on 0.5.16: MOE010", sg("0.5.16", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
+    a("CKPT001", False, "TP 8 on 0.5.15: MOE010", sg("0.5.15", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
+    a("MOE010", True, "TP 8, 0.5.20", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
+    a("MOE010", False, "TP 8 on 0.5.15.post1 is CKPT001", sg("0.5.15.post1", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "8"),
+    a("MOE010", True, "compressed-tensors TP 1", sg("0.5.20", DSV3, quant={
+        **MO_NVFP4_BF16_SHARED, "method": "compressed-tensors"}), "--tp-size", "1", "--pp-size", "8"),
+    a("MOE010", False, "TP 1 modelopt is CKPT001", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED),
+      "--tp-size", "1", "--pp-size", "8"),
+    a("MOE010", False, "TP 8, 0.5.21 (fusion off)", sg("0.5.21", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8"),
+    a("MOE010", False, "flag given", sg("0.5.20", DSV3, quant=MO_NVFP4_BF16_SHARED), "--tp-size", "8",
       "--disable-shared-experts-fusion"),
-    a("CKPT001", False, "all quantized",
-      sg("0.5.23", DSV3, quant={"scheme": "nvfp4", "quantized": ("routed_experts", "shared_experts")})),
-    a("CKPT001", False, "kimi 384 experts not fused", sg("0.5.23", NVFP4, quant={"quantized": ("routed_experts",)})),
-    a("ATTN003", True, "hybrid gdn on spark", sg("0.5.9", LLAMA, SPARK, attention={"linear_attention_layers": 24})),
-    a("ATTN003", False, "graphs off", sg("0.5.9", LLAMA, SPARK, attention={"linear_attention_layers": 24}),
+    a("ATTN003", True, "hybrid gdn on spark, triton", sg("0.5.9", LLAMA, SPARK, attention=GDN24),
+      "--attention-backend", "triton"),
+    a("ATTN003", False, "hybrid gdn on spark, default flashinfer", sg("0.5.9", LLAMA, SPARK, attention=GDN24)),
+    a("ATTN003", False, "graphs off", sg("0.5.9", LLAMA, SPARK, attention=GDN24), "--attention-backend", "triton",
       "--disable-cuda-graph"),
-    a("ATTN003", False, "on a 5090", sg("0.5.9", LLAMA, R5090, attention={"linear_attention_layers": 24})),
+    a("ATTN003", False, "on a 5090 (12.0)", sg("0.5.9", LLAMA, R5090, attention=GDN24),
+      "--attention-backend", "triton"),
+    a("ATTN003", False, "no linear layers", sg("0.5.9", LLAMA, SPARK), "--attention-backend", "triton"),
     a("ATTN004", True, "nvfp4 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "nvfp4"),
+    a("ATTN004", True, "0.20.0: first release with the dtype", vl("0.20.0", NVFP4), "--kv-cache-dtype", "nvfp4"),
+    a("ATTN004", True, "0.31.0: last release without the FA2 path", vl("0.31.0", NVFP4), "--kv-cache-dtype", "nvfp4"),
+    a("ATTN004", False, "0.32.0 reads nvfp4 through FA2 on family 120", vl("0.32.0", NVFP4),
+      "--kv-cache-dtype", "nvfp4"),
+    a("ATTN004", True, "0.33.0 nvfp4_4over6 still refused on SM12x", vl("0.33.0", NVFP4),
+      "--kv-cache-dtype", "nvfp4_4over6"),
+    a("ATTN004", False, "hopper", vl("0.25.0", NVFP4, H100), "--kv-cache-dtype", "nvfp4"),
     a("ATTN004", False, "fp8 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "fp8"),
     a("VLLM016", True, "fa3 forced on 0.14", vl("0.14.0", env={"VLLM_FLASH_ATTN_VERSION": "3"})),
     a("VLLM016", False, "fa2 on 0.14", vl("0.14.0", env={"VLLM_FLASH_ATTN_VERSION": "2"})),
@@ -544,6 +644,17 @@ CASES = [
 ]
 
 
+def _area_error_cases():
+    """The issue-25 error rules whose bounds tests/rules/test_error_boundaries.py sweeps: their cases run here too
+    (the rest of tests/rules/area_cases.py needs engine-parsed flags and runs in test_area_rules.py)."""
+    from tests.rules.area_cases import AREA_CASES
+
+    return [c for c in AREA_CASES if c.rule in ("TPK001", "VLLM031", "DRV004")]
+
+
+CASES += _area_error_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels)
@@ -555,7 +666,7 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     from tests.cluster.cases import CLUSTER_CASES
     from tests.rules.area_cases import AREA_CASES
 
-    cases = [*CASES, *CLUSTER_CASES, *AREA_CASES]
+    cases = [*CASES, *CLUSTER_CASES, *(c for c in AREA_CASES if c not in CASES)]
     ids = {r.id for r in RULES}
     positive = {c.rule for c in cases if c.fires}
     negative = {c.rule for c in cases if not c.fires}
