@@ -115,7 +115,19 @@ MLA_CASES = [
     a("VLLM031", False, "gqa fp8 kv 0.17.0", vllm_on_pro("0.17.0", LLAMA), "--kv-cache-dtype", "fp8"),
     a("VLLM031", False, "mla fp8 on hopper", lambda: build(H100, DSV3, ("vllm==0.17.0",)), "--kv-cache-dtype", "fp8"),
 ]
-AREA_CASES += MLA_CASES
+KIMI_NVFP4, KIMI_NVFP4_HQC = "nvidia/Kimi-K2-Thinking-NVFP4", "nvidia/Kimi-K2.6-NVFP4"
+MLA_CHECKPOINT_KV_CASES = [
+    a("VLLM040", True, "modelopt fp8 kv 0.14.0", vllm_on_pro("0.14.0", KIMI_NVFP4)),
+    a("VLLM040", True, "modelopt fp8 kv 0.17.0 auto named", vllm_on_pro("0.17.0", KIMI_NVFP4), "--kv-cache-dtype", "auto"),
+    a("VLLM040", True, "hf_quant_config fp8 kv 0.15.0", vllm_on_pro("0.15.0", KIMI_NVFP4_HQC)),
+    a("VLLM040", False, "0.13.0 keeps auto", vllm_on_pro("0.13.0", KIMI_NVFP4)),
+    a("VLLM040", False, "0.18.0 triton mla takes fp8", vllm_on_pro("0.18.0", KIMI_NVFP4)),
+    a("VLLM040", False, "bf16 kv named", vllm_on_pro("0.16.0", KIMI_NVFP4), "--kv-cache-dtype", "bfloat16"),
+    a("VLLM040", False, "no kv scheme", vllm_on_pro("0.14.0", "tests/cases/models/deepseek-v3.1-nvfp4")),
+    a("VLLM040", False, "bf16 mla", vllm_on_pro("0.14.0", DSV3)),
+    a("VLLM040", False, "hopper", lambda: build(H100, KIMI_NVFP4, ("vllm==0.14.0",))),
+]
+AREA_CASES += MLA_CASES + MLA_CHECKPOINT_KV_CASES
 
 
 def live_without_gpus(module: str) -> Callable[[], Facts]:
