@@ -118,7 +118,8 @@ MLA_CASES = [
 KIMI_NVFP4, KIMI_NVFP4_HQC = "nvidia/Kimi-K2-Thinking-NVFP4", "nvidia/Kimi-K2.6-NVFP4"
 MLA_CHECKPOINT_KV_CASES = [
     a("VLLM040", True, "modelopt fp8 kv 0.14.0", vllm_on_pro("0.14.0", KIMI_NVFP4)),
-    a("VLLM040", True, "modelopt fp8 kv 0.17.0 auto named", vllm_on_pro("0.17.0", KIMI_NVFP4), "--kv-cache-dtype", "auto"),
+    a("VLLM040", True, "modelopt fp8 kv 0.17.0 auto named", vllm_on_pro("0.17.0", KIMI_NVFP4),
+      "--kv-cache-dtype", "auto"),
     a("VLLM040", True, "hf_quant_config fp8 kv 0.15.0", vllm_on_pro("0.15.0", KIMI_NVFP4_HQC)),
     a("VLLM040", False, "0.13.0 keeps auto", vllm_on_pro("0.13.0", KIMI_NVFP4)),
     a("VLLM040", False, "0.18.0 triton mla takes fp8", vllm_on_pro("0.18.0", KIMI_NVFP4)),
