@@ -26,6 +26,8 @@ ALIASES = {
     "--all2all-backend": "all2all_backend",  # vLLM
     "--moe-a2a-backend": "moe_a2a_backend",
     "--dsa-topk-backend": "dsa_topk_backend",
+    "--dsa-prefill-backend": "dsa_prefill_backend",  # SGLang >= 0.5.13
+    "--dsa-decode-backend": "dsa_decode_backend",
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--mem-fraction-static": "mem_fraction_static",

@@ -19,6 +19,10 @@ KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GL
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 
 
+DSV32 = "tests/cases/models/deepseek-v3.2"
+GLM5_NEXT, GLM_DSA = "tests/cases/models/glm5-next-standin", "tests/cases/models/glm-moe-dsa-standin"
+
+
 def sg(version, model=KIMI, profile=PRO, **kw):
     return lambda: build(profile, model, (f"sglang=={version}",), **kw)
 
@@ -650,6 +654,23 @@ CASES = [
     a("MODEL001", False, "known fields only", lambda: unread_config_facts({"decoder_sparse_step": 1})),
     a("CKPT002", True, "dsa topk flashinfer", sg("0.5.23", DSV3), "--dsa-topk-backend", "flashinfer"),
     a("CKPT002", False, "hopper", sg("0.5.23", DSV3, H100), "--dsa-topk-backend", "flashinfer"),
+    a("SGL140", True, "dsv3.2 auto kv 0.5.20", sg("0.5.20", DSV32)),
+    a("SGL140", True, "dsv3.2 auto kv 0.5.18 on spark", sg("0.5.18", DSV32, SPARK)),
+    a("SGL140", True, "dsv3.2 bf16 kv: decode still trtllm", sg("0.5.23", DSV32), "--kv-cache-dtype", "bf16"),
+    a("SGL140", True, "glm5-next 0.5.20 on spark", sg("0.5.20", GLM5_NEXT, SPARK)),
+    a("SGL140", True, "glm-moe-dsa bf16 kv", sg("0.5.21", GLM_DSA), "--kv-cache-dtype", "bf16"),
+    a("SGL140", True, "decode named, prefill left to fp8 default", sg("0.5.20", DSV32),
+      "--dsa-decode-backend", "tilelang"),
+    a("SGL140", False, "both backends named", sg("0.5.20", DSV32), "--dsa-prefill-backend", "tilelang",
+      "--dsa-decode-backend", "tilelang", "--kv-cache-dtype", "bf16"),
+    a("SGL140", False, "bf16 kv, decode named (prefill flashmla_sparse)", sg("0.5.20", DSV32),
+      "--kv-cache-dtype", "bf16", "--dsa-decode-backend", "tilelang"),
+    a("SGL140", False, "glm-moe-dsa fp8 kv: flashinfer_sparse_mla", sg("0.5.20", GLM_DSA)),
+    a("SGL140", False, "glm5-next 0.5.19 (not a DSA arch there)", sg("0.5.19", GLM5_NEXT)),
+    a("SGL140", False, "dsv3.2 0.5.17 (not read)", sg("0.5.17", DSV32)),
+    a("SGL140", False, "dsv3 dense mla", sg("0.5.20", DSV3)),
+    a("SGL140", False, "hisparse", sg("0.5.20", DSV32), "--enable-hisparse"),
+    a("SGL140", False, "dsv3.2 on b200", sg("0.5.20", DSV32, "b200-x8")),
 ]
 
 
