@@ -9,7 +9,8 @@ from pathlib import Path
 from doctor.output import read_regular_bytes
 from doctor.pipeline.facts import Library
 from doctor.probe.distributions import distribution
-from doctor.probe.toolkit import probe_llama_cpp, probe_nvcc
+from doctor.probe.llama_cpp import probe_llama_cpp
+from doctor.probe.toolkit import probe_nvcc
 
 # Distribution names as published on PyPI; the first one found wins for each key.
 TRACKED: dict[str, tuple[str, ...]] = {

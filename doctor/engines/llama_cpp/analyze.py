@@ -13,6 +13,7 @@ from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
 from doctor.probe.gguf import GgufModel, gguf_files, read_gguf
+from doctor.probe.llama_cpp import ENV as BUILD_ENV
 
 # Head sizes ggml-cuda's flash attention has kernels for (ggml/src/ggml-cuda/fattn.cu, build 11312);
 # with `-fa auto` llama.cpp turns FA off for others.
@@ -77,7 +78,7 @@ def analyze(run: EngineRun) -> EngineAnalysis:
     if gguf is None and run.facts.model is not None:
         notes.append("llama.cpp loads GGUF files: this model is not one (convert it with convert_hf_to_gguf.py)")
     if run.library.details.get("assumed"):
-        notes.append(f"no llama.cpp build found here (llama-server on PATH, ${builds.ENV}, llama-cpp-python): "
+        notes.append(f"no llama.cpp build found here (llama-server on PATH, ${BUILD_ENV}, llama-cpp-python): "
                      f"analysed as build {run.library.version}")
     return EngineAnalysis(backends=backends, backend_sources=sources, notes=tuple(notes))
 

@@ -34,7 +34,7 @@ class LlamaCpp(Engine):
     def knowledge_note(self, version: Version) -> str | None:
         if str(version) == KNOWN_BUILD:
             return None
-        from doctor.engines.llama_cpp.builds import UNKNOWN_VERSION
+        from doctor.probe.llama_cpp import UNKNOWN_VERSION
 
         if str(version) == UNKNOWN_VERSION:
             return (f"llama.cpp build number unknown (no llama-server --version to ask): defaults and flags of "
