@@ -9,12 +9,13 @@ from pathlib import Path
 
 from doctor.engines.versions import parse_engine_spec
 from doctor.hardware import load_profile
-from doctor.pipeline.facts import Facts, Source, load_facts
+from doctor.pipeline.facts import Facts, Source
 from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
 from doctor.probe.libraries import probe_libraries
 from doctor.probe.model import load_model
 from doctor.probe.network import probe_network
+from doctor.validation.facts import load_facts
 
 
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
