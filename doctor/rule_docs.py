@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from doctor.pipeline.report import Safety
+from doctor.findings import Safety
 from doctor.pipeline.rules import PLACEHOLDER, Rule
 
 GENERATED = "<!-- generated from rules/{source} by tools/gen_rule_docs.py: edit the rule, then regenerate -->"

@@ -29,7 +29,7 @@ from doctor.pipeline.facts import Facts, Gpu, Library
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.fix.actions import Action
+    from doctor.findings import Action
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
     from doctor.kernels.exact import Job

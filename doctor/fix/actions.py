@@ -8,52 +8,21 @@ Every patch is reached from the rule that calls for it: a finding's `patch` fix,
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from doctor.findings import Action, Finding, Safety
 from doctor.fix.journal import FixError
 from doctor.output import read_regular_bytes
-from doctor.pipeline.report import Finding, Report, Safety
+from doctor.pipeline.report import Report
 
 if TYPE_CHECKING:
     from doctor.fix.patches import Patch
 
 SKIP_UNSAFE = "unsafe: edits an installed package; pass --unsafe-fixes"
-
-
-@dataclass(frozen=True)
-class Action:
-    rule_id: str
-    safety: Safety
-    summary: str
-    path: Path | None = None
-    new_bytes: bytes | None = None
-    old_bytes: bytes | None = None
-    patch: Patch | None = None  # the engine source patch this action applies (verified before the replace)
-    skipped: str | None = None  # why it will not be applied
-    mode: int | None = None  # file mode for a new file (e.g. an executable script)
-    env: dict[str, str] = field(default_factory=dict)  # what the launch must export for the file to count
-    kernel: str | None = None  # the kernel family a config file serves
-
-    @property
-    def patch_id(self) -> str | None:
-        return self.patch.id if self.patch else None
-
-    @property
-    def runnable(self) -> bool:
-        return self.skipped is None and self.path is not None and self.new_bytes is not None
-
-    def diff(self) -> str:
-        if self.path is None or self.new_bytes is None:
-            return ""
-        old = (self.old_bytes or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
-        new = self.new_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
-        return "".join(difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}"))
 
 
 def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> list[Action]:

@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from doctor.engines import registry
+from doctor.findings import SEVERITIES, Finding
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Facts
-from doctor.pipeline.report import SEVERITIES, Finding, Report
+from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
 from doctor.pipeline.upgrades import annotate_upgrades
 from doctor.probe import gather_facts

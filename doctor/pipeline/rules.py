@@ -16,8 +16,8 @@ from typing import Any
 from doctor import cache, specifiers
 from doctor.engines import registry
 from doctor.errors import DoctorError
+from doctor.findings import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
-from doctor.pipeline.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")

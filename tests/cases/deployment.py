@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from doctor.findings import Finding
 from doctor.hardware import load_profile
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.facts import Facts, Library
-from doctor.pipeline.report import Finding, Report
+from doctor.pipeline.report import Report
 from doctor.probe import with_engines
 from doctor.probe.model import load_model
 

@@ -16,7 +16,7 @@ from doctor.engines.sglang.releases import RELEASES
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.fix.actions import Action
+    from doctor.findings import Action
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel

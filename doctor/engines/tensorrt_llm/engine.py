@@ -17,7 +17,7 @@ from doctor.launch import Launch
 
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
-    from doctor.fix.actions import Action
+    from doctor.findings import Action
     from doctor.kernels.check import KernelCheck
 
 
@@ -77,10 +77,9 @@ class TensorRTLLM(Engine):
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
         """The options YAML of the composed launch, beside the launch script (a new file the user owns)."""
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
-        from doctor.fix.actions import Action
+        from doctor.findings import Action, Safety
         from doctor.pipeline.analysis import analyze_run
         from doctor.pipeline.context import build_context
-        from doctor.pipeline.report import Safety
         from doctor.pipeline.rules import evaluate, load_rules
 
         findings = evaluate(load_rules(), build_context(run.facts, analyze_run(run), run.launch))

@@ -16,7 +16,7 @@ from doctor.launch import Launch
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.fix.actions import Action as FileChange
+    from doctor.findings import Action as FileChange
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
 
