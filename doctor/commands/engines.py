@@ -16,7 +16,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def rows() -> list[dict[str, Any]]:
     from doctor.engines import registry
-    from doctor.engines.base import parse_version
+    from doctor.engines.run import parse_version
     from doctor.probe.libraries import probe_libraries
 
     installed = probe_libraries(environment())

@@ -21,7 +21,7 @@ class Report:
     facts: Facts
     analyses: tuple[Analysis, ...]
     findings: tuple[Finding, ...]
-    launches: tuple[dict[str, Any], ...] = ()  # doctor.engines.base.LaunchCommand.to_dict() per engine
+    launches: tuple[dict[str, Any], ...] = ()  # doctor.engines.run.LaunchCommand.to_dict() per engine
 
     @property
     def analysis(self) -> Analysis:

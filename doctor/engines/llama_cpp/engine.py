@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
+from doctor.engines.base import Engine
+from doctor.engines.run import EngineRun, LaunchCommand, Launcher
 from doctor.launch import Launch
 from doctor.pipeline.facts import Library
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
+from doctor.engines.base import Engine
+from doctor.engines.run import EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES

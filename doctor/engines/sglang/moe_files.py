@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.errors import InputError
 from doctor.findings import Action, Safety
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config

@@ -8,7 +8,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.base import EngineAnalysis, EngineRun
+from doctor.engines.run import EngineAnalysis, EngineRun
 from doctor.engines.tensorrt_llm import knowledge as kb
 from doctor.engines.tensorrt_llm.memory import TensorRTLLMMemory
 from doctor.engines.tensorrt_llm.options import TrtLaunch, flag_problems, option_problems, parse

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
+from doctor.engines.base import Engine
 from doctor.engines.releases import TENSORRT_LLM
+from doctor.engines.run import EngineRun, LaunchCommand, Launcher
 from doctor.launch import Launch
 
 if TYPE_CHECKING:

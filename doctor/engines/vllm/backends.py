@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm import knowledge
 
 NO_SINKS_ON_SM12X = {"FLASH_ATTN": "FlashAttention 2 on SM12x has no attention sinks",

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
+from doctor.engines.base import Engine
 from doctor.engines.releases import VLLM as VLLM_RELEASES
+from doctor.engines.run import EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.launch import Launch
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm import moe as vllm_moe
 from doctor.engines.vllm import unified_attention as ua

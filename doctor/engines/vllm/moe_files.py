@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm.kernel_plan import triton_for
 from doctor.engines.vllm.moe import ENV
 from doctor.errors import InputError
