@@ -57,7 +57,8 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
     else:
         cluster = load_cluster(list(request.facts_files))
     model = load_model(request.model, request.environ, offline=request.offline) if request.model else None
-    nodes = [with_engines(f, list(request.engines)) for f in cluster.nodes]
+    names = registry.engine_packages()
+    nodes = [with_engines(f, list(request.engines), names) for f in cluster.nodes]
     return cluster.replace_nodes([f.replace(model=model) if model else f for f in nodes])
 
 

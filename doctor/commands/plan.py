@@ -55,6 +55,7 @@ def _memory_argv(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from doctor.engines import registry
     from doctor.pipeline.analysis import memory_model_for
     from doctor.plan.advice import no_fit_advice
     from doctor.plan.planner import PlanRequest, make_plans
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         return cluster.run_plan(args)
     environ = dict(os.environ)
     facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
-                         model=args.model, offline=args.offline)
+                         engine_packages=registry.engine_packages(), model=args.model, offline=args.offline)
     assert facts.model is not None
     memory, engine_name, note = memory_model_for(facts, _memory_argv(args))
     if memory is None:

@@ -59,6 +59,11 @@ def by_package(package: str) -> Engine | None:
     return next((e for e in engines().values() if e.package == package), None)
 
 
+def engine_packages() -> dict[str, str]:
+    """Names of every registered engine (plug-ins included) → the package whose version it is."""
+    return {key: engine.package for engine in engines().values() for key in (engine.name, engine.package)}
+
+
 def get_for(library: Library) -> Engine:
     engine = by_package(library.name)
     if engine is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from packaging.version import InvalidVersion, Version
 
@@ -22,13 +23,14 @@ KNOWN_PACKAGES = {
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*==\s*([A-Za-z0-9_.+-]+)\s*$")
 
 
-def parse_engine_spec(spec: str) -> Library:
-    """`sglang==0.5.8` → a what-if Library fact for that exact version."""
+def parse_engine_spec(spec: str, engines: Mapping[str, str] | None = None) -> Library:
+    """`sglang==0.5.8` → a what-if Library fact for that exact version. `engines`: the names of every registered
+    engine → its package (doctor.engines.registry.engine_packages(): plug-ins too)."""
     match = _SPEC.match(spec)
     if not match:
         raise UsageError(f"--engine {spec!r}: expected NAME==VERSION, e.g. sglang==0.5.8")
     name, version = match.group(1).lower(), match.group(2)
-    known_names = {**KNOWN_PACKAGES, **_engine_names()}
+    known_names = {**KNOWN_PACKAGES, **(engines or {})}
     key = known_names.get(name)
     if key is None:
         known = ", ".join(sorted(set(known_names.values())))
@@ -53,9 +55,3 @@ def release(version: Version) -> Version:
     """0.5.8.post1 and 0.5.10rc0 behave like their release for feature gates: compare on the release."""
     return Version(".".join(str(p) for p in version.release))
 
-
-def _engine_names() -> dict[str, str]:
-    """Names of every registered engine (plug-ins included) → the package whose version it is."""
-    from doctor.engines import registry
-
-    return {key: engine.package for engine in registry.engines().values() for key in (engine.name, engine.package)}

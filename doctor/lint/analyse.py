@@ -66,8 +66,9 @@ def engine_specs(site: LaunchSite, requested: Sequence[str], installed: _Install
     out: `check` analyses every what-if engine, and this launch runs one."""
     package = _package(site.engine)
     serving = {engine.package for engine in registry.engines().values()}
-    others = [s for s in requested if parse_engine_spec(s).name not in serving]
-    mine = [s for s in requested if parse_engine_spec(s).name == package]
+    names = registry.engine_packages()
+    others = [s for s in requested if parse_engine_spec(s, names).name not in serving]
+    mine = [s for s in requested if parse_engine_spec(s, names).name == package]
     if site.pin is not None:
         version, source = site.pin.version, site.pin.describe()
     elif mine:

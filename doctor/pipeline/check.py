@@ -38,7 +38,8 @@ def run_check(request: CheckRequest) -> Report:
     rules = load_rules()  # first, so a broken knowledge base fails before any probing
     parse_launch(list(request.engine_args))  # a malformed value is a usage error before any probing
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
-                         engines=request.engines, model=request.model, deep=request.deep,
+                         engines=request.engines, engine_packages=registry.engine_packages(),
+                         model=request.model, deep=request.deep,
                          offline=request.offline)
     return check_facts(facts, list(request.engine_args), rules, dict(request.environ))
 
@@ -63,7 +64,7 @@ def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: Pl
                ) -> tuple[Analysis, tuple[Finding, ...], dict[str, Any] | None]:
     launch = analysis.run.launch if analysis.run else Launch()
     findings = tuple(evaluate(rules, build_context(facts, analysis, launch)))
-    findings = annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch))
+    findings = annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch), _errors(rules))
     if analysis.run is None:
         return analysis, findings, None
     run = analysis.run
@@ -71,6 +72,10 @@ def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: Pl
     command = engine.compose(run, findings,
                              recheck=lambda args, env: _fired_for_args(rules, analysis, args, plan_for, env))
     return analysis, findings, command.to_dict()
+
+
+def _errors(rules: list[Rule]) -> set[str]:
+    return {rule.id for rule in rules if rule.severity == "error"}
 
 
 def _merge(results: list[tuple[Analysis, tuple[Finding, ...], Any]]) -> tuple[Finding, ...]:

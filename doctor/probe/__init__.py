@@ -41,8 +41,10 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
 
 
 def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, facts_file: Path | None = None,
-                 engines: Sequence[str] = (), model: str | None = None, deep: bool = False,
-                 offline: bool = False) -> Facts:
+                 engines: Sequence[str] = (), engine_packages: Mapping[str, str] | None = None,
+                 model: str | None = None, deep: bool = False, offline: bool = False) -> Facts:
+    """`engines`: `--engine NAME==VERSION` what-ifs; `engine_packages`: the registry's names for them
+    (doctor.engines.registry.engine_packages(), which the probe does not import)."""
     if facts_file is not None:
         facts = load_facts(facts_file)
     elif hardware is not None:
@@ -50,18 +52,18 @@ def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, fac
         facts = profile.replace(libraries=with_binary_facts(probe_libraries(environ)), env=probe_env(environ))
     else:
         facts = live_facts(environ, deep=deep)
-    facts = with_engines(facts, engines)
+    facts = with_engines(facts, engines, engine_packages)
     if model is not None:
         facts = facts.replace(model=load_model(model, environ, offline=offline))
     return facts
 
 
-def with_engines(facts: Facts, engines: Sequence[str]) -> Facts:
+def with_engines(facts: Facts, engines: Sequence[str], engine_packages: Mapping[str, str] | None = None) -> Facts:
     if not engines:
         return facts
     libraries = dict(facts.libraries)
     for spec in engines:
-        what_if = parse_engine_spec(spec)
+        what_if = parse_engine_spec(spec, engine_packages)
         libraries[what_if.name] = what_if
     note = "what-if versions: " + ", ".join(engines)
     source = dataclasses.replace(facts.source, notes=(*facts.source.notes, note))
