@@ -29,7 +29,7 @@ from doctor.pipeline.facts import Facts, Library
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.findings import Action
+    from doctor.findings import Action, Finding
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
@@ -142,7 +142,10 @@ class Engine:
         return None
 
     # --- fixes -------------------------------------------------------------------------------------
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
+                     findings: Sequence[Finding] = ()) -> list[Action]:
+        """Files `--fix` writes for this run; `findings`: the run's findings (their safe fixes may go into
+        the files)."""
         return []
 
     def patches(self) -> Mapping[str, Patch]:

@@ -20,6 +20,7 @@ from doctor.output import read_regular_bytes
 from doctor.pipeline.report import Report
 
 if TYPE_CHECKING:
+    from doctor.engines.base import Engine
     from doctor.fix.patches import Patch
 
 SKIP_UNSAFE = "unsafe: edits an installed package; pass --unsafe-fixes"
@@ -32,8 +33,8 @@ def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> lis
     actions: list[Action] = []
     if fix_dir is not None:
         if engine is not None and report.analysis.run is not None:
-            actions += _owned_by_findings(report, engine.config_files(report.analysis.run, report.analysis.kernels,
-                                                                      fix_dir))
+            run, kernels = report.analysis.run, report.analysis.kernels
+            actions += _owned_by_findings(report, engine.config_files(run, kernels, fix_dir, _of_run(report, engine)))
         actions += _launch_script_action(report, fix_dir, with_env_file=any(a.env for a in actions))
     patches = engine.patches() if engine is not None else {}
     seen: set[str] = set()
@@ -50,6 +51,11 @@ def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> lis
             if fix.safety is Safety.MANUAL or fix.kind in ("upgrade", "manual"):
                 actions.append(Action(finding.id, Safety.MANUAL, fix.summary, skipped="manual: run it yourself"))
     return actions
+
+
+def _of_run(report: Report, engine: Engine) -> tuple[Finding, ...]:
+    """The findings of the engine's own run (a merged report tags those not every run gave)."""
+    return tuple(f for f in report.findings if not f.engines or engine.name in f.engines)
 
 
 def _patches_called_for(finding: Finding, patches: dict[str, Patch] | object) -> list[str]:

@@ -17,7 +17,7 @@ from doctor.engines.sglang.releases import RELEASES
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
-    from doctor.findings import Action
+    from doctor.findings import Action, Finding
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
@@ -87,7 +87,8 @@ class SGLang(Engine):
 
         return sglang_view(run.facts, run.launch, run.version)
 
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
+                     findings: Sequence[Finding] = ()) -> list[Action]:
         from doctor.engines.sglang.moe_files import config_file_changes
 
         return config_file_changes(run, kernels, fix_dir)

@@ -18,7 +18,7 @@ from doctor.launch import Launch
 
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
-    from doctor.findings import Action
+    from doctor.findings import Action, Finding
     from doctor.kernels.check import KernelCheck
 
 
@@ -75,15 +75,12 @@ class TensorRTLLM(Engine):
         return command
 
     # --- fixes -------------------------------------------------------------------------------------
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
+                     findings: Sequence[Finding] = ()) -> list[Action]:
         """The options YAML of the composed launch, beside the launch script (a new file the user owns)."""
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
         from doctor.findings import Action, Safety
-        from doctor.pipeline.analysis import analyze_run
-        from doctor.pipeline.context import build_context
-        from doctor.pipeline.rules import evaluate, load_rules
 
-        findings = evaluate(load_rules(), build_context(run.facts, analyze_run(run), run.launch))
         options, applied = options_for_launch(run, findings)
         path = fix_dir / OPTIONS_FILE
         summary = ("TensorRT-LLM options for trtllm-serve --extra_llm_api_options"

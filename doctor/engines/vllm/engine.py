@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
     from doctor.findings import Action as FileChange
+    from doctor.findings import Finding
     from doctor.kernels.check import KernelCheck
     from doctor.plan.memory import MemoryModel
 
@@ -89,7 +90,8 @@ class VLLM(Engine):
                           enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env),
                           flashinfer_installed=_flashinfer_installed(run))
 
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[FileChange]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
+                     findings: Sequence[Finding] = ()) -> list[FileChange]:
         from doctor.engines.vllm.moe_files import config_file_changes
 
         return config_file_changes(run, kernels, fix_dir)
