@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from doctor.engines import registry
-from doctor.engines.versions import parse_engine_spec
 from doctor.errors import DoctorError
 from doctor.lint.find import expand_paths, launches_in_file
 from doctor.lint.site import LaunchSite
 from doctor.located import Problem, Span, Target
 from doctor.pipeline.check import CheckRequest, run_check
 from doctor.pipeline.facts import Facts
+from doctor.versions import parse_engine_spec
 
 
 @dataclass(frozen=True)

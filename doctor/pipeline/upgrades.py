@@ -11,9 +11,9 @@ from packaging.version import Version
 
 from doctor.engines import registry
 from doctor.engines.releases import LIBRARY_RELEASES
-from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.findings import Finding, Fix
 from doctor.pipeline.facts import Facts, Library
+from doctor.versions import KNOWN_PACKAGES
 
 # The distribution name at the head of a requirement (`vllm>=0.15.1`, `vllm[tensorizer]==0.15.1`), PEP 508.
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[|[<>=!~;@ ]|$)")

@@ -7,7 +7,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from doctor.engines.versions import parse_engine_spec
 from doctor.hardware import load_profile
 from doctor.pipeline.facts import Facts, Source
 from doctor.probe.binaries import with_binary_facts
@@ -16,6 +15,7 @@ from doctor.probe.libraries import probe_libraries
 from doctor.probe.model import load_model
 from doctor.probe.network import probe_network
 from doctor.validation.facts import load_facts
+from doctor.versions import parse_engine_spec
 
 
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:

@@ -142,7 +142,7 @@ def decode_kernel_revision(version: Any) -> int:
     vLLM's tiles, over SM12x's 101,376."""
     from packaging.version import Version
 
-    from doctor.engines.versions import release
+    from doctor.versions import release
 
     plain = release(version)
     if plain >= Version("0.20"):
