@@ -151,6 +151,18 @@ def test_the_runtime_package_never_imports_the_generators_in_tools():
     assert {m: names for m, names in offenders.items() if names} == {}
 
 
+def test_the_architecture_page_has_the_same_stages():
+    """docs/ARCHITECTURE.md's stage table: the stages of STAGES in order, each row naming its modules."""
+    page = (DOCTOR.parent / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1:3] for line in page.split("## The pipeline")[1].split("\n## ")[0].splitlines()
+            if line.startswith("| ") and not line.startswith("| stage")]
+    assert [name.strip() for name, _ in rows] == [name for name, _ in STAGES]
+    for (_, modules), (_, prefixes) in zip(rows, STAGES, strict=True):
+        for prefix in prefixes:
+            path = prefix.removeprefix("doctor").removeprefix(".").replace(".", "/") or "__init__"
+            assert any(f"{path}{end}`" in modules for end in (".py", "/", "/__init__.py")), prefix
+
+
 def test_the_walker_sees_circles_and_upward_imports(tmp_path):
     root = tmp_path / "doctor"
     (root / "kernels").mkdir(parents=True)
