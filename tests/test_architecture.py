@@ -25,6 +25,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plan", ("doctor.plan", "doctor.cluster.nodes", "doctor.cluster.layouts", "doctor.cluster.plan")),
     ("findings", ("doctor.findings", "doctor.fix.patches", "doctor.fix.journal", "doctor.engines.pysource")),
     ("engines", ("doctor.engines", "doctor.cluster.node_commands")),
+    ("gather", ("doctor.pipeline.gather",)),
     ("analysis", ("doctor.pipeline.analysis",)),
     ("context", ("doctor.pipeline.context",)),
     ("rules", ("doctor.pipeline.rules",)),

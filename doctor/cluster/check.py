@@ -47,7 +47,7 @@ def run_cluster_check(request: ClusterRequest) -> ClusterReport:
 
 def gather_cluster(request: ClusterRequest) -> Cluster:
     """The nodes' facts (files or Ray), with the `--engine` what-ifs and the model on every node."""
-    from doctor.probe import with_engines
+    from doctor.pipeline.gather import with_engines
     from doctor.probe.model import load_model
 
     if request.ray_address is not None:
@@ -57,8 +57,7 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
     else:
         cluster = load_cluster(list(request.facts_files))
     model = load_model(request.model, request.environ, offline=request.offline) if request.model else None
-    names = registry.engine_packages()
-    nodes = [with_engines(f, list(request.engines), names) for f in cluster.nodes]
+    nodes = [with_engines(f, list(request.engines)) for f in cluster.nodes]
     return cluster.replace_nodes([f.replace(model=model) if model else f for f in nodes])
 
 

@@ -19,7 +19,7 @@ def rows() -> list[dict[str, Any]]:
     from doctor.engines.run import parse_version
     from doctor.probe.libraries import probe_libraries
 
-    installed = probe_libraries(environment())
+    installed = probe_libraries(environment(), registry.engine_distributions())
     out = []
     for engine in registry.engines().values():
         known = engine.knowledge_range()

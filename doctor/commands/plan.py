@@ -55,12 +55,11 @@ def _memory_argv(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doctor.engines import registry
     from doctor.pipeline.analysis import memory_model_for
+    from doctor.pipeline.gather import gather_facts
     from doctor.plan.advice import no_fit_advice
     from doctor.plan.planner import PlanRequest, make_plans
     from doctor.plan.summary import source_for
-    from doctor.probe import gather_facts
 
     _check_args(args)
     from doctor.commands import cluster
@@ -69,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         return cluster.run_plan(args)
     environ = dict(os.environ)
     facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
-                         engine_packages=registry.engine_packages(), model=args.model, offline=args.offline)
+                         model=args.model, offline=args.offline)
     assert facts.model is not None
     memory, engine_name, note = memory_model_for(facts, _memory_argv(args))
     if memory is None:

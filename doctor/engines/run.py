@@ -21,14 +21,22 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Launcher:
-    """One way a launch file starts the engine, as `lint` recognises it: `python -m MODULE ...` or
-    `COMMAND [SUBCOMMAND] ...`, and where the model goes (a flag, or the first positional argument)."""
+    """One way a launch file starts the engine, as `lint` recognises it: `python -m MODULE [WORDS] ...` or
+    `COMMAND [WORDS] ...`, and where the model goes (a flag, or the first positional argument). `subcommand`
+    is one word (`vllm serve`) or several (`lmdeploy serve api_server`: ("serve", "api_server"))."""
 
     module: str | None = None
     command: str | None = None
-    subcommand: str | None = None
+    subcommand: str | tuple[str, ...] | None = None
     model_flags: tuple[str, ...] = ()
     positional_model: bool = False
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The subcommand words that must follow the command or module, in order."""
+        if self.subcommand is None:
+            return ()
+        return (self.subcommand,) if isinstance(self.subcommand, str) else tuple(self.subcommand)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from doctor.lint.site import LaunchSite
 from doctor.located import Problem, Span, Target
 from doctor.pipeline.check import CheckRequest, run_check
 from doctor.pipeline.facts import Facts
-from doctor.versions import parse_engine_spec
 
 
 @dataclass(frozen=True)
@@ -66,9 +65,8 @@ def engine_specs(site: LaunchSite, requested: Sequence[str], installed: _Install
     out: `check` analyses every what-if engine, and this launch runs one."""
     package = _package(site.engine)
     serving = {engine.package for engine in registry.engines().values()}
-    names = registry.engine_packages()
-    others = [s for s in requested if parse_engine_spec(s, names).name not in serving]
-    mine = [s for s in requested if parse_engine_spec(s, names).name == package]
+    others = [s for s in requested if registry.parse_engine_spec(s).name not in serving]
+    mine = [s for s in requested if registry.parse_engine_spec(s).name == package]
     if site.pin is not None:
         version, source = site.pin.version, site.pin.describe()
     elif mine:
@@ -93,7 +91,7 @@ class _Installed:
 
     def version(self, package: str) -> tuple[str | None, str]:
         if self.facts is None:
-            from doctor.probe import gather_facts
+            from doctor.pipeline.gather import gather_facts
 
             self.facts = gather_facts(environ=self.request.environ, hardware=self.request.hardware,
                                       facts_file=self.request.facts_file)

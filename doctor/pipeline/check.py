@@ -14,10 +14,10 @@ from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Facts
+from doctor.pipeline.gather import gather_facts
 from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
 from doctor.pipeline.upgrades import annotate_upgrades
-from doctor.probe import gather_facts
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,7 @@ def run_check(request: CheckRequest) -> Report:
     rules = load_rules()  # first, so a broken knowledge base fails before any probing
     parse_launch(list(request.engine_args))  # a malformed value is a usage error before any probing
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
-                         engines=request.engines, engine_packages=registry.engine_packages(),
-                         model=request.model, deep=request.deep,
+                         engines=request.engines, model=request.model, deep=request.deep,
                          offline=request.offline)
     return check_facts(facts, list(request.engine_args), rules, dict(request.environ))
 

@@ -13,7 +13,6 @@ from doctor.engines import registry
 from doctor.engines.releases import LIBRARY_RELEASES
 from doctor.findings import Finding, Fix
 from doctor.pipeline.facts import Facts, Library
-from doctor.versions import KNOWN_PACKAGES
 
 # The distribution name at the head of a requirement (`vllm>=0.15.1`, `vllm[tensorizer]==0.15.1`), PEP 508.
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[|[<>=!~;@ ]|$)")
@@ -59,7 +58,7 @@ def _package(fix: Fix) -> str | None:
         name = _REQUIREMENT_NAME.match(fix.details["package"]).group(1).lower()  # type: ignore[union-attr]
     except AttributeError:
         return None
-    return KNOWN_PACKAGES.get(name)
+    return registry.package_named(name)
 
 
 def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:

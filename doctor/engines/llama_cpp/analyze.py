@@ -14,6 +14,7 @@ from doctor.engines.llama_cpp.plan import LlamaCppMemory
 from doctor.engines.run import EngineAnalysis, EngineRun
 from doctor.probe.gguf import GgufModel, gguf_files, read_gguf
 from doctor.probe.llama_cpp import ENV as BUILD_ENV
+from doctor.probe.llama_cpp import UNKNOWN_VERSION
 
 # Head sizes ggml-cuda's flash attention has kernels for (ggml/src/ggml-cuda/fattn.cu, build 11312);
 # with `-fa auto` llama.cpp turns FA off for others.
@@ -172,3 +173,8 @@ def _older(version: Any, than: str) -> bool | None:
         return None
     parts = tuple(int(p) for p in str(version).split(".")[:2])
     return parts < tuple(int(p) for p in than.split("."))
+
+
+def build_number_unknown(version: object) -> bool:
+    """Did the probe find a build that names no build number (filed under a placeholder version)?"""
+    return str(version) == UNKNOWN_VERSION

@@ -11,10 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine
-from doctor.engines.run import EngineRun, LaunchCommand, Launcher
-from doctor.launch import Launch
-from doctor.pipeline.facts import Library
+from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, Launcher, Library
 
 if TYPE_CHECKING:
     from doctor.engines.llama_cpp.flags import FlagTable
@@ -35,9 +32,9 @@ class LlamaCpp(Engine):
     def knowledge_note(self, version: Version) -> str | None:
         if str(version) == KNOWN_BUILD:
             return None
-        from doctor.probe.llama_cpp import UNKNOWN_VERSION
+        from doctor.engines.llama_cpp.analyze import build_number_unknown
 
-        if str(version) == UNKNOWN_VERSION:
+        if build_number_unknown(version):
             return (f"llama.cpp build number unknown (no llama-server --version to ask): defaults and flags of "
                     f"build {KNOWN_BUILD} assumed")
         return (f"llama.cpp build {version}: flags are checked against the build's own --help when it is found, "
@@ -76,8 +73,8 @@ class LlamaCpp(Engine):
         return ["llama-server", "-m", model_file(model)]
 
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
-        from doctor.engines.compose import compose_generic
         from doctor.engines.llama_cpp.analyze import plan_flags_to_add
+        from doctor.engines.spi import compose_generic
 
         extra = plan_flags_to_add(run)
         args = [*run.launch.args, *extra]

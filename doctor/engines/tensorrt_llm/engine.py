@@ -11,21 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine
 from doctor.engines.releases import TENSORRT_LLM
-from doctor.engines.run import EngineRun, LaunchCommand, Launcher
-from doctor.launch import Launch
+from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, Launcher
 
 if TYPE_CHECKING:
-    from doctor.cluster.node_commands import MultiNode, NodeLaunch
-    from doctor.findings import Action, Finding
-    from doctor.kernels.check import KernelCheck
+    from doctor.engines.spi import Action, Finding, KernelCheck, MultiNode, NodeLaunch
 
 
 class TensorRTLLM(Engine):
     name = "tensorrt-llm"
     display_name = "TensorRT-LLM"
     package = "tensorrt-llm"
+    distributions = ("tensorrt-llm", "tensorrt_llm")
+    scan_binaries = True
     releases = TENSORRT_LLM
     launchers = (Launcher(command="trtllm-serve", subcommand="serve", positional_model=True),
                  Launcher(command="trtllm-serve", positional_model=True))
@@ -58,7 +56,7 @@ class TensorRTLLM(Engine):
         return node_launches(self, run, base, layout)
 
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
-        from doctor.engines.compose import compose_generic
+        from doctor.engines.spi import compose_generic
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
 
         options, applied = options_for_launch(run, findings)
@@ -78,8 +76,8 @@ class TensorRTLLM(Engine):
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
                      findings: Sequence[Finding] = ()) -> list[Action]:
         """The options YAML of the composed launch, beside the launch script (a new file the user owns)."""
+        from doctor.engines.spi import Action, Safety
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
-        from doctor.findings import Action, Safety
 
         options, applied = options_for_launch(run, findings)
         path = fix_dir / OPTIONS_FILE
@@ -92,7 +90,7 @@ class TensorRTLLM(Engine):
 
 def _expert_parallel(run: EngineRun) -> list[str]:
     """`--ep_size N` when the MoE experts only split evenly that way and the user chose no layout."""
-    from doctor.plan.layouts import Layout, invalid_reasons
+    from doctor.engines.spi import Layout, invalid_reasons
 
     model = run.facts.model
     if model is None or model.moe is None or {"tp", "pp", "ep"} & set(run.launch.values):
