@@ -76,7 +76,8 @@ def analyze(facts: Facts, launch: Launch) -> Analysis:
 def analyze_run(run: EngineRun, numbers_only: bool = False) -> Analysis:
     engine = registry.get_for(run.library)
     result = engine.analyze(run)
-    notes = [n for n in (engine.knowledge_note(run.version),) if n] + list(result.notes)
+    notes = [n for n in (engine.knowledge_note(run.version),) if n] + list(result.notes) + skipped_binary_notes(
+        run.facts)
     memory = engine.memory_model(run)
     plan = plan_summary(run.facts, run.launch, memory, numbers_only=numbers_only) if memory is not None else \
         _no_memory_model(engine, run)
@@ -87,7 +88,8 @@ def analyze_run(run: EngineRun, numbers_only: bool = False) -> Analysis:
 
 def analyze_without_engine(facts: Facts, launch: Launch) -> Analysis:
     names = ", ".join(sorted(registry.engines()))
-    notes = (f"no serving engine installed ({names}): pass --engine NAME==VERSION to analyse one",)
+    notes = (f"no serving engine installed ({names}): pass --engine NAME==VERSION to analyse one",
+             *skipped_binary_notes(facts))
     plan = None
     if facts.model is not None and facts.gpus:
         memory, _, note = memory_model_for(facts, list(launch.args))
@@ -122,6 +124,14 @@ def _no_memory_model(engine: Engine, run: EngineRun) -> dict[str, Any] | None:
 def _binaries(facts: Facts) -> tuple[dict[str, Any], ...]:
     gpu = facts.gpus[0] if facts.gpus else None
     return tuple(binary_verdicts(facts, gpu.capability)) if gpu else ()
+
+
+def skipped_binary_notes(facts: Facts) -> list[str]:
+    """The installed binaries the scan did not read (a dangling or looping link, a special file): their archs
+    are unknown, so no verdict covers them."""
+    return [f"{name}: {entry['path']} not read ({entry['why']}): its CUDA archs are not checked"
+            for name, library in sorted(facts.libraries.items())
+            for entry in library.details.get("skipped_binaries") or ()]
 
 
 def binary_verdicts(facts: Facts, capability: tuple[int, int]) -> list[dict[str, Any]]:

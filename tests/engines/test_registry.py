@@ -135,7 +135,8 @@ def test_engine_knowledge_ends_are_said():
 
     assert sglang.knowledge_note(Version("0.5.23")) is None
     assert "newer than the newest release the doctor knows (0.5.23)" in sglang.knowledge_note(Version("0.6.0"))
-    assert "against build 11312's argument table" in registry.get("llama.cpp").knowledge_note(Version("1"))
+    assert "older than the oldest release in the doctor's flag tables" in registry.get("llama.cpp").knowledge_note(
+        Version("1"))
 
 
 def test_engines_command_lists_ranges(capsys):

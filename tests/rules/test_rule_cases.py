@@ -93,6 +93,10 @@ def llama_cpp(*archs, **details):
     return lib("llama.cpp", "0.3.16", cuda_library="/x/libggml-cuda.so", cuda_archs=list(archs), **details)
 
 
+def lcpp(build_number, model="tiny"):
+    return lambda: build(R5090, gguf(model), (f"llama.cpp=={build_number}",))
+
+
 def gguf(name):
     from tests.engines.llama_cpp.gguf_files import fixture
 
@@ -346,6 +350,34 @@ CASES = [
     a("LCPP007", True, "--no-mmap (gone in b11312)", lambda: build(R5090, gguf("tiny")), "--no-mmap"),
     a("LCPP007", True, "-fa maybe", lambda: build(R5090, gguf("tiny")), "-fa", "maybe"),
     a("LCPP007", False, "-ngl 99 -fa on", lambda: build(R5090, gguf("tiny")), "-ngl", "99", "-fa", "on"),
+    # flag tables per release (doctor/data/llama_cpp/flag_tables.json): each boundary from both sides and between
+    a("LCPP007", False, "bare -fa at b6301 (a switch then)", lcpp(6301), "-fa"),
+    a("LCPP007", True, "-fa on at b6301 ('on' is a stray word)", lcpp(6301), "-fa", "on"),
+    a("LCPP007", True, "bare -fa at b6431 (needs a value)", lcpp(6431), "-fa"),
+    a("LCPP007", False, "-fa on at b6431", lcpp(6431), "-fa", "on"),
+    a("LCPP007", False, "bare -fa at b6400 (between b6301 and b6431)", lcpp(6400), "-fa"),
+    a("LCPP011", True, "bare -fa at b6400 (between b6301 and b6431)", lcpp(6400), "-fa"),
+    a("LCPP011", False, "bare -fa at b6301", lcpp(6301), "-fa"),
+    a("LCPP011", False, "-fa on at b6431", lcpp(6431), "-fa", "on"),
+    a("LCPP011", True, "-fa on at b6400 (a stray 'on' at b6301)", lcpp(6400), "-fa", "on"),
+    a("LCPP007", False, "-fa on at b6400", lcpp(6400), "-fa", "on"),
+    a("LCPP007", False, "--no-mmap --flash-attn at b5000 (the issue's case)", lcpp(5000), "--no-mmap", "--flash-attn"),
+    a("LCPP007", False, "--no-mmap at b10867", lcpp(10867), "--no-mmap"),
+    a("LCPP007", True, "--no-mmap at b10878 (gone)", lcpp(10878), "--no-mmap"),
+    a("LCPP007", False, "--no-mmap at b10872 (between b10867 and b10878)", lcpp(10872), "--no-mmap"),
+    a("LCPP011", True, "--no-mmap at b10872 (between b10867 and b10878)", lcpp(10872), "--no-mmap"),
+    a("LCPP007", True, "--load-mode mmap at b10103 (not yet)", lcpp(10103), "--load-mode", "mmap"),
+    a("LCPP011", True, "--load-mode mmap at b10105 (between b10103 and b10108)", lcpp(10105), "--load-mode", "mmap"),
+    a("LCPP007", False, "--load-mode mmap at b10108", lcpp(10108), "--load-mode", "mmap"),
+    a("LCPP007", True, "--load-mode auto at b10362 (no auto yet)", lcpp(10362), "--load-mode", "auto"),
+    a("LCPP007", False, "--load-mode auto at b10380", lcpp(10380), "--load-mode", "auto"),
+    a("LCPP007", True, "-ngl all at b7347 (an int then)", lcpp(7347), "-ngl", "all"),
+    a("LCPP007", False, "-ngl 99 at b7347", lcpp(7347), "-ngl", "99"),
+    a("LCPP011", True, "-ngl all at b7500 (between b7347 and b7698)", lcpp(7500), "-ngl", "all"),
+    a("LCPP007", False, "-ngl all at b7698", lcpp(7698), "-ngl", "all"),
+    a("LCPP007", False, "--no-mmap at b99999 (newer than the data)", lcpp(99999), "--no-mmap"),
+    a("LCPP011", True, "--no-mmap at b99999 (newer than the data)", lcpp(99999), "--no-mmap"),
+    a("LCPP011", False, "-ngl 99 -fa on at b99999", lcpp(99999), "-ngl", "99", "-fa", "on"),
     a("LCPP008", True, "q8_0 V cache, -fa off", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0", "-fa", "off"),
     a("LCPP008", False, "q8_0 V cache, -fa auto", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0"),
     a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
