@@ -4,7 +4,6 @@ engines add Actions for their own files, formats and `--fix` read them; this mod
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -128,4 +127,6 @@ class Action:
             return ""
         old = (self.old_bytes or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
         new = self.new_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
+        import difflib  # only when a diff is shown: not on every check's import path
+
         return "".join(difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}"))

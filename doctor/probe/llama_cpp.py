@@ -18,9 +18,9 @@ from pathlib import Path
 
 from doctor.pipeline.facts import Library
 from doctor.probe.distributions import distribution
-from doctor.probe.toolkit import which
+from doctor.probe.toolkit import LLAMA_CPP_ENV, which
 
-ENV = "SM120_DOCTOR_LLAMA_CPP"
+ENV = LLAMA_CPP_ENV
 UNKNOWN_VERSION = "0"
 CUDA_LIBRARY = "libggml-cuda.so"
 VERSION_TIMEOUT_S = 10
@@ -182,17 +182,3 @@ def library_fact(build: Build) -> Library:
         details["notes"] = list(build.notes)
     return Library(name="llama.cpp", version=build.version, location=build.cuda_library or build.server,
                    details=details)
-
-
-def probe_llama_cpp(environ: Mapping[str, str]) -> Library | None:
-    """llama.cpp's build and the archs compiled into it, where llama_cpp_present() sees one."""
-    if not llama_cpp_present(environ):
-        return None
-    build = find_build(environ)
-    return library_fact(build) if build is not None else None
-
-
-def llama_cpp_present(environ: Mapping[str, str]) -> bool:
-    """Is there anything for find_build to look at: the variable, `llama-server` on PATH, llama-cpp-python?"""
-    return bool(environ.get(ENV) or which("llama-server", environ.get("PATH"))
-                or distribution("llama_cpp_python"))

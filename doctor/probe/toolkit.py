@@ -76,3 +76,15 @@ def parse_nvcc_version(text: str) -> str | None:
     if not match:
         return None
     return match.group(2) or match.group(1)
+
+
+LLAMA_CPP_ENV = "SM120_DOCTOR_LLAMA_CPP"
+
+
+def llama_cpp_present(environ: Mapping[str, str]) -> bool:
+    """Is there anything for doctor.probe.llama_cpp.find_build to look at: the variable, `llama-server` on PATH,
+    llama-cpp-python?"""
+    from doctor.probe.distributions import distribution
+
+    return bool(environ.get(LLAMA_CPP_ENV) or which("llama-server", environ.get("PATH"))
+                or distribution("llama_cpp_python"))

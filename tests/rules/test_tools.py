@@ -146,7 +146,7 @@ def test_nvcc_probe_runs_the_toolkit_named_by_cuda_home(tmp_path: Path):
 
 
 def test_llama_server_probe_finds_its_cuda_library(tmp_path: Path):
-    from doctor.probe.llama_cpp import probe_llama_cpp
+    from doctor.probe.libraries import probe_llama_cpp
 
     (tmp_path / "bin").mkdir()
     (tmp_path / "lib").mkdir()
