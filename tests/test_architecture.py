@@ -138,6 +138,14 @@ def test_no_import_circles():
     assert circles(import_graph(DOCTOR)) == []
 
 
+def test_no_library_module_imports_the_cli_layer():
+    """Implied by the stage order (commands come last), kept as its own check: the message names the module."""
+    cli = ("doctor.cli", "doctor.commands", "doctor.__main__")
+    offenders = {m: sorted(t for t in targets if t.startswith(cli)) for m, targets in import_graph(DOCTOR).items()
+                 if not m.startswith(cli)}
+    assert {m: t for m, t in offenders.items() if t} == {}
+
+
 def test_every_module_has_a_stage():
     assert [m for m in import_graph(DOCTOR) if stage_of(m) is None] == []
 
