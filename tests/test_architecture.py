@@ -24,6 +24,8 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("probe", ("doctor.probe",)),
     ("plan", ("doctor.plan", "doctor.cluster.nodes", "doctor.cluster.layouts", "doctor.cluster.plan")),
     ("findings", ("doctor.findings", "doctor.fix.patches", "doctor.fix.journal", "doctor.engines.pysource")),
+    ("logs", ("doctor.diagnose.logfacts", "doctor.diagnose.formats.base", "doctor.diagnose.stream",
+              "doctor.diagnose.gpus")),
     ("engines", ("doctor.engines", "doctor.cluster.node_commands")),
     ("gather", ("doctor.pipeline.gather",)),
     ("analysis", ("doctor.pipeline.analysis",)),
@@ -31,6 +33,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rules", ("doctor.pipeline.rules",)),
     ("report", ("doctor.pipeline.report", "doctor.pipeline.upgrades", "doctor.located")),
     ("check", ("doctor.pipeline.check", "doctor.pipeline")),
+    ("diagnose", ("doctor.diagnose",)),
     ("outputs", ("doctor.formats", "doctor.fix", "doctor.lint", "doctor.rule_docs", "doctor.baseline",
                  "doctor.config", "doctor.gate")),
     ("cluster", ("doctor.cluster",)),
@@ -124,7 +127,8 @@ def stage_of(module: str) -> str | None:
     best: tuple[int, str] | None = None
     for name, prefixes in STAGES:
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > best[0]):
+            inside = module.startswith(prefix + ".") and prefix != "doctor"  # the bare package is its __init__ only
+            if (module == prefix or inside) and (best is None or len(prefix) > best[0]):
                 best = (len(prefix), name)
     return best[1] if best else None
 

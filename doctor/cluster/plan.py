@@ -13,6 +13,7 @@ from doctor.launch import Launch
 from doctor.plan.memory import MemoryModel
 from doctor.plan.planner import Plan, PlanRequest
 from doctor.plan.summary import _small, source_for
+from doctor.plan.weights import UNKNOWN_QUANT
 
 SHOWN = 12
 
@@ -54,6 +55,7 @@ def cluster_plan(cluster: Cluster, memory: MemoryModel, launch: Launch, net: Int
     notes.extend(plans[0].memory.get("notes", []))
     return {"engine": memory.engine, "engine_version": memory.version, "requested": small(plans[0]),
             "best": small(best) if best else None, "any_fits": best is not None,
-            "weights_source": plans[0].memory.get("weights_source"), "notes": notes,
+            "weights_source": plans[0].memory.get("weights_source"),
+            "sizing_known": plans[0].memory.get("weights_source") != UNKNOWN_QUANT, "notes": notes,
             "layouts": [small(p) for p in plans[:SHOWN]], "layout_count": len(plans),
             "network": net.described}

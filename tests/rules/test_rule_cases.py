@@ -12,6 +12,7 @@ from tests.rules.builders import RULES, a, build, decode_attention, findings, fu
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 WS4 = "rtx-pro-6000-ws-x4"
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
+UNKNOWN_QUANT = {"scheme": "exl3", "method": "exl3", "quantized": ("routed_experts", "attention")}
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -314,7 +315,9 @@ CASES = [
       *trt_options("kv_cache_config:\n  free_gpu_memory_fraction: 0.8\n")),
     a("TRT007", True, "AUTO on 1.0.0", trt("1.0.0", GPTOSS), *trt_options("moe_config:\n  backend: AUTO\n")),
     a("TRT007", False, "AUTO on 1.2.1", trt("1.2.1", GPTOSS), *trt_options("moe_config:\n  backend: AUTO\n")),
-    a("TRT008", True, "gpt-oss TP8 EP1", trt("1.2.1", GPTOSS), "--tp_size", "8"),
+    # TRT-LLM pads MXFP4 experts before sharding (2880 at TP4 -> 768 a rank): TP8 EP1 loads
+    a("TRT008", False, "gpt-oss TP8 EP1 (MXFP4 padded)", trt("1.2.1", GPTOSS), "--tp_size", "8"),
+    a("TRT008", True, "gpt-oss TP3 does not divide 64 heads", trt("1.2.1", GPTOSS), "--tp_size", "3"),
     a("TRT008", False, "gpt-oss TP8 EP8", trt("1.2.1", GPTOSS), "--tp_size", "8", "--ep_size", "8"),
     a("TRT009", True, "GLM-4.7 BF16 on one GPU", trt("1.2.1", "zai-org/GLM-4.7"), "--tp_size", "1"),
     a("TRT009", False, "Llama 8B on one GPU", trt("1.2.1", LLAMA), "--tp_size", "1"),
@@ -408,6 +411,27 @@ CASES = [
     a("MEM001", False, "GLM-4.7-FP8 on 8x96 GB", sg("0.5.8", GLM)),
     a("MEM003", True, "TP7 does not divide 96 heads", sg("0.5.8", GLM), "--tp-size", "7"),
     a("MEM003", False, "TP8", sg("0.5.8", GLM), "--tp-size", "8"),
+    # an unknown quantization is sized at the model dtype, an upper bound: a warning, never MEM001
+    a("MEM020", True, "unknown quant sized as BF16", sg("0.5.8", "zai-org/GLM-4.7", quant=UNKNOWN_QUANT)),
+    a("MEM001", False, "unknown quant sized as BF16", sg("0.5.8", "zai-org/GLM-4.7", quant=UNKNOWN_QUANT)),
+    a("MEM020", False, "unknown quant, measured checkpoint size", sg("0.5.8", KIMI, quant=UNKNOWN_QUANT)),
+    a("MEM020", False, "known FP8", sg("0.5.8", GLM)),
+    # MXFP4 experts: vLLM and SGLang round the per-rank intermediate up (720 -> 768 at TP4)
+    a("MEM003", False, "gpt-oss TP4 on vLLM 0.33.0", vl("0.33.0", GPTOSS), "--tensor-parallel-size", "4"),
+    a("MEM003", False, "gpt-oss TP8 on vLLM 0.11.0", vl("0.11.0", GPTOSS), "--tensor-parallel-size", "8"),
+    a("MEM003", False, "gpt-oss TP4 on SGLang 0.5.8", sg("0.5.8", GPTOSS), "--tp-size", "4"),
+    a("MEM003", True, "gpt-oss TP3 on vLLM (64 heads)", vl("0.33.0", GPTOSS), "--tensor-parallel-size", "3"),
+    # FP8 block [128, 128] experts are not padded: 1536 / 8 = 192 is refused (validate_fp8_block_shape), / 4 is not
+    a("MEM003", True, "Qwen3-235B FP8 TP8 on vLLM 0.25.0", vl("0.25.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "8"),
+    a("MEM003", False, "Qwen3-235B FP8 TP4 on vLLM 0.25.0", vl("0.25.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "4"),
+    # from 0.29.0 vLLM refines the block scales to gcd(128, 128, 192, 4096) = 64 (refine_fp8_moe_block_shape)
+    a("MEM003", True, "Qwen3-235B FP8 TP8 on vLLM 0.28.0", vl("0.28.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "8"),
+    a("MEM003", False, "Qwen3-235B FP8 TP8 on vLLM 0.29.0", vl("0.29.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "8"),
+    a("MEM003", True, "Qwen3-235B FP8 TP8 on SGLang 0.5.8", sg("0.5.8", "Qwen/Qwen3-235B-A22B-FP8"), "--tp-size", "8"),
     a("MEM004", True, "Kimi K2.5 INT4 TP8: KV pool near zero", sg("0.5.8")),
     a("MEM004", False, "Llama 8B on 8x96 GB", sg("0.5.8", LLAMA)),
     # issue 14: builds, torch builds, wheels, communication, MoE/attention backends, checkpoints

@@ -6,7 +6,7 @@ its own tensor-by-tensor memory plan and a `llama-server` command. Versions are 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
@@ -25,6 +25,7 @@ class LlamaCpp(Engine):
     package = "llama.cpp"
     launchers = (Launcher(command="llama-server", model_flags=("-hf", "--hf-repo", "-m", "--model")),)
     images = (r"llama[.-]?cpp",)
+    log_module = "doctor.engines.llama_cpp.logs"
     releases = (KNOWN_BUILD,)
     analysis_module = "doctor.engines.llama_cpp.analyze"
 
@@ -57,6 +58,11 @@ class LlamaCpp(Engine):
         from doctor.engines.llama_cpp.options import launch_values, parse_options
 
         return launch_values(parse_options(list(argv), _table()), list(argv))
+
+    def option_flags(self, options: Mapping[str, int]) -> list[str]:
+        """llama-server has no tensor/pipeline/expert-parallel sizes (it places each tensor on a device: the
+        plan answers that); the context is `--ctx-size`."""
+        return ["--ctx-size", str(options["context_length"])] if options.get("context_length") else []
 
     def is_switch(self, flag: str) -> bool:
         table = _table()
