@@ -16,9 +16,10 @@ DOCTOR = Path(__file__).resolve().parent.parent / "doctor"
 # modules of its own stage or an earlier one.
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("doctor", "doctor.errors", "doctor.output", "doctor.cache", "doctor.specifiers",
-                    "doctor.launch", "doctor.topology", "doctor.validation", "doctor.validation.reader")),
+                    "doctor.launch", "doctor.topology", "doctor.validation", "doctor.validation.reader",
+                    "doctor.data_tables")),
     ("facts", ("doctor.pipeline.facts", "doctor.validation.facts", "doctor.validation.model", "doctor.hardware",
-               "doctor.versions")),
+               "doctor.versions", "doctor.unified_memory")),
     ("binaries", ("doctor.binaries", "doctor.buildargs", "doctor.wheel_archs")),
     ("kernels", ("doctor.kernels",)),
     ("probe", ("doctor.probe",)),

@@ -28,9 +28,13 @@ class Host:
     cpu_model: str | None = None
     cpu_count: int | None = None
     memory_bytes: int | None = None
+    memory_available_bytes: int | None = None  # /proc/meminfo MemAvailable at probe time (unified memory: the pool)
     numa_nodes: int | None = None
     iommu_mode: str | None = None  # translated | passthrough | off (probe/host.py: iommu_mode)
     iommu_source: str | None = None
+    wsl: bool | None = None  # Windows Subsystem for Linux 2 (probe/host.py: is_wsl)
+    nvidia_module: str | None = None  # open | proprietary: /proc/driver/nvidia/version
+    nvidia_module_build: str | None = None  # NVIDIA's build host (dvs-builder) or a local source build
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ class Gpu:
     numa_node: int | None = None
     unified_memory: bool = False
     unsupported: tuple[str, ...] = ()
+    display_active: bool | None = None  # NVML: a display is initialised on this GPU (it drives a desktop)
 
     @property
     def capability(self) -> tuple[int, int]:
@@ -122,6 +127,7 @@ class Attention:
     sliding_window_layers: int = 0
     sinks: bool = False
     linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
+    global_head_dim: int | None = None  # full-attention layers' head size where it differs (Gemma 4: 512)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from doctor.engines.registry import engine_distributions, parse_engine_spec, scanned_engine_packages
 from doctor.hardware import load_profile
-from doctor.pipeline.facts import Facts, Library, Source
+from doctor.pipeline.facts import Facts, Gpu, Library, Source
 from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
 from doctor.probe.libraries import probe_libraries
@@ -24,16 +24,24 @@ def installed_libraries(environ: Mapping[str, str]) -> dict[str, Library]:
     return with_binary_facts(probe_libraries(environ, engine_distributions()), scanned_engine_packages())
 
 
+def unified_pool(gpus: tuple[Gpu, ...], host_memory: int | None) -> tuple[Gpu, ...]:
+    """A unified-memory GPU (GB10) has no memory of its own for NVML to report: its pool is the host's memory
+    as the kernel counts it (MemTotal), which is what CUDA hands out; the planner sizes from it."""
+    return tuple(dataclasses.replace(g, memory_total_bytes=host_memory)
+                 if g.unified_memory and g.memory_total_bytes is None and host_memory else g for g in gpus)
+
+
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
     from doctor.probe.host import probe_host
     from doctor.probe.nvml import probe_nvml
 
     nvml = probe_nvml(environ)
+    host = probe_host()
     facts = Facts(
         source=Source(kind="live", name="this machine", notes=tuple(nvml.notes)),
-        host=probe_host(),
+        host=host,
         driver=nvml.driver,
-        gpus=nvml.gpus,
+        gpus=unified_pool(nvml.gpus, host.memory_bytes),
         topology=nvml.topology,
         libraries=installed_libraries(environ),
         env=probe_env(environ),

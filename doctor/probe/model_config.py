@@ -126,7 +126,8 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
     return Attention(kind="gqa" if kv_heads < heads else "mha", num_heads=heads, num_kv_heads=kv_heads,
                      head_dim=head_dim, v_head_dim=head_dim, sliding_window=window,
                      sliding_window_layers=sliding_layers if window else 0,
-                     sinks=model_type == "gpt_oss", linear_attention_layers=_linear_layers(text))
+                     sinks=model_type == "gpt_oss", linear_attention_layers=_linear_layers(text),
+                     global_head_dim=_pos(text, "global_head_dim", required=False))
 
 
 def _linear_layers(text: dict[str, Any]) -> int:

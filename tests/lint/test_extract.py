@@ -173,6 +173,11 @@ def test_inline_suppression_above_or_on_the_launch(tmp_path, comment, suppressed
     ("nvcr.io/nvidia/tensorrt-llm/release:1.0.0rc4", None, None),  # "release" names no engine
     ("lmsysorg/sglang:latest", None, None),
     ("lmsysorg/sglang:${TAG}", None, None),
+    # NGC: the YY.MM tag is the container release; its release notes name the engine version
+    ("nvcr.io/nvidia/vllm:26.03-py3", "vllm", "0.17.1"),
+    ("nvcr.io/nvidia/vllm:25.10-py3", "vllm", "0.10.2"),
+    ("nvcr.io/nvidia/vllm:25.11-py3", None, None),  # not in the table: never "vLLM 25.11"
+    ("nvcr.io/nvidia/sglang:26.02-py3", None, None),
 ])
 def test_image_pins(image, engine, version):
     pin = image_pin(image, 1)

@@ -644,6 +644,17 @@ CASES = [
 ]
 
 
+def _area_error_cases():
+    """The issue-25 error rules whose bounds tests/rules/test_error_boundaries.py sweeps: their cases run here too
+    (the rest of tests/rules/area_cases.py needs engine-parsed flags and runs in test_area_rules.py)."""
+    from tests.rules.area_cases import AREA_CASES
+
+    return [c for c in AREA_CASES if c.rule in ("TPK001", "VLLM031", "DRV004")]
+
+
+CASES += _area_error_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels)
@@ -653,8 +664,9 @@ def test_rule_case(case):
 def test_every_rule_has_a_positive_and_a_negative_case():
     """Cluster rules have their cases in tests/cluster/cases.py (several nodes' facts)."""
     from tests.cluster.cases import CLUSTER_CASES
+    from tests.rules.area_cases import AREA_CASES
 
-    cases = [*CASES, *CLUSTER_CASES]
+    cases = [*CASES, *CLUSTER_CASES, *(c for c in AREA_CASES if c not in CASES)]
     ids = {r.id for r in RULES}
     positive = {c.rule for c in cases if c.fires}
     negative = {c.rule for c in cases if not c.fires}

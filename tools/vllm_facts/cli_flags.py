@@ -21,6 +21,7 @@ from tools.vllm_facts.types import argparse_kind, hints
 
 SERVE_FILES = ("vllm/entrypoints/cli/serve.py",)
 OPTIONAL_VALUE_BOOL = "type_hints == {bool, str, type(None)}"
+DICT_SUBCLASS_IS_DICT = "is_dict_subclass(th)"
 
 
 @dataclass
@@ -44,6 +45,7 @@ class FlagReader:
         self._seen: set[tuple[str, str]] = set()
         kwargs_src = source.text("vllm/engine/arg_utils.py") if source.has("vllm/engine/arg_utils.py") else ""
         self.optional_value_bool = OPTIONAL_VALUE_BOOL in kwargs_src
+        self.dict_subclass_is_dict = DICT_SUBCLASS_IS_DICT in kwargs_src
         self.inverse_prefixes = inverse_prefixes(source)
 
     # --- entry -------------------------------------------------------------------------------------
@@ -244,7 +246,7 @@ class FlagReader:
         annotation = self._fields(module, cls).get(name)
         found = self.source.lookup(module, cls)
         kind = argparse_kind(hints(self.source, found.module if found else module, annotation), name,
-                             self.optional_value_bool)
+                             self.optional_value_bool, self.dict_subclass_is_dict)
         kind["field"] = f"{cls}.{name}"
         default = self._defaults(module, cls).get(name)
         if default is not None:

@@ -87,6 +87,8 @@ def valid_values(entry: dict[str, Any]) -> list[str] | None:
     """What a value must be one of, when the release checks it: argparse choices or enum member names."""
     if entry.get("choices"):
         return [str(c) for c in entry["choices"]]
+    if entry.get("enum_values"):  # an IntEnum (OptimizationLevel): pydantic takes the value; names kept as before
+        return [str(v) for v in entry["enum_values"]] + list(entry.get("enum_members") or [])
     if entry.get("enum_members"):
         return list(entry["enum_members"])
     return None
@@ -95,6 +97,8 @@ def valid_values(entry: dict[str, Any]) -> list[str] | None:
 def value_ok(entry: dict[str, Any], value: str) -> bool:
     allowed = valid_values(entry)
     if allowed is None:
+        return True
+    if entry.get("enum_values") and value in {str(v) for v in entry["enum_values"]}:
         return True
     if entry.get("enum_members") or entry.get("case_insensitive"):
         wanted = value.upper().replace("-", "_")
