@@ -25,6 +25,7 @@ class LogCase:
     expect: str | None = None  # None: a clean log; "": an error no rule may claim
     fix: str = ""
     clean: bool = False
+    batch: str = ""  # a set added together ("heldout-diagnose2": added before that session tuned anything)
 
 
 def load_corpus() -> list[LogCase]:
