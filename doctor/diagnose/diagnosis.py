@@ -88,7 +88,7 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
         _, judge = _check(reconstruct(reading.facts, Facts(source=base.source), base_name, environ), rules,
                           environ, [])
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
-                                      context, deployment.engine, judge)
+                                      context, deployment.engine, judge, reading.vetoes)
     return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
 
 

@@ -56,9 +56,11 @@ class RuledOut:
 
 def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequence[Any], rules: Sequence[Rule],
             findings: Sequence[Finding], context: dict[str, Any], engine: str | None,
-            judge: dict[str, Any] | None = None) -> tuple[list[Explanation], list[RuledOut]]:
+            judge: dict[str, Any] | None = None, vetoes: set[int] | None = None
+            ) -> tuple[list[Explanation], list[RuledOut]]:
     """`judge`: the context a rule is ruled out by (default `context`): the log's own facts only, when the rest
-    came from a machine the log was not written on."""
+    came from a machine the log was not written on. `vetoes`: signatures (by position) whose `unless` line the
+    log has: the error came from another library."""
     by_id = {r.id: r for r in rules}
     order = {r.id: i for i, r in enumerate(rules)}
     position = {id(s): i for i, s in enumerate(signatures)}
@@ -72,6 +74,10 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
         if rule is None or (hit.signature.context is not None and position[id(hit.signature)] not in contexts):
             continue
         if _other_engine(rule, engine):  # the same text from another engine: not this log's cause
+            continue
+        if hit.signature.unless is not None and position[id(hit.signature)] in (vetoes or ()):
+            ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, "another library printed this error (a line "
+                                                   f"matches {hit.signature.unless.pattern!r})"))
             continue
         judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]),
                         context if judge is None else judge)

@@ -38,6 +38,7 @@ def _ptxas_arch(m: Any, line: int, facts: LogFacts) -> None:
 ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResources)(?::|$)"
          r"|CUDA error|NCCL error|NCCL WARN|ncclUnhandled|ncclInternalError|ncclSystemError|ptxas (?:fatal|error)"
          r"|nvcc fatal|Segmentation fault|core dumped|terminate called after throwing|Assertion .{0,200} failed"
+         r"|Assertion failed\b|\[E\] (?:\[TRT\] )?(?:\d+: )?(?:Error\[\d+\]|\[)|Error Code \d+:"
          r"|GGML_ASSERT|ggml_cuda_compute_forward: \w+ failed|Unsupported SM version|Fatal Python error"
          r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]"
          r"|failed to initialize CUDA|not supported on \.target|Unknown CUDA Architecture Name|CMake Error"
