@@ -11,6 +11,7 @@ log excerpt when its text carries a line a log prints (an exception name, `error
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import re
 import sys
@@ -93,10 +94,8 @@ def diagnose_entry(entry: Entry) -> tuple[str, list[str]]:
     from doctor.probe import with_engines
 
     facts = load_profile(hardware_for(entry.gpu)).replace(libraries={}, env={})
-    try:
+    with contextlib.suppress(DoctorError):  # a version string --engine would refuse: run without it
         facts = with_engines(facts, engine_specs(entry))
-    except DoctorError:
-        pass
     stream = io.BufferedReader(io.BytesIO(entry.error.encode()))
     diagnosis = diagnose(stream, entry.url, facts, "ledger", {})
     named = [e.rule for e in diagnosis.explanations]

@@ -88,8 +88,13 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
         _, judge = _check(reconstruct(reading.facts, Facts(source=base.source), base_name, environ), rules,
                           environ, [])
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
-                                      context, deployment.engine, judge, reading.vetoes)
+                                      context, deployment.engine, judge, reading.vetoes, _stated(base))
     return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
+
+
+def _stated(base: Facts) -> str:
+    """The packages the user said ran (`--engine NAME==VERSION`), as text a signature's context may match."""
+    return " ".join(sorted(name for name, library in base.libraries.items() if library.what_if))
 
 
 def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str], notes: list[str]

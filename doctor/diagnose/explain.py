@@ -56,11 +56,12 @@ class RuledOut:
 
 def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequence[Any], rules: Sequence[Rule],
             findings: Sequence[Finding], context: dict[str, Any], engine: str | None,
-            judge: dict[str, Any] | None = None, vetoes: set[int] | None = None
+            judge: dict[str, Any] | None = None, vetoes: set[int] | None = None, stated: str = ""
             ) -> tuple[list[Explanation], list[RuledOut]]:
     """`judge`: the context a rule is ruled out by (default `context`): the log's own facts only, when the rest
     came from a machine the log was not written on. `vetoes`: signatures (by position) whose `unless` line the
-    log has: the error came from another library."""
+    log has: the error came from another library. `stated`: the packages the user says ran (`--engine`): a
+    signature's context (did vLLM run?) may be met by them as well as by a line of the log."""
     by_id = {r.id: r for r in rules}
     order = {r.id: i for i, r in enumerate(rules)}
     position = {id(s): i for i, s in enumerate(signatures)}
@@ -71,7 +72,7 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
     ruled_out: dict[str, RuledOut] = {}
     for hit in sorted(hits, key=lambda h: h.line):
         rule = by_id.get(hit.signature.rule)
-        if rule is None or (hit.signature.context is not None and position[id(hit.signature)] not in contexts):
+        if rule is None or not _in_context(hit.signature, position[id(hit.signature)] in contexts, stated):
             continue
         if _other_engine(rule, engine):  # the same text from another engine: not this log's cause
             continue
@@ -90,6 +91,10 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             best[rule.id] = judged
     explained = sorted(best.values(), key=_rank)
     return explained, [r for rid, r in ruled_out.items() if rid not in best]
+
+
+def _in_context(signature: Any, seen: bool, stated: str) -> bool:
+    return signature.context is None or seen or bool(stated and signature.context.search(stated))
 
 
 def _rank(e: Explanation) -> tuple[int, ...]:
