@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from doctor.diagnose.read import SignatureHit
+from doctor.pipeline.conditions import PLACEHOLDER, facts_of, lookup, operator, state, stated, text
 from doctor.pipeline.context import BASE_ROOTS
 from doctor.pipeline.report import Finding, Fix
-from doctor.pipeline.rules import _MISSING, PLACEHOLDER, Rule, _fix, _holds, _text, lookup
+from doctor.pipeline.rules import Rule, fix_from_spec
 
 TIED, CONFIRMED, SIGNATURE = "tied", "confirmed", "signature"
 ORDER = {TIED: 0, CONFIRMED: 1, SIGNATURE: 2}
@@ -144,7 +145,7 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
         return RuledOut(rule.id, hit.line, "the deployment contradicts it: " + "; ".join(facts))
     unknown = f"not stated: {', '.join(facts)}" if facts else "its conditions are about the run, not the log"
     text = f"the log's signature matches; the deployment cannot confirm it ({unknown})"
-    fixes = tuple(_fix(spec, _stated(spec, scoped)) for spec in rule.fixes
+    fixes = tuple(fix_from_spec(spec, _stated(spec, scoped)) for spec in rule.fixes
                   if spec.get("engine") in (None, engine) or engine is None)
     return Explanation(rule.id, rule.severity, SIGNATURE, text, _title(rule.title, scoped), rule.summary, hit,
                        fixes, rule.references, specificity, support)
@@ -156,10 +157,9 @@ def _stated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
     texts += [str(x) for v in spec.values() if isinstance(v, list | dict) for x in (v.values() if isinstance(v, dict)
                                                                                    else v)]
     filled = context
-    for text in texts:
-        for match in PLACEHOLDER.finditer(text):
-            value = lookup(filled, match.group(1))
-            if value is _MISSING or value is None:
+    for template in texts:
+        for match in PLACEHOLDER.finditer(template):
+            if not stated(lookup(filled, match.group(1))):
                 filled = _with_path(filled, match.group(1).split("."), "(not stated)")
     return filled
 
@@ -176,7 +176,7 @@ def _title(template: str, context: dict[str, Any]) -> str:
     """The rule's title for this deployment; what the log does not state reads as such, not as '?'."""
     def value(match: Any) -> str:
         found = lookup(context, match.group(1))
-        return "(not stated)" if found is _MISSING or found is None else _text(found)
+        return text(found) if stated(found) else "(not stated)"
 
     return PLACEHOLDER.sub(value, template)
 
@@ -189,7 +189,7 @@ def _scoped(rule: Rule, context: dict[str, Any]) -> dict[str, Any]:
     items = lookup(context, rule.for_each)
     for item in items if isinstance(items, list) else []:
         scoped = {**context, "item": item}
-        if all(_state(c, scoped) is not False for c in rule.when):
+        if all(state(c, scoped) is not False for c in rule.when):
             return scoped
     return context
 
@@ -210,44 +210,25 @@ def _verdict(rule: Rule, context: dict[str, Any]) -> tuple[bool | None, list[str
     scoped = rule.for_each is not None and "item" in context
     for condition in rule.when:
         if rule.for_each and not scoped and _about_item(condition):
-            missing += _facts(condition)
+            missing += facts_of(condition)
             continue
-        state = _state(condition, context)
-        if state is False and not rule.for_each:
+        verdict = state(condition, context)
+        if verdict is False and not rule.for_each:
             return False, [_shown(condition, context)], 0
-        if state is None or state is False:
-            missing += _facts(condition)
+        if verdict is None or verdict is False:
+            missing += facts_of(condition)
         else:
             support += 1
     return None, sorted(set(missing)), support
 
 
 def _about_item(condition: dict[str, Any]) -> bool:
-    return any(f.startswith("item.") for f in _facts(condition))
-
-
-def _state(condition: dict[str, Any], context: dict[str, Any]) -> bool | None:
-    if "any" in condition:
-        states = [_state(c, context) for c in condition["any"]]
-        return True if True in states else (False if all(s is False for s in states) else None)
-    op = next(k for k in condition if k != "fact")
-    actual = lookup(context, condition["fact"])
-    if op != "exists" and (actual is _MISSING or actual is None):
-        return None
-    if op == "exists" and (actual is _MISSING or actual is None):
-        return None  # absent from a log only means not stated
-    return _holds(condition, context)
-
-
-def _facts(condition: dict[str, Any]) -> list[str]:
-    if "any" in condition:
-        return [f for c in condition["any"] for f in _facts(c)]
-    return [condition["fact"]]
+    return any(f.startswith("item.") for f in facts_of(condition))
 
 
 def _shown(condition: dict[str, Any], context: dict[str, Any]) -> str:
     if "any" in condition:
         return " or ".join(_shown(c, context) for c in condition["any"])
-    op = next(k for k in condition if k != "fact")
+    op = operator(condition)
     actual = lookup(context, condition["fact"])
     return f"{condition['fact']} is {actual!r}, the rule needs {op} {condition[op]!r}"

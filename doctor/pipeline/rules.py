@@ -16,6 +16,7 @@ from typing import Any
 from doctor import cache, specifiers
 from doctor.engines import registry
 from doctor.errors import DoctorError
+from doctor.pipeline.conditions import MISSING, PLACEHOLDER, compare, holds, lookup, render
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
 from doctor.pipeline.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
@@ -23,7 +24,6 @@ RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")  # a built-in rule
 # A plug-in engine's rule: `<engine name>/` then a built-in-shaped ID, so no plug-in ID can equal a built-in's
 # or another plug-in's (engine names are unique in the registry).
 PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z]{2,5}\d{3}$")
-PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
 OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", "contains", "not_contains",
        "matches")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
@@ -38,7 +38,6 @@ def allowed_roots() -> set[str]:
     return {*context_roots(), "item"}
 
 
-_MISSING = object()
 
 
 class RuleError(DoctorError):
@@ -296,78 +295,17 @@ def _applies_to_run(rule: Rule, context: dict[str, Any]) -> bool:
 
 
 def _holds_all(conditions: tuple[dict[str, Any], ...], context: dict[str, Any]) -> bool:
-    return all(_holds(c, context) for c in conditions)
-
-
-def _holds(condition: dict[str, Any], context: dict[str, Any]) -> bool:
-    if "any" in condition:
-        return any(_holds(c, context) for c in condition["any"])
-    op = next(k for k in condition if k != "fact")
-    expected = condition[op]
-    actual = lookup(context, condition["fact"])
-    if op == "exists":
-        return (actual is not _MISSING and actual is not None) == bool(expected)
-    if actual is _MISSING or actual is None:
-        return False
-    return _compare(op, actual, expected)
-
-
-def _compare(op: str, actual: Any, expected: Any) -> bool:
-    try:
-        if op == "eq":
-            return actual == expected
-        if op == "ne":
-            return actual != expected
-        if op == "in":
-            return actual in expected
-        if op == "not_in":
-            return actual not in expected
-        if op == "contains":
-            return expected in actual
-        if op == "not_contains":
-            return expected not in actual
-        if op == "matches":
-            return re.search(expected, str(actual)) is not None
-        if op == "version":
-            return specifiers.satisfies(str(expected), str(actual))
-        return {"lt": actual < expected, "le": actual <= expected,
-                "gt": actual > expected, "ge": actual >= expected}[op]
-    except TypeError:
-        return False
-
-
-def lookup(context: dict[str, Any], path: str) -> Any:
-    value: Any = context
-    for part in path.split("."):
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        else:
-            return _MISSING
-    return value
-
-
-def render(template: str, context: dict[str, Any]) -> str:
-    def substitute(match: re.Match[str]) -> str:
-        value = lookup(context, match.group(1))
-        return "?" if value is _MISSING or value is None else _text(value)
-
-    return PLACEHOLDER.sub(substitute, template)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    return str(value)
+    return all(holds(c, context) for c in conditions)
 
 
 def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
     evidence = {}
     for path in rule.evidence:
         value = lookup(context, path)
-        evidence[path] = None if value is _MISSING else value
+        evidence[path] = None if value is MISSING else value
     return Finding(id=rule.id, severity=rule.severity, title=render(rule.title, context),
                    message=render(rule.message, context), evidence=evidence,
-                   fixes=tuple(_fix(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
+                   fixes=tuple(fix_from_spec(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
                    references=rule.references)
 
 
@@ -376,14 +314,14 @@ def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:
     if "engine" not in spec:
         return True
     version = lookup(context, f"lib.{spec['engine'].replace('.', '_')}.version")
-    if (version is _MISSING or version is None) and lookup(context, "engine.name") == spec["engine"]:
+    if (version is MISSING or version is None) and lookup(context, "engine.name") == spec["engine"]:
         version = lookup(context, "engine.version")  # the engine analysed, e.g. assumed for a GGUF model
-    if version is _MISSING or version is None:
+    if version is MISSING or version is None:
         return False
-    return "versions" not in spec or _compare("version", version, spec["versions"])
+    return "versions" not in spec or compare("version", version, spec["versions"])
 
 
-def _fix(spec: dict[str, Any], context: dict[str, Any]) -> Fix:
+def fix_from_spec(spec: dict[str, Any], context: dict[str, Any]) -> Fix:
     details = {}
     for key in ("flags", "env", "package", "patch", "config", "command", "engine", "remove"):
         if key in spec:
