@@ -126,6 +126,7 @@ class Attention:
     sliding_window_layers: int = 0
     sinks: bool = False
     linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
+    sparse: bool = False  # DeepSeek sparse attention (an indexer picks `index_topk` keys): DeepSeek-V3.2, GLM-5
 
 
 @dataclass(frozen=True)
