@@ -22,6 +22,7 @@ from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.context import build_context
 from doctor.pipeline.rules import Rule, evaluate, load_rules
+from doctor.plan.planner import Plan
 
 DEFAULT_RAY_TIMEOUT = 120.0
 
@@ -73,28 +74,32 @@ def check_cluster(cluster: Cluster, argv: list[str], rules: list[Rule] | None = 
     network = network_view(cluster)
     net = inter_node(network)
     head = cluster.nodes[0]
-    plans = {a.engine: _plan(cluster, a, [*generic_option_flags(dict(options or {})), *argv], net, environ, offline)
-             for a in analyze_all(head, argv, environ, options=options)}
+    planned_by = {a.engine: _plan(cluster, a, [*generic_option_flags(dict(options or {})), *argv], net, environ,
+                                  offline)
+                  for a in analyze_all(head, argv, environ, options=options)}
+    plans = {engine: summary for engine, (summary, _) in planned_by.items()}
 
     def plan_for(analysis: Analysis) -> dict[str, Any] | None:
         return plans.get(analysis.engine, analysis.plan)
 
     reports = tuple(check_facts(node, argv, rules, environ, plan_for=plan_for, options=options)
                     for node in cluster.nodes)
-    planned = next((p for p in plans.values() if p and p.get("requested")), None)
+    planned, ranked = next(((p, r) for p, r in planned_by.values() if p and p.get("requested")), (None, ()))
     view = cluster_view(cluster, network, planned)
     launch = reports[0].analysis.run.launch if reports[0].analysis.run else \
         parse_launch([*generic_option_flags(dict(options or {})), *argv])
     context = {**build_context(head, reports[0].analysis, launch), "cluster": view}
     own = [NodeFinding(f) for f in evaluate([r for r in rules if r.area == "cluster"], context)]
     findings = (*own, *merge_node_findings(cluster.names, reports))
-    return ClusterReport(cluster, reports, view, findings, tuple(node_launch_sets(cluster, reports[0], plans, planned)))
+    launches = tuple(node_launch_sets(cluster, reports[0], plans, planned))
+    return ClusterReport(cluster, reports, view, findings, launches, layouts=ranked)
 
 
 def _plan(cluster: Cluster, analysis: Analysis, argv: list[str], net: InterNode, environ: dict[str, str],
-          offline: bool) -> dict[str, Any] | None:
+          offline: bool) -> tuple[dict[str, Any] | None, tuple[Plan, ...]]:
     """The multi-node plan by the analysed engine's own memory formula (the fallback formula, said in a note,
-    when no engine is analysed); an engine without one keeps its "no memory model" plan."""
+    when no engine is analysed), with its layouts ranked; an engine without one keeps its "no memory model"
+    plan."""
     run = analysis.run
     if run is not None:
         engine = registry.get_for(run.library)
@@ -103,5 +108,5 @@ def _plan(cluster: Cluster, analysis: Analysis, argv: list[str], net: InterNode,
         memory, _, note = memory_model_for(cluster.nodes[0], argv)
         launch = parse_launch(argv) if memory is not None else Launch()
     if memory is None:
-        return analysis.plan
+        return analysis.plan, ()
     return cluster_plan(cluster, memory, launch, net, environ, offline, note)

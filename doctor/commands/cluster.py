@@ -83,8 +83,14 @@ def run_plan(args: argparse.Namespace) -> int:
                   or "the engine has no memory model in the doctor (pass --engine NAME==VERSION)")
         raise UsageError(f"no multi-node plan: {reason}")
     if args.format == "json":
-        print(json.dumps({"model": report.cluster.nodes[0].model.id if report.cluster.nodes[0].model else None,
-                          "nodes": list(report.cluster.names), **plan, "launches": list(report.launches)}, indent=2))
+        from doctor.formats.document import dumps
+        from doctor.formats.plan_document import plan_document
+
+        model = report.cluster.nodes[0].model
+        print(dumps(plan_document(model=model.id if model else None, nodes=report.cluster.nodes,
+                                  engine=plan["engine"], engine_version=plan["engine_version"],
+                                  weights_source=plan["weights_source"], notes=plan["notes"],
+                                  plans=report.layouts, network=plan["network"], launches=report.launches)))
     else:
         from doctor.cluster.console import render_plan
 

@@ -8,13 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
-
-from doctor.formats.json import report_schema
 from doctor.probe.gguf import read_gguf
 from tests.conftest import cli_env
 from tests.engines.foreign import without_citations
 from tests.engines.llama_cpp.gguf_files import Spec, fixture, write_gguf
+from tests.schemas import validate
 
 FOREIGN = ("SGLang", "sglang", "vLLM", "vllm", "--mem-fraction-static", "--tp-size", "--tensor-parallel-size",
            "mem_fraction_static", "gpu-memory-utilization")
@@ -30,7 +28,7 @@ def test_gguf_on_a_5090_gives_a_llama_cpp_plan_exact_to_the_byte():
     result = run("check", str(path), "--hardware", "rtx-5090", "--format", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    jsonschema.validate(report, report_schema())
+    validate("report", report)
     plan = report["analysis"]["plan"]
     assert (plan["engine"], report["analysis"]["engine"]) == ("llama.cpp", "llama.cpp")
     gguf = read_gguf(path)
