@@ -91,7 +91,8 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
         _, judge = _check(reconstruct(reading.facts, Facts(source=base.source), base_name, environ), rules,
                           environ, [])
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
-                                      context, deployment.engine, judge, reading.vetoes, _stated(base))
+                                      context, deployment.engine, judge, reading.vetoes,
+                                      _stated(base, gpus=not judge_on_log_only))
     return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
 
 
@@ -100,9 +101,13 @@ def _without_no_driver(report: Report) -> Report:
     return replace(report, findings=tuple(f for f in report.findings if f.id != NO_DRIVER))
 
 
-def _stated(base: Facts) -> str:
-    """The packages the user said ran (`--engine NAME==VERSION`), as text a signature's context may match."""
-    return " ".join(sorted(name for name, library in base.libraries.items() if library.what_if))
+def _stated(base: Facts, gpus: bool) -> str:
+    """What the user says of the log's machine, as text a signature's context may match: the packages that ran
+    (`--engine NAME==VERSION`) and, with `--hardware` or `--facts`, its GPUs (never this machine's own)."""
+    names = sorted(name for name, library in base.libraries.items() if library.what_if)
+    if gpus:
+        names += sorted({gpu.name for gpu in base.gpus})
+    return " ".join(names)
 
 
 def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str], notes: list[str]
