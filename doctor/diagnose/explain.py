@@ -57,7 +57,8 @@ class RuledOut:
 
 def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequence[Any], rules: Sequence[Rule],
             findings: Sequence[Finding], context: dict[str, Any], engine: str | None,
-            judge: dict[str, Any] | None = None, vetoes: set[int] | None = None, stated: str = ""
+            judge: dict[str, Any] | None = None, vetoes: dict[int, tuple[int, str]] | None = None,
+            stated: str = ""
             ) -> tuple[list[Explanation], list[RuledOut]]:
     """`judge`: the context a rule is ruled out by (default `context`): the log's own facts only, when the rest
     came from a machine the log was not written on. `vetoes`: signatures (by position) whose `unless` line the
@@ -77,9 +78,10 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             continue
         if _other_engine(rule, engine):  # the same text from another engine: not this log's cause
             continue
-        if hit.signature.unless is not None and position[id(hit.signature)] in (vetoes or ()):
-            ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, "another library printed this error (a line "
-                                                   f"matches {hit.signature.unless.pattern!r})"))
+        veto = (vetoes or {}).get(position[id(hit.signature)]) if hit.signature.unless is not None else None
+        if veto is not None:
+            ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, f"another library printed this error (line "
+                                                   f"{veto[0]}: {veto[1].strip()})"))
             continue
         judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]),
                         context if judge is None else judge)

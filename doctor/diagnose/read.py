@@ -16,6 +16,7 @@ from doctor.diagnose.stream import ScanStats, open_log, scan
 
 HITS_PER_SIGNATURE = 3
 LINES_PER_RULE = 5000  # a rule that reads many lines (GPUs, errors) stops after this many: a bound for hostile logs
+MAX_VETO_SHOWN = 160  # characters of the line that shows another library printed the error
 REBUILD_AFTER = 64  # idle hit lines before the scan pattern is rebuilt without the rules already done
 
 
@@ -35,7 +36,7 @@ class LogReading:
     facts: LogFacts
     hits: list[SignatureHit] = field(default_factory=list)
     contexts: set[int] = field(default_factory=set)  # signatures (by position) whose context line was seen
-    vetoes: set[int] = field(default_factory=set)  # signatures (by position) whose `unless` line was seen
+    vetoes: dict[int, tuple[int, str]] = field(default_factory=dict)  # signature position → its `unless` line
     stats: ScanStats = field(default_factory=ScanStats)
 
 
@@ -86,7 +87,8 @@ class Reader:
                 elif index < n_rules + n_sigs + n_contexts:
                     reading.contexts.add(self._contexts[index - n_rules - n_sigs][0])
                 else:
-                    reading.vetoes.add(self._unless[index - n_rules - n_sigs - n_contexts][0])
+                    position = self._unless[index - n_rules - n_sigs - n_contexts][0]
+                    reading.vetoes.setdefault(position, (number, text[:MAX_VETO_SHOWN]))
                 if counts[index] >= self._limits[index]:
                     done.add(index)
             idle[0] += not useful
