@@ -231,6 +231,8 @@ def _about_item(condition: dict[str, Any]) -> bool:
 def _shown(condition: dict[str, Any], context: dict[str, Any]) -> str:
     if "any" in condition:
         return " or ".join(_shown(c, context) for c in condition["any"])
+    if "all" in condition:
+        return "(" + " and ".join(_shown(c, context) for c in condition["all"]) + ")"
     op = operator(condition)
     actual = lookup(context, condition["fact"])
     return f"{condition['fact']} is {actual!r}, the rule needs {op} {condition[op]!r}"
