@@ -71,14 +71,18 @@ def _subscript(source: WheelSource, module: str, node: ast.Subscript, out: Hints
     head = _name(node.value) or ""
     args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
     if head == "Literal":
-        out.literals += [a.value for a in args if isinstance(a, ast.Constant)]
+        for arg in args:  # a Literal may nest other Literal aliases: Literal["auto", RunnerType]
+            if isinstance(arg, ast.Constant):
+                out.literals.append(arg.value)
+            else:
+                out.literals += hints(source, module, arg, depth + 1).literals
     elif head in ("Union",):
         for arg in args:
             _collect(source, module, arg, out, depth + 1)
     elif head == "Optional":
         out.names.add("None")
         _collect(source, module, args[0], out, depth + 1)
-    elif head == "Annotated":
+    elif head in ("Annotated", "SkipValidation"):  # pydantic.SkipValidation[T] is Annotated[T, ...]
         _collect(source, module, args[0], out, depth + 1)
     elif head in COLLECTIONS:
         out.collection = COLLECTIONS[head]
@@ -122,11 +126,18 @@ def _class(found: Found, node: ast.ClassDef, out: Hints) -> None:
 
 
 def enum_members(node: ast.ClassDef) -> list[str]:
+    """Member names; for an IntEnum also the values, which is what pydantic accepts from a CLI string
+    (`--optimization-level 3`, what `-O3` becomes): names and values are both kept, so neither is refused."""
     members = []
+    int_enum = any(ast.unparse(b).endswith("IntEnum") for b in node.bases)
     for stmt in node.body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else \
             [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
-        members += [t.id for t in targets if isinstance(t, ast.Name) and t.id[:1].isupper()]
+        names = [t.id for t in targets if isinstance(t, ast.Name) and t.id[:1].isupper()]
+        members += names
+        value = getattr(stmt, "value", None)
+        if int_enum and names and isinstance(value, ast.Constant) and isinstance(value.value, int):
+            members.append(str(value.value))
     return members
 
 
