@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 from doctor.hardware import load_profile
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.facts import Facts, Library
+from doctor.pipeline.gather import with_engines
 from doctor.pipeline.report import Report
-from doctor.probe import with_engines
 from doctor.probe.model import load_model
 from tests.gguf_specs import SPEC_FILE, gguf_for
 

@@ -2,7 +2,8 @@
 
 One frozen dataclass tree, serialised to JSON with a `schema_version`. Facts come from a live probe,
 a built-in hardware profile or a snapshot file; everything downstream is a pure function of them.
-`from_dict` validates types on the way in, so a hostile or stale file gives one clear error.
+Reading one (`doctor.validation.facts.facts_from_dict`, `load_facts`) checks types and physical ranges on the way in,
+so a hostile or stale file gives one clear error.
 """
 
 from __future__ import annotations
@@ -10,14 +11,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from doctor.errors import InputError
 from doctor.topology import LinkIndex
-from doctor.validation import shown
-from doctor.validation.facts import validate_facts
-from doctor.validation.reader import from_dict
 
 SCHEMA_VERSION = "1"
 
@@ -132,6 +128,7 @@ class Attention:
     sinks: bool = False
     linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
     global_head_dim: int | None = None  # full-attention layers' head size where it differs (Gemma 4: 512)
+    sparse: bool = False  # DeepSeek sparse attention (an indexer picks `index_topk` keys): DeepSeek-V3.2, GLM-5
 
 
 @dataclass(frozen=True)
@@ -352,22 +349,3 @@ def to_jsonable(value: Any) -> Any:
 @functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
-
-
-def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
-    if not isinstance(data, dict):
-        raise InputError(f"{origin}: expected a JSON object, got {type(data).__name__}")
-    version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise InputError(
-            f"{origin}: schema_version {shown(version)} is not supported (this doctor reads {SCHEMA_VERSION!r})"
-        )
-    facts = from_dict(Facts, data, origin)
-    validate_facts(facts, origin)
-    return facts
-
-
-def load_facts(path: Path) -> Facts:
-    from doctor.output import read_json_file
-
-    return facts_from_dict(read_json_file(path, "facts file"), str(path))

@@ -12,7 +12,7 @@ import pytest
 
 from doctor.hardware import load_profile
 from doctor.pipeline.check import check_facts
-from doctor.probe import with_engines
+from doctor.pipeline.gather import with_engines
 from doctor.unified_memory import GB10_POOL_BYTES, uma_view
 
 GiB = 1 << 30

@@ -203,7 +203,8 @@ def test_unreadable_and_binary_files_are_input_errors(tmp_path):
 
 def test_a_plug_in_engines_launcher_and_image_are_recognised(monkeypatch):
     from doctor.engines import registry
-    from doctor.engines.base import Engine, Launcher
+    from doctor.engines.base import Engine
+    from doctor.engines.run import Launcher
     from doctor.lint.pins import image_pin
 
     class MyServe(Engine):

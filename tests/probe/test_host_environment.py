@@ -79,7 +79,7 @@ def test_unified_memory_view_only_on_unified_gpus():
 
 def test_a_unified_gpu_without_nvml_memory_takes_the_hosts():
     from doctor.pipeline.facts import Gpu
-    from doctor.probe import unified_pool
+    from doctor.pipeline.gather import unified_pool
 
     gb10 = Gpu(index=0, name="NVIDIA GB10", compute_capability="12.1", unified_memory=True)
     discrete = Gpu(index=1, name="RTX 5090", compute_capability="12.0", memory_total_bytes=32 << 30)
