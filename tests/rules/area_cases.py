@@ -128,20 +128,7 @@ MLA_CHECKPOINT_KV_CASES = [
     a("VLLM040", False, "bf16 mla", vllm_on_pro("0.14.0", DSV3)),
     a("VLLM040", False, "hopper", lambda: build(H100, KIMI_NVFP4, ("vllm==0.14.0",))),
 ]
-DSV32, GLM5 = "tests/cases/models/deepseek-v3.2", "tests/cases/models/glm-moe-dsa-standin"
-SPARSE_MLA_CASES = [
-    a("VLLM041", True, "dsv3.2 0.13.0", vllm_on_pro("0.13.0", DSV32)),
-    a("VLLM041", True, "dsv3.2 0.23.0", vllm_on_pro("0.23.0", DSV32)),
-    a("VLLM041", True, "dsv3.2 0.12.0", vllm_on_pro("0.12.0", DSV32)),
-    a("VLLM041", True, "glm-5 0.16.0", vllm_on_pro("0.16.0", GLM5)),
-    a("VLLM041", False, "dsv3.2 0.24.0 flashinfer sm120 sparse", vllm_on_pro("0.24.0", DSV32)),
-    a("VLLM041", False, "dsv3.2 0.11.0 (not read)", vllm_on_pro("0.11.0", DSV32)),
-    a("VLLM041", False, "glm-5 0.15.0 (not registered)", vllm_on_pro("0.15.0", GLM5)),
-    a("VLLM041", False, "glm-5 0.24.0", vllm_on_pro("0.24.0", GLM5)),
-    a("VLLM041", False, "dense mla 0.13.0", vllm_on_pro("0.13.0", DSV3)),
-    a("VLLM041", False, "dsv3.2 on hopper", lambda: build(H100, DSV32, ("vllm==0.13.0",))),
-]
-AREA_CASES += MLA_CASES + MLA_CHECKPOINT_KV_CASES + SPARSE_MLA_CASES
+AREA_CASES += MLA_CASES + MLA_CHECKPOINT_KV_CASES
 
 
 def live_without_gpus(module: str) -> Callable[[], Facts]:
