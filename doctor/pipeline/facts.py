@@ -132,6 +132,7 @@ class Attention:
     sinks: bool = False
     linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
     global_head_dim: int | None = None  # full-attention layers' head size where it differs (Gemma 4: 512)
+    sparse: bool = False  # DeepSeek sparse attention (an indexer picks `index_topk` keys): DeepSeek-V3.2, GLM-5
 
 
 @dataclass(frozen=True)

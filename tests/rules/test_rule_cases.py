@@ -16,6 +16,7 @@ GDN24 = {"linear_attention_layers": 24}  # a Gated DeltaNet hybrid's 24 linear-a
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
 UNKNOWN_QUANT = {"scheme": "exl3", "method": "exl3", "quantized": ("routed_experts", "attention")}
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
+SPARSE = {"sparse": True}  # DeepSeek-V3 with the V3.2 indexer (index_topk): no V3.2 config is bundled
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 
 
@@ -267,6 +268,13 @@ CASES = [
       vl("0.15.0", DSV3, env={"VLLM_ATTENTION_BACKEND": "CUTLASS_MLA"})),
     a("VLLM005", False, "TRITON_MLA", vl("0.20.0", DSV3), "--attention-backend", "TRITON_MLA"),
     a("VLLM005", False, "gqa model", vl("0.20.0", LLAMA), "--attention-backend", "FLASHMLA"),
+    a("VLLM005", False, "sparse MLA forced FLASHMLA: VLLM022's",
+      vl("0.20.0", DSV3, attention=SPARSE), "--attention-backend", "FLASHMLA"),
+    a("VLLM022", True, "sparse MLA 0.23.0", vl("0.23.0", DSV3, attention=SPARSE)),
+    a("VLLM022", True, "sparse MLA 0.14.0 on GB10", vl("0.14.0", DSV3, profile="dgx-spark", attention=SPARSE)),
+    a("VLLM022", False, "sparse MLA 0.24.0 has FLASHINFER_MLA_SPARSE_SM120", vl("0.24.0", DSV3, attention=SPARSE)),
+    a("VLLM022", False, "dense MLA 0.23.0", vl("0.23.0", DSV3)),
+    a("VLLM022", False, "sparse MLA 0.23.0 on H100", vl("0.23.0", DSV3, profile="h100-sxm-x8", attention=SPARSE)),
     a("VLLM006", True, "sinks flashinfer", vl("0.20.0", GPTOSS), "--attention-backend", "FLASHINFER"),
     a("VLLM006", True, "sinks FLASH_ATTN env 0.12",
       vl("0.12.0", GPTOSS, env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN"})),
