@@ -13,9 +13,14 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
+from doctor.engines.base import EngineRun
+from doctor.engines.tensorrt_llm.analyze import memory_model as launch_memory
 from doctor.engines.tensorrt_llm.memory import TensorRTLLMMemory
 from doctor.hardware import load_profile
+from doctor.launch import parse_launch
+from doctor.pipeline.facts import Library
 from doctor.plan.layouts import Layout
 from doctor.plan.memory import LayoutShape
 from doctor.plan.planner import Plan, PlanRequest, plan_layout
@@ -142,3 +147,18 @@ def test_max_tokens_caps_the_pool_and_whole_blocks_are_allocated():
     assert capped.kv_capacity_tokens == 8224
     assert predict({**entry, "max_tokens": 8200}).kv_capacity_tokens == 8224  # rounded up to 32-token blocks
     assert predict({**entry, "max_tokens": 10**9}).kv_capacity_tokens == predict(entry).kv_capacity_tokens
+
+
+@pytest.mark.parametrize(("available_gib", "unified", "expected_gib"), [
+    (73.0, True, 121.69 - 73.0), (None, True, None), (73.0, False, None)])
+def test_the_launch_reads_the_host_use_from_the_probe_on_unified_memory_only(available_gib, unified, expected_gib):
+    spark = load_profile("dgx-spark")
+    gpu = dataclasses.replace(spark.gpus[0], unified_memory=unified)
+    host = dataclasses.replace(spark.host, memory_available_bytes=None if available_gib is None
+                               else int(available_gib * GiB))
+    library = Library(name="tensorrt_llm", version="1.1.0rc3")
+    run = EngineRun(spark.replace(gpus=(gpu,), host=host), library, Version("1.1.0rc3"),
+                    parse_launch(["trtllm-serve", "openai/gpt-oss-120b", "--max_num_tokens", "4096"]))
+    memory = launch_memory(run)
+    assert memory.max_num_tokens == 4096
+    assert memory.host_use == (0 if expected_gib is None else pytest.approx(expected_gib * GiB, rel=1e-6))
