@@ -59,6 +59,21 @@ def cutlass_mxfp4_scale(model: Model, tp: int) -> float:
         (round_up(hidden, CUTLASS_MXFP4_ALIGNMENT) / hidden)
 
 
+def estimation_tokens(max_num_tokens: int, max_seq_len: int, tokens_per_block: int,
+                      overlap_scheduler: bool = True) -> int:
+    """KV tokens the profiling run holds (`KvCacheCreator._get_token_num_for_estimation`): dummy context requests of
+    min(max_num_tokens, max_seq_len) tokens filling max_num_tokens, each with one generated token more (two with the
+    overlap scheduler), rounded up to whole blocks per request. It is used outside torch during profiling and
+    `_cal_max_tokens` adds it back to what is free."""
+    length = min(max_num_tokens, max_seq_len)
+    requests, rest = divmod(max_num_tokens, length)
+    extra = 2 if overlap_scheduler else 1
+    blocks = requests * -(-(length + extra) // tokens_per_block)
+    if rest:
+        blocks += -(-(rest + extra) // tokens_per_block)
+    return blocks * tokens_per_block
+
+
 def profiling_activation(model: Model, tokens: int, tp: int) -> int:
     """Torch's peak above the weights in the estimation run over `tokens` context tokens on a rank: the residual
     stream and norms, QKV and the attention output, or the fused-MoE workspaces (bf16), whichever is larger."""

@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from doctor.engines.base import EngineRun
 from doctor.engines.tensorrt_llm.analyze import memory_model as launch_memory
-from doctor.engines.tensorrt_llm.memory import TensorRTLLMMemory
+from doctor.engines.tensorrt_llm.memory import TensorRTLLMMemory, estimation_tokens
 from doctor.hardware import load_profile
 from doctor.launch import parse_launch
 from doctor.pipeline.facts import Library
@@ -32,13 +32,25 @@ KV_BOUND = 0.10
 LOGS = json.loads((Path(__file__).resolve().parents[3] / "fixtures" / "tensorrt_llm" / "memory_logs.json")
                   .read_text(encoding="utf-8"))["logs"]
 IDS = [entry["id"] for entry in LOGS]
+ESTIMATIONS = LOGS + json.loads((Path(__file__).resolve().parents[3] / "fixtures" / "tensorrt_llm" /
+                                 "memory_logs.json").read_text(encoding="utf-8"))["estimation_logs"]
+
+
+def estimation_pool(entry: dict) -> tuple[int, int]:
+    """(tokens, bytes) of the profiling run's KV pool, predicted from the deployment and the config."""
+    tokens = estimation_tokens(entry["max_num_tokens"], entry["max_seq_len"], entry["tokens_per_block"],
+                               not entry["disable_overlap_scheduler"])
+    plan = plan_layout(load_profile("dgx-spark"), load_model(entry["model"], {}, offline=True),
+                       Layout(entry["tp"], 1, 1), PlanRequest(memory=TensorRTLLMMemory(entry["tensorrt_llm"], None, 1)))
+    return tokens, tokens * plan.kv_bytes_per_token
 
 
 def memory_model(entry: dict, measured: bool) -> TensorRTLLMMemory:
     """`measured`: the log's use outside torch at profiling, less the estimation run's KV pool that
-    `_cal_max_tokens` adds back; otherwise the doctor's assumption for a machine it has not probed."""
-    inputs = entry["measured_inputs"]
-    outside = int((inputs["outside_torch_gib"] - inputs["estimation_kv_gib"]) * GiB) if measured else None
+    `_cal_max_tokens` adds back (predicted); otherwise the doctor's assumption for a machine it has not probed."""
+    outside = None
+    if measured:
+        outside = int(entry["measured_inputs"]["outside_torch_gib"] * GiB) - estimation_pool(entry)[1]
     return TensorRTLLMMemory(entry["tensorrt_llm"], entry["free_gpu_memory_fraction"], entry["max_batch_size"],
                              entry["tokens_per_block"], entry["max_num_tokens"], entry["max_tokens"],
                              outside_torch_bytes=outside)
@@ -137,6 +149,17 @@ def test_the_host_use_of_a_probed_gb10_comes_off_the_kv_cache():
     plan = plan_layout(facts.replace(gpus=(gpu,)), model, Layout(1, 1, 1), PlanRequest(memory=probed))
     assert gpu.unified_memory
     assert abs(error(plan.kv_budget_bytes / GiB, 5.95)) <= KV_BOUND
+
+
+@pytest.mark.parametrize("entry", ESTIMATIONS, ids=[entry["id"] for entry in ESTIMATIONS])
+def test_the_profiling_runs_kv_pool_matches_the_log(entry):
+    """`_get_token_num_for_estimation`: max_num_tokens plus one generated token (no overlap scheduler), in whole
+    32-token blocks; at the full KV of every layer (gpt-oss-20b: 24 x 2048 bytes, gpt-oss-120b: 36 x 2048)."""
+    tokens, pool = estimation_pool(entry)
+    print(f"{entry['id']}: {tokens} tokens, {pool / GiB:.3f} GiB vs {entry['reported']['estimation_tokens']}, "
+          f"{entry['reported']['estimation_kv_gib']} GiB")
+    assert tokens == entry["reported"]["estimation_tokens"]
+    assert abs(pool / GiB - entry["reported"]["estimation_kv_gib"]) <= 0.005  # the log rounds to 0.01 GiB
 
 
 def test_max_tokens_caps_the_pool_and_whole_blocks_are_allocated():
