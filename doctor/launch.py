@@ -26,7 +26,7 @@ ALIASES = {
     "--all2all-backend": "all2all_backend",  # vLLM
     "--moe-a2a-backend": "moe_a2a_backend",
     "--dsa-topk-backend": "dsa_topk_backend",
-    "--dsa-prefill-backend": "dsa_prefill_backend",  # SGLang >= 0.5.13
+    "--dsa-prefill-backend": "dsa_prefill_backend",
     "--dsa-decode-backend": "dsa_decode_backend",
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
