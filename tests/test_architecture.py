@@ -213,3 +213,72 @@ def test_engine_knowledge_stays_in_its_folder():
 def test_no_module_grows_past_400_lines_without_a_reason():
     long = {module_of(DOCTOR, p): n for p in DOCTOR.rglob("*.py") if (n := len(p.read_text().splitlines())) > 400}
     assert long == {}
+
+
+BUILTIN_ENGINES = ("sglang", "vllm", "tensorrt_llm", "llama_cpp")
+INTERFACE = "doctor.engines.spi"
+
+
+def _allowed(name: str, toolkit: tuple[str, ...], own: str) -> bool:
+    return any(name == ok or name.startswith(ok + ".") for ok in (INTERFACE, *toolkit, own))
+
+
+def outside_interface(root: Path, engine: str, toolkit: tuple[str, ...]) -> list[str]:
+    """Every `doctor` import (module level, in functions, under TYPE_CHECKING, relative ones resolved) in the
+    engine's folder that is neither the plug-in interface, a toolkit library nor the engine's own package."""
+    own = f"doctor.engines.{engine}"
+    found = []
+    for path in sorted((root / "engines" / engine).rglob("*.py")):
+        module = module_of(root, path)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [(alias.name, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+                names = [(base, f"{base}.{alias.name}") for alias in node.names]  # `from doctor import kernels`
+            else:
+                continue
+            found += [f"{module}: {name}" for base, name in names if base.split(".")[0] == "doctor"
+                      and not (_allowed(base, toolkit, own) or _allowed(name, toolkit, own))]
+    return found
+
+
+def test_builtin_engines_import_only_the_plugin_interface_the_toolkit_and_their_own_package():
+    """Issue 28: the built-in engines use the plug-in interface and nothing more (docs/PLUGINS.md, section 8)."""
+    from doctor.engines.spi import TOOLKIT
+
+    assert {engine: outside_interface(DOCTOR, engine, TOOLKIT) for engine in BUILTIN_ENGINES} == {
+        engine: [] for engine in BUILTIN_ENGINES}
+
+
+def test_the_toolkit_knows_nothing_of_engines():
+    """What `spi.TOOLKIT` names imports, however indirectly, only modules of stages before the engines'."""
+    from doctor.engines.spi import TOOLKIT
+
+    graph = import_graph(DOCTOR)
+    for library in TOOLKIT:
+        reached = {m for m in graph if m == library or m.startswith(library + ".")}
+        assert reached, library
+        todo = list(reached)
+        while todo:
+            for target in graph[todo.pop()] - reached:
+                reached.add(target)
+                todo.append(target)
+        late = sorted(m for m in reached if RANK[stage_of(m)] >= RANK["engines"])  # type: ignore[index]
+        assert late == [], (library, late)
+
+
+def test_the_interface_walker_sees_every_kind_of_import(tmp_path):
+    root = tmp_path / "doctor"
+    (root / "engines" / "toy").mkdir(parents=True)
+    (root / "engines" / "toy" / "engine.py").write_text(
+        "from typing import TYPE_CHECKING\nfrom doctor.engines.spi import Engine\nfrom doctor.kernels import tiles\n"
+        "from . import memory\nfrom doctor import kernels\nif TYPE_CHECKING:\n    from doctor.findings import Action\n"
+        "def f():\n    from ..other import engine\n    import doctor.launch\n    from doctor.engines import spi\n")
+    assert outside_interface(root, "toy", ("doctor.kernels",)) == [
+        "doctor.engines.toy.engine: doctor.findings.Action", "doctor.engines.toy.engine: doctor.engines.other.engine",
+        "doctor.engines.toy.engine: doctor.launch"]

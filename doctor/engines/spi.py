@@ -23,6 +23,9 @@ Data contracts the pipeline reads (see docs/PLUGINS.md for the full list): `Laun
 `ep`, `dp`, `kv_cache_dtype` (one of `KV_DTYPES`, int8 and int4 included), `context_length`; a memory model's
 `settings()` holds `page_size`; `layout_problems(tp, ep, pp)` rejects what the engine cannot launch;
 `loads_expert_split(ExpertSplit)` says where the engine pads or refines experts that TP cuts mid-group.
+
+Besides this module a plug-in may import the toolkit libraries named in `TOOLKIT`: they know nothing of
+engines (tests/test_architecture.py checks both that and that the built-in engines import nothing else).
 """
 
 from __future__ import annotations
@@ -32,21 +35,26 @@ from typing import TYPE_CHECKING, Any
 
 from doctor.engines.base import Engine
 from doctor.engines.run import EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher, parse_version
-from doctor.launch import Launch
-from doctor.pipeline.facts import Facts, Gpu, Library, Model
+from doctor.errors import InputError, UsageError
+from doctor.launch import SWITCHES, Launch, closest, flag_pairs, normal_flag
+from doctor.pipeline.facts import Facts, Gpu, Library, Model, Quantization
 
 if TYPE_CHECKING:
-    from doctor.cluster.node_commands import MultiNode, NodeLaunch
+    from doctor.cluster.node_commands import MultiNode, NodeLaunch, command, flags_without
+    from doctor.diagnose.formats.base import VERSION, LineRule, args_to_argv, hint, scalar, version_of
+    from doctor.diagnose.logfacts import LogFacts, Stated
     from doctor.engines.compose import Flags, compose_generic
     from doctor.engines.flagtable import Flag, FlagSet, FlagTable
     from doctor.findings import Action, Finding, Safety
-    from doctor.fix.patches import Patch
+    from doctor.fix.journal import FixError
+    from doctor.fix.patches import MARK, SM12X_TEST, Patch
     from doctor.kernels.check import KernelCheck
     from doctor.kernels.exact import Job
     from doctor.plan.kv import KV_DTYPES
-    from doctor.plan.layouts import ExpertSplit, Layout, invalid_reasons
+    from doctor.plan.layouts import Comm, ExpertSplit, Layout, invalid_reasons
     from doctor.plan.memory import LayoutShape, MemoryModel
     from doctor.plan.stock import FreeFractionMemory, LayoutFlags, StockMemory, UtilisationMemory
+    from doctor.versions import release
 
 # Loaded on first use (PEP 562), so a `check` that needs no flag table or stock model does not import them.
 _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtable",
@@ -58,12 +66,23 @@ _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtabl
          # for engines that compose their own commands, write files on --fix or launch over several nodes
          "Flags": "doctor.engines.compose", "compose_generic": "doctor.engines.compose",
          "Action": "doctor.findings", "Finding": "doctor.findings", "Patch": "doctor.fix.patches",
-         "Safety": "doctor.findings",
+         "Safety": "doctor.findings", "FixError": "doctor.fix.journal",
+         "MARK": "doctor.fix.patches", "SM12X_TEST": "doctor.fix.patches",
          "MultiNode": "doctor.cluster.node_commands", "NodeLaunch": "doctor.cluster.node_commands",
+         "command": "doctor.cluster.node_commands", "flags_without": "doctor.cluster.node_commands",
+         # the release a version behaves as for feature gates (0.5.8.post1 -> 0.5.8)
+         "release": "doctor.versions",
+         # for an engine's `log_module`: the line rules `diagnose` runs over its server log
+         "LineRule": "doctor.diagnose.formats.base", "VERSION": "doctor.diagnose.formats.base",
+         "args_to_argv": "doctor.diagnose.formats.base", "hint": "doctor.diagnose.formats.base",
+         "scalar": "doctor.diagnose.formats.base", "version_of": "doctor.diagnose.formats.base",
+         "LogFacts": "doctor.diagnose.logfacts", "Stated": "doctor.diagnose.logfacts",
          # which TP x PP x EP layouts a model allows at all (heads, layers and experts divide)
          "Layout": "doctor.plan.layouts", "invalid_reasons": "doctor.plan.layouts",
          # how TP cuts a model's routed experts, as MemoryModel.loads_expert_split is asked
-         "ExpertSplit": "doctor.plan.layouts"}
+         "ExpertSplit": "doctor.plan.layouts",
+         # the links a layout's collectives cross, as a memory model's layout_flags is told
+         "Comm": "doctor.plan.layouts"}
 
 
 def __getattr__(name: str) -> Any:
@@ -76,10 +95,31 @@ def __getattr__(name: str) -> Any:
 ENTRY_POINT_GROUP = "sm120_doctor.engines"  # = doctor.engines.registry.ENTRY_POINT_GROUP
 GiB = 1 << 30
 
+# Libraries a plug-in may import directly besides this module: they know nothing of engines (each imports only
+# modules of a stage before the engines'), so using them ties a plug-in to no other engine's code.
+TOOLKIT = (
+    "doctor.kernels",            # shared-memory and launch estimators of the Triton/CUDA kernels engines run
+    "doctor.plan.arch",          # a model's weight pieces by architecture
+    "doctor.plan.kv",            # KV cache bytes per token (KvShape, cell_bytes)
+    "doctor.plan.weights",       # weight bytes per rank (RankWeights), vision towers
+    "doctor.hardware",           # GPU tables: shared memory per block, SM counts
+    "doctor.binaries",           # CUDA archs of compiled extensions and whether they run on a GPU
+    "doctor.probe.gguf",         # GGUF reader
+    "doctor.probe.gguf_model",   # GGUF metadata as a model (sliding-window layers)
+    "doctor.probe.llama_cpp",    # where a llama.cpp build is found ($SM120_DOCTOR_LLAMA_CPP, llama-server)
+    "doctor.engines.pysource",   # evaluates functions and assignments of an engine's installed source, unimported
+)
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "KV_DTYPES",
+    "MARK",
+    "SM12X_TEST",
+    "SWITCHES",
+    "TOOLKIT",
+    "VERSION",
     "Action",
+    "Comm",
     "Engine",
     "EngineAnalysis",
     "EngineRun",
@@ -87,6 +127,7 @@ __all__ = [
     "ExpertSplit",
     "Facts",
     "Finding",
+    "FixError",
     "Flag",
     "FlagSet",
     "FlagTable",
@@ -94,6 +135,7 @@ __all__ = [
     "FreeFractionMemory",
     "GiB",
     "Gpu",
+    "InputError",
     "Job",
     "KernelCheck",
     "Launch",
@@ -103,15 +145,30 @@ __all__ = [
     "LayoutFlags",
     "LayoutShape",
     "Library",
+    "LineRule",
+    "LogFacts",
     "MemoryModel",
     "Model",
     "MultiNode",
     "NodeLaunch",
     "Patch",
+    "Quantization",
     "Safety",
+    "Stated",
     "StockMemory",
+    "UsageError",
     "UtilisationMemory",
+    "args_to_argv",
+    "closest",
+    "command",
     "compose_generic",
+    "flag_pairs",
+    "flags_without",
+    "hint",
     "invalid_reasons",
+    "normal_flag",
     "parse_version",
+    "release",
+    "scalar",
+    "version_of",
 ]

@@ -3,6 +3,7 @@ rules, multi-word launchers, and the data contracts the planner reads (pp in lay
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -207,20 +208,22 @@ def _doctor_imports(path: Path) -> set[str]:
     return {name for name in found if name.split(".")[0] == "doctor"}
 
 
-# What a built-in engine class still takes from outside the interface, and why (issue 28's house work).
-OUTSIDE_SPI = {
-    "vllm": {"doctor.engines.releases"},  # its release list, shared with `upgrades`
-    "tensorrt_llm": {"doctor.engines.releases"},  # as vLLM
-}
-
-
-@pytest.mark.parametrize("engine", ["sglang", "vllm", "tensorrt_llm", "llama_cpp"])
-def test_builtin_engine_classes_use_the_plugin_interface(engine: str):
+def test_the_guide_lists_exactly_the_interface_and_the_toolkit():
+    """docs/PLUGINS.md section 8 names every `spi.__all__` name and every `spi.TOOLKIT` library, nothing else.
+    (That the built-in engines import nothing more: tests/test_architecture.py.)"""
     from tests.conftest import REPO
 
-    imports = _doctor_imports(REPO / "doctor" / "engines" / engine / "engine.py")
-    outside = {m for m in imports if m != "doctor.engines.spi" and not m.startswith(f"doctor.engines.{engine}")}
-    assert outside == OUTSIDE_SPI.get(engine, set())
+    section = (REPO / "docs" / "PLUGINS.md").read_text().split("## 8. The interface, name by name")[1]
+    names, toolkit = section.split("Toolkit libraries a plug-in may import directly")
+    first_cells = [line.split("|")[1] for line in names.splitlines() if line.startswith("| `")]
+    assert sorted(n for cell in first_cells for n in re.findall(r"`([^`]+)`", cell)) == sorted(spi.__all__)
+    rows = [line for line in toolkit.splitlines() if line.startswith("| `")]
+    listed = [re.findall(r"`([^`]+)`", row.split("|")[1])[0] for row in rows]
+    assert listed == list(spi.TOOLKIT)
+
+
+def test_every_interface_name_resolves():
+    assert [name for name in spi.__all__ if not hasattr(spi, name)] == []
 
 
 def test_the_example_plugin_uses_nothing_but_the_interface():

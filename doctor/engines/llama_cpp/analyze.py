@@ -11,7 +11,7 @@ from doctor.engines.llama_cpp import builds
 from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
-from doctor.engines.run import EngineAnalysis, EngineRun
+from doctor.engines.spi import EngineAnalysis, EngineRun
 from doctor.probe.gguf import GgufModel, gguf_files, read_gguf
 from doctor.probe.llama_cpp import ENV as BUILD_ENV
 

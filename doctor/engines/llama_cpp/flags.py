@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from doctor.launch import flag_pairs
+from doctor.engines.spi import flag_pairs
 
 HELP_TIMEOUT_S = 10
 DATA = Path(__file__).resolve().parents[2] / "data" / "llama_cpp" / "flag_tables.json"

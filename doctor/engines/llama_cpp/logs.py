@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.diagnose.formats.base import LineRule, hint
-from doctor.diagnose.logfacts import LogFacts
+from doctor.engines.spi import LineRule, LogFacts, hint
 
 FMT = "llama_cpp"
 

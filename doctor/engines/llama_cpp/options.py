@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from doctor.engines.llama_cpp.flags import FlagTable, pairs
-from doctor.errors import UsageError
-from doctor.launch import Launch
+from doctor.engines.spi import Launch, UsageError
 
 FFN_EXPS_REGEX = r"\.ffn_(up|down|gate|gate_up)_(ch|)exps"  # common.h LLM_FFN_EXPS_REGEX
 AUTO, ALL = -1, -2

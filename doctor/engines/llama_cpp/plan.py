@@ -12,9 +12,7 @@ from typing import Any
 
 from doctor.engines.llama_cpp.memory import CPU, Usage, usage
 from doctor.engines.llama_cpp.options import ALL, AUTO, LlamaOptions
-from doctor.launch import Launch
-from doctor.pipeline.facts import Facts, Model
-from doctor.plan.memory import LayoutShape, MemoryModel
+from doctor.engines.spi import Facts, Launch, LayoutShape, MemoryModel, Model
 from doctor.probe.gguf import GgufModel
 
 GiB = 1 << 30

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from doctor.engines.run import EngineAnalysis, EngineRun
 from doctor.engines.sglang import attention as sglang_attention
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import kernel_plan
+from doctor.engines.spi import EngineAnalysis, EngineRun
 from doctor.kernels.check import KernelCheck
 
 

@@ -8,9 +8,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.sglang.flags import user_flag_view
-from doctor.launch import Launch
-from doctor.pipeline.facts import Facts
-from doctor.versions import release
+from doctor.engines.spi import Facts, Launch, release
 
 
 def default_mm_attention_backend(version: Version, major: int) -> str:

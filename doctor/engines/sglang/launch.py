@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from doctor.engines.compose import Flags
 from doctor.engines.sglang import flags as sglang_flags
-from doctor.launch import SWITCHES, flag_pairs, normal_flag
+from doctor.engines.spi import SWITCHES, Flags, flag_pairs, normal_flag
 
 
 def is_switch(flag: str) -> bool:

@@ -6,8 +6,7 @@ import ast
 import re
 from typing import Any
 
-from doctor.diagnose.formats.base import VERSION, LineRule, args_to_argv, hint, version_of
-from doctor.diagnose.logfacts import LogFacts
+from doctor.engines.spi import VERSION, LineRule, LogFacts, args_to_argv, hint, version_of
 
 FMT = "sglang"
 MAX_ARGS = 65536

@@ -15,13 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.spi import ExpertSplit
-from doctor.pipeline.facts import Model
+from doctor.engines.spi import ExpertSplit, LayoutShape, MemoryModel, Model
 from doctor.plan.arch import Piece
-from doctor.plan.memory import LayoutShape, MemoryModel
 
 if TYPE_CHECKING:
-    from doctor.plan.layouts import Comm
+    from doctor.engines.spi import Comm
 
 GiB = 1 << 30
 MiB = 1 << 20

@@ -10,9 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from doctor.engines.run import EngineRun
-from doctor.errors import InputError
-from doctor.findings import Action, Safety
+from doctor.engines.spi import Action, EngineRun, InputError, Safety
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config
 from doctor.kernels.check import KernelCheck
 

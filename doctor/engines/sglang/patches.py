@@ -11,8 +11,7 @@ from packaging.version import Version
 from doctor.engines.pysource import find_function
 from doctor.engines.sglang import source as sglang_source
 from doctor.engines.sglang.attention import extend_tiles
-from doctor.fix.journal import FixError
-from doctor.fix.patches import MARK, SM12X_TEST, Patch
+from doctor.engines.spi import MARK, SM12X_TEST, FixError, Patch
 
 
 def _extend_path(version: Version) -> str:

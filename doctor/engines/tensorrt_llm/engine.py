@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.releases import TENSORRT_LLM
 from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, Launcher
+from doctor.engines.tensorrt_llm.releases import RELEASES as TENSORRT_LLM
 
 if TYPE_CHECKING:
     from doctor.engines.spi import Action, Finding, KernelCheck, MultiNode, NodeLaunch

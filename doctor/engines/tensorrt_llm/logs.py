@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.diagnose.formats.base import VERSION, LineRule, hint, version_of
-from doctor.diagnose.logfacts import LogFacts
+from doctor.engines.spi import VERSION, LineRule, LogFacts, hint, version_of
 
 FMT = "tensorrt_llm"
 
@@ -22,7 +21,7 @@ def _model(m: Any, line: int, facts: LogFacts) -> None:
 
 
 def _stated(value: object, line: int):
-    from doctor.diagnose.logfacts import Stated
+    from doctor.engines.spi import Stated
 
     return Stated(value, line)
 

@@ -23,11 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.engines.spi import ExpertSplit
+from doctor.engines.spi import ExpertSplit, LayoutShape, MemoryModel, Model
 from doctor.engines.tensorrt_llm import knowledge as kb
-from doctor.pipeline.facts import Model
 from doctor.plan.kv import KvShape
-from doctor.plan.memory import LayoutShape, MemoryModel
 from doctor.plan.weights import RankWeights
 
 GiB = 1 << 30

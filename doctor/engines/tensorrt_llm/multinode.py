@@ -6,9 +6,7 @@ https://github.com/NVIDIA/TensorRT-LLM/blob/main/examples/llm-api/llm_mgmn_trtll
 
 from __future__ import annotations
 
-from doctor.cluster.node_commands import MultiNode, NodeLaunch, command, flags_without
-from doctor.engines.base import Engine
-from doctor.engines.run import EngineRun, LaunchCommand
+from doctor.engines.spi import Engine, EngineRun, LaunchCommand, MultiNode, NodeLaunch, command, flags_without
 
 LAUNCHER = "trtllm-llmapi-launch"
 

@@ -9,9 +9,8 @@ from typing import Any
 
 from packaging.version import Version
 
+from doctor.engines.spi import InputError, Launch, flag_pairs
 from doctor.engines.tensorrt_llm import knowledge as kb
-from doctor.errors import InputError
-from doctor.launch import Launch, flag_pairs
 
 MAX_OPTIONS_BYTES = 1 << 20
 

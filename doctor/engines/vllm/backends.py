@@ -23,9 +23,8 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.run import EngineRun
+from doctor.engines.spi import EngineRun, Quantization
 from doctor.engines.vllm import knowledge
-from doctor.pipeline.facts import Quantization
 
 NO_SINKS_ON_SM12X = {"FLASH_ATTN": "FlashAttention 2 on SM12x has no attention sinks",
                      "FLASHINFER": "FlashInfer has no attention sinks on SM12x (vllm#40153)"}

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.releases import VLLM as VLLM_RELEASES
 from doctor.engines.spi import Engine, EngineAnalysis, EngineRun, ExactJobs, Launch, LaunchCommand, Launcher
+from doctor.engines.vllm.releases import RELEASES as VLLM_RELEASES
 
 if TYPE_CHECKING:
     from doctor.engines.spi import Action as FileChange

@@ -12,8 +12,8 @@ from typing import Any
 
 from packaging.version import Version
 
+from doctor.engines.spi import closest
 from doctor.engines.vllm import knowledge
-from doctor.launch import closest
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import re
 
+from doctor.engines.spi import Launch, UsageError, flag_pairs
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.flags import normalise
-from doctor.errors import UsageError
-from doctor.launch import Launch, flag_pairs
 
 VALUES = {
     "--tensor-parallel-size": "tp", "-tp": "tp", "--pipeline-parallel-size": "pp", "-pp": "pp",

@@ -7,8 +7,7 @@ import ast
 import re
 from typing import Any
 
-from doctor.diagnose.formats.base import VERSION, LineRule, args_to_argv, hint, scalar, version_of
-from doctor.diagnose.logfacts import LogFacts
+from doctor.engines.spi import VERSION, LineRule, LogFacts, args_to_argv, hint, scalar, version_of
 
 FMT = "vllm"
 MAX_ARGS = 20000  # characters of a non-default-args dict worth evaluating
@@ -44,7 +43,7 @@ def _backend(m: Any, line: int, facts: LogFacts) -> None:
 
 
 def _stated(value: object, line: int):
-    from doctor.diagnose.logfacts import Stated
+    from doctor.engines.spi import Stated
 
     return Stated(value, line)
 

@@ -26,11 +26,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.spi import ExpertSplit
+from doctor.engines.spi import ExpertSplit, LayoutShape, MemoryModel, Model
 from doctor.engines.vllm import knowledge
-from doctor.pipeline.facts import Model
 from doctor.plan.kv import KvShape
-from doctor.plan.memory import LayoutShape, MemoryModel
 from doctor.plan.weights import RankWeights
 
 GiB = 1 << 30

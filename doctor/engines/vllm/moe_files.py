@@ -10,11 +10,9 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from doctor.engines.run import EngineRun
+from doctor.engines.spi import Action, EngineRun, InputError, Safety
 from doctor.engines.vllm.kernel_plan import triton_for
 from doctor.engines.vllm.moe import ENV
-from doctor.errors import InputError
-from doctor.findings import Action, Safety
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config
 from doctor.kernels.check import KernelCheck
 

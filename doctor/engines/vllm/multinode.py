@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from doctor.cluster.node_commands import MultiNode, NodeLaunch, command, flags_without
-from doctor.engines.base import Engine
-from doctor.engines.run import EngineRun, LaunchCommand
+from doctor.engines.spi import Engine, EngineRun, LaunchCommand, MultiNode, NodeLaunch, command, flags_without
 
 MULTINODE_FLAGS = ("--distributed-executor-backend", "--pipeline-parallel-size")
 RAY_PORT = 6379  # Ray's default GCS port, as vLLM's run_cluster.sh uses it

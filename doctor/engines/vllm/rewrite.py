@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from doctor.engines.compose import Flags
+from doctor.engines.spi import Flags
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.flags import renamed_to, table_for
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.engines.run import EngineRun
+from doctor.engines.spi import EngineRun, closest
 from doctor.engines.vllm import allreduce, backends, families, flags, gemm, knowledge
-from doctor.launch import closest
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
              "--disable-custom-all-reduce", "--kv-cache-dtype")

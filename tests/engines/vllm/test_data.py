@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from doctor.engines import releases as known
 from doctor.engines.vllm import knowledge
+from doctor.engines.vllm.releases import RELEASES as KNOWN
 from tools.vllm_facts.__main__ import RELEASES
 
 
 def test_every_release_has_its_file_and_the_lists_agree():
-    assert knowledge.releases() == RELEASES == known.VLLM
+    assert knowledge.releases() == RELEASES == KNOWN
     for release in RELEASES:
         facts = knowledge.facts(release)
         assert facts["version"] == release and facts["wheel"].startswith(f"vllm-{release}-")
