@@ -1,0 +1,89 @@
+"""vLLM's platform for the emulated device, loaded through vLLM's own `vllm.platform_plugins` entry point
+(the runner puts a dist-info naming `activate` on sys.path). It is CUDA's platform without NVML: every
+question about the device is answered from ORACLE_DEVICE, and each attention selection is recorded with the
+candidates vLLM rejected and its own reasons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import emulated_device
+
+ATTENTION_CALLS: list[dict[str, Any]] = []
+
+
+def activate() -> str:
+    return "vllm_platform.EmulatedCuda"
+
+
+def _base() -> type:
+    from vllm.platforms import cuda
+    return getattr(cuda, "NonNvmlCudaPlatform", None) or cuda.CudaPlatform
+
+
+def _reasons(invalid: dict) -> dict[str, list[str]]:
+    named: dict[str, list[str]] = {}
+    for backend, entry in invalid.items():
+        reasons = entry[1] if isinstance(entry, tuple) else entry
+        named[getattr(backend, "name", str(backend))] = [str(r) for r in reasons]
+    return named
+
+
+def _selector_config(args: tuple, kwargs: dict) -> dict[str, Any]:
+    config = kwargs.get("attn_selector_config")
+    if config is None:
+        config = next((a for a in args if hasattr(a, "_asdict")), None)
+    if config is None:
+        return {k: str(v) for k, v in kwargs.items() if k != "selected_backend"}
+    return {k: str(v) for k, v in config._asdict().items()}
+
+
+class EmulatedCuda(_base()):  # type: ignore[misc]
+    dist_backend = "gloo"
+
+    @classmethod
+    def get_device_capability(cls, device_id: int = 0) -> Any:
+        from vllm.platforms.interface import DeviceCapability
+        return DeviceCapability(*emulated_device.CAPABILITY)
+
+    @classmethod
+    def get_device_name(cls, device_id: int = 0) -> str:
+        return emulated_device.DEVICE["name"]
+
+    @classmethod
+    def get_device_total_memory(cls, device_id: int = 0) -> int:
+        return emulated_device.DEVICE["memory_bytes"]
+
+    @classmethod
+    def is_integrated_gpu(cls, device_id: int = 0) -> bool:
+        return emulated_device.DEVICE.get("integrated", False)
+
+    @classmethod
+    def num_compute_units(cls, device_id: int = 0) -> int:
+        return emulated_device.DEVICE["sms"]
+
+    @classmethod
+    def is_fully_connected(cls, device_ids: list[int]) -> bool:
+        return False
+
+    @classmethod
+    def get_valid_backends(cls, *args: Any, **kwargs: Any) -> Any:
+        valid, invalid = super().get_valid_backends(*args, **kwargs)
+        ATTENTION_CALLS.append({"kind": "candidates", "valid": [c.backend.name for c in valid],
+                                "rejected": _reasons(invalid)})
+        return valid, invalid
+
+    @classmethod
+    def get_attn_backend_cls(cls, *args: Any, **kwargs: Any) -> Any:
+        call: dict[str, Any] = {"kind": "selection", "config": _selector_config(args, kwargs)}
+        selected = kwargs.get("selected_backend", args[0] if args else None)
+        call["forced"] = getattr(selected, "name", None) if selected is not None else None
+        try:
+            path = super().get_attn_backend_cls(*args, **kwargs)
+        except Exception as error:
+            call["error"] = f"{type(error).__name__}: {error}"
+            ATTENTION_CALLS.append(call)
+            raise
+        call["class_path"] = str(path)
+        ATTENTION_CALLS.append(call)
+        return path
