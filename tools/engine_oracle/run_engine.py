@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -16,6 +17,13 @@ from tools.engine_oracle.environment import EngineEnv
 
 INSIDE = Path(__file__).resolve().parent / "inside"
 PLUGIN_ENTRY_POINTS = "[vllm.platform_plugins]\nsm120_oracle = vllm_platform:activate\n"
+
+
+def free_port() -> int:
+    """A port for the process's one-rank gloo world: capabilities run side by side."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def plugin_dir(work: Path) -> Path:
@@ -53,7 +61,7 @@ def run_capability(env: EngineEnv, capability: str, queries: list[dict[str, Any]
         job.write_text(json.dumps({"queries": queries}))
         environment = pinned_environment(env, capability, variables)
         environment["PYTHONPATH"] = os.pathsep.join([str(INSIDE), str(plugin_dir(work))])
-        environment["ORACLE_PORT"] = str(29500 + os.getpid() % 400)
+        environment["ORACLE_PORT"] = str(free_port())
         done = subprocess.run([str(env.python), str(INSIDE / f"{env.engine}_runner.py"), str(job), str(out)],
                               env=environment, capture_output=True, text=True, timeout=timeout_s, cwd=work)
         records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []

@@ -1,0 +1,139 @@
+"""What vLLM itself decided for this model's shape class on this GPU, read from the derived dispatch tables
+(doctor/data/derived/vllm/<release>.json, written offline by `python -m tools.engine_oracle vllm RELEASE`,
+which runs the release's own selection on an emulated device). `check` only reads the tables: a release,
+capability or shape class they do not hold is "not derived", never matched to a neighbour.
+
+A table stands for its minor release (0.33.0 for 0.33.x): patch releases ship the same selection code."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from doctor.engines.base import EngineRun
+from doctor.engines.vllm.shape_class import shape_class, shape_key
+
+TABLES = Path(__file__).resolve().parents[2] / "data" / "derived" / "vllm"
+SLOW_PATHS = ("Marlin", "MARLIN", "Naive", "NAIVE", "Emulation")
+
+
+@cache
+def tabulated() -> tuple[str, ...]:
+    names = (p.stem for p in TABLES.glob("*.json")) if TABLES.is_dir() else ()
+    return tuple(sorted(names, key=Version))
+
+
+@cache
+def table(release: str) -> dict[str, Any]:
+    return json.loads((TABLES / f"{release}.json").read_text(encoding="utf-8"))
+
+
+def table_release(version: Version) -> str | None:
+    return next((r for r in tabulated() if Version(r).release[:2] == version.release[:2]), None)
+
+
+def kv_dtype(run: EngineRun) -> str:
+    chosen = str(run.launch.get("kv_cache_dtype") or "auto")
+    return "fp8" if chosen.startswith("fp8") else "auto"
+
+
+def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, Any], kv: str) -> dict | None:
+    return next((e for e in entries if e["capability"] == capability and e["shape"] == shape
+                 and e["kv_cache_dtype"] == kv), None)
+
+
+def _label(run: EngineRun) -> str:
+    major, minor = run.gpu.capability if run.gpu else (0, 0)
+    return f"{major}.{minor}"
+
+
+def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
+    """(release of the table, its entry, why there is none)."""
+    model = run.facts.model
+    if model is None or run.gpu is None:
+        return None, None, "no model or GPU"
+    release = table_release(run.version)
+    if release is None:
+        return None, None, f"no derived table for vLLM {run.version.base_version} (tabulated: " \
+                           f"{', '.join(tabulated()) or 'none'})"
+    shape = shape_class(model)
+    entries = table(release)["entries"]
+    capability = _label(run)
+    if not any(e["capability"] == capability for e in entries):
+        return release, None, f"capability {capability} not emulated for vLLM {release}"
+    entry = _matching(entries, capability, shape, kv_dtype(run))
+    if entry is None:
+        return release, None, f"shape class {shape_key(shape)} (KV {kv_dtype(run)}) not in the grid of " \
+                              f"vLLM {release}"
+    return release, entry, ""
+
+
+def _first_error(entry: dict[str, Any]) -> dict[str, Any] | None:
+    return entry["errors"][0] if entry["errors"] else None
+
+
+def _elsewhere(entry: dict[str, Any], release: str, accept: Any) -> str | None:
+    """The nearest other tabulated release whose entry for the same capability and shape passes `accept`."""
+    others = sorted(tabulated(), key=lambda r: abs(Version(r).release[1] - Version(release).release[1]))
+    for other in others:
+        if other == release:
+            continue
+        found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"])
+        if found is not None and accept(found):
+            return other
+    return None
+
+
+def _slow_path(entry: dict[str, Any]) -> dict[str, str] | None:
+    moe = entry.get("moe") or {}
+    for name in (moe.get("backend"), moe.get("experts"), *(moe.get("kernels") or {}).values()):
+        if name and any(word in name for word in SLOW_PATHS):
+            return {"where": "MoE experts", "choice": str(name), "method": moe.get("method") or ""}
+    for group in entry.get("linear") or []:
+        for kernel in group["kernels"].values():
+            if any(word in kernel for word in SLOW_PATHS):
+                return {"where": "linear layers", "choice": kernel, "method": group["method"]}
+    return None
+
+
+def _forced_rejection(run: EngineRun, entry: dict[str, Any]) -> dict[str, Any] | None:
+    forced = str(run.launch.get("attention_backend") or run.facts.env.get("VLLM_ATTENTION_BACKEND") or "").upper()
+    attention = entry.get("attention") or {}
+    reasons = (attention.get("rejected") or {}).get(forced)
+    if not forced or not reasons:
+        return None
+    return {"backend": forced, "reasons": "; ".join(reasons), "works": attention.get("backend") or ""}
+
+
+def view(run: EngineRun) -> dict[str, Any]:
+    """What rules read under `vllm.derived`: `status` derived / not_derived, and for a derived entry the
+    decisions, the engine's own rejection (`rejection`), a forced attention backend vLLM refuses
+    (`forced_rejection`), a slow fallback (`fallback`), each with the release where the answer changes."""
+    release, entry, why = lookup(run)
+    if entry is None:
+        return {"status": "not_derived", "why": why, "release": release}
+    assert release is not None
+    attention = entry.get("attention") or {}
+    out: dict[str, Any] = {
+        "status": "derived", "release": release, "capability": entry["capability"], "shape": entry["shape_key"],
+        "grid": entry["grid"], "attention": attention.get("backend"), "moe": entry.get("moe"),
+        "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability {entry['capability']})",
+        "rejection": None, "forced_rejection": _forced_rejection(run, entry), "fallback": None,
+    }
+    error = _first_error(entry)
+    if error is not None:
+        works = _elsewhere(entry, release, lambda e: not e["errors"])
+        out["rejection"] = {**error, "message": error["message"].splitlines()[0][:400],
+                            "works_in": works or "", "fix": f"vLLM {works} builds this shape class on "
+                            f"capability {entry['capability']}" if works else "no tabulated release builds it"}
+    slow = _slow_path(entry)
+    if slow is not None and error is None:
+        faster = _elsewhere(entry, release, lambda e: not e["errors"] and _slow_path(e) is None)
+        out["fallback"] = {**slow, "faster_in": faster or "",
+                           "fix": f"vLLM {faster} picks a native path" if faster else
+                           "no tabulated release picks another path for this shape on this GPU"}
+    return out

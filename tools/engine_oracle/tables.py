@@ -1,0 +1,84 @@
+"""From the runner's raw records to the dispatch table: per (capability, grid query) the attention backend
+(with vLLM's rejected candidates and reasons), the MoE method, backend and experts class, the linear kernels
+per layer type, the quantization config, the backend lines vLLM logged and every exception."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from doctor.engines.vllm.shape_class import shape_class, shape_key
+from doctor.probe.model_config import parse_model
+from tools.engine_oracle.grid import Query
+
+DECISION_LINE = re.compile(r"Using .*backend|Selected \S+ for|[Ff]all(ing)? ?back|[Mm]arlin|not supported|"
+                           r"disabled|[Ss]witching|[Oo]verrid|instead", re.S)
+MOE_WORDS = ("MoE", "Experts")
+
+
+def classify(config: dict[str, Any]) -> dict[str, Any]:
+    model = parse_model(config, None, model_id="oracle-grid", source="bundled", source_path=None)
+    return shape_class(model)
+
+
+def _attention(record: dict[str, Any]) -> dict[str, Any] | None:
+    by_layer: dict[str, int] = {}
+    for layer in record.get("layers", []):
+        if "attn_backend" in layer:
+            by_layer[layer["attn_backend"]] = by_layer.get(layer["attn_backend"], 0) + layer["count"]
+    calls = record.get("attention_calls", [])
+    rejected: dict[str, list[str]] = {}
+    valid: list[str] = []
+    for call in calls:
+        if call["kind"] == "candidates":
+            rejected.update(call["rejected"])
+            valid += [name for name in call["valid"] if name not in valid]
+    forced_errors = [call["error"] for call in calls if call.get("error")]
+    if not by_layer and not calls:
+        return None
+    chosen = max(by_layer, key=lambda name: by_layer[name]) if by_layer else None
+    return {"backend": chosen, "layers": by_layer, "valid": valid, "rejected": rejected,
+            "errors": forced_errors}
+
+
+def _kernels(layer: dict[str, Any]) -> dict[str, str]:
+    return {k.removeprefix("quant_method."): v for k, v in layer.items() if k.startswith("quant_method.")}
+
+
+def _moe(record: dict[str, Any]) -> dict[str, Any] | None:
+    for layer in record.get("layers", []):
+        method = layer.get("quant_method", "")
+        if any(word in method for word in MOE_WORDS) or "Experts" in layer["layer"]:
+            kernels = _kernels(layer)
+            backend = next((v.split(".", 1)[1] for k, v in kernels.items() if "backend" in k and "." in v), None)
+            experts = next((v for k, v in kernels.items() if "experts" in k.lower() or v.endswith("Experts")), None)
+            return {"method": method, "backend": backend, "experts": experts, "kernels": kernels}
+    return None
+
+
+def _linear(record: dict[str, Any]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for layer in record.get("layers", []):
+        method = layer.get("quant_method", "")
+        if not method.endswith("LinearMethod") and "Linear" not in layer["layer"]:
+            continue
+        kernels = _kernels(layer)
+        key = f"{method}:{sorted(kernels.items())}"
+        if key not in seen:
+            seen[key] = {"method": method, "kernels": kernels, "layers": []}
+        seen[key]["layers"].append(layer["layer"])
+    return list(seen.values())
+
+
+def entry(capability: str, query: Query, provenance: str, record: dict[str, Any]) -> dict[str, Any]:
+    shape = classify(query.config)
+    kv = "fp8" if "--kv-cache-dtype" in query.flags else "auto"
+    return {
+        "capability": capability, "grid": query.id, "grid_shape": query.shape, "provenance": provenance,
+        "shape": shape, "shape_key": shape_key(shape), "kv_cache_dtype": kv, "flags": list(query.flags),
+        "engine_config": record.get("engine_config"),
+        "attention": _attention(record), "moe": _moe(record), "linear": _linear(record),
+        "errors": record.get("errors", []),
+        "log": [line["msg"][:600] for line in record.get("log", []) if DECISION_LINE.search(line["msg"])],
+        "seconds": {"config": record.get("config_s"), "build": record.get("build_s")},
+    }
