@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.pipeline.report import Safety
-from doctor.pipeline.rules import PLACEHOLDER, Rule
+from doctor.pipeline.rules import PLACEHOLDER, Rule, rule_namespace
 
 GENERATED = "<!-- generated from rules/{source} by tools/gen_rule_docs.py: edit the rule, then regenerate -->"
 SAFETY_TEXT = {
@@ -95,9 +95,22 @@ def rule_doc_url(rule_id: str, base: str | None = None) -> str:
     return (docs_dir() / f"{rule_id}.md").resolve().as_uri()
 
 
+def rule_url(rule: Rule, base: str | None = None) -> str:
+    """A rule's page: the doctor's generated page for a built-in rule; for a plug-in's rule (no page in the
+    doctor's docs) its first reference."""
+    if rule_namespace(rule.id) is not None:
+        return rule.references[0]
+    return rule_doc_url(rule.id, base)
+
+
+def rule_file(rule: Rule) -> str:
+    """Where the rule is defined, as a reader finds it: `rules/NAME.toml`, or a plug-in's file path."""
+    return rule.source if rule_namespace(rule.id) is not None else f"rules/{rule.source}"
+
+
 def rule_page(rule: Rule) -> str:
     lines = [f"# {rule.id}: {_md(rule.title)}", "",
-             f"Severity **{rule.severity}**, area `{rule.area}`, defined in `rules/{rule.source}`.", "",
+             f"Severity **{rule.severity}**, area `{rule.area}`, defined in `{rule_file(rule)}`.", "",
              GENERATED.format(source=rule.source), "", "## What it detects", "", rule.summary, "",
              "It fires when " + "; and ".join(f"`{describe(c)}`" for c in rule.when)
              + (f", for each entry of `{rule.for_each}`" if rule.for_each else "") + ".", "",

@@ -17,9 +17,10 @@ def register(p: argparse.ArgumentParser) -> None:
 def rows() -> list[dict[str, Any]]:
     from doctor.engines import registry
     from doctor.engines.base import parse_version
+    from doctor.engines.versions import engine_distributions
     from doctor.probe.libraries import probe_libraries
 
-    installed = probe_libraries(environment())
+    installed = probe_libraries(environment(), engine_distributions())
     out = []
     for engine in registry.engines().values():
         known = engine.knowledge_range()

@@ -12,7 +12,7 @@ from doctor.commands.options import add_format_option, console
 from doctor.commands.rules import rule_to_dict
 from doctor.errors import UsageError
 from doctor.pipeline.rules import Rule, load_rules
-from doctor.rule_docs import DETAIL_KEYS, describe, fix_detail, readable, rule_doc_url
+from doctor.rule_docs import DETAIL_KEYS, describe, fix_detail, readable, rule_file, rule_url
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -21,14 +21,14 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = {r.id: r for r in load_rules()}
+    rules = {r.id.upper(): r for r in load_rules()}  # a plug-in's IDs carry their engine: lmdeploy/LMD001
     rule = rules.get(args.rule_id.upper())
     if rule is None:
-        close = [i for i in rules if i.startswith(args.rule_id.upper().rstrip("0123456789"))][:8]
+        close = [r.id for i, r in rules.items() if i.startswith(args.rule_id.upper().rstrip("0123456789"))][:8]
         hint = f" (rules in that area: {', '.join(close)})" if close else " (list them: sm120-doctor rules)"
         raise UsageError(f"no rule {args.rule_id!r}{hint}")
     if args.format == "json":
-        print(json.dumps({**rule_to_dict(rule), "docs": rule_doc_url(rule.id)}, indent=2))
+        print(json.dumps({**rule_to_dict(rule), "docs": rule_url(rule)}, indent=2))
         return 0
     console().print(explanation(rule))
     return 0
@@ -57,5 +57,5 @@ def explanation(rule: Rule) -> Text:
     text.append("\nReferences\n", style="bold underline")
     for ref in rule.references:
         text.append(f"- {ref}\n")
-    text.append(f"\n(rule file: rules/{rule.source}; page: {rule_doc_url(rule.id)})", style="dim")
+    text.append(f"\n(rule file: {rule_file(rule)}; page: {rule_url(rule)})", style="dim")
     return text

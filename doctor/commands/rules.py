@@ -29,7 +29,7 @@ def rule_to_dict(rule: Rule) -> dict[str, Any]:
 def select(rules: list[Rule], area: str | None, severity: str | None, grep: str | None) -> list[Rule]:
     out = []
     for rule in rules:
-        if area and area.lower() not in (rule.area.lower(), rule.id.rstrip("0123456789").lower()):
+        if area and area.lower() not in _areas(rule):
             continue
         if severity and rule.severity != severity:
             continue
@@ -38,6 +38,12 @@ def select(rules: list[Rule], area: str | None, severity: str | None, grep: str 
             continue
         out.append(rule)
     return out
+
+
+def _areas(rule: Rule) -> tuple[str, ...]:
+    """What `--area` matches: the area, the ID's letters (`SGL`, `lmdeploy/LMD`), a plug-in's engine name."""
+    prefix = rule.id.rstrip("0123456789").lower()
+    return rule.area.lower(), prefix, prefix.split("/")[-1], prefix.partition("/")[0]
 
 
 def run(args: argparse.Namespace) -> int:

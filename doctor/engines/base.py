@@ -10,8 +10,9 @@ The pipeline asks an engine, for the version installed (or given with `--engine 
 - what rules may read about it (`rule_view`, under the context root named after the engine).
 
 An engine that does not know something says so (`None`, an empty list, a note): the doctor never fills a
-gap with another engine's knowledge. Third parties register engines through the entry-point group
-`sm120_doctor.engines` (see doctor/engines/registry.py and docs/ARCHITECTURE.md).
+gap with another engine's knowledge. Engines, built-in or third-party, import this class from the public
+plug-in interface, doctor.engines.spi; third parties register theirs through the entry-point group
+`sm120_doctor.engines` (docs/PLUGINS.md).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from doctor.pipeline.facts import Facts, Gpu, Library
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
+    from doctor.engines.flagtable import FlagTable
     from doctor.fix.actions import Action
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
@@ -38,14 +40,22 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Launcher:
-    """One way a launch file starts the engine, as `lint` recognises it: `python -m MODULE ...` or
-    `COMMAND [SUBCOMMAND] ...`, and where the model goes (a flag, or the first positional argument)."""
+    """One way a launch file starts the engine, as `lint` recognises it: `python -m MODULE [WORDS] ...` or
+    `COMMAND [WORDS] ...`, and where the model goes (a flag, or the first positional argument). `subcommand`
+    is one word (`vllm serve`) or several (`lmdeploy serve api_server`: ("serve", "api_server"))."""
 
     module: str | None = None
     command: str | None = None
-    subcommand: str | None = None
+    subcommand: str | tuple[str, ...] | None = None
     model_flags: tuple[str, ...] = ()
     positional_model: bool = False
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The subcommand words that must follow the command or module, in order."""
+        if self.subcommand is None:
+            return ()
+        return (self.subcommand,) if isinstance(self.subcommand, str) else tuple(self.subcommand)
 
 
 @dataclass(frozen=True)
@@ -124,6 +134,16 @@ class Engine:
     releases: ClassVar[tuple[str, ...]] = ()  # releases this engine's knowledge covers, oldest first
     releases_complete: ClassVar[bool] = False  # True when `releases` lists every published release
 
+    # --- what the doctor probes and loads for it ---------------------------------------------------------
+    # Distribution names whose installed version is `package`'s (the first found wins); () for an engine that
+    # is no Python distribution (llama.cpp: its probe finds the binary).
+    distributions: ClassVar[tuple[str, ...]] = ()
+    scan_binaries: ClassVar[bool] = False  # read its compiled extensions' CUDA archs (lib.<package>.cuda_binaries)
+    # A folder of rule files (*.toml), relative to the folder of the module that defines the class: a plug-in's
+    # own rules, IDs namespaced `<name>/ABC123` (built-ins keep theirs in the doctor's rules/).
+    rules_folder: ClassVar[str | None] = None
+    flag_table: ClassVar[FlagTable | None] = None  # its CLI's flags per release (doctor.engines.flagtable)
+
     # --- version -----------------------------------------------------------------------------------
     def library(self, facts: Facts) -> Library | None:
         return facts.library(self.package)
@@ -161,17 +181,26 @@ class Engine:
 
     # --- launch ------------------------------------------------------------------------------------
     def parse_launch(self, argv: Sequence[str]) -> Launch:
+        if self.flag_table is not None:
+            return self.flag_table.parse(argv)
         return parse_launch(list(argv))
 
     def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
         """Problems with the user's flags for this version (unknown flag, bad value, removed spelling)."""
-        return []
+        return self.flag_table.check(argv, version) if self.flag_table is not None else []
 
     def base_command(self, model: str) -> list[str]:
-        raise NotImplementedError
+        launcher = next((la for la in self.launchers if la.command), None)
+        if launcher is None:
+            raise NotImplementedError(f"{self.display_name}: no base_command and no command launcher")
+        where = [model] if launcher.positional_model or not launcher.model_flags else [launcher.model_flags[0], model]
+        return [launcher.command, *launcher.words, *where]  # type: ignore[list-item]
 
     def is_switch(self, flag: str) -> bool:
         """Does this flag take no value (so the next token is not its value)?"""
+        if self.flag_table is not None:
+            found = self.flag_table.any_release(flag)
+            return found is not None and found.switch
         return normal_flag(flag) in SWITCHES
 
     def normalise_flag(self, flag: str) -> str:
@@ -181,7 +210,9 @@ class Engine:
         """Rewrite the user's flags to what this version accepts (renamed, removed, abbreviated)."""
 
     def tp_flag(self) -> str | None:
-        return None
+        if self.flag_table is None:
+            return None
+        return next((f.name for f in self.flag_table.at(None).flags if f.key == "tp"), None)
 
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
         from doctor.engines.compose import compose_generic
@@ -227,6 +258,18 @@ class Engine:
 
     def patches(self) -> Mapping[str, Patch]:
         return {}
+
+    # --- rules -------------------------------------------------------------------------------------
+    @classmethod
+    def rule_files(cls) -> list[Path]:
+        """The engine's own rule files (`rules_folder`), sorted; none for an engine without one."""
+        if cls.rules_folder is None:
+            return []
+        import sys
+
+        module = sys.modules.get(cls.__module__)
+        here = Path(module.__file__).resolve().parent if module and module.__file__ else None
+        return sorted((here / cls.rules_folder).glob("*.toml")) if here else []
 
 
 def parse_version(text: str | None) -> Version | None:

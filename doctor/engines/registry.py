@@ -1,19 +1,20 @@
 """Engines by name: the built-in ones, plus any a third party registers under the entry-point group
-`sm120_doctor.engines` (the entry point names a subclass of doctor.engines.base.Engine)."""
+`sm120_doctor.engines` (the entry point names a subclass of doctor.engines.spi.Engine). This is the one
+place that knows every engine."""
 
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
-from doctor.engines.base import Engine
 from doctor.engines.llama_cpp.engine import LlamaCpp
 from doctor.engines.sglang.engine import SGLang
+from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
 from doctor.engines.tensorrt_llm.engine import TensorRTLLM
 from doctor.engines.vllm.engine import VLLM
 from doctor.errors import InputError
 from doctor.pipeline.facts import Facts, Library
 
-ENTRY_POINT_GROUP = "sm120_doctor.engines"
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
 
 
@@ -49,6 +50,11 @@ def _load(target: str) -> object:
     for part in attr.strip().split(".") if attr.strip() else ():
         loaded = getattr(loaded, part)
     return loaded
+
+
+def rule_files() -> list[tuple[str | None, Path]]:
+    """(engine name, rule file) for every engine that ships its own rules (Engine.rules_folder)."""
+    return [(name, path) for name, engine in engines().items() for path in engine.rule_files()]
 
 
 def get(name: str) -> Engine | None:

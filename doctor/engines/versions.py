@@ -28,16 +28,22 @@ def parse_engine_spec(spec: str) -> Library:
     if not match:
         raise UsageError(f"--engine {spec!r}: expected NAME==VERSION, e.g. sglang==0.5.8")
     name, version = match.group(1).lower(), match.group(2)
-    known_names = {**KNOWN_PACKAGES, **_engine_names()}
-    key = known_names.get(name)
+    key = package_named(name)
     if key is None:
-        known = ", ".join(sorted(set(known_names.values())))
+        known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
         raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")
     try:
         Version(version)
     except InvalidVersion as exc:
         raise UsageError(f"--engine {spec!r}: {version!r} is not a version") from exc
     return Library(name=key, version=version, location=None, what_if=True)
+
+
+def package_named(name: str) -> str | None:
+    """The key a package is filed under in Facts.libraries, for a name as users and rules write it (an engine's
+    name or distribution, plug-ins included); None for a package the doctor does not track."""
+    name = name.lower()
+    return KNOWN_PACKAGES.get(name) or _engine_names().get(name) or _engine_names().get(name.replace("_", "-"))
 
 
 def version_of(library: Library | None) -> Version | None:
@@ -58,4 +64,19 @@ def _engine_names() -> dict[str, str]:
     """Names of every registered engine (plug-ins included) → the package whose version it is."""
     from doctor.engines import registry
 
-    return {key: engine.package for engine in registry.engines().values() for key in (engine.name, engine.package)}
+    return {key.lower(): engine.package for engine in registry.engines().values()
+            for key in (engine.name, engine.package, *engine.distributions)}
+
+
+def engine_distributions() -> dict[str, tuple[str, ...]]:
+    """package → distribution names, for every registered engine that installs as a Python distribution."""
+    from doctor.engines import registry
+
+    return {e.package: e.distributions for e in registry.engines().values() if e.distributions}
+
+
+def scanned_engine_packages() -> tuple[str, ...]:
+    """The packages of the engines whose compiled CUDA extensions the probe reads."""
+    from doctor.engines import registry
+
+    return tuple(e.package for e in registry.engines().values() if e.scan_binaries)

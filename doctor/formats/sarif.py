@@ -14,7 +14,7 @@ from doctor import __version__
 from doctor.located import FINGERPRINT_KEY, Problem, Span, Target, counts
 from doctor.pipeline.report import Finding
 from doctor.pipeline.rules import Rule
-from doctor.rule_docs import help_text, readable, rule_doc_url, rule_page
+from doctor.rule_docs import help_text, readable, rule_doc_url, rule_page, rule_url
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -55,7 +55,7 @@ def _descriptor(rule: Rule, docs_url: str | None) -> dict[str, Any]:
         "shortDescription": {"text": readable(rule.title)},
         "fullDescription": {"text": rule.summary},
         "help": {"text": help_text(rule), "markdown": rule_page(rule)},
-        "helpUri": rule_doc_url(rule.id, docs_url),
+        "helpUri": rule_url(rule, docs_url),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"tags": ["sm120-doctor", rule.area]},
     }

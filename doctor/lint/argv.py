@@ -93,14 +93,17 @@ def _launcher(argv: list[str]) -> tuple[str, int, Launcher] | None:
         base = word.rsplit("/", 1)[-1]
         module = argv[at] if PYTHON.match(base) and (at := _module_index(argv, i + 1)) is not None else None
         for name, launcher in _launchers():
-            if module is not None and launcher.module == module:
-                return name, at + 1, launcher  # type: ignore[operator]
-            if launcher.command is not None and base == launcher.command:
-                if launcher.subcommand is None:
-                    return name, i + 1, launcher
-                if i + 1 < len(argv) and argv[i + 1] == launcher.subcommand:
-                    return name, i + 2, launcher
+            if module is not None and launcher.module == module and _words_at(argv, at + 1, launcher):  # type: ignore[operator]
+                return name, at + 1 + len(launcher.words), launcher  # type: ignore[operator]
+            if launcher.command is not None and base == launcher.command and _words_at(argv, i + 1, launcher):
+                return name, i + 1 + len(launcher.words), launcher
     return None
+
+
+def _words_at(argv: list[str], start: int, launcher: Launcher) -> bool:
+    """Do the launcher's subcommand words (`serve api_server`) follow at `start`?"""
+    words = launcher.words
+    return tuple(argv[start:start + len(words)]) == words
 
 
 def _launchers() -> list[tuple[str, Launcher]]:

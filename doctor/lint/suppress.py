@@ -8,7 +8,7 @@ import re
 from doctor.located import ALL_RULES
 
 COMMENT = re.compile(r"[#;]\s*sm120-doctor:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
-RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
+RULE_ID = re.compile(r"^(?:[a-z0-9][a-z0-9._-]*/)?[A-Z]{2,5}\d{3}$")  # SGL101, or a plug-in's lmdeploy/LMD001
 
 
 def suppressed_at(lines: list[str], line: int, end_line: int) -> frozenset[str]:
@@ -23,5 +23,11 @@ def suppressed_at(lines: list[str], line: int, end_line: int) -> frozenset[str]:
 def _ids(listed: str | None) -> set[str]:
     if listed is None:
         return {ALL_RULES}
-    ids = {part.strip().upper() for part in listed.split(",") if part.strip()}
+    ids = {_normal(part.strip()) for part in listed.split(",") if part.strip()}
     return {i for i in ids if RULE_ID.match(i)}  # a malformed list suppresses nothing, never everything
+
+
+def _normal(rule_id: str) -> str:
+    """Rule IDs as the registry spells them: `sgl101` → `SGL101`, `LMDeploy/lmd001` → `lmdeploy/LMD001`."""
+    namespace, slash, local = rule_id.rpartition("/")
+    return f"{namespace.lower()}{slash}{local.upper()}"

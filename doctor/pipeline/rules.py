@@ -19,7 +19,10 @@ from doctor.errors import DoctorError
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
 from doctor.pipeline.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
-RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
+RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")  # a built-in rule
+# A plug-in engine's rule: `<engine name>/` then a built-in-shaped ID, so no plug-in ID can equal a built-in's
+# or another plug-in's (engine names are unique in the registry).
+PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
 OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", "contains", "not_contains",
        "matches")
@@ -69,20 +72,31 @@ def rules_dir() -> Path:
 
 
 def load_rules(folder: Path | None = None) -> list[Rule]:
-    """Every rule of the folder, validated. The validated rules are cached as JSON per file set (path, size,
-    mtime): parsing ~70 TOML rules costs ~40 ms, a third of a cold `check`."""
-    folder = folder or rules_dir()
-    paths = sorted(folder.glob("*.toml"))
+    """Every rule of `folder`, else the built-in rules and every plug-in engine's own, validated. The
+    validated rules are cached as JSON per file set (path, size, mtime): parsing ~70 TOML rules costs ~40 ms,
+    a third of a cold `check`."""
+    sources: list[tuple[str | None, Path]] = [(None, path) for path in sorted((folder or rules_dir()).glob("*.toml"))]
+    if folder is None:  # a named folder (tools, tests) is that folder alone
+        sources += registry.rule_files()
+    paths = [path for _, path in sources]
     stamp = cache.file_stamp(paths)
+    if stamp is not None:
+        stamp = [[namespace, *entry] for (namespace, _), entry in zip(sources, stamp, strict=True)]
     key = repr(stamp)
     if stamp is not None and key in _LOADED:  # a check loads the rules once per engine run
         return list(_LOADED[key])
     rules = _from_cache(stamp)
     if rules is None:
-        rules = _parse_rules(folder, paths)
+        rules = _parse_rules(folder or rules_dir(), sources)
         cache.store("rules", stamp, [dataclasses.asdict(r) for r in rules])
     _LOADED[key] = tuple(rules)
     return rules
+
+
+def rule_namespace(rule_id: str) -> str | None:
+    """The engine a plug-in rule belongs to (`lmdeploy/LMD001` → `lmdeploy`); None for a built-in rule."""
+    match = PLUGIN_RULE_ID.match(rule_id)
+    return match.group("namespace") if match else None
 
 
 _LOADED: dict[str, tuple[Rule, ...]] = {}
@@ -101,23 +115,24 @@ def _from_cache(stamp: Any) -> list[Rule] | None:
 _TUPLE_FIELDS = ("when", "fixes", "references", "evidence")
 
 
-def _parse_rules(folder: Path, paths: list[Path]) -> list[Rule]:
+def _parse_rules(folder: Path, sources: list[tuple[str | None, Path]]) -> list[Rule]:
     try:  # imported here: a cached knowledge base needs no TOML parser
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
 
     rules: list[Rule] = []
-    for path in paths:
+    for namespace, path in sources:
+        name = path.name if namespace is None else str(path)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise RuleError(f"rule file {path.name}: {exc}") from exc
+            raise RuleError(f"rule file {name}: {exc}") from exc
         for raw in data.get("rules", []):
-            rules.append(_validate(raw, path.name))
+            rules.append(_validate(raw, name, namespace))
         extra = set(data) - {"rules"}
         if extra:
-            raise RuleError(f"rule file {path.name}: unknown top-level key {sorted(extra)[0]!r}")
+            raise RuleError(f"rule file {name}: unknown top-level key {sorted(extra)[0]!r}")
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:
@@ -128,7 +143,7 @@ def _parse_rules(folder: Path, paths: list[Path]) -> list[Rule]:
     return rules
 
 
-def _validate(raw: Any, source: str) -> Rule:
+def _validate(raw: Any, source: str, namespace: str | None = None) -> Rule:
     where = f"{source}: rule {raw.get('id', '?') if isinstance(raw, dict) else '?'}"
     if not isinstance(raw, dict):
         raise RuleError(f"{where}: each [[rules]] entry must be a table")
@@ -138,8 +153,7 @@ def _validate(raw: Any, source: str) -> Rule:
     for key in ("id", "area", "title", "severity", "summary", "why", "message", "when", "references"):
         if key not in raw:
             raise RuleError(f"{where}: missing {key!r}")
-    if not RULE_ID.match(raw["id"]):
-        raise RuleError(f"{where}: id must look like SGL101 (letters then three digits)")
+    _validate_id(raw, where, namespace)
     if raw["severity"] not in SEVERITIES:
         raise RuleError(f"{where}: severity must be one of {SEVERITIES}")
     if not raw["references"]:
@@ -154,6 +168,19 @@ def _validate(raw: Any, source: str) -> Rule:
                 when=tuple(raw["when"]), fixes=tuple(raw.get("fixes", [])),
                 references=tuple(raw["references"]), for_each=raw.get("for_each"),
                 evidence=tuple(raw.get("evidence", [])), source=source)
+
+
+def _validate_id(raw: dict[str, Any], where: str, namespace: str | None) -> None:
+    """Built-in IDs look like SGL101; a plug-in's are `<engine>/SGL101` and its rules are about its engine."""
+    rule_id = str(raw["id"])
+    if namespace is None:
+        if not RULE_ID.match(rule_id):
+            raise RuleError(f"{where}: id must look like SGL101 (letters then three digits)")
+        return
+    if rule_namespace(rule_id) != namespace:
+        raise RuleError(f"{where}: a rule of the {namespace!r} engine needs an id like {namespace}/ABC101")
+    if raw["area"] != engine_root(namespace):
+        raise RuleError(f"{where}: a rule of the {namespace!r} engine has area {engine_root(namespace)!r}")
 
 
 def _validate_paths(raw: dict[str, Any], where: str) -> None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 
 from doctor.engines.releases import known_releases, newer_releases
-from doctor.engines.versions import KNOWN_PACKAGES
+from doctor.engines.versions import package_named
 from doctor.pipeline.facts import Facts, Library
 from doctor.pipeline.report import Finding, Fix
 
@@ -61,7 +61,7 @@ def _package(fix: Fix) -> str | None:
         name = _REQUIREMENT_NAME.match(fix.details["package"]).group(1).lower()  # type: ignore[union-attr]
     except AttributeError:
         return None
-    return KNOWN_PACKAGES.get(name)
+    return package_named(name)
 
 
 def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:

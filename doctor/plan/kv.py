@@ -6,6 +6,8 @@ token, token capacity of a byte budget, the hybrid sliding-window split).
 - MHA/GQA: max(1, kv_heads // attn_tp) x (head_dim + v_head_dim) x layers x elem bytes: heads are
   replicated once TP exceeds the KV heads.
 - fp4 (fp4_e2m1) halves the bytes and adds one scale byte per 16 elements.
+- int8 and int4 count their elements only (int4 halves the bytes); an engine that stores per-token scales
+  adds them through its MemoryModel.kv_cell_bytes.
 - Only the layers of this PP stage count; the engine MIN-reduces the token count over the stages.
 - Hybrid sliding-window models (gpt-oss) split the pool into full and SWA layers by
   swa_full_tokens_ratio (0.8); the capacity reported is the full-attention layers' tokens.
@@ -13,14 +15,16 @@ token, token capacity of a byte budget, the hybrid sliding-window split).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from doctor.errors import UsageError
 from doctor.pipeline.facts import Model
 
 KV_DTYPES = {"auto": None, "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
-             "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2", "fp4_e2m1": "fp4_e2m1", "nvfp4": "fp4_e2m1"}
-ELEM_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp4_e2m1": 1}
+             "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2", "fp4_e2m1": "fp4_e2m1", "nvfp4": "fp4_e2m1",
+             "int8": "int8", "int4": "int4"}
+ELEM_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp4_e2m1": 1, "int8": 1, "int4": 1}
 SWA_FULL_TOKENS_RATIO = 0.8
 
 
@@ -70,17 +74,25 @@ def cell_bytes(model: Model, attn_tp: int, layers: int, dtype: str) -> int:
         cell = width * layers * elem
         if dtype == "fp4_e2m1":
             cell = cell // 2 + (width // 16) * layers * elem
+        elif dtype == "int4":
+            cell //= 2
         return cell
     heads = max(1, a.num_kv_heads // attn_tp)
     cell = heads * (a.head_dim + a.v_head_dim) * layers * elem
     if dtype == "fp4_e2m1":
         cell = cell // 2 + (heads * a.head_dim * layers * 2 * elem) // 16
+    elif dtype == "int4":
+        cell //= 2
     return cell
 
 
-def kv_shape(model: Model, attn_tp: int, start: int, end: int, dtype: str) -> KvShape:
+def kv_shape(model: Model, attn_tp: int, start: int, end: int, dtype: str,
+             engine_cell: Callable[[Model, int, int, str], int | None] | None = None) -> KvShape:
+    """`engine_cell`: the engine's own cell size where it differs (MemoryModel.kv_cell_bytes)."""
     full, swa = attention_layers(model, start, end)
-    return KvShape(dtype, cell_bytes(model, attn_tp, full + swa, dtype), full + swa, full, swa)
+    cell = engine_cell(model, attn_tp, full + swa, dtype) if engine_cell else None
+    return KvShape(dtype, cell if cell is not None else cell_bytes(model, attn_tp, full + swa, dtype), full + swa,
+                   full, swa)
 
 
 def tokens_for_bytes(budget: int, shape: KvShape, page_size: int = 1) -> int:

@@ -59,8 +59,9 @@ class MemoryModel(ABC):
         the plan itself, in plan_summary's shape; None: the planner's layouts."""
         return None
 
-    def layout_problems(self, tp: int, ep: int) -> list[str]:
-        """Why this engine cannot launch a TP x EP split that the model itself allows (none by default)."""
+    def layout_problems(self, tp: int, ep: int, pp: int = 1) -> list[str]:
+        """Why this engine cannot launch a TP x PP x EP layout that the model itself allows (none by default;
+        an engine without pipeline parallelism says so for pp > 1, and `plan` never offers such layouts)."""
         return []
 
     def own_reasons(self, reasons: list[str]) -> list[str]:
@@ -99,6 +100,11 @@ class MemoryModel(ABC):
     def weights_bytes(self, rank: RankWeights, model: Model, layout: LayoutShape) -> int:
         """Bytes the engine holds for this rank's weights (the checkpoint's, unless it re-lays them out)."""
         return rank.bytes
+
+    def kv_cell_bytes(self, model: Model, attn_tp: int, layers: int, dtype: str) -> int | None:
+        """KV bytes per token per GPU for `layers` layers when the engine stores more than the planner's cell
+        (per-token scales of a quantised cache); None: the planner's (doctor.plan.kv.cell_bytes)."""
+        return None
 
     def kv_tokens(self, budget: int, shape: KvShape, settings: dict[str, Any]) -> int:
         """KV-cache tokens a budget buys, as the engine counts and reports them."""

@@ -97,7 +97,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     """`comm`: the communication path when the caller knows better than this machine's topology (several
     nodes: doctor/cluster/layouts.py)."""
     source = source or weight_source(model)
-    bad = invalid_reasons(model, layout) + req.memory.layout_problems(layout.tp, layout.ep)
+    bad = invalid_reasons(model, layout) + req.memory.layout_problems(layout.tp, layout.ep, layout.pp)
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)}")
     total = gpu_memory_bytes(facts)
@@ -113,7 +113,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     stages, tokens, budget_min, cell_max = [], None, None, 0
     weights_of = {r.stage: memory.weights_bytes(r, model, shape) for r in ranks}
     for r in ranks:
-        cell = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype)
+        cell = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype, memory.kv_cell_bytes)
         budget = memory.kv_budget(free, weights_of[r.stage], mem)
         stage_tokens = memory.kv_tokens(budget, cell, mem)
         tokens = stage_tokens if tokens is None else min(tokens, stage_tokens)
@@ -123,7 +123,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
                        "kv_bytes_per_token": cell.cell_bytes, "kv_budget_bytes": budget,
                        "kv_tokens": stage_tokens, "by_kind": r.by_kind})
     tokens = tokens or 0
-    last = kvmod.kv_shape(model, layout.tp, ranks[-1].layers[0], ranks[-1].layers[1], dtype)
+    last = kvmod.kv_shape(model, layout.tp, ranks[-1].layers[0], ranks[-1].layers[1], dtype, memory.kv_cell_bytes)
     concurrent = min(kvmod.concurrent_requests(tokens, last, context, model.attention.sliding_window),
                      memory.max_requests(tokens, context))
     weights = max(weights_of.values())
@@ -204,7 +204,7 @@ def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSourc
         raise InputError("no GPU in the facts: planning needs a GPU, --hardware PROFILE or --facts FILE")
     source = source or weight_source(model)
     layouts = [lay for lay in enumerate_layouts(model, len(facts.gpus))
-               if not req.memory.layout_problems(lay.tp, lay.ep)]
+               if not req.memory.layout_problems(lay.tp, lay.ep, lay.pp)]
     if req.tp or req.pp or req.ep:
         wanted = Layout(req.tp or max(1, len(facts.gpus) // (req.pp or 1)), req.pp or 1, req.ep or 1)
         if wanted.tp < 1 or wanted.pp < 1 or wanted.ep < 1:

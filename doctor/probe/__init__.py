@@ -7,14 +7,19 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from doctor.engines.versions import parse_engine_spec
+from doctor.engines.versions import engine_distributions, parse_engine_spec, scanned_engine_packages
 from doctor.hardware import load_profile
-from doctor.pipeline.facts import Facts, Source, load_facts
+from doctor.pipeline.facts import Facts, Library, Source, load_facts
 from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
 from doctor.probe.libraries import probe_libraries
 from doctor.probe.model import load_model
 from doctor.probe.network import probe_network
+
+
+def installed_libraries(environ: Mapping[str, str]) -> dict[str, Library]:
+    """Every tracked library and every registered engine's distribution, with their compiled archs."""
+    return with_binary_facts(probe_libraries(environ, engine_distributions()), scanned_engine_packages())
 
 
 def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
@@ -28,7 +33,7 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
         driver=nvml.driver,
         gpus=nvml.gpus,
         topology=nvml.topology,
-        libraries=with_binary_facts(probe_libraries(environ)),
+        libraries=installed_libraries(environ),
         env=probe_env(environ),
         network=probe_network(environ),
     )
@@ -46,7 +51,7 @@ def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, fac
         facts = load_facts(facts_file)
     elif hardware is not None:
         profile = load_profile(hardware)
-        facts = profile.replace(libraries=with_binary_facts(probe_libraries(environ)), env=probe_env(environ))
+        facts = profile.replace(libraries=installed_libraries(environ), env=probe_env(environ))
     else:
         facts = live_facts(environ, deep=deep)
     facts = with_engines(facts, engines)

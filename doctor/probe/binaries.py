@@ -8,14 +8,16 @@ from pathlib import Path
 
 from doctor.pipeline.facts import Library
 
-# Library keys whose CUDA extensions `check` reads. flashinfer-cubin is left out on purpose: its
+# Library keys whose CUDA extensions `check` reads, besides the engines that ask for it
+# (Engine.scan_binaries, passed in by the caller). flashinfer-cubin is left out on purpose: its
 # ~16k standalone SM100 cubins take seconds to walk and never hold SM12x code.
-SCANNED = ("sgl-kernel", "vllm", "flashinfer-python", "flashinfer-jit-cache", "tensorrt-llm")
+SCANNED = ("sgl-kernel", "flashinfer-python", "flashinfer-jit-cache")
 FIELDS = ("sass", "ptx", "lto", "format", "modules", "lto_only_modules", "kernel_free_modules", "rdc_ptx", "size",
           "error", "families")
 
 
-def with_binary_facts(libraries: dict[str, Library]) -> dict[str, Library]:
+def with_binary_facts(libraries: dict[str, Library], engines: tuple[str, ...] = ()) -> dict[str, Library]:
+    """`engines`: the packages of the engines whose compiled extensions are scanned too."""
     out = dict(libraries)
     torch = out.get("torch")
     if torch is not None and torch.location and not torch.what_if:
@@ -26,7 +28,7 @@ def with_binary_facts(libraries: dict[str, Library]) -> dict[str, Library]:
             details = {**torch.details, "arch_list": archs, "arch_list_source": "fatbin scan of torch/lib"}
             out["torch"] = dataclasses.replace(torch, details=details)
     by_site: dict[str, list[Library]] = {}
-    for key in SCANNED:
+    for key in dict.fromkeys((*engines, *SCANNED)):
         library = out.get(key)
         if library is not None and library.location and not library.what_if:
             by_site.setdefault(library.location, []).append(library)

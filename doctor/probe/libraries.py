@@ -11,17 +11,15 @@ from doctor.pipeline.facts import Library
 from doctor.probe.distributions import distribution
 from doctor.probe.toolkit import probe_llama_cpp, probe_nvcc
 
-# Distribution names as published on PyPI; the first one found wins for each key.
+# Distribution names as published on PyPI; the first one found wins for each key. Engines are not listed:
+# each declares its own (Engine.distributions) and the caller passes them in, plug-ins like built-ins.
 TRACKED: dict[str, tuple[str, ...]] = {
     "torch": ("torch",),
     "triton": ("triton", "pytorch-triton"),
-    "sglang": ("sglang",),
     "sgl-kernel": ("sgl-kernel", "sglang-kernel"),
-    "vllm": ("vllm",),
     "flashinfer-python": ("flashinfer-python", "flashinfer"),
     "flashinfer-cubin": ("flashinfer-cubin",),
     "flashinfer-jit-cache": ("flashinfer-jit-cache",),
-    "tensorrt-llm": ("tensorrt-llm", "tensorrt_llm"),
     "transformers": ("transformers",),
     "nvidia-cutlass-dsl": ("nvidia-cutlass-dsl",),
     "cudnn": ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12", "nvidia-cudnn-cu11"),
@@ -34,9 +32,11 @@ TRACKED: dict[str, tuple[str, ...]] = {
 _TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 
 
-def probe_libraries(environ: Mapping[str, str] | None = None) -> dict[str, Library]:
+def probe_libraries(environ: Mapping[str, str] | None = None,
+                    engines: Mapping[str, tuple[str, ...]] | None = None) -> dict[str, Library]:
+    """TRACKED libraries plus `engines` (package → its distribution names, from each engine's declaration)."""
     found: dict[str, Library] = {}
-    for key, dist_names in TRACKED.items():
+    for key, dist_names in {**(engines or {}), **TRACKED}.items():
         for dist_name in dist_names:
             library = _library(key, dist_name)
             if library is not None:

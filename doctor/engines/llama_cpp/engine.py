@@ -11,9 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
-from doctor.launch import Launch
-from doctor.pipeline.facts import Library
+from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, Launcher, Library
 
 if TYPE_CHECKING:
     from doctor.engines.llama_cpp.flags import FlagTable
@@ -75,8 +73,8 @@ class LlamaCpp(Engine):
         return ["llama-server", "-m", model_file(model)]
 
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
-        from doctor.engines.compose import compose_generic
         from doctor.engines.llama_cpp.analyze import plan_flags_to_add
+        from doctor.engines.spi import compose_generic
 
         extra = plan_flags_to_add(run)
         args = [*run.launch.args, *extra]

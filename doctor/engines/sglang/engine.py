@@ -8,18 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES
+from doctor.engines.spi import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 
 if TYPE_CHECKING:
-    from doctor.cluster.node_commands import MultiNode, NodeLaunch
-    from doctor.engines.compose import Flags
-    from doctor.fix.actions import Action
-    from doctor.fix.patches import Patch
-    from doctor.kernels.check import KernelCheck
-    from doctor.plan.memory import MemoryModel
+    from doctor.engines.spi import Action, Flags, KernelCheck, MemoryModel, MultiNode, NodeLaunch, Patch
 
 MOE_CONFIG_ENV = "SGLANG_MOE_CONFIG_DIR"
 
@@ -28,6 +23,7 @@ class SGLang(Engine):
     name = "sglang"
     display_name = "SGLang"
     package = "sglang"
+    distributions = ("sglang",)
     releases = RELEASES
     releases_complete = True
     # `--model` is an alias of `--model-path` (srt/server_args.py); `sglang serve` is sglang/cli/serve.py

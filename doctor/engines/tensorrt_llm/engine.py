@@ -11,20 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineRun, LaunchCommand, Launcher
 from doctor.engines.releases import TENSORRT_LLM
-from doctor.launch import Launch
+from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, Launcher
 
 if TYPE_CHECKING:
-    from doctor.cluster.node_commands import MultiNode, NodeLaunch
-    from doctor.fix.actions import Action
-    from doctor.kernels.check import KernelCheck
+    from doctor.engines.spi import Action, KernelCheck, MultiNode, NodeLaunch
 
 
 class TensorRTLLM(Engine):
     name = "tensorrt-llm"
     display_name = "TensorRT-LLM"
     package = "tensorrt-llm"
+    distributions = ("tensorrt-llm", "tensorrt_llm")
+    scan_binaries = True
     releases = TENSORRT_LLM
     launchers = (Launcher(command="trtllm-serve", subcommand="serve", positional_model=True),
                  Launcher(command="trtllm-serve", positional_model=True))
@@ -57,7 +56,7 @@ class TensorRTLLM(Engine):
         return node_launches(self, run, base, layout)
 
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
-        from doctor.engines.compose import compose_generic
+        from doctor.engines.spi import compose_generic
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
 
         options, applied = options_for_launch(run, findings)
@@ -95,7 +94,7 @@ class TensorRTLLM(Engine):
 
 def _expert_parallel(run: EngineRun) -> list[str]:
     """`--ep_size N` when the MoE experts only split evenly that way and the user chose no layout."""
-    from doctor.plan.layouts import Layout, invalid_reasons
+    from doctor.engines.spi import Layout, invalid_reasons
 
     model = run.facts.model
     if model is None or model.moe is None or {"tp", "pp", "ep"} & set(run.launch.values):

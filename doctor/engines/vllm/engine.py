@@ -9,22 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.engines.releases import VLLM as VLLM_RELEASES
-from doctor.launch import Launch
+from doctor.engines.spi import Engine, EngineAnalysis, EngineRun, ExactJobs, Launch, LaunchCommand, Launcher
 
 if TYPE_CHECKING:
-    from doctor.cluster.node_commands import MultiNode, NodeLaunch
-    from doctor.engines.compose import Flags
-    from doctor.fix.actions import Action as FileChange
-    from doctor.kernels.check import KernelCheck
-    from doctor.plan.memory import MemoryModel
+    from doctor.engines.spi import Action as FileChange
+    from doctor.engines.spi import Flags, KernelCheck, MemoryModel, MultiNode, NodeLaunch
 
 
 class VLLM(Engine):
     name = "vllm"
     display_name = "vLLM"
     package = "vllm"
+    distributions = ("vllm",)
+    scan_binaries = True
     releases = VLLM_RELEASES
     launchers = (Launcher(command="vllm", subcommand="serve", model_flags=("--model",), positional_model=True),
                  Launcher(module="vllm.entrypoints.openai.api_server", model_flags=("--model",)))

@@ -152,7 +152,7 @@ class VLLMMemory(MemoryModel):
         self.env = env or {}
         self.flashinfer_installed = flashinfer_installed
 
-    def layout_problems(self, tp: int, ep: int) -> list[str]:
+    def layout_problems(self, tp: int, ep: int, pp: int = 1) -> list[str]:
         if ep in (1, tp):
             return []
         return [f"vLLM has no EP size: --enable-expert-parallel runs the experts with EP = TP x DP ({tp} here), "
