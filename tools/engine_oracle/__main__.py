@@ -42,7 +42,10 @@ def _args() -> argparse.Namespace:
 
 def _plan(args: argparse.Namespace) -> list[tuple[str, list[grid.Query]]]:
     only = set(args.only.split(",")) if args.only else None
-    keep = (lambda q: only is None or q.shape in only)
+
+    def keep(query: grid.Query) -> bool:
+        return only is None or query.shape in only
+
     plan = [(cap, [q for q in grid.queries() if keep(q)]) for cap in args.capabilities.split(",") if cap]
     plan += [(cap, [q for q in grid.queries(control=True) if keep(q)]) for cap in args.controls.split(",") if cap]
     return [(cap, qs) for cap, qs in plan if qs]
@@ -57,7 +60,7 @@ def _run_one(env: Any, cap: str, asked: list[grid.Query], variables: dict[str, s
     return {"records": records, "seconds": round(time.monotonic() - started, 1)}
 
 
-class grid_dirs:  # noqa: N801 - a context manager used like a function
+class grid_dirs:
     """A temporary directory per query holding its config.json."""
 
     def __init__(self, asked: list[grid.Query]) -> None:
@@ -78,6 +81,17 @@ class grid_dirs:  # noqa: N801 - a context manager used like a function
         self.tmp.cleanup()
 
 
+def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """A partial run (--only) replaces its own entries in the existing table and keeps the others."""
+    asked = {(e["capability"], e["grid"]) for e in new["entries"]}
+    kept = [e for e in old["entries"] if (e["capability"], e["grid"]) not in asked]
+    order = {(q.id): i for i, q in enumerate(grid.queries() + grid.queries(control=True))}
+    entries = sorted(kept + new["entries"], key=lambda e: (e["capability"], order.get(e["grid"], 0)))
+    cost = dict(old["cost"])
+    cost["partial_runs"] = [*old["cost"].get("partial_runs", []), new["cost"]]
+    return {**new, "entries": entries, "crashes": old["crashes"] + new["crashes"], "cost": cost}
+
+
 def main() -> None:
     args = _args()
     started = time.monotonic()
@@ -90,9 +104,9 @@ def main() -> None:
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         runs = list(pool.map(lambda item: _run_one(env, item[0], item[1], variables, raw), plan))
     entries, crashes, timing = [], [], {}
-    for (cap, asked), run in zip(plan, runs):
+    for (cap, asked), run in zip(plan, runs, strict=True):
         timing[cap] = run["seconds"]
-        setup, *records = run["records"]
+        records = run["records"][1:]
         by_id = {r["id"]: r for r in records if "id" in r}
         crashes += [{"capability": cap, **r} for r in records if "crash" in r]
         entries += [tables.entry(cap, q, provenance[q.shape], by_id[q.id]) for q in asked if q.id in by_id]
@@ -108,6 +122,8 @@ def main() -> None:
                       if (env.root / "install.json").exists() else None}}
     target = args.out / args.engine / f"{args.release}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
+    if args.only and target.exists():
+        table = _merged(json.loads(target.read_text(encoding="utf-8")), table)
     target.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     print(f"{target}: {len(entries)} entries, {len(crashes)} crashes, {table['cost']['total_s']} s "
           f"(pid {os.getpid()})")

@@ -39,7 +39,7 @@ class EngineEnv:
 
     @property
     def stub_dir(self) -> Path:
-        return self.root / "oracle-stub"
+        return DEFAULT_CACHE / "stubs" / f"{self.engine}-{self.release}"
 
 
 def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing: Path | None = None) -> EngineEnv:

@@ -14,6 +14,16 @@ from tools.engine_oracle.grid import Query
 DECISION_LINE = re.compile(r"Using .*backend|Selected \S+ for|[Ff]all(ing)? ?back|[Mm]arlin|not supported|"
                            r"disabled|[Ss]witching|[Oo]verrid|instead", re.S)
 MOE_WORDS = ("MoE", "Experts")
+# What the engine raises on purpose when it refuses a model, flags or device; anything else (a meta tensor, the
+# stub driver) is the emulation's own limit and is recorded as such, never as the engine's answer.
+REJECTION_TYPES = ("ValueError", "NotImplementedError", "SystemExit", "ArgumentError", "ArgumentTypeError")
+EMULATION_ARTEFACT = re.compile(r"\bmeta\b|CUDA driver|cudaGetDevice|libcuda|NVML|[Nn]o CUDA GPUs|"
+                                r"DistNetworkError|Tensor\.item|CUDA error|device-side|torch\.cuda", re.S)
+
+
+def error_kind(error: dict[str, Any]) -> str:
+    artefact = EMULATION_ARTEFACT.search(error["message"]) is not None
+    return "rejection" if error["type"] in REJECTION_TYPES and not artefact else "emulation"
 
 
 def classify(config: dict[str, Any]) -> dict[str, Any]:
@@ -34,15 +44,25 @@ def _attention(record: dict[str, Any]) -> dict[str, Any] | None:
             rejected.update(call["rejected"])
             valid += [name for name in call["valid"] if name not in valid]
     forced_errors = [call["error"] for call in calls if call.get("error")]
+    # per backend: the reasons vLLM gives when it is forced here (empty: accepted), over every attention layer
+    forced: dict[str, list[str]] = {}
+    for call in calls:
+        for name, reasons in call.get("every_backend", {}).items():
+            forced.setdefault(name, [])
+            forced[name] += [r for r in reasons if r not in forced[name]]
     if not by_layer and not calls:
         return None
     chosen = max(by_layer, key=lambda name: by_layer[name]) if by_layer else None
     return {"backend": chosen, "layers": by_layer, "valid": valid, "rejected": rejected,
-            "errors": forced_errors}
+            "if_forced": forced, "errors": forced_errors}
 
 
 def _kernels(layer: dict[str, Any]) -> dict[str, str]:
-    return {k.removeprefix("quant_method."): v for k, v in layer.items() if k.startswith("quant_method.")}
+    """The kernels a layer's quantization method holds, and the scheme or kernel the layer holds itself
+    (compressed-tensors keeps them on the layer)."""
+    kernels = {k.removeprefix("quant_method."): v for k, v in layer.items() if k.startswith("quant_method.")}
+    kernels.update({k: layer[k] for k in ("scheme", "kernel", "moe_kernel") if k in layer})
+    return kernels
 
 
 def _moe(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -78,7 +98,7 @@ def entry(capability: str, query: Query, provenance: str, record: dict[str, Any]
         "shape": shape, "shape_key": shape_key(shape), "kv_cache_dtype": kv, "flags": list(query.flags),
         "engine_config": record.get("engine_config"),
         "attention": _attention(record), "moe": _moe(record), "linear": _linear(record),
-        "errors": record.get("errors", []),
+        "errors": [{**error, "kind": error_kind(error)} for error in record.get("errors", [])],
         "log": [line["msg"][:600] for line in record.get("log", []) if DECISION_LINE.search(line["msg"])],
         "seconds": {"config": record.get("config_s"), "build": record.get("build_s")},
     }

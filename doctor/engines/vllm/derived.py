@@ -72,8 +72,8 @@ def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
     return release, entry, ""
 
 
-def _first_error(entry: dict[str, Any]) -> dict[str, Any] | None:
-    return entry["errors"][0] if entry["errors"] else None
+def _first_error(entry: dict[str, Any], kind: str = "rejection") -> dict[str, Any] | None:
+    return next((error for error in entry["errors"] if error.get("kind") == kind), None)
 
 
 def _elsewhere(entry: dict[str, Any], release: str, accept: Any) -> str | None:
@@ -103,7 +103,7 @@ def _slow_path(entry: dict[str, Any]) -> dict[str, str] | None:
 def _forced_rejection(run: EngineRun, entry: dict[str, Any]) -> dict[str, Any] | None:
     forced = str(run.launch.get("attention_backend") or run.facts.env.get("VLLM_ATTENTION_BACKEND") or "").upper()
     attention = entry.get("attention") or {}
-    reasons = (attention.get("rejected") or {}).get(forced)
+    reasons = (attention.get("if_forced") or {}).get(forced) or (attention.get("rejected") or {}).get(forced)
     if not forced or not reasons:
         return None
     return {"backend": forced, "reasons": "; ".join(reasons), "works": attention.get("backend") or ""}
@@ -114,6 +114,9 @@ def view(run: EngineRun) -> dict[str, Any]:
     decisions, the engine's own rejection (`rejection`), a forced attention backend vLLM refuses
     (`forced_rejection`), a slow fallback (`fallback`), each with the release where the answer changes."""
     release, entry, why = lookup(run)
+    if entry is not None and _first_error(entry, "emulation") is not None:
+        stopped = _first_error(entry, "emulation")
+        why, entry = f"the emulation of vLLM {release} stopped at {stopped['stage']}: {stopped['type']}", None
     if entry is None:
         return {"status": "not_derived", "why": why, "release": release}
     assert release is not None

@@ -69,10 +69,12 @@ def fake_torch_cuda() -> None:
 
 
 def _to_meta(value: Any) -> Any:
+    """A CUDA device in any spelling: "cuda", "cuda:0", torch.device("cuda", 0), or a bare index
+    (`torch.cuda.current_device()` passed as `device=`)."""
     if isinstance(value, (str, torch.device)) and str(value).startswith("cuda"):
         return torch.device("meta")
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
+        return torch.device("meta")
     return value
 
 

@@ -38,6 +38,21 @@ def _selector_config(args: tuple, kwargs: dict) -> dict[str, Any]:
     return {k: str(v) for k, v in config._asdict().items()}
 
 
+def every_backend_verdict(capability: Any, config: Any) -> dict[str, list[str]]:
+    """What vLLM answers for each attention backend it knows if the user forced it here: the same
+    `validate_configuration` call `get_attn_backend_cls` makes for a selected backend (empty: accepted)."""
+    from vllm.platforms import cuda
+    verdicts: dict[str, list[str]] = {}
+    for backend in cuda.AttentionBackendEnum:
+        try:
+            backend_class = cuda._get_attn_backend_class(backend)
+            reasons = backend_class.validate_configuration(device_capability=capability, **config._asdict())
+        except Exception as error:
+            reasons = [f"{type(error).__name__}: {str(error)[:300]}"]
+        verdicts[backend.name] = [str(r) for r in reasons]
+    return verdicts
+
+
 class EmulatedCuda(_base()):  # type: ignore[misc]
     dist_backend = "gloo"
 
@@ -85,5 +100,8 @@ class EmulatedCuda(_base()):  # type: ignore[misc]
             ATTENTION_CALLS.append(call)
             raise
         call["class_path"] = str(path)
+        config = kwargs.get("attn_selector_config") or next((a for a in args if hasattr(a, "_asdict")), None)
+        if config is not None:
+            call["every_backend"] = every_backend_verdict(cls.get_device_capability(), config)
         ATTENTION_CALLS.append(call)
         return path

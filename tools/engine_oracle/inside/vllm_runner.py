@@ -8,7 +8,9 @@ One process per capability: vLLM caches capability checks (functools.cache) for 
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import functools
 import gc
 import json
 import logging
@@ -16,6 +18,7 @@ import os
 import sys
 import time
 import traceback
+from pathlib import Path
 from typing import Any
 
 import emulated_device
@@ -24,7 +27,9 @@ emulated_device.fake_torch_cuda()
 
 import torch  # noqa: E402
 
-import vllm_platform  # noqa: E402
+# vllm_platform is imported by vLLM itself, through the plug-in entry point, when it first resolves its
+# platform (0.24 does so while `import vllm` runs): importing it here first would be a circular import.
+vllm_platform: Any = None
 
 LOG_LINES: list[dict[str, str]] = []
 KERNEL_ATTRS = ("Kernel", "Experts", "Backend", "Impl", "Method", "Runner")
@@ -39,13 +44,19 @@ class Capture(logging.Handler):
         LOG_LINES.append({"logger": record.name, "level": record.levelname, "msg": message})
 
 
-def _forget_logged_once() -> None:
-    """vLLM logs a selection once per process (`info_once`); each query must see its own lines."""
-    import vllm.logger as vllm_logger
-    for name in dir(vllm_logger):
-        function = getattr(vllm_logger, name)
-        if name.startswith("_print_") and hasattr(function, "cache_clear"):
-            function.cache_clear()
+KEEP_CACHES = ("vllm.platforms", "vllm.distributed", "vllm.envs")
+
+
+def _forget_memoised() -> None:
+    """vLLM memoises selections (`_cached_get_attn_backend`) and logs each once per process (`info_once`):
+    each query must make and log its own. The device and distributed caches stay: they hold for the process."""
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("vllm") or name.startswith(KEEP_CACHES) or module is None:
+            continue
+        for value in list(vars(module).values()):
+            # the type test, not hasattr: vLLM's lazy placeholders import optional packages on attribute access
+            if isinstance(value, functools._lru_cache_wrapper) and getattr(value, "__module__", "") == name:
+                value.cache_clear()
 
 
 def _error(stage: str, error: BaseException) -> dict[str, Any]:
@@ -88,6 +99,11 @@ def _layer_decision(module: torch.nn.Module) -> dict[str, Any] | None:
     backend = getattr(module, "attn_backend", None)
     if backend is not None:
         decision["attn_backend"] = backend.get_name() if hasattr(backend, "get_name") else str(backend)
+    if backend is None and callable(getattr(module, "get_attn_backend", None)):
+        # Mamba and linear-attention layers name their backend through a method; one that cannot say is
+        # recorded without it
+        with contextlib.suppress(Exception):
+            decision["attn_backend"] = module.get_attn_backend().get_name()
     impl = getattr(module, "impl", None)
     if impl is not None and not isinstance(impl, torch.nn.Module):
         decision["impl"] = type(impl).__name__
@@ -149,10 +165,9 @@ def _build(config: Any) -> torch.nn.Module:
         from vllm.utils.torch_utils import set_default_torch_dtype
     except ImportError:
         from vllm.model_executor.model_loader.utils import set_default_torch_dtype
-    with set_current_vllm_config(config):
-        with set_default_torch_dtype(config.model_config.dtype), torch.device("meta"), \
-                emulated_device.CudaToMeta():
-            return initialize_model(vllm_config=config)
+    with set_current_vllm_config(config), set_default_torch_dtype(config.model_config.dtype), \
+            torch.device("meta"), emulated_device.CudaToMeta():
+        return initialize_model(vllm_config=config)
 
 
 def _summary(config: Any) -> dict[str, Any]:
@@ -167,12 +182,12 @@ def _summary(config: Any) -> dict[str, Any]:
 def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
     LOG_LINES.clear()
     vllm_platform.ATTENTION_CALLS.clear()
-    _forget_logged_once()
+    _forget_memoised()
     result: dict[str, Any] = {"id": query["id"], "flags": query["flags"], "errors": []}
     started = time.monotonic()
     try:
         config = _engine_config(["--model", query["model_dir"], *query["flags"]])
-    except BaseException as error:  # noqa: BLE001 - SystemExit from argparse is a rejection too
+    except BaseException as error:
         result["errors"].append(_error("config", error))
         config = None
     result["config_s"] = round(time.monotonic() - started, 2)
@@ -183,7 +198,7 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
             model = _build(config)
             result["layers"] = walk_layers(model)
             del model
-        except BaseException as error:  # noqa: BLE001
+        except BaseException as error:
             result["errors"].append(_error("build", error))
     result["build_s"] = round(time.monotonic() - started - result["config_s"], 2)
     result["attention_calls"] = list(vllm_platform.ATTENTION_CALLS)
@@ -193,7 +208,7 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    job = json.loads(open(sys.argv[1]).read())
+    job = json.loads(Path(sys.argv[1]).read_text())
     for name in ("vllm",):
         logger = logging.getLogger(name)
         logger.addHandler(Capture())
@@ -201,15 +216,19 @@ def main() -> None:
     started = time.monotonic()
     import vllm
     from vllm.platforms import current_platform
+
+    global vllm_platform
+    import vllm_platform as plugin
+    vllm_platform = plugin
     setup = {"vllm": vllm.__version__, "platform": type(current_platform).__name__,
              "capability": list(emulated_device.CAPABILITY), "import_s": round(time.monotonic() - started, 2)}
     session = Session()
-    out = open(sys.argv[2], "w")
-    out.write(json.dumps({"setup": setup}) + "\n")
-    out.flush()
-    for query in job["queries"]:
-        out.write(json.dumps(run_query(session, query)) + "\n")
+    with Path(sys.argv[2]).open("w") as out:
+        out.write(json.dumps({"setup": setup}) + "\n")
         out.flush()
+        for query in job["queries"]:
+            out.write(json.dumps(run_query(session, query)) + "\n")
+            out.flush()
 
 
 if __name__ == "__main__":
