@@ -485,6 +485,22 @@ CASES = [
     a("MODEL001", False, "known fields only", lambda: unread_config_facts({"decoder_sparse_step": 1})),
     a("CKPT002", True, "dsa topk flashinfer", sg("0.5.23", DSV3), "--dsa-topk-backend", "flashinfer"),
     a("CKPT002", False, "hopper", sg("0.5.23", DSV3, H100), "--dsa-topk-backend", "flashinfer"),
+    # derived from vLLM's own selection on an emulated device (doctor/data/derived/vllm)
+    a("DSP001", True, "FlashInfer TRT-LLM FP8 MoE forced on 12.0", vl("0.33.0", DSV3), "--moe-backend",
+      "flashinfer_trtllm"),
+    a("DSP001", True, "the same on 12.1", vl("0.33.0", DSV3, SPARK), "--moe-backend", "flashinfer_trtllm"),
+    a("DSP001", False, "Triton MoE forced: builds", vl("0.33.0", DSV3), "--moe-backend", "triton"),
+    a("DSP001", False, "no override", vl("0.33.0", DSV3)),
+    a("DSP002", True, "FlashMLA forced on 12.0: Hopper only", vl("0.33.0", DSV3), "--attention-backend", "FLASHMLA"),
+    a("DSP002", False, "FlashMLA forced on 9.0", vl("0.33.0", DSV3, H100), "--attention-backend", "FLASHMLA"),
+    a("DSP002", False, "TRITON_MLA forced on 12.0", vl("0.33.0", DSV3), "--attention-backend", "TRITON_MLA"),
+    a("DSP003", True, "MXFP4 experts on Marlin on 12.0", vl("0.33.0", GPTOSS)),
+    a("DSP003", True, "and on 12.1", vl("0.33.0", GPTOSS, SPARK)),
+    a("DSP003", False, "MXFP4 on 10.0: native kernels", vl("0.33.0", GPTOSS, "b200-x8")),
+    a("DSP003", False, "BF16 experts on 12.0", vl("0.33.0", "Qwen/Qwen3-30B-A3B")),
+    a("DSP009", True, "INT4 MLA experts: not in the grid", vl("0.33.0", KIMI)),
+    a("DSP009", True, "a release without a table", vl("0.20.0")),
+    a("DSP009", False, "Llama BF16 on 0.33: derived", vl("0.33.0")),
 ]
 
 

@@ -38,7 +38,7 @@ class Shape:
     quants: tuple[str, ...]  # formats asked about; "native" keeps the config's own quantization_config
     kv_fp8: tuple[str, ...] = ()  # formats also asked with --kv-cache-dtype fp8
     controls: tuple[str, ...] = ()  # formats asked on the 9.0/10.0 control devices
-    extra_flags: tuple[tuple[str, ...], ...] = field(default=())
+    forced_moe: tuple[tuple[str, str], ...] = field(default=())  # (format, --moe-backend value) also asked
 
 
 def bundled(repo: str) -> dict[str, Any]:
@@ -100,7 +100,8 @@ def shapes() -> list[Shape]:
     gpt_oss = shrink(bundled("openai--gpt-oss-20b"), 2, layer_types=["sliding_attention", "full_attention"])
     return [
         Shape("mla-moe", "deepseek-ai/DeepSeek-V3 config.json, 2 layers (1 dense, 1 MoE)", deepseek,
-              ("native", "bf16", "nvfp4"), kv_fp8=("native",), controls=("native",)),
+              ("native", "bf16", "nvfp4"), kv_fp8=("native",), controls=("native",),
+              forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton"))),
         Shape("mla-sparse-moe", "DeepSeek-V3.2-Exp shape: DeepSeek-V3 config with the indexer fields "
               "(index_topk 2048, index_head_dim 128, index_n_heads 64), 2 layers", dsa, ("native",),
               controls=("native",)),
@@ -108,12 +109,13 @@ def shapes() -> list[Shape]:
               ("bf16", "fp8-tensor", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), controls=("bf16",)),
         Shape("gqa-h64-dense", "meta-llama/Llama-3.2-1B shape (head size 64), 2 layers", LLAMA_H64, ("bf16",)),
         Shape("gqa-h128-moe", "Qwen/Qwen3-30B-A3B config.json, 2 layers", qwen_moe,
-              ("bf16", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), controls=("nvfp4",)),
+              ("bf16", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), controls=("nvfp4",),
+              forced_moe=(("nvfp4", "flashinfer_trtllm"), ("nvfp4", "marlin"))),
         Shape("gqa-h128-moe-fp8-channel", "zai-org/GLM-4.7-FP8 config.json (compressed-tensors FP8 per channel), "
               "2 layers", glm, ("native",)),
         Shape("gqa-h64-swa-sinks-moe", "openai/gpt-oss-20b config.json (sinks, 128-token sliding window, MXFP4 "
               "experts, clamped SwiGLU), 2 layers", gpt_oss, ("native", "bf16"), kv_fp8=("native",),
-              controls=("native",)),
+              controls=("native",), forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton"))),
         Shape("gqa-h256-swa-softcap", "google/gemma-2-9b shape, 2 layers", GEMMA2, ("bf16",)),
         Shape("gqa-h256-linear-moe", "Qwen/Qwen3-Next-80B-A3B shape (gated DeltaNet, head size 256), 4 layers",
               QWEN3_NEXT, ("bf16", "fp8-block")),
@@ -151,4 +153,8 @@ def queries(control: bool = False) -> list[Query]:
                 flags = (*BASE_FLAGS, *kv)
                 suffix = "+kv-fp8" if kv else ""
                 asked.append(Query(f"{shape.name}:{quant}{suffix}", shape.name, quant, flags, config))
+        for quant, backend in () if control else shape.forced_moe:
+            flags = (*BASE_FLAGS, "--moe-backend", backend)
+            asked.append(Query(f"{shape.name}:{quant}+moe={backend}", shape.name, quant, flags,
+                               with_quant(shape.config, quant)))
     return asked

@@ -93,9 +93,12 @@ def _linear(record: dict[str, Any]) -> list[dict[str, Any]]:
 def entry(capability: str, query: Query, provenance: str, record: dict[str, Any]) -> dict[str, Any]:
     shape = classify(query.config)
     kv = "fp8" if "--kv-cache-dtype" in query.flags else "auto"
+    flags = list(query.flags)
+    moe_backend = flags[flags.index("--moe-backend") + 1] if "--moe-backend" in flags else None
     return {
         "capability": capability, "grid": query.id, "grid_shape": query.shape, "provenance": provenance,
-        "shape": shape, "shape_key": shape_key(shape), "kv_cache_dtype": kv, "flags": list(query.flags),
+        "shape": shape, "shape_key": shape_key(shape), "kv_cache_dtype": kv, "moe_backend": moe_backend,
+        "flags": flags,
         "engine_config": record.get("engine_config"),
         "attention": _attention(record), "moe": _moe(record), "linear": _linear(record),
         "errors": [{**error, "kind": error_kind(error)} for error in record.get("errors", [])],

@@ -18,7 +18,10 @@ from doctor.engines.base import EngineRun
 from doctor.engines.vllm.shape_class import shape_class, shape_key
 
 TABLES = Path(__file__).resolve().parents[2] / "data" / "derived" / "vllm"
-SLOW_PATHS = ("Marlin", "MARLIN", "Naive", "NAIVE", "Emulation")
+SLOW_PATHS = ("Marlin", "MARLIN", "Naive", "NAIVE", "Emulation", "EMULATION")
+# Formats with their own tensor-core kernels: Marlin or emulation for these is a fallback. For INT4 weights
+# (AWQ, GPTQ, compressed-tensors W4A16) Marlin is the native kernel on every GPU, not a fallback.
+NATIVE_FORMATS = ("fp8-block", "fp8-tensor", "fp8-channel", "nvfp4", "mxfp4")
 
 
 @cache
@@ -41,9 +44,15 @@ def kv_dtype(run: EngineRun) -> str:
     return "fp8" if chosen.startswith("fp8") else "auto"
 
 
-def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, Any], kv: str) -> dict | None:
+def forced_moe(run: EngineRun) -> str | None:
+    chosen = run.launch.get("moe_backend")
+    return str(chosen).lower().replace("-", "_") if chosen and str(chosen).lower() != "auto" else None
+
+
+def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, Any], kv: str,
+              moe: str | None = None) -> dict | None:
     return next((e for e in entries if e["capability"] == capability and e["shape"] == shape
-                 and e["kv_cache_dtype"] == kv), None)
+                 and e["kv_cache_dtype"] == kv and e.get("moe_backend") == moe), None)
 
 
 def _label(run: EngineRun) -> str:
@@ -65,10 +74,11 @@ def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
     capability = _label(run)
     if not any(e["capability"] == capability for e in entries):
         return release, None, f"capability {capability} not emulated for vLLM {release}"
-    entry = _matching(entries, capability, shape, kv_dtype(run))
+    entry = _matching(entries, capability, shape, kv_dtype(run), forced_moe(run))
     if entry is None:
-        return release, None, f"shape class {shape_key(shape)} (KV {kv_dtype(run)}) not in the grid of " \
-                              f"vLLM {release}"
+        forced = f", --moe-backend {forced_moe(run)}" if forced_moe(run) else ""
+        return release, None, f"shape class {shape_key(shape)} (KV {kv_dtype(run)}{forced}) not in the grid " \
+                              f"of vLLM {release}"
     return release, entry, ""
 
 
@@ -82,13 +92,30 @@ def _elsewhere(entry: dict[str, Any], release: str, accept: Any) -> str | None:
     for other in others:
         if other == release:
             continue
-        found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"])
+        found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
+                          entry.get("moe_backend"))
         if found is not None and accept(found):
             return other
     return None
 
 
+def _rejection_fix(entry: dict[str, Any], release: str) -> str:
+    """Without the forced MoE backend when vLLM's own pick builds; else the nearest release that builds."""
+    if entry.get("moe_backend"):
+        auto = _matching(table(release)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"])
+        if auto is not None and not auto["errors"]:
+            picked = (auto.get("moe") or {}).get("backend") or "its own choice"
+            return f"Drop --moe-backend {entry['moe_backend']}: vLLM {release} picks {picked} for this shape on " \
+                   f"capability {entry['capability']} and builds it"
+    works = _elsewhere(entry, release, lambda e: not e["errors"])
+    if works:
+        return f"vLLM {works} builds this shape class with these flags on capability {entry['capability']}"
+    return "No tabulated vLLM release builds this shape class with these flags on this GPU"
+
+
 def _slow_path(entry: dict[str, Any]) -> dict[str, str] | None:
+    if entry["shape"]["quant"] not in NATIVE_FORMATS or entry.get("moe_backend"):
+        return None
     moe = entry.get("moe") or {}
     for name in (moe.get("backend"), moe.get("experts"), *(moe.get("kernels") or {}).values()):
         if name and any(word in name for word in SLOW_PATHS):
@@ -129,10 +156,8 @@ def view(run: EngineRun) -> dict[str, Any]:
     }
     error = _first_error(entry)
     if error is not None:
-        works = _elsewhere(entry, release, lambda e: not e["errors"])
         out["rejection"] = {**error, "message": error["message"].splitlines()[0][:400],
-                            "works_in": works or "", "fix": f"vLLM {works} builds this shape class on "
-                            f"capability {entry['capability']}" if works else "no tabulated release builds it"}
+                            "fix": _rejection_fix(entry, release)}
     slow = _slow_path(entry)
     if slow is not None and error is None:
         faster = _elsewhere(entry, release, lambda e: not e["errors"] and _slow_path(e) is None)

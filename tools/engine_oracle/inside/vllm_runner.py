@@ -145,6 +145,9 @@ class Session:
                 world_size=1, rank=0, local_rank=0, distributed_init_method=f"tcp://127.0.0.1:{port}",
                 backend="gloo")
             parallel_state.initialize_model_parallel(1, 1)
+        with contextlib.suppress(ImportError):  # the worker sets it up before the model runner (0.2x and later)
+            from vllm.v1.worker.workspace import init_workspace_manager
+            init_workspace_manager(torch.device("meta"))
         self.ready = True
 
 
