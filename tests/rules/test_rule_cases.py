@@ -14,6 +14,7 @@ WS4 = "rtx-pro-6000-ws-x4"
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
+QWEN235_FP8 = "Qwen/Qwen3-235B-A22B-FP8"
 
 
 def sg(version, model=KIMI, profile=PRO, **kw):
@@ -498,6 +499,11 @@ CASES = [
     a("DSP003", True, "and on 12.1", vl("0.33.0", GPTOSS, SPARK)),
     a("DSP003", False, "MXFP4 on 10.0: native kernels", vl("0.33.0", GPTOSS, "b200-x8")),
     a("DSP003", False, "BF16 experts on 12.0", vl("0.33.0", "Qwen/Qwen3-30B-A3B")),
+    a("DSP004", True, "block-FP8 MoE on DeepGEMM without sm120 sources (0.24)", vl("0.24.0", QWEN235_FP8)),
+    a("DSP004", True, "and on 12.1", vl("0.24.0", QWEN235_FP8, SPARK)),
+    a("DSP004", False, "0.33 ships sm120 DeepGEMM sources", vl("0.33.0", QWEN235_FP8)),
+    a("DSP004", False, "DeepGEMM off", vl("0.24.0", QWEN235_FP8, env={"VLLM_USE_DEEP_GEMM": "0"})),
+    a("DSP004", False, "Hopper: sm90 sources", vl("0.24.0", DSV3, H100)),
     a("DSP009", True, "INT4 MLA experts: not in the grid", vl("0.33.0", KIMI)),
     a("DSP009", True, "a release without a table", vl("0.20.0")),
     a("DSP009", False, "Llama BF16 on 0.33: derived", vl("0.33.0")),

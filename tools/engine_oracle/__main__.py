@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from tools.engine_oracle import grid, tables
+from tools.engine_oracle import grid, jit_archs, tables
 from tools.engine_oracle.environment import DEFAULT_CACHE, disk_bytes, ensure_env, pinned_inputs
 from tools.engine_oracle.run_engine import run_capability
 
@@ -54,7 +54,8 @@ def _plan(args: argparse.Namespace) -> list[tuple[str, list[grid.Query]]]:
 def _run_one(env: Any, cap: str, asked: list[grid.Query], variables: dict[str, str], raw: Path) -> dict[str, Any]:
     started = time.monotonic()
     with grid_dirs(asked) as dirs:
-        jobs = [{"id": q.id, "model_dir": str(dirs[q.id]), "flags": list(q.flags)} for q in asked]
+        jobs = [{"id": q.id, "model_dir": str(dirs[q.id]), "flags": list(q.flags), "env": dict(q.env)}
+                for q in asked]
         records = run_capability(env, cap, jobs, variables)
     (raw / f"{cap}.json").write_text(json.dumps(records, indent=1))
     return {"records": records, "seconds": round(time.monotonic() - started, 1)}
@@ -115,7 +116,8 @@ def main() -> None:
              "method": "vLLM's own selection on an emulated device (tools/engine_oracle): EngineArgs from the "
                        "flags, the model skeleton built on meta as TP rank 0, decisions read from the layers, "
                        "the platform's get_valid_backends and vLLM's log",
-             "pinned": pinned_inputs(env, variables), "crashes": crashes, "entries": entries,
+             "pinned": pinned_inputs(env, variables), "jit_archs": jit_archs.scan(env.site_packages),
+             "crashes": crashes, "entries": entries,
              "cost": {"seconds_per_capability": timing, "total_s": round(time.monotonic() - started),
                       "env_bytes": disk_bytes(env.root),
                       "install_s": json.loads((env.root / "install.json").read_text()).get("install_s")

@@ -47,7 +47,8 @@ def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing:
     that already has it). Records install time and size in install.json."""
     root = existing or cache / "envs" / f"{engine}-{release}"
     env = EngineEnv(engine, release, root)
-    if not env.python.exists():
+    finished = existing is not None or (root / "install.json").exists()  # written only after pip succeeds
+    if not finished:
         started = time.monotonic()
         subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
         subprocess.run([str(env.python), "-m", "pip", "install", "-q", f"{engine}=={release}"], check=True)

@@ -14,6 +14,11 @@ from typing import Any
 MODELS = Path(__file__).resolve().parents[2] / "doctor" / "data" / "models"
 BASE_FLAGS = ["--enforce-eager", "--load-format", "dummy", "--max-model-len", "8192", "--skip-tokenizer-init"]
 
+# vLLM's own switch for DeepGEMM (`is_deep_gemm_supported()` reads envs.VLLM_USE_DEEP_GEMM): asked for the
+# block-FP8 shapes, so a table shows what vLLM picks without it.
+NO_DEEP_GEMM = (("VLLM_USE_DEEP_GEMM", "0"),)
+ENV_KEYS = ("VLLM_USE_DEEP_GEMM",)
+
 QUANT_CONFIGS: dict[str, dict[str, Any] | None] = {
     "bf16": None,
     "fp8-block": {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
@@ -39,6 +44,7 @@ class Shape:
     kv_fp8: tuple[str, ...] = ()  # formats also asked with --kv-cache-dtype fp8
     controls: tuple[str, ...] = ()  # formats asked on the 9.0/10.0 control devices
     forced_moe: tuple[tuple[str, str], ...] = field(default=())  # (format, --moe-backend value) also asked
+    env_variants: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = field(default=())  # (format, VLLM_* env)
 
 
 def bundled(repo: str) -> dict[str, Any]:
@@ -101,7 +107,8 @@ def shapes() -> list[Shape]:
     return [
         Shape("mla-moe", "deepseek-ai/DeepSeek-V3 config.json, 2 layers (1 dense, 1 MoE)", deepseek,
               ("native", "bf16", "nvfp4"), kv_fp8=("native",), controls=("native",),
-              forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton"))),
+              forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton")),
+              env_variants=(("native", NO_DEEP_GEMM),)),
         Shape("mla-sparse-moe", "DeepSeek-V3.2-Exp shape: DeepSeek-V3 config with the indexer fields "
               "(index_topk 2048, index_head_dim 128, index_n_heads 64), 2 layers", dsa, ("native",),
               controls=("native",)),
@@ -110,7 +117,8 @@ def shapes() -> list[Shape]:
         Shape("gqa-h64-dense", "meta-llama/Llama-3.2-1B shape (head size 64), 2 layers", LLAMA_H64, ("bf16",)),
         Shape("gqa-h128-moe", "Qwen/Qwen3-30B-A3B config.json, 2 layers", qwen_moe,
               ("bf16", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), controls=("nvfp4",),
-              forced_moe=(("nvfp4", "flashinfer_trtllm"), ("nvfp4", "marlin"))),
+              forced_moe=(("nvfp4", "flashinfer_trtllm"), ("nvfp4", "marlin")),
+              env_variants=(("fp8-block", NO_DEEP_GEMM),)),
         Shape("gqa-h128-moe-fp8-channel", "zai-org/GLM-4.7-FP8 config.json (compressed-tensors FP8 per channel), "
               "2 layers", glm, ("native",)),
         Shape("gqa-h64-swa-sinks-moe", "openai/gpt-oss-20b config.json (sinks, 128-token sliding window, MXFP4 "
@@ -140,6 +148,7 @@ class Query:
     quant: str
     flags: tuple[str, ...]
     config: dict[str, Any]
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def queries(control: bool = False) -> list[Query]:
@@ -157,4 +166,8 @@ def queries(control: bool = False) -> list[Query]:
             flags = (*BASE_FLAGS, "--moe-backend", backend)
             asked.append(Query(f"{shape.name}:{quant}+moe={backend}", shape.name, quant, flags,
                                with_quant(shape.config, quant)))
+        for quant, env in () if control else shape.env_variants:
+            suffix = ",".join(f"{k}={v}" for k, v in env)
+            asked.append(Query(f"{shape.name}:{quant}+env={suffix}", shape.name, quant, BASE_FLAGS,
+                               with_quant(shape.config, quant), env))
     return asked

@@ -98,6 +98,7 @@ def entry(capability: str, query: Query, provenance: str, record: dict[str, Any]
     return {
         "capability": capability, "grid": query.id, "grid_shape": query.shape, "provenance": provenance,
         "shape": shape, "shape_key": shape_key(shape), "kv_cache_dtype": kv, "moe_backend": moe_backend,
+        "env": dict(query.env),
         "flags": flags,
         "engine_config": record.get("engine_config"),
         "attention": _attention(record), "moe": _moe(record), "linear": _linear(record),

@@ -49,10 +49,20 @@ def forced_moe(run: EngineRun) -> str | None:
     return str(chosen).lower().replace("-", "_") if chosen and str(chosen).lower() != "auto" else None
 
 
+# The environment variables the grid varies (tools/engine_oracle/grid.py ENV_KEYS): an entry holds for a run
+# whose values of these match its own, and no others.
+ENV_KEYS = ("VLLM_USE_DEEP_GEMM",)
+
+
+def grid_env(run: EngineRun) -> dict[str, str]:
+    return {name: run.facts.env[name] for name in ENV_KEYS if name in run.facts.env}
+
+
 def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, Any], kv: str,
-              moe: str | None = None) -> dict | None:
+              moe: str | None = None, env: dict[str, str] | None = None) -> dict | None:
     return next((e for e in entries if e["capability"] == capability and e["shape"] == shape
-                 and e["kv_cache_dtype"] == kv and e.get("moe_backend") == moe), None)
+                 and e["kv_cache_dtype"] == kv and e.get("moe_backend") == moe
+                 and e.get("env", {}) == (env or {})), None)
 
 
 def _label(run: EngineRun) -> str:
@@ -74,7 +84,7 @@ def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
     capability = _label(run)
     if not any(e["capability"] == capability for e in entries):
         return release, None, f"capability {capability} not emulated for vLLM {release}"
-    entry = _matching(entries, capability, shape, kv_dtype(run), forced_moe(run))
+    entry = _matching(entries, capability, shape, kv_dtype(run), forced_moe(run), grid_env(run))
     if entry is None:
         forced = f", --moe-backend {forced_moe(run)}" if forced_moe(run) else ""
         return release, None, f"shape class {shape_key(shape)} (KV {kv_dtype(run)}{forced}) not in the grid " \
@@ -93,10 +103,66 @@ def _elsewhere(entry: dict[str, Any], release: str, accept: Any) -> str | None:
         if other == release:
             continue
         found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
-                          entry.get("moe_backend"))
-        if found is not None and accept(found):
+                          entry.get("moe_backend"), entry.get("env"))
+        if found is not None and accept({**found, "release": other}):
             return other
     return None
+
+
+JIT_LIBRARIES = {"deep_gemm": ("DeepGemm", "DEEPGEMM", "DEEP_GEMM")}
+
+
+def _decision_names(entry: dict[str, Any]) -> list[tuple[str, str]]:
+    """(where, name) of every kernel or backend the entry's layers hold."""
+    moe = entry.get("moe") or {}
+    names = [("MoE experts", str(n)) for n in (moe.get("backend"), moe.get("experts"),
+                                                *(moe.get("kernels") or {}).values()) if n]
+    names += [("linear layers", k) for group in entry.get("linear") or [] for k in group["kernels"].values()]
+    return names
+
+
+def _without_code(entry: dict[str, Any], release: str) -> dict[str, str] | None:
+    """A picked kernel from a JIT library whose shipped sources have no implementation for this GPU's
+    architecture family (DeepGEMM's `smNN_*.cuh`: sm120 serves 12.0 and 12.1)."""
+    family = f"sm{entry['capability'].split('.')[0]}0"
+    for library, markers in JIT_LIBRARIES.items():
+        shipped = table(release).get("jit_archs", {}).get(library)
+        if shipped is None or family in shipped["archs"]:
+            continue
+        for where, name in _decision_names(entry):
+            if any(marker in name for marker in markers):
+                return {"where": where, "choice": name, "library": library, "source": shipped["source"],
+                        "archs": ", ".join(shipped["archs"]), "family": family,
+                        "fix": _no_code_fix(entry, release, library, family)}
+    return None
+
+
+def _has_code(entry: dict[str, Any], release: str, library: str, family: str) -> bool:
+    shipped = table(release).get("jit_archs", {}).get(library, {"archs": [family]})
+    markers = JIT_LIBRARIES[library]
+    picks = any(any(m in name for m in markers) for _, name in _decision_names(entry))
+    return not entry["errors"] and (not picks or family in shipped["archs"])
+
+
+def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str) -> str:
+    """What the tables show works: the same release with vLLM's switch for the library off (an entry the grid
+    asked with that environment), or the first newer release whose sources have the architecture."""
+    fixes = []
+    for other in table(release)["entries"]:
+        if other["capability"] == entry["capability"] and other["shape"] == entry["shape"] and other.get("env") \
+                and other["kv_cache_dtype"] == entry["kv_cache_dtype"] and not other.get("moe_backend") \
+                and _has_code(other, release, library, family):
+            setting = " ".join(f"{k}={v}" for k, v in other["env"].items())
+            picked = ", ".join(sorted({n for _, n in _decision_names(other)})) or "other kernels"
+            fixes.append(f"set {setting}: vLLM {release} then picks {picked} here")
+    newer = [r for r in tabulated() if Version(r) > Version(release)]
+    for other in newer:
+        found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
+                          entry.get("moe_backend"), entry.get("env"))
+        if found is not None and _has_code(found, other, library, family):
+            fixes.append(f"or upgrade to vLLM {other}, whose {library} has {family} sources")
+            break
+    return "; ".join(fixes) or f"no tabulated vLLM release or setting avoids {library} here"
 
 
 def _rejection_fix(entry: dict[str, Any], release: str) -> str:
@@ -152,12 +218,13 @@ def view(run: EngineRun) -> dict[str, Any]:
         "status": "derived", "release": release, "capability": entry["capability"], "shape": entry["shape_key"],
         "grid": entry["grid"], "attention": attention.get("backend"), "moe": entry.get("moe"),
         "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability {entry['capability']})",
-        "rejection": None, "forced_rejection": _forced_rejection(run, entry), "fallback": None,
+        "rejection": None, "forced_rejection": _forced_rejection(run, entry), "fallback": None, "no_code": None,
     }
     error = _first_error(entry)
     if error is not None:
         out["rejection"] = {**error, "message": error["message"].splitlines()[0][:400],
                             "fix": _rejection_fix(entry, release)}
+    out["no_code"] = _without_code(entry, release) if error is None else None
     slow = _slow_path(entry)
     if slow is not None and error is None:
         faster = _elsewhere(entry, release, lambda e: not e["errors"] and _slow_path(e) is None)

@@ -186,8 +186,26 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
     LOG_LINES.clear()
     vllm_platform.ATTENTION_CALLS.clear()
     _forget_memoised()
-    result: dict[str, Any] = {"id": query["id"], "flags": query["flags"], "errors": []}
+    result: dict[str, Any] = {"id": query["id"], "flags": query["flags"], "env": query.get("env", {})}
     started = time.monotonic()
+    saved = {name: os.environ.get(name) for name in query.get("env", {})}
+    os.environ.update(query.get("env", {}))
+    try:
+        result.update(_configure_and_build(session, query, started))
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    result["attention_calls"] = list(vllm_platform.ATTENTION_CALLS)
+    result["log"] = [line for line in LOG_LINES if line["level"] != "DEBUG" or "backend" in line["msg"].lower()]
+    gc.collect()
+    return result
+
+
+def _configure_and_build(session: Session, query: dict[str, Any], started: float) -> dict[str, Any]:
+    result: dict[str, Any] = {"errors": []}
     try:
         config = _engine_config(["--model", query["model_dir"], *query["flags"]])
     except BaseException as error:
@@ -204,9 +222,6 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
         except BaseException as error:
             result["errors"].append(_error("build", error))
     result["build_s"] = round(time.monotonic() - started - result["config_s"], 2)
-    result["attention_calls"] = list(vllm_platform.ATTENTION_CALLS)
-    result["log"] = [line for line in LOG_LINES if line["level"] != "DEBUG" or "backend" in line["msg"].lower()]
-    gc.collect()
     return result
 
 
