@@ -37,6 +37,8 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=2, help="capabilities run at once")
     parser.add_argument("--only", help="grid shapes to ask, comma-separated (default: all)")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--from-raw", action="store_true",
+                        help="rebuild the table from the cached raw records of the last run, without the engine")
     return parser.parse_args()
 
 
@@ -82,6 +84,15 @@ class grid_dirs:
         self.tmp.cleanup()
 
 
+def dumps(table: dict[str, Any]) -> str:
+    """The header indented, each entry on one line: small to load at check time, one line per decision in a
+    diff between two runs."""
+    head = {k: v for k, v in table.items() if k != "entries"}
+    text = json.dumps(head, indent=1)[:-2]
+    entries = ",\n  ".join(json.dumps(e, separators=(",", ":")) for e in table["entries"])
+    return f'{text},\n "entries": [\n  {entries}\n ]\n}}\n'
+
+
 def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """A partial run (--only) replaces its own entries in the existing table and keeps the others."""
     asked = {(e["capability"], e["grid"]) for e in new["entries"]}
@@ -102,8 +113,11 @@ def main() -> None:
     raw.mkdir(parents=True, exist_ok=True)
     plan = _plan(args)
     provenance = {s.name: s.provenance for s in grid.shapes()}
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = list(pool.map(lambda item: _run_one(env, item[0], item[1], variables, raw), plan))
+    if args.from_raw:
+        runs = [{"records": json.loads((raw / f"{cap}.json").read_text()), "seconds": None} for cap, _ in plan]
+    else:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            runs = list(pool.map(lambda item: _run_one(env, item[0], item[1], variables, raw), plan))
     entries, crashes, timing = [], [], {}
     for (cap, asked), run in zip(plan, runs, strict=True):
         timing[cap] = run["seconds"]
@@ -126,7 +140,9 @@ def main() -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     if args.only and target.exists():
         table = _merged(json.loads(target.read_text(encoding="utf-8")), table)
-    target.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    elif args.from_raw and target.exists():  # the run's own cost, not the rebuild's
+        table["cost"] = json.loads(target.read_text(encoding="utf-8"))["cost"]
+    target.write_text(dumps(table), encoding="utf-8")
     print(f"{target}: {len(entries)} entries, {len(crashes)} crashes, {table['cost']['total_s']} s "
           f"(pid {os.getpid()})")
 

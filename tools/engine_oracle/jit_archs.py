@@ -29,7 +29,7 @@ def scan(site_packages: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    from tools.engine_oracle.__main__ import OUT
+    from tools.engine_oracle.__main__ import OUT, dumps
     from tools.engine_oracle.environment import ensure_env
     parser = argparse.ArgumentParser(prog="python -m tools.engine_oracle.jit_archs")
     parser.add_argument("engine")
@@ -40,7 +40,7 @@ def main() -> None:
     target = OUT / args.engine / f"{args.release}.json"
     table = json.loads(target.read_text(encoding="utf-8"))
     table["jit_archs"] = scan(env.site_packages)
-    target.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    target.write_text(dumps(table), encoding="utf-8")
     print(target, table["jit_archs"])
 
 

@@ -14,6 +14,7 @@ from tools.engine_oracle.grid import Query
 DECISION_LINE = re.compile(r"Using .*backend|Selected \S+ for|[Ff]all(ing)? ?back|[Mm]arlin|not supported|"
                            r"disabled|[Ss]witching|[Oo]verrid|instead", re.S)
 MOE_WORDS = ("MoE", "Experts")
+NOT_SOFTMAX = ("INDEXER", "GDN", "MAMBA", "LINEAR", "SHORT_CONV", "KDA")
 # What the engine raises on purpose when it refuses a model, flags or device; anything else (a meta tensor, the
 # stub driver) is the emulation's own limit and is recorded as such, never as the engine's answer.
 REJECTION_TYPES = ("ValueError", "NotImplementedError", "SystemExit", "ArgumentError", "ArgumentTypeError")
@@ -52,7 +53,10 @@ def _attention(record: dict[str, Any]) -> dict[str, Any] | None:
             forced[name] += [r for r in reasons if r not in forced[name]]
     if not by_layer and not calls:
         return None
-    chosen = max(by_layer, key=lambda name: by_layer[name]) if by_layer else None
+    # the softmax-attention backend; Mamba/linear-attention mixers and the sparse-MLA indexer are listed in
+    # `layers` but chosen by their own selectors
+    softmax = {n: c for n, c in by_layer.items() if not any(word in n for word in NOT_SOFTMAX)} or by_layer
+    chosen = max(softmax, key=lambda name: softmax[name]) if softmax else None
     return {"backend": chosen, "layers": by_layer, "valid": valid, "rejected": rejected,
             "if_forced": forced, "errors": forced_errors}
 
