@@ -29,6 +29,12 @@ def _reasons(invalid: dict) -> dict[str, list[str]]:
     return named
 
 
+def _candidate_name(candidate: Any) -> str:
+    """A valid candidate: a _BackendCandidate (0.24 and later) or a (backend, priority) tuple (before)."""
+    backend = candidate[0] if isinstance(candidate, tuple) else candidate.backend
+    return getattr(backend, "name", str(backend))
+
+
 def _selector_config(args: tuple, kwargs: dict) -> dict[str, Any]:
     config = kwargs.get("attn_selector_config")
     if config is None:
@@ -43,9 +49,11 @@ def every_backend_verdict(capability: Any, config: Any) -> dict[str, list[str]]:
     `validate_configuration` call `get_attn_backend_cls` makes for a selected backend (empty: accepted)."""
     from vllm.platforms import cuda
     verdicts: dict[str, list[str]] = {}
+    # 0.24 and later wrap the lookup in a helper; earlier releases ask the enum member itself
+    backend_class_of = getattr(cuda, "_get_attn_backend_class", None) or (lambda member: member.get_class())
     for backend in cuda.AttentionBackendEnum:
         try:
-            backend_class = cuda._get_attn_backend_class(backend)
+            backend_class = backend_class_of(backend)
             reasons = backend_class.validate_configuration(device_capability=capability, **config._asdict())
         except Exception as error:
             reasons = [f"{type(error).__name__}: {str(error)[:300]}"]
@@ -84,7 +92,7 @@ class EmulatedCuda(_base()):  # type: ignore[misc]
     @classmethod
     def get_valid_backends(cls, *args: Any, **kwargs: Any) -> Any:
         valid, invalid = super().get_valid_backends(*args, **kwargs)
-        ATTENTION_CALLS.append({"kind": "candidates", "valid": [c.backend.name for c in valid],
+        ATTENTION_CALLS.append({"kind": "candidates", "valid": [_candidate_name(c) for c in valid],
                                 "rejected": _reasons(invalid)})
         return valid, invalid
 
