@@ -45,6 +45,16 @@ SWITCHES = {
     "--enable-expert-parallel": "enable_expert_parallel",  # vLLM
     "--enforce-eager": "enforce_eager",  # vLLM
 }
+# The doctor's own layout options (`check --tp/--pp/--ep/--context-length`) in the spelling parse_launch reads;
+# each engine writes them its own way (Engine.option_flags).
+GENERIC_OPTION_FLAGS = {"tp": "--tp-size", "pp": "--pp-size", "ep": "--ep-size", "context_length": "--context-length"}
+
+
+def generic_option_flags(options: dict[str, int] | None) -> list[str]:
+    return [part for key, value in (options or {}).items() if value and key in GENERIC_OPTION_FLAGS
+            for part in (GENERIC_OPTION_FLAGS[key], str(value))]
+
+
 INT_KEYS = {"tp", "pp", "ep", "dp", "chunked_prefill_size", "context_length", "page_size", "cuda_graph_max_bs"}
 FLOAT_KEYS = {"mem_fraction_static"}
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from doctor.output import utf8_bytes
 from doctor.pipeline.report import SEVERITIES, Finding, Report
 
 FINGERPRINT_KEY = "sm120DoctorFinding/v1"
@@ -63,7 +64,7 @@ def fingerprinted(targets: Sequence[Target]) -> list[Target]:
         for finding in target.report.findings:
             key = identity(finding, target)
             seen[key] += 1
-            prints.append(_sha256(f"{key}#{seen[key]}".encode()).hexdigest()[:32])
+            prints.append(_sha256(utf8_bytes(f"{key}#{seen[key]}")).hexdigest()[:32])
         out.append(replace(target, fingerprints=tuple(prints)))
     return out
 

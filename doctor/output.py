@@ -16,6 +16,14 @@ from doctor.errors import InputError
 FIFO_READER_WAIT_S = 10.0  # a FIFO named as output may get its reader a moment after we start
 
 
+def utf8_bytes(text: str) -> bytes:
+    """Text as UTF-8 bytes, giving back the original bytes of what the interpreter could not decode: under a C
+    locale without coercion, argv and file names arrive with surrogate escapes (`m\\udcc3\\udcb6del` for
+    `mödel`), which strict UTF-8 refuses. Written back as their bytes, a path in a report or a launch script
+    names the same file, and a fingerprint is the one a UTF-8 locale gives."""
+    return text.encode("utf-8", "surrogateescape")
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` the way git and ruff do: through a symlink to its target (the link stays);
     into a FIFO or character device as a stream (never replacing it: `--output /dev/null` as root must
@@ -34,7 +42,7 @@ def write_text_atomic(path: Path, text: str) -> None:
         kind = next((name for test, name in FILE_KINDS if test(mode)), "not a file")
         raise InputError(f"cannot write {path}: it is {kind}")
     else:
-        _replace_atomically(path, target, text.encode("utf-8"), None if mode is None else stat.S_IMODE(mode))
+        _replace_atomically(path, target, utf8_bytes(text), None if mode is None else stat.S_IMODE(mode))
 
 
 def write_target(path: Path) -> Path:
@@ -62,7 +70,7 @@ def _write_stream(path: Path, target: Path, text: str) -> None:
     os.set_blocking(fd, True)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
+            handle.write(utf8_bytes(text))
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
@@ -118,7 +126,7 @@ def refuse_overwrite(path: Path, text: str) -> None:
 def differs(path: Path, text: str) -> bool:
     """A regular file is at `path` with content other than `text`."""
     try:
-        return path.is_file() and read_regular_bytes(path) != text.encode("utf-8")
+        return path.is_file() and read_regular_bytes(path) != utf8_bytes(text)
     except OSError:
         return True
 

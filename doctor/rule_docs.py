@@ -117,8 +117,25 @@ def rule_page(rule: Rule) -> str:
              f"Versions: {versions(rule)}.", "",
              "## Why", "", rule.why.strip(), "", "## Fix", ""]
     lines += [*_fixes(rule), "", "## Safety", "", *_safety(rule), "", "## Example", "", *_example(rule)]
+    lines += _signatures(rule)
     lines += ["", "## Sources", "", *(f"- {_link(ref)}" for ref in rule.references)]
     return "\n".join(lines) + "\n"
+
+
+def _signatures(rule: Rule) -> list[str]:
+    """What logs print when the rule's cause strikes (`sm120-doctor diagnose` matches them)."""
+    from doctor.diagnose.signatures import rule_signatures
+
+    signatures = rule_signatures().get(rule.id, ())
+    if not signatures:
+        return []
+    lines = ["", "## In a log", "", "`sm120-doctor diagnose LOG` names this rule when the log shows:", ""]
+    for signature in signatures:
+        kind = "text" if "text" in signature else "pattern (RE2)"
+        shown = signature.get("text") or signature["pattern"]
+        context = f", on a log that also matches `{signature['context']}`" if signature.get("context") else ""
+        lines.append(f"- {kind} `{shown}`{context} ({_link(signature['url'])})")
+    return lines
 
 
 def index_page(rules: Sequence[Rule]) -> str:

@@ -1,15 +1,14 @@
-"""Derive llama-server's flags from llama.cpp's own argument table (`common/arg.cpp`), statically.
+"""Derive llama.cpp's options from its own argument table (`common/arg.cpp`), statically.
 
 Each `add_opt(common_arg({...names...}, ...))` is one option; the handler's signature says whether it takes
 a value (`(common_params & params)` and `(common_params &, bool)` are switches); `.set_examples({...})` and
 `.set_excludes({...})` say which tools have it (llama-server has an option when it is tagged
 LLAMA_EXAMPLE_SERVER or LLAMA_EXAMPLE_COMMON and not excluded from the server, as `add_opt` filters).
-Closed value sets are the `value == "..."` literals of a handler that throws on anything else.
+Closed value sets are the `value == "..."` literals of a handler that throws on anything else, or the words of
+the `is_truthy`/`is_falsey`/`is_autoy` helpers it calls.
 
-Regenerate the committed table (doctor/data/llama_cpp/llama_server_flags.json) with
-`python -m tools.llama_cpp_flags ARG_CPP --release bNNNN --source "WHERE"`, e.g. from the llama.cpp
-that llama-cpp-python's sdist vendors (`pip download --no-deps --no-binary :all: llama-cpp-python==0.3.36`,
-`vendor/llama.cpp/common/arg.cpp`).
+tools/llama_cpp_flag_tables.py runs this over arg.cpp at every sampled release; `python
+tools/llama_cpp_flags.py ARG_CPP --release bNNNN --source WHERE` prints one release's llama-server table.
 """
 
 from __future__ import annotations
@@ -34,6 +33,7 @@ class Option:
     names: list[str]
     negated: list[str] = field(default_factory=list)
     takes_value: bool = True
+    integer: bool = False  # the handler takes `int value`: arg.cpp parses it with std::stoi
     examples: list[str] = field(default_factory=lambda: ["COMMON"])
     excludes: list[str] = field(default_factory=list)
     choices: list[str] = field(default_factory=list)
@@ -77,6 +77,8 @@ def options(source: str) -> list[Option]:
     cache_types = _kv_cache_types(source)
     out = []
     for match in re.finditer(r"add_opt\(common_arg\(", source):
+        if "//" in source[source.rfind("\n", 0, match.start()) + 1:match.start()]:
+            continue  # commented out
         open_paren = match.start() + len("add_opt")
         end = matching(source, open_paren)
         option = _option(source[open_paren:end + 1], source.count("\n", 0, match.start()) + 1)
@@ -92,7 +94,7 @@ def options(source: str) -> list[Option]:
 def _predicate_words(source: str) -> dict[str, list[str]]:
     out = {}
     for name in PREDICATES:
-        body = re.search(rf"bool common_arg_utils::{name}\(.*?\{{(.*?)\}}", source, re.S)
+        body = re.search(rf"bool (?:common_arg_utils::)?{name}\(.*?\{{(.*?)\}}", source, re.S)
         out[name] = STRING.findall(body.group(1)) if body else []
     return out
 
@@ -112,7 +114,8 @@ def _option(call: str, line: int) -> Option:
     handler = HANDLER.search(call)
     takes_value = bool(handler and handler.group(2) in ("int", "const std::string")) or (
         handler is not None and handler.group(1).startswith(",") and "std::string" in handler.group(1))
-    option = Option(names=names, negated=negated, takes_value=takes_value, line=line)
+    option = Option(names=names, negated=negated, takes_value=takes_value, line=line,
+                    integer=bool(handler and handler.group(2) == "int"))
     for method, target in (("set_examples", "examples"), ("set_excludes", "excludes")):
         found = re.search(rf"\.{method}\(\{{([^}}]*)\}}\)", call)
         if found:

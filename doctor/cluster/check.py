@@ -17,11 +17,12 @@ from doctor.cluster.plan import cluster_plan
 from doctor.cluster.report import ClusterReport, NodeFinding, merge_node_findings
 from doctor.cluster.view import cluster_view
 from doctor.engines import registry
-from doctor.launch import Launch, parse_launch
+from doctor.launch import Launch, generic_option_flags, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.context import build_context
 from doctor.pipeline.rules import Rule, evaluate, load_rules
+from doctor.plan.planner import Plan
 
 DEFAULT_RAY_TIMEOUT = 120.0
 
@@ -34,6 +35,7 @@ class ClusterRequest:
     ray_timeout: float = DEFAULT_RAY_TIMEOUT
     engines: Sequence[str] = ()
     engine_args: Sequence[str] = ()
+    options: Mapping[str, int] = field(default_factory=dict)  # --tp/--pp/--ep/--context-length, spelled per engine
     offline: bool = False
     environ: Mapping[str, str] = field(default_factory=dict)
 
@@ -42,7 +44,8 @@ def run_cluster_check(request: ClusterRequest) -> ClusterReport:
     rules = load_rules()  # first, so a broken knowledge base fails before any probing
     parse_launch(list(request.engine_args))
     cluster = gather_cluster(request)
-    return check_cluster(cluster, list(request.engine_args), rules, dict(request.environ), request.offline)
+    return check_cluster(cluster, list(request.engine_args), rules, dict(request.environ), request.offline,
+                         options=request.options)
 
 
 def gather_cluster(request: ClusterRequest) -> Cluster:
@@ -62,32 +65,41 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
 
 
 def check_cluster(cluster: Cluster, argv: list[str], rules: list[Rule] | None = None,
-                  environ: dict[str, str] | None = None, offline: bool = True) -> ClusterReport:
-    """The pure part: facts of every node already gathered → per-node reports, cluster findings, launches."""
+                  environ: dict[str, str] | None = None, offline: bool = True,
+                  options: Mapping[str, int] | None = None) -> ClusterReport:
+    """The pure part: facts of every node already gathered → per-node reports, cluster findings, launches.
+    `options`: the doctor's layout options, written into each engine's launch in its own spelling."""
     rules = load_rules() if rules is None else rules
     environ = environ or {}
     network = network_view(cluster)
     net = inter_node(network)
     head = cluster.nodes[0]
-    plans = {a.engine: _plan(cluster, a, argv, net, environ, offline) for a in analyze_all(head, argv, environ)}
+    planned_by = {a.engine: _plan(cluster, a, [*generic_option_flags(dict(options or {})), *argv], net, environ,
+                                  offline)
+                  for a in analyze_all(head, argv, environ, options=options)}
+    plans = {engine: summary for engine, (summary, _) in planned_by.items()}
 
     def plan_for(analysis: Analysis) -> dict[str, Any] | None:
         return plans.get(analysis.engine, analysis.plan)
 
-    reports = tuple(check_facts(node, argv, rules, environ, plan_for=plan_for) for node in cluster.nodes)
-    planned = next((p for p in plans.values() if p and p.get("requested")), None)
+    reports = tuple(check_facts(node, argv, rules, environ, plan_for=plan_for, options=options)
+                    for node in cluster.nodes)
+    planned, ranked = next(((p, r) for p, r in planned_by.values() if p and p.get("requested")), (None, ()))
     view = cluster_view(cluster, network, planned)
-    launch = reports[0].analysis.run.launch if reports[0].analysis.run else parse_launch(argv)
+    launch = reports[0].analysis.run.launch if reports[0].analysis.run else \
+        parse_launch([*generic_option_flags(dict(options or {})), *argv])
     context = {**build_context(head, reports[0].analysis, launch), "cluster": view}
     own = [NodeFinding(f) for f in evaluate([r for r in rules if r.area == "cluster"], context)]
     findings = (*own, *merge_node_findings(cluster.names, reports))
-    return ClusterReport(cluster, reports, view, findings, tuple(node_launch_sets(cluster, reports[0], plans, planned)))
+    launches = tuple(node_launch_sets(cluster, reports[0], plans, planned))
+    return ClusterReport(cluster, reports, view, findings, launches, layouts=ranked)
 
 
 def _plan(cluster: Cluster, analysis: Analysis, argv: list[str], net: InterNode, environ: dict[str, str],
-          offline: bool) -> dict[str, Any] | None:
+          offline: bool) -> tuple[dict[str, Any] | None, tuple[Plan, ...]]:
     """The multi-node plan by the analysed engine's own memory formula (the fallback formula, said in a note,
-    when no engine is analysed); an engine without one keeps its "no memory model" plan."""
+    when no engine is analysed), with its layouts ranked; an engine without one keeps its "no memory model"
+    plan."""
     run = analysis.run
     if run is not None:
         engine = registry.get_for(run.library)
@@ -96,5 +108,5 @@ def _plan(cluster: Cluster, analysis: Analysis, argv: list[str], net: InterNode,
         memory, _, note = memory_model_for(cluster.nodes[0], argv)
         launch = parse_launch(argv) if memory is not None else Launch()
     if memory is None:
-        return analysis.plan
+        return analysis.plan, ()
     return cluster_plan(cluster, memory, launch, net, environ, offline, note)

@@ -13,6 +13,7 @@ from doctor.launch import Launch
 from doctor.plan.memory import MemoryModel
 from doctor.plan.planner import Plan, PlanRequest
 from doctor.plan.summary import _small, source_for
+from doctor.plan.weights import UNKNOWN_QUANT
 
 SHOWN = 12
 
@@ -34,12 +35,13 @@ def small(plan: Plan) -> dict[str, Any]:
 
 
 def cluster_plan(cluster: Cluster, memory: MemoryModel, launch: Launch, net: InterNode,
-                 environ: Mapping[str, str], offline: bool, note: str | None = None) -> dict[str, Any] | None:
+                 environ: Mapping[str, str], offline: bool,
+                 note: str | None = None) -> tuple[dict[str, Any] | None, tuple[Plan, ...]]:
     """Requested layout (the launch flags', else the best), best layout, the first layouts ranked; planning
-    errors become a note, as on one node."""
+    errors become a note, as on one node. Also every layout ranked, in full (what `plan` writes)."""
     node = cluster.nodes[0]
     if node.model is None:
-        return None
+        return None, ()
     notes = [note] if note else []
     context = launch.get("context_length")
     request = PlanRequest(memory=memory, **_sizes(launch), kv_cache_dtype=launch.get("kv_cache_dtype"),  # type: ignore[arg-type]
@@ -47,13 +49,15 @@ def cluster_plan(cluster: Cluster, memory: MemoryModel, launch: Launch, net: Int
     try:
         plans = make_multinode_plans(cluster.nodes, node.model, request, net, source_for(node, environ, offline))
     except DoctorError as exc:
-        return {"error": str(exc), "requested": None, "best": None, "notes": notes}
+        return {"error": str(exc), "requested": None, "best": None, "notes": notes}, ()
     best = next((p for p in plans if p.fits), None)
     if not layout_requested(launch):
         notes.append("no layout in the launch flags: the best layout is judged and launched")
     notes.extend(plans[0].memory.get("notes", []))
-    return {"engine": memory.engine, "engine_version": memory.version, "requested": small(plans[0]),
-            "best": small(best) if best else None, "any_fits": best is not None,
-            "weights_source": plans[0].memory.get("weights_source"), "notes": notes,
-            "layouts": [small(p) for p in plans[:SHOWN]], "layout_count": len(plans),
-            "network": net.described}
+    summary = {"engine": memory.engine, "engine_version": memory.version, "requested": small(plans[0]),
+               "best": small(best) if best else None, "any_fits": best is not None,
+               "weights_source": plans[0].memory.get("weights_source"),
+               "sizing_known": plans[0].memory.get("weights_source") != UNKNOWN_QUANT, "notes": notes,
+               "layouts": [small(p) for p in plans[:SHOWN]], "layout_count": len(plans),
+               "network": net.described}
+    return summary, tuple(plans)

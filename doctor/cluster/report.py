@@ -9,6 +9,7 @@ from typing import Any
 from doctor import __version__
 from doctor.cluster.nodes import Cluster
 from doctor.pipeline.report import REPORT_SCHEMA_VERSION, SEVERITIES, Finding, Report, any_at_or_above, severity_counts
+from doctor.plan.planner import Plan
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class ClusterReport:
     view: dict[str, Any]  # the `cluster` rule-context root
     findings: tuple[NodeFinding, ...]  # cluster rules first, then the merged per-node findings
     launches: tuple[dict[str, Any], ...] = ()  # per engine: layout and every node's commands
+    layouts: tuple[Plan, ...] = ()  # the planned engine's multi-node layouts, ranked, in full (`plan` writes them)
 
     def counts(self) -> dict[str, int]:
         return severity_counts([f.finding.severity for f in self.findings])

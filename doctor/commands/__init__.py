@@ -10,6 +10,7 @@ from types import ModuleType
 # subcommand → (module under doctor.commands, one-line help), in the order `--help` lists them
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check", "check a model against this machine, a profile or a snapshot"),
+    "diagnose": ("diagnose", "name the cause of a failure from an engine log, traceback or collect_env output"),
     "lint": ("lint", "find engine launches in scripts, Dockerfiles, compose and Kubernetes files; check each"),
     "snapshot": ("snapshot", "record this machine's facts to a JSON file"),
     "kernels": ("kernels", "Triton kernels the engine launches for MODEL, bytes of shared memory each"),

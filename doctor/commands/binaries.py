@@ -49,7 +49,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     packages = _split(args.packages)
     report = scan_environment(list(args.paths) or None, packages, capability)
     if args.format == "json":
-        json.dump(report.to_dict(), out, indent=2)
+        from doctor.formats.document import document
+
+        json.dump(document(**report.to_dict()), out, indent=2)
         out.write("\n")
     else:
         write_text(report, out, all_files=getattr(args, "all_files", False))

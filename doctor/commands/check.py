@@ -21,6 +21,10 @@ def register(p: argparse.ArgumentParser) -> None:
                      "`check MODEL -- --tp-size 8 --attention-backend triton`. With no --engine, every serving "
                      "engine installed is analysed (or none, said in a note).")
     add_target_options(p, model_required=False, cluster=True)
+    p.add_argument("--pp", type=int, help="pipeline-parallel size (written in each engine's spelling)")
+    p.add_argument("--ep", type=int, help="expert-parallel size (written in each engine's spelling; an engine "
+                                          "without an EP size runs its own expert parallelism)")
+    p.add_argument("--context-length", type=int, help="longest request (written in each engine's spelling)")
     add_gate_options(p)
     p.add_argument("--deep", action="store_true", help="also ask torch (imports torch; slower)")
     p.add_argument("--fix", action="store_true", help="apply safe fixes (new files you own), then check again")
@@ -58,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
     write_outputs(result, args, json_text=json_text)
     if args.format == "json":
         print(json_text)
+    elif args.format == "markdown":
+        from doctor.formats.markdown import render_check_markdown
+
+        print(render_check_markdown(report), end="")
     elif args.format == "console":
         from doctor.formats.console import render_console
 

@@ -7,7 +7,7 @@ import dataclasses
 import json
 from typing import Any
 
-from doctor.commands.options import console, engine_args, environment
+from doctor.commands.options import console, engine_args, environment, layout_options
 from doctor.errors import UsageError
 
 RAY_TIMEOUT_HELP = "with --ray: seconds to wait for the nodes' probes (default: %(default)s)"
@@ -39,16 +39,10 @@ def _ray_address(args: argparse.Namespace) -> str | None:
 def cluster_request(args: argparse.Namespace) -> Any:
     from doctor.cluster.check import ClusterRequest
 
-    extra = engine_args(args)
-    for name in ("tp", "pp", "ep"):
-        value = getattr(args, name, None)
-        if value is not None:
-            if value < 1:
-                raise UsageError(f"--{name} must be at least 1")
-            extra = [f"--{name}-size", str(value), *extra]
     return ClusterRequest(model=args.model, facts_files=tuple(args.facts or ()), ray_address=_ray_address(args),
-                          ray_timeout=getattr(args, "ray_timeout", 120.0), engines=args.engine, engine_args=extra,
-                          offline=args.offline, environ=environment())
+                          ray_timeout=getattr(args, "ray_timeout", 120.0), engines=args.engine,
+                          engine_args=engine_args(args), options=layout_options(args), offline=args.offline,
+                          environ=environment())
 
 
 def run_check(args: argparse.Namespace, settings: Any) -> int:
@@ -77,22 +71,26 @@ def run_plan(args: argparse.Namespace) -> int:
     """The multi-node plans of `plan` (--kv-cache-dtype and --context-length become launch flags)."""
     from doctor.cluster.check import check_cluster, gather_cluster
 
-    request = cluster_request(args)
-    for flag in ("kv_cache_dtype", "context_length"):
-        value = getattr(args, flag, None)
-        if value is not None:
-            extra = [f"--{flag.replace('_', '-')}", str(value), *request.engine_args]
-            request = dataclasses.replace(request, engine_args=extra)
+    request = cluster_request(args)  # --context-length is a layout option; --kv-cache-dtype is spelled alike
+    value = getattr(args, "kv_cache_dtype", None)
+    if value is not None:
+        request = dataclasses.replace(request, engine_args=["--kv-cache-dtype", str(value), *request.engine_args])
     report = check_cluster(gather_cluster(request), list(request.engine_args), environ=dict(request.environ),
-                           offline=request.offline)
+                           offline=request.offline, options=request.options)
     plan = report.view.get("plan")
     if not plan or not plan.get("layouts"):
         reason = ((plan or {}).get("error")
                   or "the engine has no memory model in the doctor (pass --engine NAME==VERSION)")
         raise UsageError(f"no multi-node plan: {reason}")
     if args.format == "json":
-        print(json.dumps({"model": report.cluster.nodes[0].model.id if report.cluster.nodes[0].model else None,
-                          "nodes": list(report.cluster.names), **plan, "launches": list(report.launches)}, indent=2))
+        from doctor.formats.document import dumps
+        from doctor.formats.plan_document import plan_document
+
+        model = report.cluster.nodes[0].model
+        print(dumps(plan_document(model=model.id if model else None, nodes=report.cluster.nodes,
+                                  engine=plan["engine"], engine_version=plan["engine_version"],
+                                  weights_source=plan["weights_source"], notes=plan["notes"],
+                                  plans=report.layouts, network=plan["network"], launches=report.launches)))
     else:
         from doctor.cluster.console import render_plan
 

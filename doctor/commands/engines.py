@@ -4,7 +4,6 @@ covers, where that knowledge ends, and which are installed here."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from doctor.commands.options import add_format_option, console, environment
@@ -41,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
 
     data = rows()
     if args.format == "json":
-        print(json.dumps(data, indent=2))
+        from doctor.formats.document import document, dumps
+
+        print(dumps(document(engines=data)))
         return 0
     table = Table(title="Engines (check analyses each one installed, or the one you name with --engine)",
                   title_justify="left")

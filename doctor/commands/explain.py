@@ -4,7 +4,6 @@ where the facts come from."""
 from __future__ import annotations
 
 import argparse
-import json
 
 from rich.text import Text
 
@@ -28,7 +27,9 @@ def run(args: argparse.Namespace) -> int:
         hint = f" (rules in that area: {', '.join(close)})" if close else " (list them: sm120-doctor rules)"
         raise UsageError(f"no rule {args.rule_id!r}{hint}")
     if args.format == "json":
-        print(json.dumps({**rule_to_dict(rule), "docs": rule_url(rule)}, indent=2))
+        from doctor.formats.document import document, dumps
+
+        print(dumps(document(rule={**rule_to_dict(rule), "docs": rule_url(rule)})))
         return 0
     console().print(explanation(rule))
     return 0

@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from doctor.gate import GateResult
     from doctor.located import Problem
 
-FORMATS = ("console", "json", "sarif", "github")
+FORMATS = ("console", "json", "sarif", "github", "markdown")
 
 
 def add_gate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="console",
-                   help="console (default), json, sarif (SARIF 2.1.0 for code scanning) or github (annotations)")
+                   help="console (default), json, sarif (SARIF 2.1.0 for code scanning), github (annotations) or "
+                        "markdown (a redacted bug report / job summary)")
     p.add_argument("--output", type=Path, metavar="FILE", help="also write the JSON report to FILE")
     p.add_argument("--sarif", type=Path, metavar="FILE", help="also write SARIF 2.1.0 to FILE")
     p.add_argument("--fail-on", choices=FAIL_ON, default=None,

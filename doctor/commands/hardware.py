@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from doctor.commands.options import add_format_option, console
 
@@ -25,7 +24,9 @@ def run(args: argparse.Namespace) -> int:
                      "memory_bytes": gpu.memory_total_bytes, "smem_per_block_optin": gpu.smem_per_block_optin,
                      "links": sorted({link.kind for link in facts.topology}), "notes": list(facts.source.notes)})
     if args.format == "json":
-        print(json.dumps(rows, indent=2))
+        from doctor.formats.document import document, dumps
+
+        print(dumps(document(profiles=rows)))
         return 0
     table = Table(title="Built-in hardware profiles (use with --hardware NAME)", title_justify="left")
     for column in ("name", "GPUs", "GPU", "CC", "memory", "smem/block", "links"):

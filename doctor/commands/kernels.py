@@ -4,8 +4,8 @@ their configs and shared memory against the limit; `--exact` compiles each one a
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
+from typing import Any
 
 from rich.table import Table
 
@@ -30,10 +30,25 @@ def run(args: argparse.Namespace) -> int:
     if args.exact and checks:
         checks = exact_checks(report, checks, args.triton)
     if args.format == "json":
-        print(json.dumps([c.to_dict() for c in checks], indent=2))
+        from doctor.formats.document import dumps
+
+        print(dumps(kernels_document(report, checks, exact=bool(args.exact and checks))))
     else:
         _table(report, checks)
     return 1 if any(c.fits is False for c in checks) else 0
+
+
+def kernels_document(report: Report, checks: list[KernelCheck], exact: bool) -> dict[str, Any]:
+    """schema/kernels.schema.json: what was analysed (engine, GPU, attention backend) and each kernel."""
+    from doctor.formats.document import document
+
+    gpu = report.facts.gpus[0] if report.facts.gpus else None
+    analysis = report.analysis
+    return document(model=report.facts.model.id if report.facts.model else None, engine=analysis.engine,
+                    engine_version=analysis.engine_version, gpu=gpu.name if gpu else None,
+                    compute_capability=gpu.compute_capability if gpu else None,
+                    attention_backend=analysis.attention_backend, exact=exact,
+                    kernels=[c.to_dict() for c in checks], notes=list(analysis.notes))
 
 
 def exact_checks(report: Report, checks: list[KernelCheck], triton_version: str | None) -> list[KernelCheck]:

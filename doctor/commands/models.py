@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from doctor.commands.options import add_format_option, console
 
@@ -19,7 +18,9 @@ def run(args: argparse.Namespace) -> int:
 
     index = bundled_models()
     if args.format == "json":
-        print(json.dumps(index, indent=2))
+        from doctor.formats.document import document, dumps
+
+        print(dumps(document(models=index)))
         return 0
     table = Table(title="Model configs bundled with the doctor (used when the hub is unreachable)",
                   title_justify="left")

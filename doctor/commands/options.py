@@ -50,19 +50,29 @@ def add_format_option(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("c
     p.add_argument("--format", choices=choices, default=choices[0])
 
 
-def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest:
-    """A CheckRequest from add_target_options' arguments; --tp and `sizes` (e.g. ep=2) become launch flags."""
-    from doctor.pipeline.check import CheckRequest
+LAYOUT_OPTIONS = ("tp", "pp", "ep", "context_length")
 
-    extra = engine_args(args)
-    for name, value in {"tp": args.tp, **sizes}.items():
+
+def layout_options(args: argparse.Namespace, **sizes: int | None) -> dict[str, int]:
+    """The doctor's --tp/--pp/--ep/--context-length (and `sizes`, e.g. ep=2) that were given; each engine run
+    writes them in its own spelling (Engine.option_flags)."""
+    given = {name: getattr(args, name, None) for name in LAYOUT_OPTIONS} | sizes
+    options = {}
+    for name, value in given.items():
         if value is not None:
             if value < 1:
-                raise UsageError(f"--{name} must be at least 1")
-            extra = [f"--{name}-size", str(value), *extra]
+                raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+            options[name] = value
+    return options
+
+
+def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest:
+    """A CheckRequest from add_target_options' arguments; --tp and `sizes` (e.g. ep=2) are layout options."""
+    from doctor.pipeline.check import CheckRequest
+
     return CheckRequest(model=args.model, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
-                        engine_args=extra, deep=getattr(args, "deep", False), offline=args.offline,
-                        environ=environment())
+                        engine_args=engine_args(args), options=layout_options(args, **sizes),
+                        deep=getattr(args, "deep", False), offline=args.offline, environ=environment())
 
 
 def facts_file(args: argparse.Namespace) -> Path | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from typing import Any
 
@@ -55,6 +54,8 @@ def _memory_argv(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from doctor.formats.document import dumps
+    from doctor.formats.plan_document import plan_document
     from doctor.pipeline.analysis import memory_model_for
     from doctor.plan.advice import no_fit_advice
     from doctor.plan.planner import PlanRequest, make_plans
@@ -81,23 +82,24 @@ def run(args: argparse.Namespace) -> int:
     notes = ([note] if note else []) + list(source.notes)
     if facts.model.reconstructed:
         notes.append(f"{facts.model.id}: the bundled config is reconstructed, not a copy of the published file")
-    document = {"model": facts.model.id, "hardware": facts.source.name or facts.source.kind, "engine": memory.engine,
-                "engine_version": memory.version, "weights_source": source.kind, "notes": notes,
-                "plans": [p.to_dict() for p in plans]}
-    if plans and not any(p.fits for p in plans):
-        document["advice"] = no_fit_advice(facts, facts.model, request, source, plans[0])
+    fits = any(p.fits for p in plans)
+    advice = no_fit_advice(facts, facts.model, request, source, plans[0]) if plans and not fits else None
+    document = plan_document(model=facts.model.id, nodes=[facts], engine=memory.engine,
+                             engine_version=memory.version, weights_source=source.kind, notes=notes, plans=plans,
+                             advice=advice)
     if args.format == "json":
-        print(json.dumps(document, indent=2))
+        print(dumps(document))
     else:
         _render(document, plans)
-        for line in document.get("advice", {}).get("lines", []):
+        for line in (advice or {}).get("lines", []):
             console(width=140).print(Text(f"  no fit: {line}", style="yellow"))
     return 0
 
 
 def _render(document: dict[str, Any], plans: list[Plan]) -> None:
     out = console(width=140)
-    where = f"  {document['model']} on {document['hardware']}, {document['engine']} {document['engine_version']}"
+    hardware = document["nodes"][0]["hardware"]
+    where = f"  {document['model']} on {hardware}, {document['engine']} {document['engine_version']}"
     out.print(Text.assemble(("sm120-doctor plan", "bold"), where))
     for note in document["notes"]:
         out.print(Text(f"  {note}", style="dim"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from doctor.commands.options import add_format_option, console
@@ -51,7 +50,9 @@ def run(args: argparse.Namespace) -> int:
 
     rules = select(load_rules(), args.area, args.severity, args.grep)
     if args.format == "json":
-        print(json.dumps({"rules": [rule_to_dict(r) for r in rules], "count": len(rules)}, indent=2))
+        from doctor.formats.document import document, dumps
+
+        print(dumps(document(rules=[rule_to_dict(r) for r in rules], count=len(rules))))
         return 0
     table = Table(title=f"Knowledge base: {len(rules)} rule(s) (details: sm120-doctor explain ID)",
                   title_justify="left")

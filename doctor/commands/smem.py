@@ -152,6 +152,16 @@ def _print(payload: Any, fmt: str | None, text: str) -> None:
     print(json.dumps(payload, indent=2) if fmt == "json" else text)
 
 
+def smem_document(kernel: str, arch: str, limit: int, method: str, entries: list[dict[str, Any]],
+                  source: str | None = None) -> dict[str, Any]:
+    """schema/smem.schema.json: one kernel config is the one-entry case of a tuned file's entries
+    (`M` null, `config` the parameters it was given)."""
+    from doctor.formats.document import document
+
+    return document(kernel=kernel, arch=arch, limit=limit, method=method, source=source,
+                    fits=all(e["fits"] for e in entries), entries=entries)
+
+
 def _run_moe_config(args: argparse.Namespace, cc: Any) -> int:
     from doctor.kernels.moe_configs import check_moe_configs
     from doctor.kernels.moe_tuned import load_configs
@@ -162,8 +172,11 @@ def _run_moe_config(args: argparse.Namespace, cc: Any) -> int:
         raise UsageError(f"cannot read {args.moe_config}: {exc}") from exc
     rows = check_moe_configs(configs, cc, _moe_dtype(args), bool(args.per_channel),
                              _block_shape(args.block_shape), getattr(args, "triton", None))
-    limit = result("fused_moe", cc, 0, "analytic").limit
-    payload = [{"M": r.M, "config": r.config, "bytes": r.bytes, "limit": limit, "fits": r.fits} for r in rows]
+    target_arch = result("fused_moe", cc, 0, "analytic")
+    limit = target_arch.limit
+    payload = smem_document("fused_moe", target_arch.arch, limit, "analytic",
+                            [{"M": r.M, "config": r.config, "bytes": r.bytes, "fits": r.fits} for r in rows],
+                            source=str(args.moe_config))
     lines = [f"{'M':>6}  {'BM':>4} {'BN':>4} {'BK':>4} {'G':>3} {'W':>2} {'S':>2}  {'bytes':>7}"]
     for r in rows:
         c = r.config
@@ -171,7 +184,7 @@ def _run_moe_config(args: argparse.Namespace, cc: Any) -> int:
         lines.append(f"{r.M:>6}  {c['BLOCK_SIZE_M']:>4} {c['BLOCK_SIZE_N']:>4} {c['BLOCK_SIZE_K']:>4} "
                      f"{c['GROUP_SIZE_M']:>3} {c['num_warps']:>2} {c['num_stages']:>2}  {r.bytes:>7}{mark}")
     bad = sum(not r.fits for r in rows)
-    lines.append(f"{bad} of {len(rows)} entries overflow {limit} B on {result('fused_moe', cc, 0, '').arch}")
+    lines.append(f"{bad} of {len(rows)} entries overflow {limit} B on {target_arch.arch}")
     _print(payload, args.format, "\n".join(lines))
     return 1 if bad else 0
 
@@ -203,5 +216,6 @@ def _run(args: argparse.Namespace) -> int:
     verdict = "fits" if res.fits else "OVERFLOW"
     text = (f"{args.smem_kernel} on {res.arch}: {res.bytes} B of shared memory, "
             f"limit {res.limit} B: {verdict} ({method})")
-    _print(res.to_dict(), args.format, text)
+    entry = {"M": None, "config": params, "bytes": res.bytes, "fits": res.fits}
+    _print(smem_document(res.kernel, res.arch, res.limit, res.method, [entry]), args.format, text)
     return 0 if res.fits else 1

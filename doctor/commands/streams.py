@@ -4,6 +4,7 @@ encode a character gets an escape instead of an error (PYTHONIOENCODING=ascii, a
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import sys
@@ -46,12 +47,28 @@ class QuietPipe:
         return getattr(self._stream, name)
 
 
+ESCAPE = "sm120doctor-escape"
+
+
+def _escape(error: UnicodeError) -> tuple[str | bytes, int]:
+    """Surrogate escapes (bytes of a file name or argument the locale could not decode) go out as the bytes
+    they stand for, so a path prints as the user typed it; any other character the stream cannot encode (an
+    arrow, a non-ASCII model name under a C locale) as a backslash escape."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start:error.end]
+    if all(0xDC80 <= ord(c) <= 0xDCFF for c in text):
+        return bytes(ord(c) - 0xDC00 for c in text), error.end
+    return codecs.backslashreplace_errors(error)
+
+
 def tolerant_streams() -> None:
     """Install QuietPipe on stdout and make both streams escape what their encoding cannot hold."""
+    codecs.register_error(ESCAPE, _escape)
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors="backslashreplace")
+                reconfigure(errors=ESCAPE)
     if not isinstance(sys.stdout, QuietPipe):
         sys.stdout = QuietPipe(sys.stdout)  # type: ignore[assignment]

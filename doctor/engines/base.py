@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.launch import SWITCHES, Launch, normal_flag, parse_launch
+from doctor.launch import GENERIC_OPTION_FLAGS, SWITCHES, Launch, normal_flag, parse_launch
 from doctor.pipeline.facts import Facts, Gpu, Library
 
 if TYPE_CHECKING:
@@ -214,6 +214,16 @@ class Engine:
             return None
         return next((f.name for f in self.flag_table.at(None).flags if f.key == "tp"), None)
 
+    def option_flags(self, options: Mapping[str, int]) -> list[str]:
+        """The doctor's layout options (tp, pp, ep, context_length) as this engine's launch flags; by default
+        `tp_flag` for TP and the spelling doctor.launch.parse_launch reads for the rest."""
+        flags: list[str] = []
+        for key, value in options.items():
+            flag = (self.tp_flag() if key == "tp" else None) or GENERIC_OPTION_FLAGS.get(key)
+            if flag and value:
+                flags += [flag, str(value)]
+        return flags
+
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
         from doctor.engines.compose import compose_generic
 
@@ -223,6 +233,11 @@ class Engine:
         """What each node runs for `layout`, from the composed single-node command `base` (the user's flags
         and the safe fixes); None: the doctor does not know how this engine launches over several nodes."""
         return None
+
+    # --- logs (`diagnose`) --------------------------------------------------------------------------
+    # A module whose `RULES` (doctor.diagnose.formats.base.LineRule) read what this engine's own log states and
+    # whose `PACKAGES` (pip name → library name) are its packages as environment dumps list them.
+    log_module: ClassVar[str | None] = None
 
     # --- analysis ----------------------------------------------------------------------------------
     # An engine may name one module with `analyze`, `memory_model` and `rule_view` functions of a run; it is

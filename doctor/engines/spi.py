@@ -21,7 +21,8 @@ are listed in doctor/engines/registry.py and use this module like any plug-in). 
 
 Data contracts the pipeline reads (see docs/PLUGINS.md for the full list): `Launch.values` keys `tp`, `pp`,
 `ep`, `dp`, `kv_cache_dtype` (one of `KV_DTYPES`, int8 and int4 included), `context_length`; a memory model's
-`settings()` holds `page_size`; `layout_problems(tp, ep, pp)` rejects what the engine cannot launch.
+`settings()` holds `page_size`; `layout_problems(tp, ep, pp)` rejects what the engine cannot launch;
+`loads_expert_split(ExpertSplit)` says where the engine pads or refines experts that TP cuts mid-group.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from doctor.kernels.exact import Job
     from doctor.pipeline.report import Safety
     from doctor.plan.kv import KV_DTYPES
-    from doctor.plan.layouts import Layout, invalid_reasons
+    from doctor.plan.layouts import ExpertSplit, Layout, invalid_reasons
     from doctor.plan.memory import LayoutShape, MemoryModel
     from doctor.plan.stock import FreeFractionMemory, LayoutFlags, StockMemory, UtilisationMemory
 
@@ -67,7 +68,9 @@ _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtabl
          "Action": "doctor.fix.actions", "Patch": "doctor.fix.patches", "Safety": "doctor.pipeline.report",
          "MultiNode": "doctor.cluster.node_commands", "NodeLaunch": "doctor.cluster.node_commands",
          # which TP x PP x EP layouts a model allows at all (heads, layers and experts divide)
-         "Layout": "doctor.plan.layouts", "invalid_reasons": "doctor.plan.layouts"}
+         "Layout": "doctor.plan.layouts", "invalid_reasons": "doctor.plan.layouts",
+         # how TP cuts a model's routed experts, as MemoryModel.loads_expert_split is asked
+         "ExpertSplit": "doctor.plan.layouts"}
 
 
 def __getattr__(name: str) -> Any:
@@ -88,6 +91,7 @@ __all__ = [
     "EngineAnalysis",
     "EngineRun",
     "ExactJobs",
+    "ExpertSplit",
     "Facts",
     "Flag",
     "FlagSet",

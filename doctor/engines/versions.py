@@ -29,6 +29,8 @@ def parse_engine_spec(spec: str) -> Library:
         raise UsageError(f"--engine {spec!r}: expected NAME==VERSION, e.g. sglang==0.5.8")
     name, version = match.group(1).lower(), match.group(2)
     key = package_named(name)
+    if key == "llama.cpp" and re.fullmatch(r"b\d+", version):
+        version = version[1:]  # llama.cpp's release tag (b7551) names build 7551
     if key is None:
         known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
         raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")

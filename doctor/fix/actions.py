@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from doctor.fix.journal import FixError
-from doctor.output import read_regular_bytes
+from doctor.output import read_regular_bytes, utf8_bytes
 from doctor.pipeline.report import Finding, Report, Safety
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def _launch_script_action(report: Report, fix_dir: Path, with_env_file: bool) ->
     applied = ", ".join(launch.get("applied", [])) or "no flag fixes"
     old = path.read_bytes() if path.is_file() else None
     return [Action("launch", Safety.SAFE, f"launch script with the composed command ({applied})", path=path,
-                   new_bytes=("\n".join(lines) + "\n").encode(), old_bytes=old, mode=0o755)]
+                   new_bytes=utf8_bytes("\n".join(lines) + "\n"), old_bytes=old, mode=0o755)]
 
 
 def _patch_action(report: Report, rule_id: str, patch_id: str, patches: dict[str, Patch], unsafe: bool) -> Action:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
+from doctor.formats.document import schema
 from doctor.output import json_text
 from doctor.pipeline.report import Report
 
@@ -15,5 +14,5 @@ def render_json(report: Report) -> str:
 
 
 def report_schema() -> dict[str, Any]:
-    text = (Path(__file__).resolve().parent / "schema" / "report.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    """report.schema.json; it refers to facts.schema.json and kernels.schema.json (doctor.formats.document)."""
+    return schema("report")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import Any
 
 from doctor import __version__
+from doctor.formats.document import schema
 from doctor.located import Problem, Target, counts
 
 LINT_SCHEMA_VERSION = "1"
@@ -64,5 +64,4 @@ def _launch(target: Target) -> dict[str, Any]:
 
 def lint_schema() -> dict[str, Any]:
     """The JSON Schema of `lint --format json`; its launches' reports refer to report.schema.json."""
-    text = (resources.files("doctor.formats") / "schema" / "lint.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return schema("lint")

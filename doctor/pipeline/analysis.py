@@ -3,6 +3,7 @@ engine behind doctor.engines.base.Engine), binary verdicts, and the memory plan 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,23 +47,35 @@ class Analysis:
                 "notes": list(self.notes), "plan": self.plan}
 
 
-def engine_runs(facts: Facts, argv: list[str], environ: dict[str, str] | None = None) -> list[EngineRun]:
+Options = Mapping[str, int]  # the doctor's own layout options: tp, pp, ep, context_length
+
+
+def engine_argv(engine: Engine, argv: list[str], options: Options | None) -> list[str]:
+    """The engine's launch: the doctor's layout options in this engine's spelling, then the user's flags
+    (given after `--`, in the engine's own spelling; a flag given both ways is the user's)."""
+    return [*engine.option_flags(options), *argv] if options else list(argv)
+
+
+def engine_runs(facts: Facts, argv: list[str], environ: dict[str, str] | None = None,
+                options: Options | None = None) -> list[EngineRun]:
     """One run per engine to analyse (what-ifs when given, else every engine installed)."""
     runs = []
     for engine, library in registry.engines_to_analyze(facts):
         version = parse_version(library.version)
         if version is not None:
-            runs.append(EngineRun(facts, library, version, engine.parse_launch(argv), environ or {}))
+            launch = engine.parse_launch(engine_argv(engine, argv, options))
+            runs.append(EngineRun(facts, library, version, launch, environ or {}))
     return runs
 
 
 def analyze_all(facts: Facts, argv: list[str], environ: dict[str, str] | None = None,
-                numbers_only: bool = False) -> list[Analysis]:
+                numbers_only: bool = False, options: Options | None = None) -> list[Analysis]:
     """`numbers_only`: the caller reads which rules fire, not the analysis' sentences (plan_summary)."""
-    runs = engine_runs(facts, argv, environ)
+    runs = engine_runs(facts, argv, environ, options)
     if not runs:
-        return [analyze_without_engine(facts, registry.get("sglang").parse_launch(argv) if registry.get("sglang")
-                                       else Launch())]
+        fallback = registry.get(FALLBACK_MEMORY_ENGINE[0])
+        launch = fallback.parse_launch(engine_argv(fallback, argv, options)) if fallback else Launch()
+        return [analyze_without_engine(facts, launch)]
     return [analyze_run(run, numbers_only) for run in runs]
 
 
@@ -75,7 +88,8 @@ def analyze(facts: Facts, launch: Launch) -> Analysis:
 def analyze_run(run: EngineRun, numbers_only: bool = False) -> Analysis:
     engine = registry.get_for(run.library)
     result = engine.analyze(run)
-    notes = [n for n in (engine.knowledge_note(run.version),) if n] + list(result.notes)
+    notes = [n for n in (engine.knowledge_note(run.version),) if n] + list(result.notes) + skipped_binary_notes(
+        run.facts)
     memory = engine.memory_model(run)
     plan = plan_summary(run.facts, run.launch, memory, numbers_only=numbers_only) if memory is not None else \
         _no_memory_model(engine, run)
@@ -86,7 +100,8 @@ def analyze_run(run: EngineRun, numbers_only: bool = False) -> Analysis:
 
 def analyze_without_engine(facts: Facts, launch: Launch) -> Analysis:
     names = ", ".join(sorted(registry.engines()))
-    notes = (f"no serving engine installed ({names}): pass --engine NAME==VERSION to analyse one",)
+    notes = (f"no serving engine installed ({names}): pass --engine NAME==VERSION to analyse one",
+             *skipped_binary_notes(facts))
     plan = None
     if facts.model is not None and facts.gpus:
         memory, _, note = memory_model_for(facts, list(launch.args))
@@ -121,6 +136,14 @@ def _no_memory_model(engine: Engine, run: EngineRun) -> dict[str, Any] | None:
 def _binaries(facts: Facts) -> tuple[dict[str, Any], ...]:
     gpu = facts.gpus[0] if facts.gpus else None
     return tuple(binary_verdicts(facts, gpu.capability)) if gpu else ()
+
+
+def skipped_binary_notes(facts: Facts) -> list[str]:
+    """The installed binaries the scan did not read (a dangling or looping link, a special file): their archs
+    are unknown, so no verdict covers them."""
+    return [f"{name}: {entry['path']} not read ({entry['why']}): its CUDA archs are not checked"
+            for name, library in sorted(facts.libraries.items())
+            for entry in library.details.get("skipped_binaries") or ()]
 
 
 def binary_verdicts(facts: Facts, capability: tuple[int, int]) -> list[dict[str, Any]]:

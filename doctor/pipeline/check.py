@@ -28,6 +28,7 @@ class CheckRequest:
     facts_file: Path | None = None
     engines: Sequence[str] = ()
     engine_args: Sequence[str] = ()
+    options: Mapping[str, int] = field(default_factory=dict)  # --tp/--pp/--ep/--context-length, spelled per engine
     deep: bool = False
     offline: bool = False
     environ: Mapping[str, str] = field(default_factory=dict)
@@ -39,18 +40,20 @@ def run_check(request: CheckRequest) -> Report:
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
                          engines=request.engines, model=request.model, deep=request.deep,
                          offline=request.offline)
-    return check_facts(facts, list(request.engine_args), rules, dict(request.environ))
+    return check_facts(facts, list(request.engine_args), rules, dict(request.environ), options=request.options)
 
 
 PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the plan rules judge it by
 
 
 def check_facts(facts: Facts, argv: list[str], rules: list[Rule] | None = None,
-                environ: dict[str, str] | None = None, plan_for: PlanFor | None = None) -> Report:
+                environ: dict[str, str] | None = None, plan_for: PlanFor | None = None,
+                options: Mapping[str, int] | None = None) -> Report:
     """The pure part of `check`: facts already gathered → analyses, findings, launch commands. `plan_for`
-    replaces each analysis' memory plan (a node of a cluster is judged by the multi-node plan)."""
+    replaces each analysis' memory plan (a node of a cluster is judged by the multi-node plan); `options`:
+    the doctor's layout options, written into each engine's launch in its own spelling."""
     rules = load_rules() if rules is None else rules
-    analyses = analyze_all(facts, argv, environ)
+    analyses = analyze_all(facts, argv, environ, options=options)
     if plan_for is not None:
         analyses = [dataclasses.replace(a, plan=plan_for(a)) for a in analyses]
     results = [_check_one(rules, facts, analysis, plan_for) for analysis in analyses]

@@ -45,7 +45,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "binaries": list(analysis.binaries),
         "plan": analysis.plan,
         "env": dict(facts.env),
-        "topology": _topology(facts),
+        "topology": _topology(facts, analysis.tp, _int_value(launch.get("pp"), 1)),
         "engine": _engine(analysis),
         "build": build_view(dict(facts.env), _capability(facts)),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
@@ -140,7 +140,29 @@ def _libraries(facts: Facts) -> dict[str, Any]:
     return out
 
 
-def _topology(facts: Facts) -> dict[str, Any]:
+def _topology(facts: Facts, tp: int, pp: int) -> dict[str, Any]:
     group = facts.link_index.sys_free_group(facts.gpus)  # doctor.topology: computed once per topology
     return {**facts.link_index.summary(facts.topology), "numa_group_size": group,
-            "numa_groups": len(facts.gpus) // group if group else None}
+            "numa_groups": len(facts.gpus) // group if group else None,
+            "tp_group": _tp_groups(facts, tp, pp)}
+
+
+def _tp_groups(facts: Facts, tp: int, pp: int) -> dict[str, Any]:
+    """The links the requested layout uses: the engines place rank = pp_rank x TP + tp_rank on GPUs in CUDA
+    order, so TP group s is GPUs [s x TP, (s + 1) x TP); P2P counts every pair of the GPUs the layout uses."""
+    order = [g.index for g in facts.gpus]
+    used = order[:tp * pp]
+    groups = [set(used[s * tp:(s + 1) * tp]) for s in range(pp)]
+    pairs = {(min(link.a, link.b), max(link.a, link.b)): link for link in facts.topology if link.a != link.b}
+    inside = [link for (a, b), link in pairs.items() if any(a in g and b in g for g in groups)]
+    kinds = sorted({link.kind for link in inside})
+    p2p_pairs = [link for (a, b), link in pairs.items() if a in used and b in used]
+    return {"size": tp, "gpus": len(used), "kinds": kinds, "links": len(inside),
+            "full_nvlink": bool(inside) and all(k.startswith("NV") for k in kinds),
+            "pcie_only": bool(inside) and not any(k.startswith("NV") for k in kinds),
+            "p2p_pairs": len(p2p_pairs),
+            "p2p_unsupported_pairs": sum(1 for link in p2p_pairs if link.p2p_read is False or link.p2p_write is False)}
+
+
+def _int_value(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default

@@ -140,6 +140,20 @@ class Moe:
 
 
 @dataclass(frozen=True)
+class ModuleQuant:
+    """How one kind of module is stored where it differs from the checkpoint's main scheme (mixed checkpoints:
+    ModelOpt MIXED_PRECISION, compressed-tensors config groups, GPTQ `dynamic`, auto-round `extra_config`).
+    `module` is a kind of doctor.probe.quant_common.MODULE_KINDS, or `kind@layer` for one decoder layer; scheme "none"
+    means kept in the model dtype."""
+
+    module: str
+    scheme: str
+    bits: int | None = None
+    group_size: int | None = None
+    block_shape: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Quantization:
     """How a checkpoint is quantized: scheme, bits, groups or blocks, and which modules."""
 
@@ -154,9 +168,37 @@ class Quantization:
     kv_cache_dtype: str | None = None
     source: str | None = None
     expert_scheme: str | None = None  # the routed experts' scheme where it differs (DeepSeek-V4: mxfp4)
+    modules: tuple[ModuleQuant, ...] = ()  # per-kind (and per-layer) storage where it differs from `scheme`
+
+    def for_module(self, kind: str, layer: int | None = None) -> Quantization | None:
+        """How modules of `kind` (in `layer`, when given) are stored; None: in the model dtype."""
+        by_name = {m.module: m for m in self.modules}
+        found = by_name.get(f"{kind}@{layer}") if layer is not None else None
+        found = found or by_name.get(kind)
+        if found is not None:
+            if found.scheme == "none":
+                return None
+            return dataclasses.replace(self, scheme=found.scheme, bits=found.bits, group_size=found.group_size,
+                                       block_shape=found.block_shape, expert_scheme=None, modules=())
+        if kind not in self.quantized:
+            return None
+        return self.for_experts() if kind == "routed_experts" else self
+
+    def _unquantized(self) -> Quantization:
+        return dataclasses.replace(self, scheme="bf16", bits=None, group_size=None, block_shape=None,
+                                   expert_scheme=None, modules=())
 
     def for_experts(self) -> Quantization:
-        """How the routed experts are stored: the checkpoint's scheme unless `expert_scheme` says otherwise."""
+        """How the routed experts are stored: the checkpoint's scheme unless `expert_scheme` (or a per-module
+        entry) says otherwise."""
+        per_layer = [m for m in self.modules if m.module.startswith("routed_experts@")]
+        if per_layer:  # the layers' most common storage (MIXED_PRECISION exports list every layer)
+            keys = [(m.scheme, m.bits, m.group_size, m.block_shape) for m in per_layer]
+            common = max(set(keys), key=keys.count)
+            return self.for_module("routed_experts", int(per_layer[keys.index(common)].module.partition("@")[2])) \
+                or self._unquantized()
+        if any(m.module == "routed_experts" for m in self.modules):
+            return self.for_module("routed_experts") or self._unquantized()
         if not self.expert_scheme or self.expert_scheme == self.scheme:
             return self
         group = 32 if self.expert_scheme == "mxfp4" else None

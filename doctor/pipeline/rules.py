@@ -27,7 +27,7 @@ PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
 OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", "contains", "not_contains",
        "matches")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
-             "fixes", "references"}
+             "fixes", "references", "signatures"}  # signatures: read by doctor/diagnose/signatures.py
 FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
             "remove"}
 

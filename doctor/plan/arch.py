@@ -19,6 +19,7 @@ from typing import Any
 
 from doctor.output import read_regular_bytes
 from doctor.pipeline.facts import Model, Quantization
+from doctor.plan import hybrid
 from doctor.plan.storage import dense_bytes, linear_bytes
 
 KINDS = ("embed", "lm_head", "attention", "dense_mlp", "shared_experts", "routed_experts", "router", "norm",
@@ -53,11 +54,8 @@ def raw_text_config(model: Model) -> dict[str, Any]:
     return {**text, "_vision": vision if isinstance(vision, dict) else None}
 
 
-def _q(model: Model, kind: str) -> Quantization | None:
-    q = model.quantization
-    if kind not in q.quantized:
-        return None
-    return q.for_experts() if kind == "routed_experts" else q
+def _q(model: Model, kind: str, layer: int | None = None) -> Quantization | None:
+    return model.quantization.for_module(kind, layer)
 
 
 def _int(cfg: dict[str, Any], key: str, default: int) -> int:
@@ -69,10 +67,11 @@ class _Builder:
     def __init__(self, model: Model, cfg: dict[str, Any]) -> None:
         self.m, self.cfg, self.pieces = model, cfg, []
         self.dtype = model.dtype
+        self.linear_layers: set[int] = set()  # Gated DeltaNet layers (doctor.plan.hybrid)
 
     def linear(self, kind: str, out: int, inp: int, shard: str, layer: int | None, quant_kind: str | None = None,
                place: str = "layer", count: int = 1) -> None:
-        q = _q(self.m, quant_kind or kind)
+        q = _q(self.m, quant_kind or kind, layer)
         self.pieces.append(Piece(kind, count * linear_bytes(out, inp, q, self.dtype), shard, layer, place))
 
     def dense(self, kind: str, numel: int, shard: str, layer: int | None, dtype: str | None = None,
@@ -89,17 +88,42 @@ def model_pieces(model: Model, cfg: dict[str, Any] | None = None) -> list[Piece]
     if not model.tie_word_embeddings:
         b.linear("lm_head", vocab, h, "tp", None, place="last")
     b.dense("norm", h, "rep", None, place="last")
-    for layer in range(model.num_layers):
-        _decoder_layer(b, layer, "attention")
-    for i in range(model.nextn_layers):
-        _mtp_layer(b, model.num_layers + i)
+    blocks = hybrid.block_types(cfg)
+    if blocks and len(blocks) == model.num_layers:  # Nemotron-H: one block per layer
+        for layer, kind in enumerate(blocks):
+            hybrid.block(b, layer, kind)
+        hybrid.nemotron_mtp(b, model.num_layers)
+    else:
+        b.linear_layers = hybrid.linear_attention_layers(cfg, model.num_layers)
+        for layer in range(model.num_layers):
+            _decoder_layer(b, layer, "attention")
+        _mtp(b)
     _vision(b)
     return b.pieces
 
 
+def _mtp(b: _Builder) -> None:
+    """DeepSeek/GLM nextn layers; Qwen3-Next's MTP module (shipped in its checkpoints though its config names no
+    MTP field: `mtp.fc` [hidden, 2 x hidden], one decoder layer, three norms)."""
+    m, cfg = b.m, b.cfg
+    if m.nextn_layers:
+        for i in range(m.nextn_layers):
+            _mtp_layer(b, m.num_layers + i)
+        return
+    qwen_mtp = _int(cfg, "mtp_num_hidden_layers", 1 if m.model_type == "qwen3_next" else 0)
+    h = m.hidden_size
+    for i in range(qwen_mtp):
+        layer = m.num_layers + i
+        _decoder_layer(b, layer, "attention", kind_override="mtp")
+        b.dense("mtp", 2 * h * h + 3 * h, "tp", layer)
+
+
 def _decoder_layer(b: _Builder, layer: int, kind_attention: str, kind_override: str | None = None) -> None:
     m, h = b.m, b.m.hidden_size
-    _attention(b, layer, kind_override)
+    if layer in b.linear_layers:
+        hybrid.gated_deltanet(b, layer, kind_override)
+    else:
+        _attention(b, layer, kind_override)
     b.dense(kind_override or "norm", 2 * h, "rep", layer)
     moe = m.moe
     if moe is not None and layer >= moe.first_dense_layers:
@@ -130,7 +154,8 @@ def _attention(b: _Builder, layer: int, kind_override: str | None) -> None:
         b.linear(kind, h, a.num_heads * a.v_head_dim, "tp", layer, "attention")
         return
     hd = a.head_dim
-    b.linear(kind, a.num_heads * hd, h, "tp", layer, "attention")
+    gate = 2 if hybrid.gated_output_attention(m, cfg) else 1
+    b.linear(kind, gate * a.num_heads * hd, h, "tp", layer, "attention")
     b.linear(kind, 2 * a.num_kv_heads * hd, h, "kv", layer, "attention")
     b.linear(kind, h, a.num_heads * a.v_head_dim, "tp", layer, "attention")
     if cfg.get("attention_bias") or m.model_type == "gpt_oss":
@@ -158,7 +183,7 @@ def _moe(b: _Builder, layer: int, kind_override: str | None) -> None:
     b.linear(kind_override or "routed_experts", 2 * inter, h, "tp", layer, "routed_experts", count=experts)
     b.linear(kind_override or "routed_experts", h, inter, "tp", layer, "routed_experts", count=experts)
     if moe.shared_experts:
-        shared = inter * moe.shared_experts
+        shared = _int(cfg, "shared_expert_intermediate_size", 0) or inter * moe.shared_experts
         b.linear(kind_override or "shared_experts", 2 * shared, h, "tp", layer, "shared_experts")
         b.linear(kind_override or "shared_experts", h, shared, "tp", layer, "shared_experts")
 

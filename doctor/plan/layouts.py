@@ -7,6 +7,7 @@ GPUs [s*tp, (s+1)*tp) and pipeline stages talk between consecutive groups. EP su
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from doctor.pipeline.facts import Facts, Model
@@ -33,6 +34,16 @@ class Layout:
 
 
 @dataclass(frozen=True)
+class ExpertSplit:
+    """How TP cuts the routed experts: their quantization, each rank's intermediate width, the hidden size."""
+
+    scheme: str
+    per_rank: int
+    hidden: int
+    block: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Comm:
     """How a layout's collectives travel on this machine, and what that costs."""
 
@@ -47,8 +58,11 @@ def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def invalid_reasons(model: Model, layout: Layout) -> list[str]:
-    """Why the engine would refuse this layout at startup (empty when it is valid)."""
+def invalid_reasons(model: Model, layout: Layout, loads_split: Callable[[ExpertSplit], bool] | None = None
+                    ) -> list[str]:
+    """Why the engine would refuse this layout at startup (empty when it is valid). `loads_split`: the engine
+    pads or refines a per-rank expert intermediate that cuts a quantization group or block
+    (MemoryModel.loads_expert_split), so that divisibility does not apply."""
     a, tp, pp, ep = model.attention, layout.tp, layout.pp, layout.ep
     why = []
     if a.num_heads % tp:
@@ -71,12 +85,15 @@ def invalid_reasons(model: Model, layout: Layout) -> list[str]:
     if moe.intermediate_size % moe_tp:
         why.append(f"expert intermediate size {moe.intermediate_size} is not divisible by {moe_tp}")
     else:
-        why.extend(_quant_alignment(model, moe.intermediate_size // moe_tp, "expert"))
+        q = model.quantization.for_experts()
+        split = ExpertSplit(q.scheme, moe.intermediate_size // moe_tp, model.hidden_size, q.block_shape)
+        if loads_split is None or not loads_split(split):
+            why.extend(_quant_alignment(model, split.per_rank, "expert"))
     return why
 
 
 def _quant_alignment(model: Model, per_rank: int, what: str) -> list[str]:
-    q = model.quantization
+    q = model.quantization.for_experts()
     if "routed_experts" not in q.quantized:
         return []
     if q.scheme == "fp8-block" and q.block_shape:
@@ -90,7 +107,8 @@ def _quant_alignment(model: Model, per_rank: int, what: str) -> list[str]:
     return []
 
 
-def enumerate_layouts(model: Model, gpu_count: int) -> list[Layout]:
+def enumerate_layouts(model: Model, gpu_count: int, loads_split: Callable[[ExpertSplit], bool] | None = None
+                      ) -> list[Layout]:
     """Every valid TP x PP x EP on up to `gpu_count` GPUs, in (GPUs, TP, EP) order. TP must divide the
     attention heads and PP cannot pass the layer count (invalid_reasons' first checks), so only those
     are tried: the work grows with the model's divisors, not with the GPU count."""
@@ -99,7 +117,8 @@ def enumerate_layouts(model: Model, gpu_count: int) -> list[Layout]:
     for tp in (t for t in range(1, min(gpu_count, heads) + 1) if heads % t == 0):
         eps = [1] if model.moe is None else _divisors(tp)
         for pp in range(1, min(gpu_count // tp, model.num_layers) + 1):
-            out.extend(layout for layout in (Layout(tp, pp, ep) for ep in eps) if not invalid_reasons(model, layout))
+            layouts = (Layout(tp, pp, ep) for ep in eps)
+            out.extend(layout for layout in layouts if not invalid_reasons(model, layout, loads_split))
     return sorted(out, key=lambda layout: (layout.gpus, layout.tp, layout.ep))
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from doctor.plan.kv import KvShape
-    from doctor.plan.layouts import Comm
+    from doctor.plan.layouts import Comm, ExpertSplit
     from doctor.plan.weights import RankWeights
 
 
@@ -63,6 +63,11 @@ class MemoryModel(ABC):
         """Why this engine cannot launch a TP x PP x EP layout that the model itself allows (none by default;
         an engine without pipeline parallelism says so for pp > 1, and `plan` never offers such layouts)."""
         return []
+
+    def loads_expert_split(self, split: ExpertSplit) -> bool:
+        """Does this engine load experts whose per-rank intermediate size cuts a quantization group or block
+        (it pads or refines it)? Default no: the group or block must divide it."""
+        return False
 
     def own_reasons(self, reasons: list[str]) -> list[str]:
         """The planner's sentences this engine stands behind (some describe another engine's launcher); default all."""

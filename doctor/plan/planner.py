@@ -97,7 +97,8 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     """`comm`: the communication path when the caller knows better than this machine's topology (several
     nodes: doctor/cluster/layouts.py)."""
     source = source or weight_source(model)
-    bad = invalid_reasons(model, layout) + req.memory.layout_problems(layout.tp, layout.ep, layout.pp)
+    bad = invalid_reasons(model, layout, req.memory.loads_expert_split) + \
+        req.memory.layout_problems(layout.tp, layout.ep, layout.pp)
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)}")
     total = gpu_memory_bytes(facts)
@@ -203,7 +204,7 @@ def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSourc
     if not facts.gpus:
         raise InputError("no GPU in the facts: planning needs a GPU, --hardware PROFILE or --facts FILE")
     source = source or weight_source(model)
-    layouts = [lay for lay in enumerate_layouts(model, len(facts.gpus))
+    layouts = [lay for lay in enumerate_layouts(model, len(facts.gpus), req.memory.loads_expert_split)
                if not req.memory.layout_problems(lay.tp, lay.ep, lay.pp)]
     if req.tp or req.pp or req.ep:
         wanted = Layout(req.tp or max(1, len(facts.gpus) // (req.pp or 1)), req.pp or 1, req.ep or 1)

@@ -13,7 +13,7 @@ from doctor.pipeline.facts import Facts
 from doctor.plan.memory import MemoryModel
 from doctor.plan.planner import Plan, PlanRequest, make_plans
 from doctor.plan.safetensors import checkpoint_pieces, index_total_size
-from doctor.plan.weights import WeightSource, weight_source
+from doctor.plan.weights import UNKNOWN_QUANT, WeightSource, weight_source
 
 KEEP = ("tp", "pp", "ep", "gpus", "valid", "fits", "context_fits", "borderline", "weights_per_gpu_bytes",
         "kv_bytes_per_token", "kv_capacity_tokens", "kv_budget_bytes", "max_concurrent_requests", "context_length",
@@ -87,7 +87,8 @@ def _summary(facts: Facts, request: PlanRequest, memory: MemoryModel, note: str 
     notes.extend(plans[0].memory.get("notes", []))
     return {"engine": memory.engine, "engine_version": memory.version,
             "requested": _small(plans[0]), "best": _small(best) if best else None,
-            "any_fits": best is not None, "weights_source": plans[0].memory.get("weights_source"), "notes": notes}
+            "any_fits": best is not None, "weights_source": plans[0].memory.get("weights_source"),
+            "sizing_known": plans[0].memory.get("weights_source") != UNKNOWN_QUANT, "notes": notes}
 
 
 def _small(plan: Plan) -> dict[str, Any]:

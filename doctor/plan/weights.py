@@ -20,15 +20,17 @@ from typing import Any
 
 from doctor.pipeline.facts import Model
 from doctor.plan.arch import Piece, model_pieces, raw_text_config
+from doctor.plan.storage import known_scheme
 
 SCALE_TOLERANCE = 0.02
+UNKNOWN_QUANT = "config-unknown-quantization"  # WeightSource.kind when a scheme's storage is not known
 
 
 @dataclass(frozen=True)
 class WeightSource:
     """The weight pieces of a model and where their sizes come from."""
 
-    kind: str  # safetensors-local | safetensors-hub | config | config-scaled
+    kind: str  # safetensors-local | safetensors-hub | config | config-scaled | config-unknown-quantization
     pieces: tuple[Piece, ...]
     checkpoint_bytes: int
     notes: tuple[str, ...] = ()
@@ -73,6 +75,13 @@ def weight_source(model: Model, header_pieces: list[Piece] | None = None, header
     pieces = model_pieces(model)
     total = sum(p.nbytes for p in pieces)
     bundled = measured_bytes or bundled_checkpoint_bytes(model.id)
+    if bundled is None and not known_scheme(model.quantization):
+        q = model.quantization
+        return WeightSource(UNKNOWN_QUANT, tuple(pieces), total, (
+            f"quantization {q.method or q.scheme!r} ({q.source or 'config'}) has no storage layout in the doctor: "
+            f"its modules were sized as {model.dtype} ({total / 1e9:.2f} GB), an upper bound; the checkpoint's "
+            f"safetensors headers (a local copy, or the hub when reachable) or its index's total_size would size "
+            f"it exactly",))
     if bundled is None:
         return WeightSource("config", tuple(pieces), total,
                             (f"weights computed from the config: {total / 1e9:.2f} GB in the checkpoint",))

@@ -37,9 +37,30 @@ def with_binary_facts(libraries: dict[str, Library], engines: tuple[str, ...] = 
     for site, members in by_site.items():
         names = [str(m.details.get("distribution", m.name)) for m in members]
         report = scan_environment(roots=[Path(site)], packages=names)
+        skipped = _skipped_by_package(Path(site), report.skipped)
         for library in members:
             files = [_file_fact(entry, site) for entry in report.files if _owned(entry.package, library)]
-            out[library.name] = dataclasses.replace(library, details={**library.details, "cuda_binaries": files})
+            details = {**library.details, "cuda_binaries": files}
+            passed_over = [entry for package, entry in skipped if _owned(package, library)]
+            if passed_over:
+                details["skipped_binaries"] = passed_over
+            out[library.name] = dataclasses.replace(library, details=details)
+    return out
+
+
+def _skipped_by_package(site: Path, skipped: list[tuple[str, str]]) -> list[tuple[str, dict[str, str]]]:
+    """(owning distribution, {path, why}) for each binary-looking path the scan did not open: a dangling or
+    looping link, a special file. Its owner comes from the RECORDs, else its top-level folder."""
+    if not skipped:
+        return []
+    from doctor.binaries.dists import DistIndex
+
+    index = DistIndex.for_root(site)
+    out = []
+    for path, why in skipped:
+        package, _ = index.owner(Path(path))
+        relative = Path(path).relative_to(site) if Path(path).is_relative_to(site) else Path(path)
+        out.append((package, {"path": str(relative), "why": why}))
     return out
 
 

@@ -15,6 +15,23 @@ from doctor.validation.model import LIMITS, check_model
 MLA_FAMILIES = {"deepseek_v3", "deepseek_v2", "kimi_k2"}
 # Experts per token, as model families spell it (Gemma 4: top_k_experts; some exports: moe_top_k).
 LINEAR_LAYER_TYPES = {"linear_attention", "mamba", "mamba2", "gated_deltanet", "gdn"}
+# Fields doctor.plan.arch / doctor.plan.hybrid read from the raw config to size weights: always, for Gated
+# DeltaNet layers (Qwen3-Next, Qwen3.5), and for Nemotron-H block patterns (Mamba2, relu2 MLP, latent MoE).
+ARCH_FIELDS = ("shared_expert_intermediate_size", "attn_output_gate", "mtp_num_hidden_layers")
+GDN_FIELDS = ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_num_key_heads", "linear_num_value_heads",
+              "linear_value_head_dim")
+BLOCK_FIELDS = ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel", "moe_latent_size",
+                "moe_shared_expert_intermediate_size", "mtp_hybrid_override_pattern", "mlp_hidden_act")
+
+
+def _touch_modelled_fields(text: ReadTracking) -> None:
+    fields = list(ARCH_FIELDS)
+    if dict.get(text, "linear_num_value_heads"):
+        fields += GDN_FIELDS
+    if dict.get(text, "hybrid_override_pattern") or dict.get(text, "layers_block_type"):
+        fields += BLOCK_FIELDS
+    for key in fields:
+        text.get(key)
 TOP_K_KEYS = ("num_experts_per_tok", "top_k_experts", "moe_top_k", "num_experts_per_token")
 
 
@@ -45,7 +62,7 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         vocab_size=_pos(text, "vocab_size"),
         dtype=dtype,
         attention=_attention(text, hidden, model_type),
-        quantization=normalise_quantization(quant_source, hf_quant, dtype),
+        quantization=normalise_quantization(quant_source, hf_quant, dtype, text),
         intermediate_size=_pos(text, "intermediate_size", required=False),
         max_position_embeddings=_pos(text, "max_position_embeddings", required=False),
         moe=_moe(text),
@@ -54,6 +71,7 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
         reconstructed=reconstructed,
     )
+    _touch_modelled_fields(text)
     model = dataclasses.replace(model, unread_fields=unread_sizing_fields(text))
     check_model(model, "config.json")
     return model
@@ -113,8 +131,8 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
 
 def _linear_layers(text: dict[str, Any]) -> int:
     """Layers without a KV cache: `layer_types` entries of linear attention / Mamba (Qwen3-Next, Qwen3.5),
-    else every layer but each `full_attention_interval`-th, else Nemotron-H's `hybrid_override_pattern`
-    (M = Mamba, * = attention)."""
+    else every layer but each `full_attention_interval`-th, else every Nemotron-H layer that is not attention
+    (`hybrid_override_pattern`: M Mamba, E MoE, - MLP, * attention; or `layers_block_type`)."""
     layers = text.get("num_hidden_layers")
     types = text.get("layer_types")
     if isinstance(types, list):
@@ -124,7 +142,10 @@ def _linear_layers(text: dict[str, Any]) -> int:
         return layers - layers // interval
     pattern = text.get("hybrid_override_pattern")
     if isinstance(pattern, str):
-        return pattern.count("M")
+        return len(pattern) - pattern.count("*")
+    blocks = text.get("layers_block_type")
+    if isinstance(blocks, list):
+        return sum(1 for t in blocks if t != "attention")
     return 0
 
 

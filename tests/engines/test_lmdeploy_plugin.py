@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 
 from tests.conftest import REPO, cli_env
+from tests.schemas import validate
 
 PLUGIN_SRC = REPO / "examples" / "engine-plugin" / "src"
-SCHEMA = json.loads((REPO / "doctor" / "formats" / "schema" / "report.schema.json").read_text())
 MODEL = "Qwen/Qwen3-30B-A3B"  # Qwen3MoeForCausalLM: TurboMind serves it at every release in flags.json
 
 
@@ -45,7 +45,7 @@ def report(site: Path, *args: str) -> dict:
     done = doctor(site, "check", *args[:cut], "--offline", "--format", "json", *args[cut:])
     assert done.returncode in (0, 1), done.stderr
     data = json.loads(done.stdout)
-    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+    validate("report", data)
     return data
 
 
@@ -54,7 +54,9 @@ def lmdeploy_ids(data: dict) -> set[str]:
 
 
 def test_engines_lists_the_plugin_with_its_installed_version(site):
-    rows = json.loads(doctor(site, "engines", "--format", "json").stdout)
+    document = json.loads(doctor(site, "engines", "--format", "json").stdout)
+    validate("engines", document)
+    rows = document["engines"]
     row = next(r for r in rows if r["name"] == "lmdeploy")
     assert row["plugin"] and row["installed"] == "0.12.3"
     assert (row["first_known"], row["newest_known"]) == ("0.9.2", "0.16.0")
@@ -96,7 +98,9 @@ def test_flags_are_checked_against_the_release(site):
 def test_the_memory_plan_uses_the_plugins_model_and_never_offers_pipeline_layouts(site):
     done = doctor(site, "plan", MODEL, "--engine", "lmdeploy==0.13.0", "--hardware", "rtx-pro-6000-x8",
                   "--offline", "--format", "json")
-    plans = json.loads(done.stdout)["plans"]
+    document = json.loads(done.stdout)
+    validate("plan", document)
+    plans = document["layouts"]
     assert plans and {p["pp"] for p in plans} == {1}
     assert "--cache-max-entry-count" in plans[0]["flags"]
     data = report(site, MODEL, "--hardware", "rtx-5090-x2", "--engine", "lmdeploy==0.13.0", "--", "--quant-policy",
@@ -107,9 +111,12 @@ def test_the_memory_plan_uses_the_plugins_model_and_never_offers_pipeline_layout
 
 
 def test_explain_rules_and_sarif_know_its_rules(site):
-    explained = json.loads(doctor(site, "explain", "lmdeploy/lmd001", "--format", "json").stdout)
+    explained_document = json.loads(doctor(site, "explain", "lmdeploy/lmd001", "--format", "json").stdout)
+    validate("explain", explained_document)
+    explained = explained_document["rule"]
     assert explained["id"] == "lmdeploy/LMD001" and explained["docs"].startswith("https://github.com/InternLM")
     listed = json.loads(doctor(site, "rules", "--area", "lmdeploy", "--format", "json").stdout)
+    validate("rules", listed)
     assert [r["id"] for r in listed["rules"]] == ["lmdeploy/LMD001", "lmdeploy/LMD002", "lmdeploy/LMD003"]
     done = doctor(site, "check", MODEL, "--hardware", "rtx-5090", "--engine", "lmdeploy==0.12.3", "--offline",
                   "--format", "sarif")

@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 
 from tests.conftest import REPO
+from tests.schemas import validate
 from tests.wheels import cache_root
 
 pytestmark = pytest.mark.slow
@@ -56,8 +57,9 @@ def test_the_installed_doctor_is_not_the_checkout(venv):
 
 
 def test_engines_lists_the_plugin_with_its_installed_version(venv):
-    rows = json.loads(doctor(venv, "engines", "--format", "json").stdout)
-    row = next(r for r in rows if r["name"] == "lmdeploy")
+    document = json.loads(doctor(venv, "engines", "--format", "json").stdout)
+    validate("engines", document, installed_schemas(venv))
+    row = next(r for r in document["engines"] if r["name"] == "lmdeploy")
     assert row["plugin"] and row["installed"] == "0.12.3" and row["display_name"] == "LMDeploy"
 
 
@@ -66,8 +68,7 @@ def test_check_analyses_with_it_and_its_json_validates(venv):
                   "--format", "json")
     assert done.returncode == 1, done.stderr  # an error finding
     data = json.loads(done.stdout)
-    schema = json.loads((REPO / "doctor" / "formats" / "schema" / "report.schema.json").read_text())
-    jsonschema.Draft202012Validator(schema).validate(data)
+    validate("report", data, installed_schemas(venv))
     assert data["launch"]["engine"] == "lmdeploy"
     assert data["analysis"]["plan"]["engine"] == "LMDeploy"
     assert "lmdeploy/LMD001" in {f["id"] for f in data["findings"]}
@@ -86,4 +87,33 @@ def test_explain_and_rules_show_its_rules(venv):
     explained = doctor(venv, "explain", "lmdeploy/LMD001")
     assert explained.returncode == 0 and "CUDA 12.4" in explained.stdout
     listed = json.loads(doctor(venv, "rules", "--area", "lmdeploy", "--format", "json").stdout)
+    validate("rules", listed, installed_schemas(venv))
     assert {r["id"] for r in listed["rules"]} == {"lmdeploy/LMD001", "lmdeploy/LMD002", "lmdeploy/LMD003"}
+
+
+def installed_schemas(venv: Path) -> Path:
+    """The schema folder of the doctor installed from the wheel."""
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", "import doctor.formats, pathlib; "
+                           "print(pathlib.Path(doctor.formats.__file__).parent / 'schema')"],
+                          capture_output=True, text=True, cwd=venv, check=True)
+    return Path(done.stdout.strip())
+
+
+def test_the_wheel_ships_every_published_schema(venv):
+    shipped = installed_schemas(venv)
+    assert str(venv) in str(shipped)
+    checkout = REPO / "doctor" / "formats" / "schema"
+    names = sorted(p.name for p in checkout.glob("*.schema.json"))
+    assert sorted(p.name for p in shipped.glob("*.schema.json")) == names
+    for path in checkout.glob("*.schema.json"):
+        assert (shipped / path.name).read_text() == path.read_text()
+
+
+def test_plan_and_explain_validate_with_the_plugin(venv):
+    done = doctor(venv, "plan", MODEL, "--engine", "lmdeploy==0.13.0", "--hardware", "rtx-pro-6000-x8", "--offline",
+                  "--format", "json")
+    plan = json.loads(done.stdout)
+    validate("plan", plan, installed_schemas(venv))
+    assert plan["engine"] == "LMDeploy" and plan["layouts"]
+    explained = json.loads(doctor(venv, "explain", "lmdeploy/LMD001", "--format", "json").stdout)
+    validate("explain", explained, installed_schemas(venv))

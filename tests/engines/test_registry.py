@@ -71,7 +71,7 @@ def test_builtin_engines_implement_the_interface():
 def test_a_third_party_engine_plugs_in_through_the_entry_point_group(plugin_path):
     listed = _cli(plugin_path, "engines", "--format", "json")
     assert listed.returncode == 0, listed.stderr
-    toy = next(r for r in json.loads(listed.stdout) if r["name"] == "toyserve")
+    toy = next(r for r in json.loads(listed.stdout)["engines"] if r["name"] == "toyserve")
     assert toy["plugin"] and toy["newest_known"] == "1.1"
     checked = _cli(plugin_path, "check", "moonshotai/Kimi-K2.5", "--hardware", "rtx-pro-6000-x8", "--engine",
                    "toyserve==1.2", "--format", "json")
@@ -134,14 +134,15 @@ def test_engine_knowledge_ends_are_said():
 
     assert sglang.knowledge_note(Version("0.5.23")) is None
     assert "newer than the newest release the doctor knows (0.5.23)" in sglang.knowledge_note(Version("0.6.0"))
-    assert "against build 11312's argument table" in registry.get("llama.cpp").knowledge_note(Version("1"))
+    assert "older than the oldest release in the doctor's flag tables" in registry.get("llama.cpp").knowledge_note(
+        Version("1"))
 
 
 def test_engines_command_lists_ranges(capsys):
     from doctor.cli import main
 
     assert main(["engines", "--format", "json"]) == 0
-    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["engines"]}
     assert rows["sglang"]["every_release"] and rows["vllm"]["newest_known"] == "0.33.0"
     assert main(["engines"]) == 0
     assert "SGLang" in capsys.readouterr().out

@@ -8,8 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from doctor.formats.json import report_schema
 from tests.conftest import cli_env
+from tests.schemas import validate
 
 KIMI = ["check", "moonshotai/Kimi-K2.5", "--hardware", "rtx-pro-6000-x8"]
 
@@ -41,7 +41,7 @@ def test_json_report_validates_against_shipped_schema(tmp_path):
     result = run(*KIMI, "--engine", "sglang==0.5.8", "--format", "json", "--output", str(out))
     assert result.returncode == 1
     report = json.loads(result.stdout)
-    jsonschema.validate(report, report_schema())
+    validate("report", report)
     assert json.loads(out.read_text()) == report
     finding = next(f for f in report["findings"] if f["id"] == "SGL101")
     assert finding["evidence"]["item.bytes"] == 106496 and finding["evidence"]["item.limit"] == 101376
@@ -53,7 +53,7 @@ def test_schema_rejects_a_broken_report():
     broken = {"schema_version": "1", "tool": {"name": "sm120-doctor", "version": "0"}, "facts": {},
               "analysis": {"kernels": []}, "findings": [{"id": "bad id", "severity": "fatal"}], "summary": {}}
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(broken, report_schema())
+        validate("report", broken)
 
 
 @pytest.mark.parametrize(("fail_on", "code"), [("error", 1), ("warning", 1), ("never", 0)])
@@ -78,10 +78,10 @@ def test_snapshot_then_check_against_it(tmp_path):
 
 
 def test_hardware_and_models_listings():
-    names = {p["name"] for p in json.loads(run("hardware", "--format", "json").stdout)}
+    names = {p["name"] for p in json.loads(run("hardware", "--format", "json").stdout)["profiles"]}
     assert {"rtx-pro-6000-x8", "rtx-pro-6000-ws-x4", "rtx-5090", "rtx-5090-x2", "dgx-spark", "h100-sxm-x8",
             "b200-x8"} <= names
-    models = json.loads(run("models", "--format", "json").stdout)
+    models = json.loads(run("models", "--format", "json").stdout)["models"]
     assert models["zai-org/GLM-4.7-FP8"]["provenance"] == "reconstructed"
 
 

@@ -21,8 +21,10 @@ def _run(argv, capsys):
 def test_overflow_json(capsys):
     code, out, _ = _run([*MOE, "--format", "json"], capsys)
     assert code == 1
-    assert json.loads(out) == {"kernel": "fused_moe", "arch": "sm120", "bytes": 147456, "limit": 101376,
-                               "fits": False, "method": "analytic"}
+    document = json.loads(out)
+    assert {k: document[k] for k in ("kernel", "arch", "limit", "fits", "method")} == {
+        "kernel": "fused_moe", "arch": "sm120", "limit": 101376, "fits": False, "method": "analytic"}
+    assert [(e["M"], e["bytes"], e["fits"]) for e in document["entries"]] == [(None, 147456, False)]
 
 
 def test_fits_exit_zero(capsys):
@@ -37,7 +39,7 @@ def test_extend_and_decode(capsys):
     assert code == 1 and "106496" in out
     code, out, _ = _run(["smem", "decode-attention", "--arch", "12.0", "--lk", "576", "--lv", "512",
                          "--format", "json"], capsys)
-    assert code == 0 and json.loads(out)["bytes"] == 63488  # the newest kernel: V read as K^T
+    assert code == 0 and json.loads(out)["entries"][0]["bytes"] == 63488  # the newest kernel: V read as K^T
 
 
 @pytest.mark.parametrize("argv", [["smem", "--arch", "sm120"], ["smem", "fused-moe", "--arch", "rtx",
@@ -62,4 +64,4 @@ def test_moe_config_listing(tmp_path, capsys):
     assert "OVERFLOW" in out.splitlines()[2] and "OVERFLOW" not in out.splitlines()[1]
     code, out, _ = _run(["smem", "--moe-config", str(path), "--arch", "sm90", "--dtype", "fp8_w8a8",
                          "--format", "json"], capsys)
-    assert code == 0 and [row["M"] for row in json.loads(out)] == [1, 4096]
+    assert code == 0 and [row["M"] for row in json.loads(out)["entries"]] == [1, 4096]

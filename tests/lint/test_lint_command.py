@@ -11,9 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from doctor.formats.json import report_schema
-from doctor.formats.lint import lint_schema
 from tests.conftest import cli_env
+from tests.schemas import validate
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures" / "launch"
@@ -27,11 +26,7 @@ def lint(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
 
 def validate_lint(document: dict) -> None:
     """Against lint.schema.json, whose launches' reports are checked against report.schema.json."""
-    from referencing import Registry, Resource
-
-    report = report_schema()
-    registry = Registry().with_resource(report["$id"], Resource.from_contents(report))
-    jsonschema.Draft202012Validator(lint_schema(), registry=registry).validate(document)
+    validate("lint", document)
 
 
 def test_the_lint_schema_rejects_a_broken_report():

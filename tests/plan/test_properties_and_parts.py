@@ -5,7 +5,6 @@ import struct
 import subprocess
 import sys
 
-import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +12,6 @@ from hypothesis import strategies as st
 from doctor.engines.sglang import memory
 from doctor.engines.sglang.memory import SGLangMemory, load_extra_pieces
 from doctor.errors import InputError
-from doctor.formats.json import report_schema
 from doctor.hardware import load_profile
 from doctor.plan import kv, safetensors
 from doctor.plan.arch import model_pieces
@@ -22,6 +20,7 @@ from doctor.plan.planner import PlanRequest, plan_layout
 from doctor.plan.weights import rank_weights, weight_source
 from doctor.probe.model import load_model
 from tests.conftest import cli_env
+from tests.schemas import validate
 
 GiB = 1 << 30
 MODELS = ["moonshotai/Kimi-K2.5", "zai-org/GLM-4.7-FP8", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-30B-A3B",
@@ -184,7 +183,7 @@ def test_cli_plan_json_lists_plans_best_first():
                  "--format", "json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
-    first = doc["plans"][0]
+    first = doc["layouts"][0]
     for key in ("tp", "pp", "ep", "fits", "weights_per_gpu_bytes", "kv_bytes_per_token", "kv_capacity_tokens",
                 "flags", "reasons"):
         assert key in first
@@ -194,7 +193,7 @@ def test_cli_plan_json_lists_plans_best_first():
 def test_cli_plan_no_fit_gives_the_arithmetic():
     result = run("plan", "nvidia/Kimi-K2.6-NVFP4", "--hardware", "rtx-pro-6000-ws-x4", "--format", "json")
     doc = json.loads(result.stdout)
-    assert not any(p["fits"] for p in doc["plans"])
+    assert not any(p["fits"] for p in doc["layouts"])
     assert doc["advice"]["min_gpus"]["gpus"] > 4 and doc["advice"]["max_routed_experts"] < 384
 
 
@@ -212,7 +211,7 @@ def test_check_fires_mem001_and_validates_against_the_schema():
                  "--format", "json")
     assert result.returncode == 1
     report = json.loads(result.stdout)
-    jsonschema.validate(report, report_schema())
+    validate("report", report)
     ids = [f["id"] for f in report["findings"]]
     assert "MEM001" in ids and ids[0] == "MEM001"
     assert report["analysis"]["plan"]["requested"]["fits"] is False

@@ -35,7 +35,9 @@ def test_full_attention_interval_counts_linear_layers_and_kv_skips_them():
 def test_layer_types_and_hybrid_pattern_count_linear_layers():
     types = ["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 12
     assert model(layer_types=types).attention.linear_attention_layers == 36
-    assert model(hybrid_override_pattern="M-M*-" * 8 + "M-M-M-M-").attention.linear_attention_layers == 20
+    # Nemotron-H: only "*" layers hold KV; Mamba ("M"), MLP ("-") and MoE ("E") layers have none
+    assert model(hybrid_override_pattern="M-M*-" * 8 + "M-M-M-M-").attention.linear_attention_layers == 40
+    assert model(layers_block_type=["mamba", "moe", "attention", "mlp"] * 12).attention.linear_attention_layers == 36
 
 
 def test_dense_model_has_every_layer_in_kv():

@@ -12,6 +12,7 @@ from tests.rules.builders import RULES, a, build, decode_attention, findings, fu
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 WS4 = "rtx-pro-6000-ws-x4"
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
+UNKNOWN_QUANT = {"scheme": "exl3", "method": "exl3", "quantized": ("routed_experts", "attention")}
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 QWEN235_FP8 = "Qwen/Qwen3-235B-A22B-FP8"
@@ -92,6 +93,10 @@ def torch(version, cuda="12.8", archs=None):
 
 def llama_cpp(*archs, **details):
     return lib("llama.cpp", "0.3.16", cuda_library="/x/libggml-cuda.so", cuda_archs=list(archs), **details)
+
+
+def lcpp(build_number, model="tiny"):
+    return lambda: build(R5090, gguf(model), (f"llama.cpp=={build_number}",))
 
 
 def gguf(name):
@@ -311,7 +316,9 @@ CASES = [
       *trt_options("kv_cache_config:\n  free_gpu_memory_fraction: 0.8\n")),
     a("TRT007", True, "AUTO on 1.0.0", trt("1.0.0", GPTOSS), *trt_options("moe_config:\n  backend: AUTO\n")),
     a("TRT007", False, "AUTO on 1.2.1", trt("1.2.1", GPTOSS), *trt_options("moe_config:\n  backend: AUTO\n")),
-    a("TRT008", True, "gpt-oss TP8 EP1", trt("1.2.1", GPTOSS), "--tp_size", "8"),
+    # TRT-LLM pads MXFP4 experts before sharding (2880 at TP4 -> 768 a rank): TP8 EP1 loads
+    a("TRT008", False, "gpt-oss TP8 EP1 (MXFP4 padded)", trt("1.2.1", GPTOSS), "--tp_size", "8"),
+    a("TRT008", True, "gpt-oss TP3 does not divide 64 heads", trt("1.2.1", GPTOSS), "--tp_size", "3"),
     a("TRT008", False, "gpt-oss TP8 EP8", trt("1.2.1", GPTOSS), "--tp_size", "8", "--ep_size", "8"),
     a("TRT009", True, "GLM-4.7 BF16 on one GPU", trt("1.2.1", "zai-org/GLM-4.7"), "--tp_size", "1"),
     a("TRT009", False, "Llama 8B on one GPU", trt("1.2.1", LLAMA), "--tp_size", "1"),
@@ -347,6 +354,34 @@ CASES = [
     a("LCPP007", True, "--no-mmap (gone in b11312)", lambda: build(R5090, gguf("tiny")), "--no-mmap"),
     a("LCPP007", True, "-fa maybe", lambda: build(R5090, gguf("tiny")), "-fa", "maybe"),
     a("LCPP007", False, "-ngl 99 -fa on", lambda: build(R5090, gguf("tiny")), "-ngl", "99", "-fa", "on"),
+    # flag tables per release (doctor/data/llama_cpp/flag_tables.json): each boundary from both sides and between
+    a("LCPP007", False, "bare -fa at b6301 (a switch then)", lcpp(6301), "-fa"),
+    a("LCPP007", True, "-fa on at b6301 ('on' is a stray word)", lcpp(6301), "-fa", "on"),
+    a("LCPP007", True, "bare -fa at b6431 (needs a value)", lcpp(6431), "-fa"),
+    a("LCPP007", False, "-fa on at b6431", lcpp(6431), "-fa", "on"),
+    a("LCPP007", False, "bare -fa at b6400 (between b6301 and b6431)", lcpp(6400), "-fa"),
+    a("LCPP011", True, "bare -fa at b6400 (between b6301 and b6431)", lcpp(6400), "-fa"),
+    a("LCPP011", False, "bare -fa at b6301", lcpp(6301), "-fa"),
+    a("LCPP011", False, "-fa on at b6431", lcpp(6431), "-fa", "on"),
+    a("LCPP011", True, "-fa on at b6400 (a stray 'on' at b6301)", lcpp(6400), "-fa", "on"),
+    a("LCPP007", False, "-fa on at b6400", lcpp(6400), "-fa", "on"),
+    a("LCPP007", False, "--no-mmap --flash-attn at b5000 (the issue's case)", lcpp(5000), "--no-mmap", "--flash-attn"),
+    a("LCPP007", False, "--no-mmap at b10867", lcpp(10867), "--no-mmap"),
+    a("LCPP007", True, "--no-mmap at b10878 (gone)", lcpp(10878), "--no-mmap"),
+    a("LCPP007", False, "--no-mmap at b10872 (between b10867 and b10878)", lcpp(10872), "--no-mmap"),
+    a("LCPP011", True, "--no-mmap at b10872 (between b10867 and b10878)", lcpp(10872), "--no-mmap"),
+    a("LCPP007", True, "--load-mode mmap at b10103 (not yet)", lcpp(10103), "--load-mode", "mmap"),
+    a("LCPP011", True, "--load-mode mmap at b10105 (between b10103 and b10108)", lcpp(10105), "--load-mode", "mmap"),
+    a("LCPP007", False, "--load-mode mmap at b10108", lcpp(10108), "--load-mode", "mmap"),
+    a("LCPP007", True, "--load-mode auto at b10362 (no auto yet)", lcpp(10362), "--load-mode", "auto"),
+    a("LCPP007", False, "--load-mode auto at b10380", lcpp(10380), "--load-mode", "auto"),
+    a("LCPP007", True, "-ngl all at b7347 (an int then)", lcpp(7347), "-ngl", "all"),
+    a("LCPP007", False, "-ngl 99 at b7347", lcpp(7347), "-ngl", "99"),
+    a("LCPP011", True, "-ngl all at b7500 (between b7347 and b7698)", lcpp(7500), "-ngl", "all"),
+    a("LCPP007", False, "-ngl all at b7698", lcpp(7698), "-ngl", "all"),
+    a("LCPP007", False, "--no-mmap at b99999 (newer than the data)", lcpp(99999), "--no-mmap"),
+    a("LCPP011", True, "--no-mmap at b99999 (newer than the data)", lcpp(99999), "--no-mmap"),
+    a("LCPP011", False, "-ngl 99 -fa on at b99999", lcpp(99999), "-ngl", "99", "-fa", "on"),
     a("LCPP008", True, "q8_0 V cache, -fa off", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0", "-fa", "off"),
     a("LCPP008", False, "q8_0 V cache, -fa auto", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0"),
     a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
@@ -377,6 +412,27 @@ CASES = [
     a("MEM001", False, "GLM-4.7-FP8 on 8x96 GB", sg("0.5.8", GLM)),
     a("MEM003", True, "TP7 does not divide 96 heads", sg("0.5.8", GLM), "--tp-size", "7"),
     a("MEM003", False, "TP8", sg("0.5.8", GLM), "--tp-size", "8"),
+    # an unknown quantization is sized at the model dtype, an upper bound: a warning, never MEM001
+    a("MEM020", True, "unknown quant sized as BF16", sg("0.5.8", "zai-org/GLM-4.7", quant=UNKNOWN_QUANT)),
+    a("MEM001", False, "unknown quant sized as BF16", sg("0.5.8", "zai-org/GLM-4.7", quant=UNKNOWN_QUANT)),
+    a("MEM020", False, "unknown quant, measured checkpoint size", sg("0.5.8", KIMI, quant=UNKNOWN_QUANT)),
+    a("MEM020", False, "known FP8", sg("0.5.8", GLM)),
+    # MXFP4 experts: vLLM and SGLang round the per-rank intermediate up (720 -> 768 at TP4)
+    a("MEM003", False, "gpt-oss TP4 on vLLM 0.33.0", vl("0.33.0", GPTOSS), "--tensor-parallel-size", "4"),
+    a("MEM003", False, "gpt-oss TP8 on vLLM 0.11.0", vl("0.11.0", GPTOSS), "--tensor-parallel-size", "8"),
+    a("MEM003", False, "gpt-oss TP4 on SGLang 0.5.8", sg("0.5.8", GPTOSS), "--tp-size", "4"),
+    a("MEM003", True, "gpt-oss TP3 on vLLM (64 heads)", vl("0.33.0", GPTOSS), "--tensor-parallel-size", "3"),
+    # FP8 block [128, 128] experts are not padded: 1536 / 8 = 192 is refused (validate_fp8_block_shape), / 4 is not
+    a("MEM003", True, "Qwen3-235B FP8 TP8 on vLLM 0.25.0", vl("0.25.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "8"),
+    a("MEM003", False, "Qwen3-235B FP8 TP4 on vLLM 0.25.0", vl("0.25.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "4"),
+    # from 0.29.0 vLLM refines the block scales to gcd(128, 128, 192, 4096) = 64 (refine_fp8_moe_block_shape)
+    a("MEM003", True, "Qwen3-235B FP8 TP8 on vLLM 0.28.0", vl("0.28.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "8"),
+    a("MEM003", False, "Qwen3-235B FP8 TP8 on vLLM 0.29.0", vl("0.29.0", "Qwen/Qwen3-235B-A22B-FP8"),
+      "--tensor-parallel-size", "8"),
+    a("MEM003", True, "Qwen3-235B FP8 TP8 on SGLang 0.5.8", sg("0.5.8", "Qwen/Qwen3-235B-A22B-FP8"), "--tp-size", "8"),
     a("MEM004", True, "Kimi K2.5 INT4 TP8: KV pool near zero", sg("0.5.8")),
     a("MEM004", False, "Llama 8B on 8x96 GB", sg("0.5.8", LLAMA)),
     # issue 14: builds, torch builds, wheels, communication, MoE/attention backends, checkpoints

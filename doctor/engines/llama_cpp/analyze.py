@@ -17,6 +17,7 @@ from doctor.probe.gguf import GgufModel, gguf_files, read_gguf
 # Head sizes ggml-cuda's flash attention has kernels for (ggml/src/ggml-cuda/fattn.cu, build 11312);
 # with `-fa auto` llama.cpp turns FA off for others.
 FA_HEAD_DIMS = {40, 64, 72, 80, 96, 112, 128, 192, 256, 320, 512, 576}
+EVERY_LAYER = 999  # -ngl N with N past the layer count offloads every layer (llama.cpp clamps it)
 BLOCK_SCALED_TYPES = {"MXFP4", "NVFP4"}  # native FP4 MMA paths on Blackwell need sm_120a/121a
 
 
@@ -39,7 +40,7 @@ def gguf_of(run: EngineRun) -> GgufModel | None:
 
 
 def options_of(run: EngineRun) -> LlamaOptions:
-    return parse_options(list(run.launch.args), llama_flags.known_release_table())
+    return parse_options(list(run.launch.args), flag_table(run))
 
 
 def flash_attention(options: LlamaOptions, gguf: GgufModel | None) -> tuple[bool, str]:
@@ -76,6 +77,7 @@ def analyze(run: EngineRun) -> EngineAnalysis:
     notes = ["llama.cpp's CUDA kernels are compiled ahead of time with static shared memory: no Triton kernel plan"]
     if gguf is None and run.facts.model is not None:
         notes.append("llama.cpp loads GGUF files: this model is not one (convert it with convert_hf_to_gguf.py)")
+    notes += [f"llama.cpp build: {note}" for note in run.library.details.get("notes") or ()]
     if run.library.details.get("assumed"):
         notes.append(f"no llama.cpp build found here (llama-server on PATH, ${builds.ENV}, llama-cpp-python): "
                      f"analysed as build {run.library.version}")
@@ -88,17 +90,25 @@ def plan_flags_to_add(run: EngineRun) -> list[str]:
     best = plan.get("best") if plan else None
     if not best:
         return []
-    given = {llama_flags.known_release_table().canonical(a) for a in run.launch.args if a.startswith("-")}
+    canonical = flag_table(run).canonical
+    given = {canonical(a) for a in run.launch.args if a.startswith("-")}
     pairs = list(zip(best["flags"][::2], best["flags"][1::2], strict=True))
-    canonical = llama_flags.known_release_table().canonical
     offload_given = given & {"--n-gpu-layers", "--n-cpu-moe", "--cpu-moe", "--override-tensor"}
     out: list[str] = []
     for flag, value in pairs:
         name = canonical(flag)
         if name in given or (name in ("--n-gpu-layers", "--n-cpu-moe") and offload_given):
             continue
-        out += [flag, value]
+        out += [flag, _spelled_for_build(run, flag, value)]
     return out
+
+
+def _spelled_for_build(run: EngineRun, flag: str, value: str) -> str:
+    """`-ngl all` for builds whose -ngl takes an int only (b7347 and older samples; b7698 takes `all`): a count
+    past every layer, which llama.cpp clamps to all of them."""
+    if value == "all" and flag_table(run).integer(flag):
+        return str(EVERY_LAYER)
+    return value
 
 
 def _plan(run: EngineRun) -> dict[str, Any] | None:
@@ -136,7 +146,8 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
     fa, _ = flash_attention(options, gguf)
     view: dict[str, Any] = {
         "version": run.library.version, **build_view(run), "flag_table": table.source,
-        "flag_problems": llama_flags.check_flags(list(run.launch.args), table), "flash_attn": fa,
+        "flag_problems": llama_flags.check_flags(list(run.launch.args), table),
+        "flag_unsettled": llama_flags.unsettled_flags(list(run.launch.args), table), "flash_attn": fa,
         "flash_attn_flag": options.flash_attn, "cache_type_k": options.cache_type_k,
         "cache_type_v": options.cache_type_v, "quantized_v": options.cache_type_v not in ("f16", "f32", "bf16"),
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
@@ -150,9 +161,16 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
 
 
 def flag_table(run: EngineRun) -> llama_flags.FlagTable:
+    """The found build's own --help, else common/arg.cpp at the release that covers its build number."""
     server = run.library.details.get("server")
     found = llama_flags.table_for_binary(str(server)) if server and not run.library.what_if else None
-    return found or llama_flags.known_release_table()
+    return found or llama_flags.table_for_build(build_number(run.library.version))
+
+
+def build_number(version: str) -> int | None:
+    """llama.cpp's build number from a library version: "7551" → 7551; unknown ("0") or a llama-cpp-python
+    version ("0.3.16") → None."""
+    return int(version) if version.isdigit() and int(version) > 0 else None
 
 
 def _archs(tokens: list[str]) -> tuple[list[str], list[str]]:

@@ -5,7 +5,11 @@ CUDA toolkit that compiled it, and the cmake line that builds it right for the G
 
 from __future__ import annotations
 
+import errno
+import mmap
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -62,10 +66,11 @@ def _from_path(path: Path, source: str) -> Build:
         server = next((p for p in (path / "llama-server", path / "bin" / "llama-server") if p.is_file()), None)
         if server is not None:
             return _from_server(server, source)
-        library = next(iter(sorted(path.rglob(CUDA_LIBRARY))), None)
-        return _with_archs(Build(source=source), library)
+        library, notes = first_readable(sorted(path.rglob(CUDA_LIBRARY)))
+        return _with_archs(Build(source=source, notes=notes), library)
     if path.name.startswith("libggml-cuda"):
-        return _with_archs(Build(source=source), path)
+        library, notes = first_readable([path])
+        return _with_archs(Build(source=source, notes=notes), library)
     if path.is_file():
         return _from_server(path, source)
     return Build(source=source, notes=(f"{path} does not exist",))
@@ -73,19 +78,46 @@ def _from_path(path: Path, source: str) -> Build:
 
 def _from_server(server: Path, source: str) -> Build:
     folder = server.resolve().parent
-    library = next((p for p in (folder / CUDA_LIBRARY, folder.parent / "lib" / CUDA_LIBRARY) if p.is_file()), None)
+    library, notes = first_readable([folder / CUDA_LIBRARY, folder.parent / "lib" / CUDA_LIBRARY])
     build, commit = server_version(str(server))
     # a static build (BUILD_SHARED_LIBS=OFF) carries the CUDA code in the binary itself
-    return _with_archs(Build(source=source, server=str(server), build=build, commit=commit), library or server)
+    found = Build(source=source, server=str(server), build=build, commit=commit, notes=notes)
+    return _with_archs(found, library or server)
 
 
 def _from_python_package() -> Build | None:
     dist = distribution("llama_cpp_python")
     if dist is None:
         return None
-    candidate = Path(dist.location) / "llama_cpp" / "lib" / CUDA_LIBRARY
-    build = Build(source=f"llama-cpp-python {dist.version}", package_version=dist.version)
-    return _with_archs(build, candidate if candidate.is_file() else None)
+    library, notes = first_readable([Path(dist.location) / "llama_cpp" / "lib" / CUDA_LIBRARY])
+    build = Build(source=f"llama-cpp-python {dist.version}", package_version=dist.version, notes=notes)
+    return _with_archs(build, library)
+
+
+def first_readable(candidates: list[Path]) -> tuple[Path | None, tuple[str, ...]]:
+    """The first candidate that is a regular file (through links), and a note for each one passed over that
+    exists as a name but cannot be read: a dangling link, a link loop, a special file."""
+    notes = []
+    for path in candidates:
+        problem = unreadable(path)
+        if problem is None:
+            return path, tuple(notes)
+        if problem:
+            notes.append(f"{path} skipped: {problem}")
+    return None, tuple(notes)
+
+
+def unreadable(path: Path) -> str | None:
+    """None for a regular file; "" when nothing is there; else why it is not read."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"symlink loop ({path} -> {os.readlink(path)})"
+        if os.path.islink(path):
+            return f"dangling symlink to {os.readlink(path)}"
+        return "" if exc.errno == errno.ENOENT else f"cannot stat: {exc.strerror or exc}"
+    return None if stat.S_ISREG(mode) else "not a regular file"
 
 
 @lru_cache(maxsize=8)
@@ -125,15 +157,20 @@ def toolkit_of(library: Path) -> tuple[str | None, int | None]:
 @lru_cache(maxsize=8)
 def _toolkit_cached(key: tuple[str, int]) -> tuple[str | None, int | None]:
     try:
-        import mmap
-
+        # A match keeps the mmap it was found in: read its groups before the mapping closes.
         with open(key[0], "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
             releases = {m.group(2).decode() for m in _TOOLKIT.finditer(buf)}
-            cudart = _CUDART.search(buf)
+            cudart = _cudart_major(buf)
     except (OSError, ValueError):
         return None, None
     toolkit = max(releases, key=lambda v: tuple(int(p) for p in v.split("."))) if releases else None
-    return toolkit, int(cudart.group(1)) if cudart else None
+    return toolkit, cudart
+
+
+def _cudart_major(buf: bytes | mmap.mmap) -> int | None:
+    """The libcudart.so.N a dynamically linked build names (its DT_NEEDED string); None for a static cudart."""
+    match = _CUDART.search(buf)
+    return int(match.group(1)) if match else None
 
 
 def library_fact(build: Build) -> Library:

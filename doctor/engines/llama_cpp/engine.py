@@ -1,12 +1,12 @@
-"""llama.cpp behind the Engine interface: GGUF models, llama-server flags (the build's `--help`, else a known
-release's argument table), the build's CUDA archs, its own tensor-by-tensor memory plan and a `llama-server`
-command. Versions are llama.cpp build numbers (`--engine llama.cpp==11312`, what `llama-server --version`
-prints)."""
+"""llama.cpp behind the Engine interface: GGUF models, llama-server flags (the build's `--help`, else
+common/arg.cpp at the release that covers the build, doctor/data/llama_cpp/flag_tables.json), the build's CUDA archs,
+its own tensor-by-tensor memory plan and a `llama-server` command. Versions are llama.cpp build numbers
+(`--engine llama.cpp==11312` or `==b11312`, what `llama-server --version` prints)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
@@ -16,8 +16,7 @@ from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, Launche
 if TYPE_CHECKING:
     from doctor.engines.llama_cpp.flags import FlagTable
 
-# ggml-org/llama.cpp@0c1e57098, the flag table's source (doctor/data/llama_cpp/llama_server_flags.json)
-KNOWN_BUILD = "11312"
+KNOWN_BUILD = "11312"  # ggml-org/llama.cpp@0c1e57098: the defaults modelled, and the build assumed when none is found
 
 
 class LlamaCpp(Engine):
@@ -26,19 +25,24 @@ class LlamaCpp(Engine):
     package = "llama.cpp"
     launchers = (Launcher(command="llama-server", model_flags=("-hf", "--hf-repo", "-m", "--model")),)
     images = (r"llama[.-]?cpp",)
+    log_module = "doctor.engines.llama_cpp.logs"
     releases = (KNOWN_BUILD,)
     analysis_module = "doctor.engines.llama_cpp.analyze"
 
     def knowledge_note(self, version: Version) -> str | None:
+        from doctor.engines.llama_cpp.analyze import build_number
+        from doctor.engines.llama_cpp.flags import table_for_build
+
         if str(version) == KNOWN_BUILD:
             return None
-        from doctor.engines.llama_cpp.builds import UNKNOWN_VERSION
-
-        if str(version) == UNKNOWN_VERSION:
-            return (f"llama.cpp build number unknown (no llama-server --version to ask): defaults and flags of "
-                    f"build {KNOWN_BUILD} assumed")
+        build = build_number(str(version))
+        if build is None:
+            return (f"llama.cpp build number unknown (no llama-server --version to ask): defaults of build "
+                    f"{KNOWN_BUILD} assumed; flag problems against its table are warnings, not errors")
+        coverage = table_for_build(build).note or f"flags from {table_for_build(build).source}"
         return (f"llama.cpp build {version}: flags are checked against the build's own --help when it is found, "
-                f"else against build {KNOWN_BUILD}'s argument table; defaults are those of build {KNOWN_BUILD}")
+                f"else against common/arg.cpp at the release that covers it ({coverage}); memory defaults are "
+                f"those of build {KNOWN_BUILD}")
 
     def serves(self, model: Any) -> bool:
         return model is None or getattr(model, "source", None) == "gguf"
@@ -54,6 +58,11 @@ class LlamaCpp(Engine):
         from doctor.engines.llama_cpp.options import launch_values, parse_options
 
         return launch_values(parse_options(list(argv), _table()), list(argv))
+
+    def option_flags(self, options: Mapping[str, int]) -> list[str]:
+        """llama-server has no tensor/pipeline/expert-parallel sizes (it places each tensor on a device: the
+        plan answers that); the context is `--ctx-size`."""
+        return ["--ctx-size", str(options["context_length"])] if options.get("context_length") else []
 
     def is_switch(self, flag: str) -> bool:
         table = _table()

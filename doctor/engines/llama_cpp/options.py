@@ -118,6 +118,12 @@ def _text(flag: str, value: str | None) -> str:
     return str(value)
 
 
+def _flash_attn(flag: str, value: str | None) -> str:
+    """Before llama.cpp took a value for -fa (b6301 and older samples; b6431 takes one), the bare switch turned
+    it on."""
+    return "on" if value is None else str(value)
+
+
 def _truthy(flag: str, value: str | None) -> bool:
     return str(value) in ("on", "enabled", "true", "1")
 
@@ -125,7 +131,7 @@ def _truthy(flag: str, value: str | None) -> bool:
 _SETTERS = {
     "--n-gpu-layers": ("n_gpu_layers", _gpu_layers), "--ctx-size": ("ctx_size", _int),
     "--cache-type-k": ("cache_type_k", _text), "--cache-type-v": ("cache_type_v", _text),
-    "--flash-attn": ("flash_attn", _text), "--split-mode": ("split_mode", _text),
+    "--flash-attn": ("flash_attn", _flash_attn), "--split-mode": ("split_mode", _text),
     "--tensor-split": ("tensor_split", _split), "--main-gpu": ("main_gpu", _int),
     "--batch-size": ("n_batch", _int), "--ubatch-size": ("n_ubatch", _int), "--parallel": ("parallel", _int),
     "--kv-unified": ("kv_unified", None), "--swa-full": ("swa_full", None),

@@ -30,6 +30,7 @@ class SGLang(Engine):
     launchers = (Launcher(module="sglang.launch_server", model_flags=("--model-path", "--model")),
                  Launcher(command="sglang", subcommand="serve", model_flags=("--model-path", "--model")))
     images = (r"sglang",)
+    log_module = "doctor.engines.sglang.logs"
 
     def base_command(self, model: str) -> list[str]:
         return ["python", "-m", "sglang.launch_server", "--model-path", model]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
+from doctor.engines.spi import ExpertSplit
 from doctor.pipeline.facts import Model
 from doctor.plan.arch import Piece
 from doctor.plan.memory import LayoutShape, MemoryModel
@@ -208,6 +209,13 @@ class SGLangMemory(MemoryModel):
 
     def load_extras(self, model: Model) -> list[Piece]:
         return load_extra_pieces(model)
+
+    def loads_expert_split(self, split: ExpertSplit) -> bool:
+        """MXFP4 experts: `Mxfp4MoEMethod.create_weights` pads the per-rank intermediate (to 32 with
+        triton_kernels on SM120 in 0.5.8; 32/64/128/256 by backend in 0.5.23) and models/gpt_oss.py loads
+        ceil(2880/32/TP) blocks per rank (python/sglang/srt/layers/quantization/mxfp4.py, models/gpt_oss.py in
+        the 0.5.8 and 0.5.23 wheels)."""
+        return split.scheme == "mxfp4"
 
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
         from doctor.plan.weights import vision_of

@@ -5,7 +5,7 @@ memory model, and a `trtllm-serve` command whose YAML `--fix` writes beside the 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ class TensorRTLLM(Engine):
     launchers = (Launcher(command="trtllm-serve", subcommand="serve", positional_model=True),
                  Launcher(command="trtllm-serve", positional_model=True))
     images = (r"tensorrt[-_]?llm|trtllm",)
+    log_module = "doctor.engines.tensorrt_llm.logs"
     analysis_module = "doctor.engines.tensorrt_llm.analyze"
 
     # --- launch ------------------------------------------------------------------------------------
@@ -49,6 +50,11 @@ class TensorRTLLM(Engine):
 
     def tp_flag(self) -> str:
         return "--tp_size"
+
+    def option_flags(self, options: Mapping[str, int]) -> list[str]:
+        """trtllm-serve's spellings (tensorrt_llm/commands/serve.py): --tp_size, --pp_size, --ep_size, --max_seq_len."""
+        names = {"tp": "--tp_size", "pp": "--pp_size", "ep": "--ep_size", "context_length": "--max_seq_len"}
+        return [part for key, flag in names.items() if options.get(key) for part in (flag, str(options[key]))]
 
     def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
         from doctor.engines.tensorrt_llm.multinode import node_launches
@@ -95,12 +101,15 @@ class TensorRTLLM(Engine):
 def _expert_parallel(run: EngineRun) -> list[str]:
     """`--ep_size N` when the MoE experts only split evenly that way and the user chose no layout."""
     from doctor.engines.spi import Layout, invalid_reasons
+    from doctor.engines.tensorrt_llm.memory import loads_expert_split
 
     model = run.facts.model
     if model is None or model.moe is None or {"tp", "pp", "ep"} & set(run.launch.values):
         return []
     tp = run.tp
-    if tp > 1 and invalid_reasons(model, Layout(tp, 1, 1)) and not invalid_reasons(model, Layout(tp, 1, tp)):
+    pads = loads_expert_split
+    if tp > 1 and invalid_reasons(model, Layout(tp, 1, 1), pads) and \
+            not invalid_reasons(model, Layout(tp, 1, tp), pads):
         return ["--ep_size", str(tp)]
     return []
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from doctor.engines.spi import ExpertSplit
 from doctor.engines.tensorrt_llm import knowledge as kb
 from doctor.pipeline.facts import Model
 from doctor.plan.memory import LayoutShape, MemoryModel
@@ -18,6 +19,13 @@ GiB = 1 << 30
 RUNTIME_RESERVE = 2 * GiB  # an assumption, not a measurement: context + NCCL + warm-up activations
 DEFAULT_MAX_BATCH_SIZE = 2048  # BuildConfig.max_batch_size, trtllm-serve's default
 TOKENS_PER_BLOCK = 32  # KvCacheConfig.tokens_per_block default
+
+
+def loads_expert_split(split: ExpertSplit) -> bool:
+    """MXFP4 experts: the fused-MoE MXFP4 methods allocate round_up(intermediate_size_per_partition,
+    weight_alignment) (tensorrt_llm/_torch/modules/fused_moe/quantization.py,
+    https://github.com/NVIDIA/TensorRT-LLM/blob/a98a9061d72f6fd39f5d055ebdd2c6878a100e2c/tensorrt_llm/_torch/modules/fused_moe/quantization.py)."""
+    return split.scheme == "mxfp4"
 
 
 class TensorRTLLMMemory(MemoryModel):
@@ -49,6 +57,9 @@ class TensorRTLLMMemory(MemoryModel):
         return (f"weights {weights / GiB:.2f} GiB on the fullest GPU of {total / GiB:.2f} GiB; TensorRT-LLM "
                 f"{self.version} gives {settings['free_gpu_memory_fraction']:.2f} of the {after / GiB:.2f} GiB free "
                 f"after load to the KV cache (assuming {RUNTIME_RESERVE / GiB:.0f} GiB of runtime use per GPU)")
+
+    def loads_expert_split(self, split: ExpertSplit) -> bool:
+        return loads_expert_split(split)
 
     def own_reasons(self, reasons: list[str]) -> list[str]:
         """Drop the planner's note on custom all-reduce: trtllm-serve has no such switch."""

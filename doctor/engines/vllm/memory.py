@@ -26,6 +26,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from doctor.engines.spi import ExpertSplit
 from doctor.engines.vllm import knowledge
 from doctor.pipeline.facts import Model
 from doctor.plan.kv import KvShape
@@ -134,6 +135,9 @@ def sampler_activation(model: Model, seqs: int, sorts: bool) -> int:
     return seqs * model.vocab_size * (SORT_SAMPLER_BYTES_PER_LOGIT if sorts else INPLACE_SAMPLER_BYTES_PER_LOGIT)
 
 
+FP8_BLOCK_REFINE_FROM = Version("0.29.0")
+
+
 class VLLMMemory(MemoryModel):
     engine = "vLLM"
 
@@ -157,6 +161,22 @@ class VLLMMemory(MemoryModel):
             return []
         return [f"vLLM has no EP size: --enable-expert-parallel runs the experts with EP = TP x DP ({tp} here), "
                 f"not EP {ep}"]
+
+    def loads_expert_split(self, split: ExpertSplit) -> bool:
+        """MXFP4 experts: every backend's `create_weights` rounds the per-rank intermediate up (64 Triton, 128
+        Marlin/CUTLASS, 256 FlashInfer TRT-LLM; from 0.2x `mxfp4_round_up_hidden_size_and_intermediate_size`) and
+        gpt_oss.py loads whole 32-blocks per rank (cdiv), so gpt-oss-120b at TP4 holds 736/672 of 2880, padded to
+        768 (vllm/model_executor/layers/quantization/mxfp4.py and models/gpt_oss.py in the 0.10.1.1, 0.11.0,
+        0.15.1 and 0.33.0 wheels; vllm/model_executor/layers/fused_moe/oracle/mxfp4.py in 0.33.0).
+        FP8 block experts: up to 0.28.x `Fp8MoEMethod.create_weights` raises "not divisible by weight quantization
+        block_n"; from 0.29.0 `refine_fp8_moe_block_shape` refines the scales to gcd(block_n, block_k, per-rank
+        intermediate, hidden) when that is at least 32 (fused_moe/oracle/fp8.py in the 0.29.0-0.33.0 wheels)."""
+        if split.scheme == "mxfp4":
+            return True
+        if split.scheme == "fp8-block" and Version(self.release) >= FP8_BLOCK_REFINE_FROM:
+            block_n, block_k = (split.block or (128, 128))[:2]
+            return math.gcd(block_n, block_k, split.per_rank, split.hidden) >= 32
+        return False
 
     # --- the release's defaults ----------------------------------------------------------------------------
     def default_utilization(self) -> float:

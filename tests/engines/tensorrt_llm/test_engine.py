@@ -42,7 +42,9 @@ def test_gpt_oss_on_8_pro_6000_gets_a_trtllm_plan_backends_and_command():
     launch = launch_of(report)
     assert launch["argv"][:2] == ["trtllm-serve", "openai/gpt-oss-120b"]
     assert launch["argv"][-2:] == ["--extra_llm_api_options", "trtllm-options.yaml"]
-    assert "--ep_size" in launch["argv"]  # 2880 / 8 is not a multiple of MXFP4's 32: experts split by EP
+    # 2880 / 8 = 360 is not a multiple of MXFP4's 32, but TRT-LLM's MXFP4 MoE pads the per-rank intermediate:
+    # TP8 is valid as it is, no EP needed
+    assert "--ep_size" not in launch["argv"] and launch["argv"][2:4] == ["--tp_size", "8"]
     options = yaml.safe_load(launch["files"]["trtllm-options.yaml"])
     assert options == {"moe_config": {"backend": "CUTLASS"}, "kv_cache_config": {"free_gpu_memory_fraction": 0.9}}
     assert option_problems(options, Version("1.2.1")) == ([], [])

@@ -46,7 +46,7 @@ def test_the_vllm_jobs_are_wired_and_the_method_says_exact(wheel, monkeypatch, c
     seen: dict = {}
     monkeypatch.setattr(exact, "compile_many", _fake(lambda job: {"shared": 1000 + len(job.launch["args"])}, seen))
     assert main(GPT_OSS) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["kernels"]
     assert [r["method"] for r in rows] == ["exact"] * 6
     jobs = seen["jobs"]
     assert [r["bytes"] for r in rows] == [1000 + len(j.launch["args"]) for j in jobs]
@@ -101,7 +101,7 @@ def test_mla_decode_and_fused_moe_jobs(wheel, monkeypatch, capsys):
     argv = ["kernels", "deepseek-ai/DeepSeek-V3", "--hardware", "rtx-pro-6000-x8", "--engine", "vllm==0.33.0",
             "--exact", "--format", "json", "--", "--kv-cache-dtype", "fp8"]
     assert main(argv) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["kernels"]
     assert [(r["kernel"], r["bytes"], r["method"]) for r in rows] == [("decode_attention", 7, "exact")] + [
         ("fused_moe", 7, "exact")] * 5
     mla, moe_job = seen["jobs"][0], seen["jobs"][1]

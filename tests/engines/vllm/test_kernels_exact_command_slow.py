@@ -31,7 +31,7 @@ def _kernels(capsys, model: str, *extra: str, exact: bool) -> list[dict]:
     argv = ["kernels", model, "--hardware", "rtx-pro-6000-x8", "--engine", f"vllm=={RELEASE}", "--offline",
             "--format", "json", *(["--exact"] if exact else []), *extra]
     code = main(argv)
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["kernels"]
     assert code == (1 if any(r["fits"] is False for r in rows) else 0)
     return rows
 

@@ -1,0 +1,83 @@
+"""`sm120-doctor diagnose FILE|-`: name the cause of a failure from the engine's own log, with the fix."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import BinaryIO
+
+from doctor.commands.options import add_machine_options
+from doctor.errors import InputError
+
+FORMATS = ("console", "json", "markdown")
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.description = ("Read an engine log, traceback or collect_env output (FILE, or - for stdin): rebuild the "
+                     "deployment it states, check it, and name the rule that explains the logged error. What the "
+                     "log does not state comes from this machine, --hardware, --facts or --engine.")
+    p.add_argument("log", metavar="FILE|-", help="the log file (gzip is read too), or - for standard input")
+    add_machine_options(p, engine_help="where the log states no version: as if this one were installed (repeatable)")
+    p.add_argument("--format", choices=FORMATS, default="console",
+                   help="console (default), json, or markdown (a redacted bug report / job summary)")
+    p.add_argument("--output", type=Path, metavar="FILE", help="also write the JSON diagnosis to FILE")
+    p.add_argument("--fail-on", choices=FAIL_ON, default="error",
+                   help="exit 1 when a finding that explains the error is at or above this severity (default error)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from doctor.diagnose.diagnosis import diagnose
+    from doctor.formats.diagnosis import render_diagnosis_console, render_diagnosis_markdown
+    from doctor.output import json_text
+
+    environ = dict(os.environ)
+    base, base_name = base_facts(args, environ)
+    with _open(args.log) as stream:
+        diagnosis = diagnose(stream, "stdin" if args.log == "-" else args.log, base, base_name, environ,
+                             judge_on_log_only=not (args.hardware or args.facts or args.engine))
+    json_doc = json_text(diagnosis.to_dict()) if args.format == "json" or args.output else None
+    if args.output is not None:
+        args.output.write_text(json_doc or "", encoding="utf-8")
+    if args.format == "json":
+        print(json_doc)
+    elif args.format == "markdown":
+        sys.stdout.write(render_diagnosis_markdown(diagnosis))
+    else:
+        sys.stdout.write(render_diagnosis_console(diagnosis))
+    return 1 if diagnosis.fails(args.fail_on) else 0
+
+
+def base_facts(args: argparse.Namespace, environ: dict[str, str]):
+    from doctor.probe import gather_facts
+
+    facts_file = args.facts[0] if args.facts else None
+    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file, engines=args.engine,
+                         offline=True)
+    name = (f"profile {args.hardware}" if args.hardware else f"facts {facts_file}" if facts_file else "this machine")
+    if args.engine:
+        name += " + --engine " + ", ".join(args.engine)
+    return facts, name
+
+
+class _open:
+    """The log as a buffered binary stream; a missing or unreadable file is one line."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.stream: BinaryIO | None = None
+
+    def __enter__(self) -> BinaryIO:
+        if self.spec == "-":
+            return sys.stdin.buffer
+        try:
+            self.stream = open(self.spec, "rb")
+        except OSError as exc:
+            raise InputError(f"cannot read log {self.spec}: {exc.strerror or exc}") from exc
+        return self.stream
+
+    def __exit__(self, *exc: object) -> None:
+        if self.stream is not None:
+            self.stream.close()

@@ -1,0 +1,167 @@
+"""The deployment a log describes, as Facts the check pipeline reads: what the log states wins; the rest comes
+from the base facts (this machine's probe, `--hardware`, `--facts`, `--engine`). Every fact says its source."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from doctor.diagnose.gpus import capability_of
+from doctor.diagnose.logfacts import LogFacts, LoggedGpu, Stated
+from doctor.engines.versions import KNOWN_PACKAGES
+from doctor.errors import DoctorError
+from doctor.hardware import smem_per_block_optin
+from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Model
+
+MIB = 1 << 20
+
+
+@dataclass
+class Deployment:
+    facts: Facts
+    argv: list[str]
+    engine: str | None
+    sources: dict[str, str] = field(default_factory=dict)  # fact → "log line N" | the base's name
+    notes: list[str] = field(default_factory=list)
+
+
+def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str, str]) -> Deployment:
+    sources: dict[str, str] = {}
+    notes: list[str] = []
+    engine = log.engine.value if log.engine else None
+    if log.engine:
+        sources["engine"] = _at(log.engine)
+    facts = base.replace(libraries=_libraries(log, base, engine, base_name, sources),
+                         env={**base.env, **{k: str(v.value) for k, v in log.env.items()}})
+    for name, stated in log.env.items():
+        sources[f"env {name}"] = _at(stated)
+    facts = _with_gpus(log, facts, base_name, sources)
+    facts = _with_driver(log, facts, base_name, sources)
+    model = _model(log, environ, notes)
+    if model is not None:
+        facts = facts.replace(model=model)
+        sources["model"] = f"{_at(log.model)} ({model.source} config)" if log.model else base_name
+    elif base.model is not None:
+        sources["model"] = base_name
+    argv = list(log.argv.value) if log.argv else []
+    if log.argv:
+        sources["launch flags"] = _at(log.argv)
+    return Deployment(facts=facts, argv=argv, engine=engine, sources=sources, notes=notes)
+
+
+def _serving() -> set[str]:
+    """The packages of the engines the doctor knows (plug-ins too)."""
+    from doctor.engines import registry
+
+    return {engine.package for engine in registry.engines().values()}
+
+
+def _at(stated: Stated | None) -> str:
+    return f"log line {stated.line}" if stated else "?"
+
+
+def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
+               sources: dict[str, str]) -> dict[str, Library]:
+    """The log's versions as what-ifs (so the log's engine is the one analysed); another serving engine of the
+    base is dropped when the log names its own."""
+    serving = _serving()
+    libraries = {name: lib for name, lib in base.libraries.items()
+                 if engine not in serving or name not in serving or name == engine}
+    for name in libraries:
+        if name in serving or name in ("torch", "triton"):
+            sources.setdefault(f"{name} version", base_name)
+    for name, stated in log.versions.items():
+        name = KNOWN_PACKAGES.get(name, name)
+        details = {k: s.value for k, s in log.details.get(name, {}).items()}
+        old = libraries.get(name)
+        merged = {**(old.details if old and old.version == stated.value else {}), **details}
+        libraries[name] = Library(name=name, version=str(stated.value), what_if=True, details=merged)
+        sources[f"{name} version"] = _at(stated)
+        for key, detail in log.details.get(name, {}).items():
+            sources[f"{name} {key}"] = _at(detail)
+    for name, details in log.details.items():  # details of a library whose version the log does not state
+        if name in libraries and name not in log.versions:
+            lib = libraries[name]
+            merged = {**lib.details, **{k: s.value for k, s in details.items()}}
+            libraries[name] = dataclasses.replace(lib, details=merged)
+            for key, detail in details.items():
+                sources[f"{name} {key}"] = _at(detail)
+    return libraries
+
+
+def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, str]) -> Facts:
+    gpus: list[Gpu] = []
+    for logged in _with_lower_indexes(log):
+        capability = logged.capability or capability_of(logged.name)
+        if capability is None:
+            continue
+        gpus.append(_gpu(logged.index, logged.name, capability, logged.memory_mib))
+        where = (f"log line {logged.line}" if logged.line > 0 else
+                 f"assumed like the GPU of log line {-logged.line} (a higher device index is logged)")
+        sources[f"gpu {logged.index}"] = where + ("" if logged.capability else " (capability from its name)")
+    if not gpus and log.capability is not None:
+        capability = str(log.capability.value)
+        name = "NVIDIA GB10" if capability == "12.1" else f"GPU of compute capability {capability}"
+        gpus.append(_gpu(0, name, capability, None))
+        sources["gpu 0"] = f"{_at(log.capability)} (ptxas' --gpu-name)"
+    if not gpus:
+        if facts.gpus:
+            sources["gpus"] = base_name
+        return facts
+    if not facts.driver.present:  # the log's machine had a driver; its version is another matter
+        sources["driver"] = "implied by the logged GPUs (version not stated)"
+        return facts.replace(gpus=tuple(gpus), topology=(), driver=Driver(present=True))
+    return facts.replace(gpus=tuple(gpus), topology=())
+
+
+def _with_lower_indexes(log: LogFacts) -> list[LoggedGpu]:
+    """A log that names `device 7` only (one rank's line) has GPUs 0-6 too: the same model is assumed for
+    them, and the source says so."""
+    logged = sorted(log.gpus.values(), key=lambda g: g.index)
+    if not logged or len(logged) > logged[-1].index or logged[-1].index >= 64:
+        return logged
+    model = logged[-1]
+    known = {g.index for g in logged}
+    fill = [dataclasses.replace(model, index=i, line=-model.line) for i in range(model.index) if i not in known]
+    return sorted(logged + fill, key=lambda g: g.index)
+
+
+def _gpu(index: int, name: str, capability: str, memory_mib: int | None) -> Gpu:
+    major, _, minor = capability.partition(".")
+    return Gpu(index=index, name=name, compute_capability=capability, cuda_index=index,
+               memory_total_bytes=memory_mib * MIB if memory_mib else None,
+               smem_per_block_optin=smem_per_block_optin((int(major), int(minor or 0))), smem_source="table")
+
+
+def _with_driver(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, str]) -> Facts:
+    if log.driver is None and log.cuda_driver is None:
+        if facts.driver.present:
+            sources.setdefault("driver", base_name)
+        return facts
+    driver = Driver(present=True,
+                    driver_version=str(log.driver.value) if log.driver else facts.driver.driver_version,
+                    cuda_driver_version=str(log.cuda_driver.value) if log.cuda_driver else
+                    facts.driver.cuda_driver_version)
+    sources["driver"] = _at(log.driver or log.cuda_driver)
+    return facts.replace(driver=driver)
+
+
+def _model(log: LogFacts, environ: Mapping[str, str], notes: list[str]) -> Model | None:
+    """The logged model's config: as named (local, HF cache, bundled), else a bundled config of the same name
+    (a log names `/models/GLM-4.7-FP8` where the config is `zai-org/GLM-4.7-FP8`). Never the network."""
+    if log.model is None:
+        return None
+    from doctor.probe.model import bundled_models, load_model
+
+    spec = str(log.model.value)
+    candidates = [spec] + [known for known in bundled_models()
+                           if known.split("/")[-1].lower() == PurePosixPath(spec).name.lower() and known != spec]
+    for candidate in candidates:
+        try:
+            return load_model(candidate, {**environ, "HF_HUB_OFFLINE": "1"}, offline=True)
+        except (DoctorError, OSError, ValueError):
+            continue
+    notes.append(f"model {spec} (log line {log.model.line}): no config here or bundled; model rules not run")
+    return None

@@ -1,0 +1,113 @@
+"""Read a log, rebuild its deployment, check it, explain the logged error: the pure core of `diagnose`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from doctor import __version__
+from doctor.diagnose.deployment import Deployment, reconstruct
+from doctor.diagnose.explain import Explanation, RuledOut, explain
+from doctor.diagnose.read import LogReading, reader_for
+from doctor.errors import DoctorError
+from doctor.pipeline.facts import Facts
+from doctor.pipeline.report import Report, any_at_or_above
+
+DIAGNOSIS_SCHEMA_VERSION = "1"
+
+
+@dataclass
+class Diagnosis:
+    reading: LogReading
+    deployment: Deployment
+    report: Report
+    explanations: list[Explanation]
+    ruled_out: list[RuledOut]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def error(self) -> tuple[int, str] | None:
+        """The logged error: the first line a signature explains, else the first error line the log has."""
+        if self.explanations:
+            from doctor.diagnose.formats.traceback import strip_prefix
+
+            hit = self.explanations[0].hit
+            return hit.line, strip_prefix(hit.text)
+        errors = self.reading.facts.errors
+        return errors[0] if errors else None
+
+    @property
+    def unexplained(self) -> bool:
+        return self.error is not None and not self.explanations
+
+    def fails(self, threshold: str) -> bool:
+        return any_at_or_above([e.severity for e in self.explanations], threshold)
+
+    def launch_for(self, explanation: Explanation) -> dict[str, Any] | None:
+        """The composed launch command that applies this finding's fixes (only a finding that fired has one)."""
+        if explanation.status == "signature":
+            return None
+        return next((launch for launch in self.report.launches
+                     if launch and launch.get("engine") in (self.deployment.engine, None)), self.report.launch)
+
+    def to_dict(self) -> dict[str, Any]:
+        facts = self.reading.facts
+        error = self.error
+        return {
+            "schema_version": DIAGNOSIS_SCHEMA_VERSION,
+            "tool": {"name": "sm120-doctor", "version": __version__},
+            "log": {"name": self.reading.name, "bytes": self.reading.stats.bytes, "lines": self.reading.stats.lines,
+                    "cut_lines": self.reading.stats.cut_lines, "formats": facts.formats,
+                    "error_lines": facts.error_count},
+            "error": {"line": error[0], "text": error[1]} if error else None,
+            "explained": bool(self.explanations),
+            "explanations": [dict(e.to_dict(), launch=self.launch_for(e)) for e in self.explanations],
+            "ruled_out": [r.to_dict() for r in self.ruled_out],
+            "deployment": {"engine": self.deployment.engine, "argv": self.deployment.argv,
+                           "sources": self.deployment.sources},
+            "notes": [*self.deployment.notes, *self.notes],
+            "report": self.report.to_dict(),
+        }
+
+
+def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: Mapping[str, str],
+             rules: list[Any] | None = None, judge_on_log_only: bool = False) -> Diagnosis:
+    """`judge_on_log_only`: the base is this machine, not the one the log comes from (no --hardware, --facts
+    or --engine): its facts fill the report, but only what the log states may rule a rule out."""
+    from doctor.pipeline.rules import load_rules
+
+    rules = load_rules() if rules is None else rules
+    reader = reader_for()
+    reading = reader.read(stream, name)
+    deployment = reconstruct(reading.facts, base, base_name, environ)
+    notes: list[str] = []
+    report, context = _check(deployment, rules, environ, notes)
+    judge = None
+    if judge_on_log_only and (base.gpus or base.libraries or base.driver.present):
+        _, judge = _check(reconstruct(reading.facts, Facts(source=base.source), base_name, environ), rules,
+                          environ, [])
+    explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
+                                      context, deployment.engine, judge)
+    return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
+
+
+def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str], notes: list[str]
+           ) -> tuple[Report, dict[str, Any]]:
+    """The check pipeline on the deployment, and the rule context of the log's engine run."""
+    from doctor.launch import Launch
+    from doctor.pipeline.check import check_facts
+    from doctor.pipeline.context import build_context
+
+    try:
+        report = check_facts(deployment.facts, deployment.argv, rules, dict(environ))
+    except DoctorError as exc:  # flags the log shows that this engine release would not parse
+        notes.append(f"the logged launch flags were not usable ({exc}); checked without them")
+        deployment.argv = []
+        report = check_facts(deployment.facts, [], rules, dict(environ))
+    analysis = next((a for a in report.analyses if a.engine == deployment.engine), report.analysis)
+    run_facts = analysis.run.facts if analysis.run else deployment.facts
+    context = build_context(run_facts, analysis, analysis.run.launch if analysis.run else Launch())
+    if not run_facts.gpus:
+        context["gpu"] = {}  # a log that names no GPU says nothing of their count: unknown, not 0
+    return report, context

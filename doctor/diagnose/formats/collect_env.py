@@ -1,0 +1,151 @@
+"""Environment dumps: PyTorch's `collect_env` and the engines' versions of it, `pip list` /
+`pip freeze` lines, nvidia-smi's banner and GPU rows, PyTorch's capability warnings, environment variables."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from doctor.diagnose.formats.base import VERSION, LineRule
+from doctor.diagnose.logfacts import LogFacts
+from doctor.probe.env import PREFIXES as PROBED_PREFIXES
+
+FMT = "collect_env"
+# pip/conda names → the doctor's library names (doctor/engines/versions.py)
+PACKAGES = {"torch": "torch", "triton": "triton", "pytorch-triton": "triton",
+            "flashinfer-python": "flashinfer-python", "flashinfer": "flashinfer-python",
+            "flashinfer-cubin": "flashinfer-cubin", "flashinfer-jit-cache": "flashinfer-jit-cache",
+            "transformers": "transformers", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl",
+            "nvidia-cutlass-dsl": "nvidia-cutlass-dsl", "nvidia-cudnn-cu12": "cudnn", "nvidia-cudnn-cu13": "cudnn"}
+# the prefixes the probe keeps (doctor/probe/env.py), and a few more that logs print
+ENV_PREFIXES = "(?:" + "|".join(p.rstrip("_") for p in (*PROBED_PREFIXES, "PYTORCH_", "CUTE_", "GGML_", "OLLAMA_",
+                                                         "TLLM_")) + ")"
+
+
+def _names(packages: dict[str, str]) -> str:
+    return "|".join(sorted((re.escape(n).replace("\\-", "[-_]") for n in packages), key=len, reverse=True))
+
+
+def _package_handler(packages: dict[str, str]):
+    def handle(m: Any, line: int, facts: LogFacts) -> None:
+        _package(packages, m, line, facts)
+
+    return handle
+
+
+def _package(packages: dict[str, str], m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    name = m.group("pkg").lower().replace("_", "-")
+    key = packages.get(name) or packages.get(name.replace("-", "_"))
+    if key:
+        version = m.group("version")
+        facts.version(key, version, line)
+        if key == "torch":
+            _torch_build(version, line, facts)
+
+
+def _torch_build(version: str, line: int, facts: LogFacts) -> None:
+    cu = re.search(r"\+cu(\d+)(\d)$", version)
+    if cu:
+        facts.detail("torch", "cuda_version", f"{cu.group(1)}.{cu.group(2)}", line)
+
+
+def _torch_cuda(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.detail("torch", "cuda_version", m.group("version"), line)
+
+
+def _driver(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.set_once("driver", m.group("version"), line)
+    if m.groupdict().get("cuda"):
+        facts.set_once("cuda_driver", m.group("cuda"), line)
+
+
+def _gpu(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.gpu(int(m.group("index")), m.group("name"), None, None, line)
+
+
+def _smi_gpu(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw("nvidia_smi", line)
+    facts.gpu(int(m.group("index")), m.group("name"), None, None, line)
+
+
+def _incompatible(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw("torch", line)
+    cc = m.group("cc")
+    facts.gpu(len(facts.gpus) if m.group("name") not in {g.name for g in facts.gpus.values()} else
+              next(g.index for g in facts.gpus.values() if g.name == m.group("name")),
+              m.group("name"), f"{cc[:-1]}.{cc[-1]}", None, line)
+
+
+def _found_gpu(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw("torch", line)
+    facts.gpu(int(m.group("index")), m.group("name"), m.group("cc"), None, line)
+
+
+def _supports(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw("torch", line)
+    facts.detail("torch", "arch_list", m.group("archs").split(), line)
+
+
+def _env(m: Any, line: int, facts: LogFacts) -> None:
+    name, value = m.group("name"), m.group("value").strip("'\"")
+    if name not in facts.env:
+        from doctor.diagnose.logfacts import Stated
+
+        facts.env[name] = Stated(value, line)
+
+
+def _nccl_device(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw("nccl", line)
+    facts.gpu(int(m.group("index")), m.group("name"), None, None, line)
+
+
+def _nccl_version(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw("nccl", line)
+    facts.version("nccl", m.group("version"), line)
+
+
+def _cmake(m: Any, line: int, facts: LogFacts) -> None:
+    from doctor.diagnose.logfacts import Stated
+
+    facts.saw("build", line)
+    facts.env.setdefault(m.group("name"), Stated(m.group("value"), line))
+
+
+def rules(engine_packages: dict[str, str]) -> tuple[LineRule, ...]:
+    """The dump's line rules, with the engines' own packages (their `PACKAGES`) among the ones it reads."""
+    packages = {**PACKAGES, **engine_packages}
+    return (LineRule(FMT, r"(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?:\s*==\s*|: |\s+)v?" + VERSION
+                     + r"(?:[\s`,;)]|$)", _package_handler(packages), once=False), *RULES)
+
+
+RULES = (
+    LineRule(FMT, r"NCCL version " + VERSION, _nccl_version),
+    LineRule(FMT, r"#\s+Rank\s+\d+ .*device\s+(?P<index>\d+) \[[^\]]*\] (?P<name>NVIDIA .+?)\s*$",
+             _nccl_device, once=False),
+    LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
+    LineRule(FMT, r"PyTorch version\s*: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
+    LineRule(FMT, r"CUDA used to build PyTorch\s*: " + VERSION, _torch_cuda),
+    LineRule(FMT, r"(?:Nvidia driver version|Driver Version)\s*: (?P<version>\d+\.\d+(?:\.\d+)?)"
+                  r"(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
+    LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
+                  r"\s*(?:\(UUID|$)", _gpu, once=False),
+    LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off)\s+\|", _smi_gpu, once=False),
+    LineRule(FMT, r"(?P<name>NVIDIA [\w -]+?) with CUDA capability sm_(?P<cc>\d+) is not compatible",
+             _incompatible, once=False),
+    LineRule(FMT, r"Found GPU(?P<index>\d+) (?P<name>.+?) which is of cuda capability (?P<cc>\d+\.\d+)",
+             _found_gpu, once=False),
+    LineRule(FMT, r"supports CUDA capabilities (?P<archs>(?:sm_\d+\w* ?)+)", _supports),
+    LineRule(FMT, r"(?:^|\s|export |-e |ENV |\[)(?P<name>" + ENV_PREFIXES + r"_[A-Z0-9_]+)=(?P<value>[^\s,\]]*)",
+             _env, once=False),
+)
+
+
+def _package_named(name: str, m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.version(name, m.group("version"), line)
+    if name == "torch":
+        _torch_build(m.group("version"), line, facts)

@@ -1,0 +1,32 @@
+"""Ollama server logs (logfmt): `msg="inference compute" ... compute=12.0 driver=12.8 name="..."`, the version
+in `Listening on ... (version X)`, `source=file.go:N`. Its runner prints llama.cpp lines too (llama_cpp.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from doctor.diagnose.formats.base import VERSION, LineRule, hint, version_of
+from doctor.diagnose.logfacts import LogFacts
+
+FMT = "ollama"
+
+
+def _compute(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.hint_engine("ollama", line)
+    fields = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', m.group(0)))
+    name = fields.get("name", fields.get("description", "")).strip('"')
+    total = re.match(r'"?([\d.]+) GiB', fields.get("total", ""))
+    index = len(facts.gpus)
+    if name:
+        facts.gpu(index, name, fields.get("compute"), int(float(total.group(1)) * 1024) if total else None, line)
+    if fields.get("driver"):
+        facts.set_once("cuda_driver", fields["driver"], line)
+
+
+RULES = (
+    LineRule(FMT, r'msg="inference compute".*', _compute, once=False),
+    LineRule(FMT, r"\(version " + VERSION + r"\)", version_of("ollama", FMT, "ollama")),
+    LineRule(FMT, r"level=\w+ source=[\w./-]+\.go:\d+", hint(FMT, "ollama")),
+)

@@ -1,0 +1,53 @@
+"""Python tracebacks and native failures from Triton, PyTorch, FlashInfer, NCCL, ptxas and CUDA: the lines that
+say something failed. A log prefix (`(VllmWorker rank=0 pid=1) ERROR 06-20 12:27:37 [file.py:527] `,
+`[2025-07-29 15:06:51 TP0] `) is dropped from what is kept."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from doctor.diagnose.formats.base import LineRule
+from doctor.diagnose.logfacts import LogFacts
+
+FMT = "traceback"
+PREFIX = re.compile(
+    r"^(?:\((?:\w+)(?: rank=\d+)? pid=\d+\)\s*)?"
+    r"(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]*\]\s*)?"
+    r"(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[^\]]*\]\s*)?")
+MAX_SHOWN = 400  # characters of an error line kept for the report
+
+
+def strip_prefix(text: str) -> str:
+    return PREFIX.sub("", text, count=1).strip()
+
+
+def _error(_m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.error(line, strip_prefix(_m.string)[:MAX_SHOWN])
+
+
+def _ptxas_arch(m: Any, line: int, facts: LogFacts) -> None:
+    """ptxas assembles for the GPU Triton found: its --gpu-name is that GPU's capability."""
+    facts.saw(FMT, line)
+    sm = m.group("sm")
+    facts.set_once("capability", f"{sm[:-1]}.{sm[-1]}", line)
+
+
+# An exception line (`pkg.mod.SomeError: message`, `OutOfResources: ...`) or a native failure.
+ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResources)(?::|$)"
+         r"|CUDA error|NCCL error|NCCL WARN|ncclUnhandled|ncclInternalError|ncclSystemError|ptxas (?:fatal|error)"
+         r"|nvcc fatal|Segmentation fault|core dumped|terminate called after throwing|Assertion .{0,200} failed"
+         r"|GGML_ASSERT|ggml_cuda_compute_forward: \w+ failed|Unsupported SM version|Fatal Python error"
+         r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]"
+         r"|failed to initialize CUDA|not supported on \.target|Unknown CUDA Architecture Name|CMake Error"
+         r"|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
+         r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception")
+
+RULES = (
+    LineRule(FMT, r"Value 'sm_(?P<sm>1[0-2]\d)[af]?' is not defined for option 'gpu-name'", _ptxas_arch),
+    LineRule(FMT, r"ptxas\S* .*--gpu-name=sm_(?P<sm>1[0-2]\d)[af]?\b", _ptxas_arch),
+    # a build log: ptxas rejects an instruction for the target the user builds for, their GPU's
+    LineRule(FMT, r"not supported on \.target 'sm_(?P<sm>12\d)[af]?'", _ptxas_arch),
+    LineRule(FMT, ERROR, _error, once=False),
+)

@@ -1,0 +1,84 @@
+"""What a log states, each fact with the line that stated it. The first statement wins: a log that restarts
+or pastes two runs is read as its first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_ERRORS = 8  # error lines kept: the first few and the last few (a hostile log may print millions)
+MAX_GPUS = 64
+
+
+@dataclass(frozen=True)
+class Stated:
+    value: Any
+    line: int
+
+
+@dataclass(frozen=True)
+class LoggedGpu:
+    index: int
+    name: str
+    capability: str | None
+    memory_mib: int | None
+    line: int
+
+
+@dataclass
+class LogFacts:
+    formats: dict[str, int] = field(default_factory=dict)  # format → first line that showed it
+    engine_hints: dict[str, int] = field(default_factory=dict)  # engine → first line that showed it
+    versions: dict[str, Stated] = field(default_factory=dict)  # package (doctor's name) → version
+    details: dict[str, dict[str, Stated]] = field(default_factory=dict)  # package → detail → value
+    gpus: dict[int, LoggedGpu] = field(default_factory=dict)
+    capability: Stated | None = None  # a GPU capability stated without the GPU (ptxas' --gpu-name)
+    driver: Stated | None = None
+    cuda_driver: Stated | None = None
+    model: Stated | None = None
+    argv: Stated | None = None  # launch flags, as the engine would take them
+    env: dict[str, Stated] = field(default_factory=dict)
+    observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
+    errors: list[tuple[int, str]] = field(default_factory=list)
+    error_count: int = 0
+
+    def saw(self, fmt: str, line: int) -> None:
+        self.formats.setdefault(fmt, line)
+
+    def hint_engine(self, engine: str, line: int) -> None:
+        self.engine_hints.setdefault(engine, line)
+
+    def version(self, package: str, version: str, line: int) -> None:
+        if version and package not in self.versions:
+            self.versions[package] = Stated(version, line)
+
+    def detail(self, package: str, key: str, value: Any, line: int) -> None:
+        self.details.setdefault(package, {}).setdefault(key, Stated(value, line))
+
+    def gpu(self, index: int, name: str, capability: str | None, memory_mib: int | None, line: int) -> None:
+        known = self.gpus.get(index)
+        if known is None and len(self.gpus) < MAX_GPUS:
+            self.gpus[index] = LoggedGpu(index, name.strip(), capability, memory_mib, line)
+        elif known is not None and known.capability is None and capability and known.name == name.strip():
+            self.gpus[index] = LoggedGpu(index, known.name, capability, known.memory_mib or memory_mib, known.line)
+
+    def set_once(self, attribute: str, value: Any, line: int) -> None:
+        if value not in (None, "") and getattr(self, attribute) is None:
+            setattr(self, attribute, Stated(value, line))
+
+    def error(self, line: int, text: str) -> None:
+        self.error_count += 1
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append((line, text))
+        else:  # keep the first half and the latest ones
+            self.errors[MAX_ERRORS // 2:] = [*self.errors[MAX_ERRORS // 2 + 1:], (line, text)]
+
+    @property
+    def engine(self) -> Stated | None:
+        """The engine that wrote the log: of those its lines show, the first whose version it states, else the
+        first shown. A version in a package list alone (pip freeze) names no engine."""
+        hinted = sorted((line, name) for name, line in self.engine_hints.items())
+        for line, name in hinted:
+            if name in self.versions:
+                return Stated(name, line)
+        return Stated(hinted[0][1], hinted[0][0]) if hinted else None

@@ -1,0 +1,50 @@
+"""llama.cpp logs (llama-server, llama-cli, and Ollama's runner): `ggml_cuda_init` device lines with the compute
+capability, the `build:` / `version:` line, `system_info` with the CUDA archs it was built for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.diagnose.formats.base import LineRule, hint
+from doctor.diagnose.logfacts import LogFacts
+
+FMT = "llama_cpp"
+
+
+def _device(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.hint_engine("llama.cpp", line)
+    mib = m.group("mib")
+    facts.gpu(int(m.group("index")), m.group("name"), m.group("cc"), int(mib) if mib else None, line)
+
+
+def _build(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.hint_engine("llama.cpp", line)
+    facts.version("llama.cpp", m.group("build"), line)
+    facts.detail("llama.cpp", "commit", m.group("commit"), line)
+
+
+def _archs(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.hint_engine("llama.cpp", line)
+    facts.detail("llama.cpp", "logged_cuda_archs", [a for a in m.group("archs").split(",") if a], line)
+
+
+def _model(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.set_once("model", m.group("model"), line)
+
+
+# pip names of this engine's packages as environment dumps list them → the doctor's library names
+PACKAGES = {"llama-cpp-python": "llama-cpp-python"}
+
+RULES = (
+    LineRule(FMT, r"Device (?P<index>\d+): (?P<name>[^,]+), compute capability (?P<cc>\d+\.\d+)"
+                  r"(?:, VMM: \w+)?(?:, VRAM: (?P<mib>\d+) MiB)?", _device, once=False),
+    LineRule(FMT, r"ggml_cuda_init|ggml_cuda_compute_forward|ggml-cuda\.cu|ggml-cuda/|llama_model_load|load_tensors:",
+             hint(FMT, "llama.cpp")),
+    LineRule(FMT, r"(?:^|\s)(?:build|version): (?P<build>\d{3,6}) \((?P<commit>[0-9a-f]{6,40})\)", _build),
+    LineRule(FMT, r"CUDA : ARCHS = (?P<archs>[\d,]+)", _archs),
+    LineRule(FMT, r"llama_model_loader: loaded meta data .* from (?P<model>\S+\.gguf)", _model),
+)

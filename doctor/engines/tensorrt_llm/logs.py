@@ -1,0 +1,41 @@
+"""TensorRT-LLM logs: `[TensorRT-LLM] TensorRT-LLM version: X`, `[TRT-LLM]` prefixes, the LLM-API option dump."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.diagnose.formats.base import VERSION, LineRule, hint, version_of
+from doctor.diagnose.logfacts import LogFacts
+
+FMT = "tensorrt_llm"
+
+
+def _backend(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.hint_engine("tensorrt-llm", line)
+    facts.observed.setdefault(m.group("what").lower() + "_backend", _stated(m.group("backend"), line))
+
+
+def _model(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.hint_engine("tensorrt-llm", line)
+    facts.set_once("model", m.group("model"), line)
+
+
+def _stated(value: object, line: int):
+    from doctor.diagnose.logfacts import Stated
+
+    return Stated(value, line)
+
+
+# pip names of this engine's packages as environment dumps list them → the doctor's library names
+PACKAGES = {"tensorrt-llm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm"}
+
+RULES = (
+    LineRule(FMT, r"TensorRT-LLM version:? v?" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
+    LineRule(FMT, r"tensorrt_llm(?:==| version:? )" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
+    LineRule(FMT, r"\[TRT-?LLM\]|\[TensorRT-LLM\]|(?:site|dist)-packages/tensorrt_llm/|trtllm-serve",
+             hint(FMT, "tensorrt-llm")),
+    LineRule(FMT, r"(?P<what>MoE|Attention) backend:? ['\"]?(?P<backend>\w+)", _backend),
+    LineRule(FMT, r"(?:model|model_dir|hf_model_dir)=['\"](?P<model>[^'\"]+)['\"]", _model),
+)

@@ -1,0 +1,147 @@
+"""Console text and Markdown for `diagnose`: the error, the finding that explains it, its fix and the launch
+command that avoids it; then what else the doctor recognised. JSON is Diagnosis.to_dict()."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from doctor.formats.markdown import (
+    deployment_table,
+    environment_details,
+    finding_section,
+    fix_lines,
+    launch_section,
+)
+from doctor.formats.redact import redact_text
+from doctor.pipeline.report import Finding
+
+if TYPE_CHECKING:
+    from doctor.diagnose.diagnosis import Diagnosis
+    from doctor.diagnose.explain import Explanation
+
+MAX_SHOWN = 300
+
+
+def render_diagnosis_console(diagnosis: Diagnosis) -> str:
+    reading, deployment = diagnosis.reading, diagnosis.deployment
+    out = [f"Log {reading.name}: {reading.stats.lines} lines; read as "
+           f"{', '.join(reading.facts.formats) or 'no known format'}"]
+    out.append("Deployment: " + recognised(diagnosis))
+    error = diagnosis.error
+    if error is None:
+        out.append("No error in the log: nothing to explain.")
+    else:
+        out.append(f"Error (line {error[0]}): {_short(error[1])}")
+    for rank, explanation in enumerate(diagnosis.explanations):
+        out += _explanation_console(diagnosis, explanation, first=rank == 0)
+    if diagnosis.unexplained:
+        out.append("No rule of the doctor explains this error. Recognised: " + recognised(diagnosis) + ".")
+    for ruled in diagnosis.ruled_out:
+        out.append(f"Not {ruled.rule} (line {ruled.line}): {ruled.reason}")
+    explained = {e.rule for e in diagnosis.explanations}
+    others = [f for f in diagnosis.report.findings if f.id not in explained]
+    if others:
+        out.append("Other findings for this deployment (not claimed to explain the error):")
+        out += [f"  {f.severity.upper()} {f.id}: {f.title}" for f in others]
+    out += [f"note: {n}" for n in (*deployment.notes, *diagnosis.notes)]
+    return "\n".join(out) + "\n"
+
+
+def _explanation_console(diagnosis: Diagnosis, e: Explanation, first: bool) -> list[str]:
+    head = "EXPLAINED BY" if first else "Also matches"
+    lines = [f"{head} {e.rule} [{e.severity}]: {e.title}",
+             f"  why: {e.status_text}",
+             f"  signature (line {e.hit.line}): {e.hit.signature.shown}  [{e.hit.signature.url}]"]
+    if first:
+        lines.append(f"  {e.message}")
+    for fix in e.fixes:
+        lines.append(f"  fix ({fix.kind}, {fix.safety}): {fix.summary}")
+    launch = diagnosis.launch_for(e)
+    if first and launch and launch.get("command"):
+        lines.append(f"  launch that avoids it: {launch['command']}")
+    return lines
+
+
+def recognised(diagnosis: Diagnosis) -> str:
+    facts = diagnosis.deployment.facts
+    sources = diagnosis.deployment.sources
+    parts = []
+    engine = diagnosis.deployment.engine
+    if engine:
+        lib = facts.library({"ollama": "ollama"}.get(engine, engine))
+        parts.append(f"{engine} {lib.version if lib else '(version not stated)'} ({sources.get('engine', '')})")
+    else:
+        parts.append("engine not stated")
+    if facts.gpus:
+        gpu = facts.gpus[0]
+        src = sources.get("gpu 0", sources.get("gpus", facts.source.name or facts.source.kind))
+        parts.append(f"{len(facts.gpus)}x {gpu.name} CC {gpu.compute_capability} ({src})")
+    else:
+        parts.append("no GPU stated")
+    if facts.model:
+        parts.append(f"model {facts.model.id} ({sources.get('model', '')})")
+    if diagnosis.deployment.argv:
+        parts.append("flags " + " ".join(diagnosis.deployment.argv)[:200])
+    return redact_text("; ".join(parts))
+
+
+def render_diagnosis_markdown(diagnosis: Diagnosis) -> str:
+    error = diagnosis.error
+    lines: list[str] = []
+    if diagnosis.explanations:
+        top = diagnosis.explanations[0]
+        lines += [f"## {top.rule}: {redact_text(top.title)}", ""]
+    elif error:
+        lines += ["## An error no sm120-doctor rule explains", ""]
+    else:
+        lines += ["## sm120-doctor diagnose: no error in the log", ""]
+    if error:
+        lines += [f"**Error** (log line {error[0]}):", "", "```", redact_text(_short(error[1], 1000)), "```", ""]
+    if diagnosis.explanations:
+        top = diagnosis.explanations[0]
+        lines += [f"**Why this rule:** {top.status_text}. The log matches its signature "
+                  f"`{_tick(top.hit.signature.shown)}`, as printed in {top.hit.signature.url}.", ""]
+        lines += finding_section(_as_finding(top), heading="###")
+        lines += launch_section(diagnosis.launch_for(top), "Launch command that avoids it")
+        for other in diagnosis.explanations[1:]:
+            lines += ["", f"Also matches **{other.rule}** ({other.status}): {redact_text(other.title)}"]
+            lines += fix_lines(other.fixes)
+    elif error:
+        lines += [f"Recognised: {recognised(diagnosis)}.", ""]
+    lines += ["", "### Deployment (as the log states it)", ""]
+    lines += deployment_table(diagnosis.deployment.facts, _engine(diagnosis), diagnosis.deployment.sources)
+    if diagnosis.deployment.argv:
+        lines += ["", "Launch flags: `" + _tick(redact_text(" ".join(diagnosis.deployment.argv))) + "`"]
+    explained = {e.rule for e in diagnosis.explanations}
+    others = [f for f in diagnosis.report.findings if f.id not in explained]
+    if others:
+        lines += ["", "Other findings for this deployment (not claimed to explain the error):", ""]
+        lines += [f"- **{f.id}** ({f.severity}): {redact_text(f.title)}" for f in others]
+    extra = [f"{k}: {v}" for k, v in sorted(diagnosis.deployment.sources.items())]
+    lines += environment_details(diagnosis.deployment.facts, ["", "sources:", *extra])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _engine(diagnosis: Diagnosis) -> str:
+    engine = diagnosis.deployment.engine
+    if not engine:
+        return "not stated"
+    lib = diagnosis.deployment.facts.library(engine)
+    return f"{engine} {lib.version}" if lib else f"{engine} (version not stated)"
+
+
+def _as_finding(e: Explanation) -> Finding:
+    return Finding(id=e.rule, severity=e.severity, title=e.title, message=e.message, fixes=e.fixes,
+                   references=e.references)
+
+
+def _short(text: str, limit: int = MAX_SHOWN) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _tick(text: str) -> str:
+    return text.replace("`", "'")
+
+
+def as_json(diagnosis: Diagnosis) -> dict[str, Any]:
+    return diagnosis.to_dict()

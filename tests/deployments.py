@@ -1,0 +1,103 @@
+"""A deployment as facts the doctor reads, shared by the regression set (tests/cases, public failures) and the
+known-good corpus (tests/knowngood, public deployments that served requests): a built-in hardware profile
+(optionally its first N GPUs), `--engine` what-ifs, library versions with their details, a bundled model id or
+a model folder beside the table (a config, or a GGUF spec: tests/gguf_specs.py), environment variables, host
+facts, and the launch flags after `--` (`./x` names a file beside the table).
+
+Each table is TOML: one `[[<kind>]]` per report. Every entry runs the same pure pipeline as `check`
+(`check_facts`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from doctor.hardware import load_profile
+from doctor.pipeline.check import check_facts
+from doctor.pipeline.facts import Facts, Library
+from doctor.pipeline.report import Report
+from doctor.probe import with_engines
+from doctor.probe.model import load_model
+from tests.gguf_specs import SPEC_FILE, gguf_for
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "launch", "note"}
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What a report states; `hardware` is a built-in profile."""
+
+    hardware: str
+    gpus: int | None = None
+    engines: tuple[str, ...] = ()
+    libraries: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    model: str | None = None
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    host: dict[str, Any] = dataclasses.field(default_factory=dict)
+    launch: tuple[str, ...] = ()
+    note: str = ""
+
+
+T = TypeVar("T", bound=Deployment)
+
+
+def load_table(path: Path, kind: str, cls: type[T], keys: Iterable[str]) -> list[T]:
+    """Every `[[kind]]` of the table as `cls`; an unknown key is a mistake in the table, not ignored."""
+    allowed = set(keys)
+    entries = []
+    for raw in tomllib.loads(path.read_text(encoding="utf-8"))[kind]:
+        unknown = set(raw) - allowed
+        assert not unknown, f"{kind} {raw.get('id')}: unknown keys {sorted(unknown)}"
+        entries.append(cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}))
+    return entries
+
+
+def facts_for(dep: Deployment, models: Path) -> Facts:
+    facts = with_engines(load_profile(dep.hardware), list(dep.engines))
+    if dep.gpus is not None:
+        facts = _first_gpus(facts, dep.gpus)
+    if dep.libraries:
+        extra = {name: Library(name=name, version=str(d["version"]), details={k: v for k, v in d.items()
+                                                                               if k != "version"})
+                 for name, d in dep.libraries.items()}
+        facts = facts.replace(libraries={**facts.libraries, **extra})
+    if dep.env:
+        facts = facts.replace(env=dict(dep.env))
+    if dep.host:
+        facts = facts.replace(host=dataclasses.replace(facts.host, **dep.host))
+    if dep.model:
+        facts = facts.replace(model=load_model(model_spec(models, dep.model), {}, offline=True))
+    return facts
+
+
+def model_spec(models: Path, name: str) -> str:
+    """A folder beside the table (a config, or a `gguf.toml` written out as a sparse GGUF), else a bundled id."""
+    local = models / name
+    if (local / SPEC_FILE).is_file():
+        return str(gguf_for(local))
+    return str(local) if local.is_dir() else name
+
+
+def _first_gpus(facts: Facts, count: int) -> Facts:
+    assert count <= len(facts.gpus), f"profile has {len(facts.gpus)} GPUs, not {count}"
+    keep = {g.index for g in facts.gpus[:count]}
+    return facts.replace(gpus=facts.gpus[:count],
+                         topology=tuple(link for link in facts.topology if {link.a, link.b} <= keep))
+
+
+def launch_args(dep: Deployment, table_dir: Path) -> list[str]:
+    """The flags after `--`; an argument written `./options/x.yml` is a file beside the table (an options file
+    the report publishes), given to the doctor by its full path as the user's shell would."""
+    return [str(table_dir / arg[2:]) if arg.startswith("./") else arg for arg in dep.launch]
+
+
+def run_deployment(dep: Deployment, models: Path) -> Report:
+    return check_facts(facts_for(dep, models), launch_args(dep, models.parent))

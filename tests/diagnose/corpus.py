@@ -1,0 +1,52 @@
+"""The public-log corpus (tests/diagnose/index.toml): each log diagnosed with no other input than itself, on a
+machine with no GPU and no engine (an empty base), so nothing of this machine leaks into the answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from doctor.diagnose.diagnosis import Diagnosis, diagnose
+from doctor.pipeline.facts import Facts, Source
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+HERE = Path(__file__).resolve().parent
+LOGS = HERE / "logs"
+
+
+@dataclass(frozen=True)
+class LogCase:
+    file: str
+    url: str
+    expect: str | None = None  # None: a clean log; "": an error no rule may claim
+    fix: str = ""
+    clean: bool = False
+
+
+def load_corpus() -> list[LogCase]:
+    raw = tomllib.loads((HERE / "index.toml").read_text(encoding="utf-8"))["log"]
+    return [LogCase(**entry) for entry in raw]
+
+
+def empty_base() -> Facts:
+    return Facts(source=Source(kind="none", name="nothing (test)"))
+
+
+def diagnose_case(case: LogCase, base: Facts | None = None) -> Diagnosis:
+    with (LOGS / case.file).open("rb") as stream:
+        return diagnose(stream, case.file, base or empty_base(), "nothing (test)", {})
+
+
+def fix_texts(diagnosis: Diagnosis) -> list[str]:
+    top = diagnosis.explanations[0]
+    texts = []
+    for fix in top.fixes:
+        texts.append(fix.summary)
+        texts += [str(v) for k, v in fix.details.items() if k in ("package", "command", "patch", "config")]
+        texts += [f"{k}={v}" for k, v in (fix.details.get("env") or {}).items()]
+        texts.append(" ".join(str(f) for f in fix.details.get("flags") or []))
+    return texts
