@@ -89,7 +89,8 @@ GEMMA2 = {  # google/gemma-2-9b: head size 256, alternating 4096-token sliding w
     "architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336,
     "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256, "sliding_window": 4096,
     "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "query_pre_attn_scalar": 256,
-    "hidden_activation": "gelu_pytorch_tanh", "vocab_size": 256000, "rms_norm_eps": 1e-6, "num_hidden_layers": 2,
+    "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "vocab_size": 256000,
+    "rms_norm_eps": 1e-6, "num_hidden_layers": 2,
     "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "rope_theta": 10000.0}
 LLAMA_H64 = {  # meta-llama/Llama-3.2-1B: head size 64
     **_without_quant(bundled("meta-llama--Llama-3.1-8B-Instruct")), "hidden_size": 2048, "intermediate_size": 8192,
