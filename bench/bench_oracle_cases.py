@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.cases.deployment import fix_texts, load_cases, run_case  # noqa: E402
+from tests.cases.deployment import fix_texts, load_cases, run_case
 
 
 def main() -> None:
