@@ -34,6 +34,8 @@ def describe(condition: dict[str, Any]) -> str:
     """One rule condition in words: `lib.vllm.version version <0.15.1`."""
     if "any" in condition:
         return "(" + " or ".join(describe(c) for c in condition["any"]) + ")"
+    if "all" in condition:
+        return "(" + " and ".join(describe(c) for c in condition["all"]) + ")"
     op = next(k for k in condition if k != "fact")
     if op == "exists":
         return f"{condition['fact']} {'is known' if condition['exists'] else 'is absent'}"
@@ -54,8 +56,8 @@ def versions(rule: Rule) -> str:
 
     def walk(conditions: Sequence[dict[str, Any]]) -> None:
         for c in conditions:
-            if "any" in c:
-                walk(c["any"])
+            if "any" in c or "all" in c:
+                walk(c.get("any") or c.get("all"))
             elif "version" in c:
                 ranges.append(f"`{c['fact']} {c['version']}`")
             elif "." in str(c.get("fact", "")) and str(c["fact"]).split(".")[0] not in GENERAL_FACTS:
@@ -118,8 +120,17 @@ def rule_page(rule: Rule) -> str:
              "## Why", "", rule.why.strip(), "", "## Fix", ""]
     lines += [*_fixes(rule), "", "## Safety", "", *_safety(rule), "", "## Example", "", *_example(rule)]
     lines += _signatures(rule)
-    lines += ["", "## Sources", "", *(f"- {_link(ref)}" for ref in rule.references)]
+    lines += ["", "## Sources", "", *(f"- {_link(ref)}" for ref in rule.references), *_engine_sources(rule)]
     return "\n".join(lines) + "\n"
+
+
+def _engine_sources(rule: Rule) -> list[str]:
+    """The engine-specific sources, each cited only in that engine's run."""
+    lines = []
+    for engine, refs in rule.engine_references:
+        lines.append(f"- In a {engine} run:")
+        lines += [f"  - {_link(ref)}" for ref in refs]
+    return lines
 
 
 def _signatures(rule: Rule) -> list[str]:
@@ -140,17 +151,20 @@ def _signatures(rule: Rule) -> list[str]:
 
 def index_page(rules: Sequence[Rule]) -> str:
     lines = ["# Rules", "", "One page per rule of the knowledge base, generated from `rules/*.toml` by "
-             "`tools/gen_rule_docs.py`. `sm120-doctor explain ID` prints the same on the console.", "",
+             "`tools/gen_rule_docs.py`. `sm120-doctor explain ID` prints the same on the console. "
+             "[AUDIT.md](AUDIT.md) audits every error rule: condition, source at a tag, boundary cases.", "",
              "| ID | severity | area | title |", "|---|---|---|---|"]
     lines += [f"| [{r.id}]({r.id}.md) | {r.severity} | {r.area} | {_cell(r.title)} |" for r in rules]
     return "\n".join(lines) + "\n"
 
 
-def write_rule_docs(folder: Path, rules: Sequence[Rule]) -> list[Path]:
-    """Write every page and the index; pages of rules that no longer exist are removed."""
+def write_rule_docs(folder: Path, rules: Sequence[Rule], extra: dict[str, str] | None = None) -> list[Path]:
+    """Write every page, the index and `extra` pages (name -> text, e.g. AUDIT.md); pages of rules that no
+    longer exist are removed."""
     folder.mkdir(parents=True, exist_ok=True)
     pages = {f"{r.id}.md": rule_page(r) for r in rules}
     pages["README.md"] = index_page(rules)
+    pages.update(extra or {})
     for stale in folder.glob("*.md"):
         if stale.name not in pages:
             stale.unlink()

@@ -15,21 +15,23 @@ sys.path.insert(0, str(REPO))
 
 from doctor.pipeline.rules import load_rules  # noqa: E402
 from doctor.rule_docs import write_rule_docs  # noqa: E402
+from tools.rule_audit import audit_page, load_notes, negative_cases  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
     rules = load_rules(REPO / "rules")
     target = REPO / "docs" / "rules"
+    extra = {"AUDIT.md": audit_page(rules, load_notes(), negative_cases())}
     if "--check" in argv:
         with tempfile.TemporaryDirectory() as scratch:
-            write_rule_docs(Path(scratch), rules)
+            write_rule_docs(Path(scratch), rules, extra)
             fresh = {p.name: p.read_text(encoding="utf-8") for p in Path(scratch).glob("*.md")}
         current = {p.name: p.read_text(encoding="utf-8") for p in target.glob("*.md")}
         stale = sorted(name for name in fresh.keys() | current.keys() if fresh.get(name) != current.get(name))
         for name in stale:
             print(f"stale: docs/rules/{name}", file=sys.stderr)
         return 1 if stale else 0
-    written = write_rule_docs(target, rules)
+    written = write_rule_docs(target, rules, extra)
     print(f"{len(written)} page(s) written under {target.relative_to(REPO)}")
     return 0
 

@@ -58,5 +58,9 @@ def explanation(rule: Rule) -> Text:
     text.append("\nReferences\n", style="bold underline")
     for ref in rule.references:
         text.append(f"- {ref}\n")
+    for engine, refs in rule.engine_references:
+        text.append(f"- in a {engine} run:\n")
+        for ref in refs:
+            text.append(f"    {ref}\n")
     text.append(f"\n(rule file: {rule_file(rule)}; page: {rule_url(rule)})", style="dim")
     return text

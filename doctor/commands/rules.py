@@ -22,7 +22,9 @@ def rule_to_dict(rule: Rule) -> dict[str, Any]:
     return {"id": rule.id, "area": rule.area, "severity": rule.severity, "title": rule.title,
             "summary": rule.summary, "why": rule.why, "message": rule.message, "when": list(rule.when),
             "for_each": rule.for_each, "evidence": list(rule.evidence), "fixes": list(rule.fixes),
-            "references": list(rule.references), "source": rule.source}
+            "references": list(rule.references),
+            "engine_references": {engine: list(refs) for engine, refs in rule.engine_references},
+            "source": rule.source}
 
 
 def select(rules: list[Rule], area: str | None, severity: str | None, grep: str | None) -> list[Rule]:

@@ -10,9 +10,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from doctor.diagnose.read import SignatureHit
+from doctor.pipeline.conditions import MISSING as _MISSING
+from doctor.pipeline.conditions import holds as _holds
 from doctor.pipeline.context import BASE_ROOTS
 from doctor.pipeline.report import Finding, Fix
-from doctor.pipeline.rules import _MISSING, PLACEHOLDER, Rule, _fix, _holds, _text, lookup
+from doctor.pipeline.rules import PLACEHOLDER, Rule, _fix, _text, lookup
 
 TIED, CONFIRMED, SIGNATURE = "tied", "confirmed", "signature"
 ORDER = {TIED: 0, CONFIRMED: 1, SIGNATURE: 2}
@@ -219,6 +221,9 @@ def _state(condition: dict[str, Any], context: dict[str, Any]) -> bool | None:
     if "any" in condition:
         states = [_state(c, context) for c in condition["any"]]
         return True if True in states else (False if all(s is False for s in states) else None)
+    if "all" in condition:  # inside an `any`: (a and b)
+        states = [_state(c, context) for c in condition["all"]]
+        return False if False in states else (True if all(s is True for s in states) else None)
     op = next(k for k in condition if k != "fact")
     actual = lookup(context, condition["fact"])
     if op != "exists" and (actual is _MISSING or actual is None):
@@ -229,14 +234,17 @@ def _state(condition: dict[str, Any], context: dict[str, Any]) -> bool | None:
 
 
 def _facts(condition: dict[str, Any]) -> list[str]:
-    if "any" in condition:
-        return [f for c in condition["any"] for f in _facts(c)]
+    group = condition.get("any") or condition.get("all")
+    if group:
+        return [f for c in group for f in _facts(c)]
     return [condition["fact"]]
 
 
 def _shown(condition: dict[str, Any], context: dict[str, Any]) -> str:
     if "any" in condition:
         return " or ".join(_shown(c, context) for c in condition["any"])
+    if "all" in condition:
+        return "(" + " and ".join(_shown(c, context) for c in condition["all"]) + ")"
     op = next(k for k in condition if k != "fact")
     actual = lookup(context, condition["fact"])
     return f"{condition['fact']} is {actual!r}, the rule needs {op} {condition[op]!r}"

@@ -102,15 +102,16 @@ def _driver(facts: Facts) -> dict[str, Any]:
     version = facts.driver.driver_version
     if version and version.split(".")[0].isdigit():
         data["major"] = int(version.split(".")[0])
-    data["cuda_below_torch"] = _cuda_below(facts.driver.cuda_driver_version, facts.library("torch"))
+    # CUDA's minor-version compatibility runs a 12.9 runtime on a 12.8 driver; a newer major release does not
+    data["cuda_major_below_torch"] = _cuda_major_below(facts.driver.cuda_driver_version, facts.library("torch"))
     return data
 
 
-def _cuda_below(driver_cuda: str | None, torch: Any) -> bool | None:
-    """Does the driver's CUDA version fall below the CUDA torch was built with? None when either is unknown."""
+def _cuda_major_below(driver_cuda: str | None, torch: Any) -> bool | None:
+    """Is the driver's CUDA major release older than the one torch was built with? None when either is unknown."""
     built = torch.details.get("cuda_version") if torch is not None else None
     try:
-        return Version(driver_cuda).release[:2] < Version(built).release[:2] if driver_cuda and built else None
+        return Version(driver_cuda).major < Version(built).major if driver_cuda and built else None
     except InvalidVersion:
         return None
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from doctor import cache, specifiers
 from doctor.engines import registry
-from doctor.errors import DoctorError
+from doctor.pipeline.conditions import MISSING as _MISSING
+from doctor.pipeline.conditions import RuleError, compare, condition_facts, holds, lookup, validate_condition
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
 from doctor.pipeline.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
@@ -24,10 +25,9 @@ RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")  # a built-in rule
 # or another plug-in's (engine names are unique in the registry).
 PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z]{2,5}\d{3}$")
 PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
-OPS = ("eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "version", "exists", "contains", "not_contains",
-       "matches")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
-             "fixes", "references", "signatures"}  # signatures: read by doctor/diagnose/signatures.py
+             "fixes", "references", "engine_references",
+             "signatures"}  # signatures: read by doctor/diagnose/signatures.py
 FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
             "remove"}
 
@@ -36,13 +36,6 @@ def allowed_roots() -> set[str]:
     """Roots a condition, `for_each` or `{placeholder}` may address: what doctor/pipeline/context.py builds,
     plus `item`."""
     return {*context_roots(), "item"}
-
-
-_MISSING = object()
-
-
-class RuleError(DoctorError):
-    """A rule file that does not validate: the knowledge base must fail loudly, never half-load."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +55,20 @@ class Rule:
     for_each: str | None = None
     evidence: tuple[str, ...] = ()
     source: str = ""
+    # An engine-independent rule's sources in each engine's own code, cited only in that engine's run
+    # (`references` are neutral and always cited): engine name -> references, in the order given
+    engine_references: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def references_for(self, engine: str | None) -> tuple[str, ...]:
+        """The neutral references, then the run's engine's own; every engine's with no engine analysed, or
+        where the rule knows no neutral source and none in this engine's code (a rule must cite something)."""
+        own = [refs for name, refs in self.engine_references if name == engine]
+        if engine is None or not (own or self.references):
+            own = [refs for _, refs in self.engine_references]
+        return (*self.references, *(ref for refs in own for ref in refs))
+
+    def all_references(self) -> tuple[str, ...]:
+        return self.references_for(None)
 
 
 def rules_dir() -> Path:
@@ -107,12 +114,18 @@ def _from_cache(stamp: Any) -> list[Rule] | None:
     if not isinstance(cached, list):
         return None
     try:
-        return [Rule(**{k: tuple(v) if k in _TUPLE_FIELDS else v for k, v in raw.items()}) for raw in cached]
+        return [Rule(**{k: _from_json(k, v) for k, v in raw.items()}) for raw in cached]
     except TypeError:
         return None  # a cache from another shape of Rule: parse again
 
 
 _TUPLE_FIELDS = ("when", "fixes", "references", "evidence")
+
+
+def _from_json(key: str, value: Any) -> Any:
+    if key == "engine_references":
+        return tuple((name, tuple(refs)) for name, refs in value)
+    return tuple(value) if key in _TUPLE_FIELDS else value
 
 
 def _parse_rules(folder: Path, sources: list[tuple[str | None, Path]]) -> list[Rule]:
@@ -156,10 +169,11 @@ def _validate(raw: Any, source: str, namespace: str | None = None) -> Rule:
     _validate_id(raw, where, namespace)
     if raw["severity"] not in SEVERITIES:
         raise RuleError(f"{where}: severity must be one of {SEVERITIES}")
-    if not raw["references"]:
+    engine_references = _engine_references(raw.get("engine_references", {}), where)
+    if not raw["references"] and not engine_references:
         raise RuleError(f"{where}: a rule must cite at least one reference")
     for condition in raw["when"]:
-        _validate_condition(condition, where)
+        validate_condition(condition, where)
     for fix in raw.get("fixes", []):
         _validate_fix(fix, where)
     _validate_paths(raw, where)
@@ -167,7 +181,22 @@ def _validate(raw: Any, source: str, namespace: str | None = None) -> Rule:
                 summary=raw["summary"].strip(), why=raw["why"].strip(), message=raw["message"].strip(),
                 when=tuple(raw["when"]), fixes=tuple(raw.get("fixes", [])),
                 references=tuple(raw["references"]), for_each=raw.get("for_each"),
-                evidence=tuple(raw.get("evidence", [])), source=source)
+                evidence=tuple(raw.get("evidence", [])), source=source, engine_references=engine_references)
+
+
+def _engine_references(table: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`[rules.engine_references]`: engine name -> list of references; every name a registered engine."""
+    if not isinstance(table, dict):
+        raise RuleError(f"{where}: engine_references must be a table of engine name -> list of references")
+    engines = tuple(registry.engines())
+    entries = []
+    for name, refs in table.items():
+        if name not in engines:
+            raise RuleError(f"{where}: engine_references names {name!r}, not one of {engines}")
+        if not (isinstance(refs, list) and refs and all(isinstance(r, str) and r for r in refs)):
+            raise RuleError(f"{where}: engine_references.{name} must be a non-empty list of strings")
+        entries.append((name, tuple(refs)))
+    return tuple(entries)
 
 
 def _validate_id(raw: dict[str, Any], where: str, namespace: str | None) -> None:
@@ -191,7 +220,7 @@ def _validate_paths(raw: dict[str, Any], where: str) -> None:
         for key in ("flags", "env", "package", "patch", "config", "command"):
             texts.extend(_strings_in(fix.get(key)))
     paths = [m.group(1) for text in texts for m in PLACEHOLDER.finditer(text)]
-    paths += _condition_facts(raw["when"]) + list(raw.get("evidence", []))
+    paths += condition_facts(raw["when"]) + list(raw.get("evidence", []))
     if raw.get("for_each"):
         paths.append(raw["for_each"])
     roots = allowed_roots()
@@ -210,37 +239,6 @@ def _strings_in(value: Any) -> list[str]:
     if isinstance(value, dict):
         return [v for v in value.values() if isinstance(v, str)]
     return []
-
-
-def _condition_facts(conditions: list[Any]) -> list[str]:
-    facts = []
-    for condition in conditions:
-        if isinstance(condition, dict) and "any" in condition:
-            facts += _condition_facts(condition["any"])
-        elif isinstance(condition, dict) and "fact" in condition:
-            facts.append(condition["fact"])
-    return facts
-
-
-def _validate_condition(condition: Any, where: str) -> None:
-    if not isinstance(condition, dict):
-        raise RuleError(f"{where}: each condition must be a table")
-    if "any" in condition:
-        if set(condition) != {"any"} or not isinstance(condition["any"], list) or not condition["any"]:
-            raise RuleError(f"{where}: an 'any' condition holds only a non-empty list of conditions")
-        for inner in condition["any"]:
-            _validate_condition(inner, where)
-        return
-    ops = [k for k in condition if k != "fact"]
-    if "fact" not in condition or len(ops) != 1 or ops[0] not in OPS:
-        raise RuleError(f"{where}: a condition needs 'fact' and exactly one of {', '.join(OPS)}: {condition}")
-    if ops[0] == "version" and not specifiers.is_valid(condition["version"]):
-        raise RuleError(f"{where}: bad version specifier {condition['version']!r}")
-    if ops[0] == "matches":
-        try:
-            re.compile(condition["matches"])
-        except re.error as exc:
-            raise RuleError(f"{where}: bad regular expression {condition['matches']!r}") from exc
 
 
 def _validate_fix(fix: Any, where: str) -> None:
@@ -296,54 +294,7 @@ def _applies_to_run(rule: Rule, context: dict[str, Any]) -> bool:
 
 
 def _holds_all(conditions: tuple[dict[str, Any], ...], context: dict[str, Any]) -> bool:
-    return all(_holds(c, context) for c in conditions)
-
-
-def _holds(condition: dict[str, Any], context: dict[str, Any]) -> bool:
-    if "any" in condition:
-        return any(_holds(c, context) for c in condition["any"])
-    op = next(k for k in condition if k != "fact")
-    expected = condition[op]
-    actual = lookup(context, condition["fact"])
-    if op == "exists":
-        return (actual is not _MISSING and actual is not None) == bool(expected)
-    if actual is _MISSING or actual is None:
-        return False
-    return _compare(op, actual, expected)
-
-
-def _compare(op: str, actual: Any, expected: Any) -> bool:
-    try:
-        if op == "eq":
-            return actual == expected
-        if op == "ne":
-            return actual != expected
-        if op == "in":
-            return actual in expected
-        if op == "not_in":
-            return actual not in expected
-        if op == "contains":
-            return expected in actual
-        if op == "not_contains":
-            return expected not in actual
-        if op == "matches":
-            return re.search(expected, str(actual)) is not None
-        if op == "version":
-            return specifiers.satisfies(str(expected), str(actual))
-        return {"lt": actual < expected, "le": actual <= expected,
-                "gt": actual > expected, "ge": actual >= expected}[op]
-    except TypeError:
-        return False
-
-
-def lookup(context: dict[str, Any], path: str) -> Any:
-    value: Any = context
-    for part in path.split("."):
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        else:
-            return _MISSING
-    return value
+    return all(holds(c, context) for c in conditions)
 
 
 def render(template: str, context: dict[str, Any]) -> str:
@@ -368,7 +319,12 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
     return Finding(id=rule.id, severity=rule.severity, title=render(rule.title, context),
                    message=render(rule.message, context), evidence=evidence,
                    fixes=tuple(_fix(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
-                   references=rule.references)
+                   references=rule.references_for(_run_engine(context)))
+
+
+def _run_engine(context: dict[str, Any]) -> str | None:
+    engine = context.get("engine")
+    return str(engine["name"]) if isinstance(engine, dict) and engine.get("name") else None
 
 
 def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:
@@ -380,7 +336,7 @@ def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:
         version = lookup(context, "engine.version")  # the engine analysed, e.g. assumed for a GGUF model
     if version is _MISSING or version is None:
         return False
-    return "versions" not in spec or _compare("version", version, spec["versions"])
+    return "versions" not in spec or compare("version", version, spec["versions"])
 
 
 def _fix(spec: dict[str, Any], context: dict[str, Any]) -> Fix:

@@ -14,8 +14,14 @@ REPO = Path(__file__).resolve().parents[2]
 SECTIONS = ("## What it detects", "## Why", "## Fix", "## Safety", "## Example", "## Sources")
 
 
+def _audit() -> dict[str, str]:
+    from tools.rule_audit import audit_page, load_notes, negative_cases
+
+    return {"AUDIT.md": audit_page(load_rules(), load_notes(), negative_cases())}
+
+
 def test_committed_pages_are_exactly_what_the_generator_writes(tmp_path):
-    write_rule_docs(tmp_path, load_rules())
+    write_rule_docs(tmp_path, load_rules(), _audit())
     fresh = {p.name: p.read_text() for p in tmp_path.glob("*.md")}
     committed = {p.name: p.read_text() for p in (REPO / "docs" / "rules").glob("*.md")}
     stale = sorted(name for name in fresh.keys() | committed.keys() if fresh.get(name) != committed.get(name))
@@ -64,3 +70,18 @@ def test_every_page_states_the_releases_its_rule_is_about():
     assert all("\nVersions: " in rule_page(r) for r in rules.values())
     assert "Versions: `lib.vllm.version <0.9.2`." in rule_page(rules["VLLM001"])
     assert "the fix differs per release: vllm `<0.11`" in rule_page(rules["VLLM006"])
+
+
+def test_every_error_rule_is_audited_and_every_note_names_a_rule():
+    """docs/rules/AUDIT.md covers each error rule with its source and verdict (issue 24, point 2)."""
+    from tools.rule_audit import load_notes
+
+    notes = load_notes()
+    rules = {r.id: r for r in load_rules()}
+    errors = {rule_id for rule_id, rule in rules.items() if rule.severity == "error"}
+    assert errors <= set(notes), sorted(errors - set(notes))
+    assert set(notes) <= set(rules), sorted(set(notes) - set(rules))
+    for rule_id, note in notes.items():
+        assert (note["verdict"] == "demoted") is (rules[rule_id].severity != "error"), rule_id
+    page = (REPO / "docs" / "rules" / "AUDIT.md").read_text()
+    assert all(f"[{rule_id}]({rule_id}.md)" in page for rule_id in notes)

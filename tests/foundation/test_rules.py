@@ -40,7 +40,7 @@ def torch_lib(version, cuda, archs=None):
 def test_all_shipped_rules_load():
     rules = load_rules()
     assert len({r.id for r in rules}) == len(rules) >= 4
-    assert all(r.references for r in rules)
+    assert all(r.all_references() for r in rules)
 
 
 # --- SGL101 ---------------------------------------------------------------------------------------
@@ -140,6 +140,12 @@ BAD_RULES = [
     ('[[rules]]\nid="SGL900"\narea="x"\ntitle="t"\nseverity="error"\nsummary="s"\nwhy="w"\nmessage="m"\n'
      'when=[]\nreferences=["r"]\n[[rules.fixes]]\nkind="flag"\nsafety="maybe"\nsummary="s"\n', "safety"),
     ("this is = not toml [", "rule file"),
+    ('[[rules]]\nid="SGL900"\narea="x"\ntitle="t"\nseverity="error"\nsummary="s"\nwhy="w"\nmessage="m"\n'
+     'when=[]\nreferences=["r"]\n[rules.engine_references]\nvllmm=["u"]\n', "not one of"),
+    ('[[rules]]\nid="SGL900"\narea="x"\ntitle="t"\nseverity="error"\nsummary="s"\nwhy="w"\nmessage="m"\n'
+     'when=[{any=[{all=[]}]}]\nreferences=["r"]\n', "'all' condition"),
+    ('[[rules]]\nid="SGL900"\narea="x"\ntitle="t"\nseverity="error"\nsummary="s"\nwhy="w"\nmessage="m"\n'
+     'when=[]\nreferences=[]\n[rules.engine_references]\nvllm=[]\n', "non-empty list"),
 ]
 
 
@@ -165,3 +171,15 @@ def test_context_roots_are_exactly_what_build_context_builds():
     facts = profile("rtx-5090", "meta-llama/Llama-3.1-8B-Instruct", ["sglang==0.5.8"])
     launch = parse_launch([])
     assert tuple(build_context(facts, analyze(facts, launch), launch)) == context_roots()
+
+
+def test_all_inside_any_is_an_and(tmp_path: Path):
+    """`{ any = [{ all = [a, b] }, c] }` holds for a and b together, or for c."""
+    (tmp_path / "r.toml").write_text(
+        '[[rules]]\nid="SGL900"\narea="x"\ntitle="t"\nseverity="error"\nsummary="s"\nwhy="w"\nmessage="m"\n'
+        'when=[{any=[{all=[{fact="env.A", eq="1"}, {fact="env.B", eq="1"}]}, {fact="env.C", eq="1"}]}]\n'
+        'references=["r"]\n')
+    rules = load_rules(tmp_path)
+    fired = {name: bool(evaluate(rules, {"env": env})) for name, env in
+             {"a and b": {"A": "1", "B": "1"}, "a alone": {"A": "1"}, "c": {"C": "1"}, "none": {}}.items()}
+    assert fired == {"a and b": True, "a alone": False, "c": True, "none": False}

@@ -42,7 +42,7 @@ def test_compose_file_has_one_launch_per_service_with_image_pins():
     sglang, vllm = launches_in_file(FIXTURES / "docker-compose.yml")
     assert (sglang.line, sglang.engine, sglang.pin.version, sglang.pin.line) == (10, "sglang", "0.5.8", 4)
     # vLLM's image runs its server as ENTRYPOINT: `command:` holds only flags
-    assert (vllm.line, vllm.engine, vllm.model, vllm.pin.version) == (27, "vllm", GLM, "0.11.0")
+    assert (vllm.line, vllm.engine, vllm.model, vllm.pin.version) == (27, "vllm", GLM, "0.14.0")
     assert vllm.engine_args == ("--tensor-parallel-size", "8")
     assert sglang.env == {"HF_HUB_ENABLE_HF_TRANSFER": "0"}
 

@@ -75,7 +75,7 @@ def test_a_file_pin_wins_over_engine_and_json_embeds_valid_reports():
     sglang, vllm = document["launches"]
     assert (sglang["line"], sglang["version"], sglang["version_source"]) == (
         10, "0.5.8", "image lmsysorg/sglang:v0.5.8-cu129 (line 4)")
-    assert (vllm["engine"], vllm["version"]) == ("vllm", "0.11.0")
+    assert (vllm["engine"], vllm["version"]) == ("vllm", "0.14.0")
     assert "VLLM002" in {f["id"] for f in vllm["report"]["findings"]}
     validate_lint(document)
     for launch in document["launches"]:

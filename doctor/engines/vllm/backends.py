@@ -9,10 +9,11 @@ if-chain of `CudaPlatform.get_attn_backend_cls` (line in the data): MLA -> TRITO
 MLA need capability 10.x, FlashMLA Hopper, FlashAttention MLA FA3), sinks or FP8 KV -> TRITON_ATTN, else
 FLASH_ATTN.
 
-MoE on SM12x by checkpoint format: unquantized and FP8 experts run the Triton fused-MoE kernel, except that
-before 0.15.1 `cutlass_group_gemm_supported` deferred to the compiled op for capability 12.x and vLLM picked
-the CUTLASS grouped GEMM, which has no SM12x kernel (vllm#32109, fixed by vllm#33285: the gate in the data
-answers False from 0.15.1); INT4/AWQ/GPTQ experts and MXFP4 (gpt-oss) run Marlin; NVFP4 runs CUTLASS FP4.
+MoE on SM12x by checkpoint format: unquantized and FP8 experts run the Triton fused-MoE kernel, except where
+the release's FP8 MoE method considers vLLM's CUTLASS grouped GEMM (see `fp8_moe_cutlass_path`) while
+`cutlass_group_gemm_supported` defers to the compiled op for capability 12.x: that GEMM has no SM12x kernel
+(vllm#32109; vllm#33285 makes the gate answer False from 0.15.1); INT4/AWQ/GPTQ experts and MXFP4 (gpt-oss)
+run Marlin; NVFP4 runs CUTLASS FP4.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from packaging.version import Version
+
 from doctor.engines.base import EngineRun
 from doctor.engines.vllm import knowledge
+from doctor.pipeline.facts import Quantization
 
 NO_SINKS_ON_SM12X = {"FLASH_ATTN": "FlashAttention 2 on SM12x has no attention sinks",
                      "FLASHINFER": "FlashInfer has no attention sinks on SM12x (vllm#40153)"}
@@ -148,14 +152,63 @@ def moe_backend(run: EngineRun) -> Choice | None:
     if scheme == "nvfp4":
         return Choice("cutlass_fp4", f"vLLM {facts['version']}: NVFP4 experts (CUTLASS FP4 MoE, sm_120 build)")
     if scheme.startswith("fp8"):
-        gate = facts["gates"].get("cutlass_group_gemm_supported", {})
-        answer = gate.get(str(capability_label(run).replace(".", "")))
-        where = f"{gate.get('file')}:{gate.get('line')}"
-        if answer == "compiled":
-            return Choice("cutlass", f"cutlass_group_gemm_supported defers to the compiled op ({where})", False,
-                          "vLLM's CUTLASS grouped GEMM (cutlass_moe_mm) has no SM12x kernel: 'No compiled "
-                          "cutlass_scaled_mm for CUDA device capability: 120' (vllm#32109)")
-        return Choice("triton", f"cutlass_group_gemm_supported answers {answer} for SM12x ({where}): Triton fused MoE")
+        return fp8_moe_choice(run, facts)
     if scheme in TRITON_MOE_DTYPE:
         return Choice("triton", f"vLLM {facts['version']}: unquantized experts run the Triton fused MoE")
     return Choice("unknown", f"the doctor does not model {scheme} experts in vLLM", True)
+
+
+# Where each release's FP8 MoE method may take vLLM's CUTLASS grouped GEMM (cutlass_moe_mm) on SM12x, read from
+# the wheels. Compressed-tensors W8A8 FP8 (per-tensor or per-channel weights):
+#   0.9.2-0.13.x: CompressedTensorsW8A8Fp8MoE(Cutlass)Method only where `_is_fp8_w8a8_sm90`/`_sm100` hold, and
+#     `_check_scheme_supported(..., match_exact=True)` compares the capability for equality (90, 100; 0.9.2: 90
+#     only): SM12x takes CompressedTensorsW8A8Fp8MoEMethod, the Triton fused MoE.
+#   0.14.x: `select_fp8_moe_backend(..., allow_vllm_cutlass=True)` (fused_moe/oracle/fp8.py) returns
+#     VLLM_CUTLASS for any non-block scheme once `cutlass_group_gemm_supported()` says yes.
+#   0.15.0: the oracle asks `CutlassExpertsFp8`: `_supports_current_device` is `cutlass_group_gemm_supported()`,
+#     `_supports_quant_scheme` takes (channel weights, dynamic per-token activations) and (per-tensor weights,
+#     static per-tensor activations); the method maps dynamic per-tensor activations to kFp8Dynamic128Sym and
+#     per-token ones on per-tensor weights to kFp8DynamicTokenSym, neither of which it takes.
+# Fp8MoEMethod (quant_method fp8: block FP8 such as DeepSeek-V3) and ModelOpt FP8 never pass
+# allow_vllm_cutlass (0.14.0-0.15.x) and before 0.14 use CUTLASS only on capability 9.0/10.x families.
+CT_FP8_CUTLASS_FROM, CT_FP8_CUTLASS_ORACLE = Version("0.14.0"), Version("0.15.0")
+CUTLASS_EXPERTS_FP8_SCHEMES = {("fp8-channel", "float8-token-dynamic"), ("fp8-tensor", "float8-tensor-static")}
+
+
+def fp8_moe_cutlass_path(version: Version, quant: Quantization) -> str | None:
+    """Where this release's FP8 MoE method considers vLLM's CUTLASS grouped GEMM for these experts (None: never
+    on SM12x; the Triton fused MoE runs them)."""
+    if quant.method != "compressed-tensors" or quant.scheme not in ("fp8-channel", "fp8-tensor"):
+        return None
+    activation = quant.activation or ""
+    if not activation.startswith("float8"):
+        return None  # weight-only FP8 is not CompressedTensorsW8A8Fp8MoEMethod
+    if version < CT_FP8_CUTLASS_FROM:
+        return None
+    if version < CT_FP8_CUTLASS_ORACLE:
+        return "select_fp8_moe_backend(allow_vllm_cutlass=True), fused_moe/oracle/fp8.py"
+    if (quant.scheme, activation) not in CUTLASS_EXPERTS_FP8_SCHEMES:
+        return None
+    return "CutlassExpertsFp8 via select_fp8_moe_backend(allow_vllm_cutlass=True), fused_moe/oracle/fp8.py"
+
+
+def fp8_moe_choice(run: EngineRun, facts: dict[str, Any]) -> Choice:
+    assert run.facts.model is not None
+    quant = run.facts.model.quantization.for_experts()
+    path = fp8_moe_cutlass_path(release(run.version), quant)
+    if path is None:
+        return Choice("triton", f"vLLM {facts['version']}: {quant.method} {quant.scheme} experts take no vLLM "
+                                "CUTLASS MoE on SM12x: Triton fused MoE")
+    gate = facts["gates"].get("cutlass_group_gemm_supported", {})
+    answer = gate.get(str(capability_label(run).replace(".", "")))
+    where = f"{gate.get('file')}:{gate.get('line')}"
+    if answer == "compiled":
+        return Choice("cutlass", f"{path}; cutlass_group_gemm_supported defers to the compiled op ({where})", False,
+                      "vLLM's CUTLASS grouped GEMM (cutlass_moe_mm) has no SM12x kernel: 'No compiled "
+                      "cutlass_scaled_mm for CUDA device capability: 120' (vllm#32109)")
+    return Choice("triton", f"cutlass_group_gemm_supported answers {answer} for SM12x ({where}): Triton fused MoE")
+
+
+def release(version: Version) -> Version:
+    """The release a version belongs to (0.14.0rc1 and 0.14.0.dev5 count as 0.14.0)."""
+    return Version(version.base_version)

@@ -25,6 +25,17 @@ def index() -> dict[str, Any]:
     return _read("index.json")
 
 
+@cache
+def _flashinfer_pins() -> dict[str, Any]:
+    return _read("flashinfer-pins.json")  # written by tools/vllm_flashinfer_pins.py from each wheel's METADATA
+
+
+def flashinfer_pin(version: Version) -> tuple[bool, dict[str, Any] | None]:
+    """(whether the doctor read this exact release's METADATA, its `flashinfer-python==X` requirement or None)."""
+    entry = _flashinfer_pins().get(str(version))
+    return (entry is not None, entry["flashinfer-python"] if entry else None)
+
+
 def releases() -> tuple[str, ...]:
     return tuple(index()["releases"])
 

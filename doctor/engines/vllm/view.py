@@ -26,6 +26,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         "flag_problems": [{"problem": p} for p in flags.check_flags(list(run.launch.args), run.version)],
         **env_view(run, facts),
         "nccl": allreduce.nccl(run),
+        "flashinfer": flashinfer_view(run),
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
@@ -41,6 +42,24 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["families"] = verdicts
         view["families_without_code"] = [v for v in verdicts if v["verdict"] == "none" and not v["deliberate"]]
     return view
+
+
+def flashinfer_view(run: EngineRun) -> dict[str, Any]:
+    """The flashinfer-python this run imports: the one installed beside an installed vLLM, else the exact
+    version the vLLM wheel requires (a what-if installs that pin); None where neither is known."""
+    installed = run.facts.library("flashinfer-python")
+    if installed is not None and not installed.what_if and not run.library.what_if:
+        return {"version": installed.version, "source": "installed"}
+    known, pin = knowledge.flashinfer_pin(run.version)
+    if not known:
+        return {"version": None, "source": f"vLLM {run.version}'s requirements are not in the doctor's table"}
+    if pin is None:
+        return {"version": None, "source": f"vLLM {run.version} does not require flashinfer-python"}
+    if pin["extra"]:
+        return {"version": None, "source": f"vLLM {run.version} requires {pin['requirement']} (only with the "
+                                           f"[{pin['extra']}] extra)"}
+    return {"version": pin["version"],
+            "source": f"vLLM {run.version} requires {pin['requirement']} (wheel METADATA line {pin['line']})"}
 
 
 def _choice(choice: backends.Choice) -> dict[str, Any]:

@@ -16,16 +16,44 @@ def analysis(model: str, version: str, *argv: str, profile: str = PRO, env: dict
     return result
 
 
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(map(int, version.split(".")))
+
+
 @pytest.mark.parametrize("version", knowledge.releases())
-def test_glm47_fp8_fails_on_cutlass_before_0151_and_runs_triton_from_it(version):
-    """The field reports' GLM-4.7-FP8: the cutlass_scaled_mm failure before 0.15.1, not from 0.15.1."""
-    before = version in [r for r in knowledge.releases() if tuple(map(int, r.split("."))) < (0, 15, 1)]
+def test_glm47_fp8_fails_on_cutlass_in_014_to_0150_only(version):
+    """GLM-4.7-FP8 (compressed-tensors, per-channel): vLLM's CUTLASS MoE from 0.14.0 (the oracle's
+    allow_vllm_cutlass) to 0.15.0; before 0.14 the CUTLASS method needs capability exactly 9.0/10.0."""
+    failing = (0, 14, 0) <= _release(version) < (0, 15, 1)
     result = analysis("zai-org/GLM-4.7-FP8", version)
-    assert result.backends["moe"] == ("cutlass" if before else "triton")
-    assert ("VLLM002" in findings(build(PRO, "zai-org/GLM-4.7-FP8", (f"vllm=={version}",)))) is before
-    if not before:
+    assert result.backends["moe"] == ("cutlass" if failing else "triton")
+    assert ("VLLM002" in findings(build(PRO, "zai-org/GLM-4.7-FP8", (f"vllm=={version}",)))) is failing
+    if not failing:
         moe = [k for k in result.kernels if k.kernel == "fused_moe"]
         assert moe and all(k.engine == "vllm" for k in moe)
+
+
+@pytest.mark.parametrize("version", knowledge.releases())
+def test_block_fp8_moe_never_takes_vllm_cutlass_on_sm120(version):
+    """Fp8MoEMethod (quant_method fp8, 128x128 blocks) never passes allow_vllm_cutlass."""
+    assert analysis("deepseek-ai/DeepSeek-V3", version).backends["moe"] == "triton"
+
+
+@pytest.mark.parametrize(("scheme", "activation", "version", "cutlass"), [
+    ("fp8-tensor", "float8-tensor-static", "0.15.0", True),
+    ("fp8-tensor", "float8-tensor-dynamic", "0.15.0", False),  # kFp8Dynamic128Sym: CutlassExpertsFp8 refuses it
+    ("fp8-tensor", "float8-tensor-dynamic", "0.14.0", True),  # 0.14's oracle takes any non-block scheme
+    ("fp8-channel", "float8-token-dynamic", "0.13.0", False),
+    ("fp8-channel", None, "0.14.0", False),  # weight-only FP8 is no W8A8 method
+])
+def test_compressed_tensors_fp8_moe_schemes(scheme, activation, version, cutlass):
+    from packaging.version import Version
+
+    from doctor.engines.vllm.backends import fp8_moe_cutlass_path
+    from doctor.pipeline.facts import Quantization
+
+    quant = Quantization(scheme=scheme, method="compressed-tensors", bits=8, activation=activation)
+    assert (fp8_moe_cutlass_path(Version(version), quant) is not None) is cutlass
 
 
 @pytest.mark.parametrize("version", knowledge.releases())
