@@ -42,6 +42,7 @@ class Shape:
     config: dict[str, Any]
     quants: tuple[str, ...]  # formats asked about; "native" keeps the config's own quantization_config
     kv_fp8: tuple[str, ...] = ()  # formats also asked with --kv-cache-dtype fp8
+    kv_nvfp4: tuple[str, ...] = ()  # formats also asked with --kv-cache-dtype nvfp4
     controls: tuple[str, ...] = ()  # formats asked on the 9.0/10.0 control devices
     forced_moe: tuple[tuple[str, str], ...] = field(default=())  # (format, --moe-backend value) also asked
     env_variants: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = field(default=())  # (format, VLLM_* env)
@@ -108,16 +109,18 @@ def shapes() -> list[Shape]:
     return [
         Shape("mla-moe", "deepseek-ai/DeepSeek-V3 config.json, 2 layers (1 dense, 1 MoE)", deepseek,
               ("native", "bf16", "nvfp4"), kv_fp8=("native",), controls=("native",),
-              forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton")),
+              forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton"), ("native", "deep_gemm_mega_moe")),
               env_variants=(("native", NO_DEEP_GEMM),)),
         Shape("mla-sparse-moe", "DeepSeek-V3.2-Exp shape: DeepSeek-V3 config with the indexer fields "
               "(index_topk 2048, index_head_dim 128, index_n_heads 64), 2 layers", dsa, ("native",),
               controls=("native",)),
         Shape("gqa-h128-dense", "meta-llama/Llama-3.1-8B-Instruct config.json, 2 layers", llama,
-              ("bf16", "fp8-tensor", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), controls=("bf16",)),
+              ("bf16", "fp8-tensor", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), kv_nvfp4=("bf16",),
+              controls=("bf16",)),
         Shape("gqa-h64-dense", "meta-llama/Llama-3.2-1B shape (head size 64), 2 layers", LLAMA_H64, ("bf16",)),
         Shape("gqa-h128-moe", "Qwen/Qwen3-30B-A3B config.json, 2 layers", qwen_moe,
-              ("bf16", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), controls=("nvfp4",),
+              ("bf16", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16", "fp8-block"), kv_nvfp4=("bf16",),
+              controls=("nvfp4",),
               forced_moe=(("nvfp4", "flashinfer_trtllm"), ("nvfp4", "marlin")),
               env_variants=(("fp8-block", NO_DEEP_GEMM),)),
         Shape("gqa-h128-moe-fp8-channel", "zai-org/GLM-4.7-FP8 config.json (compressed-tensors FP8 per channel), "
@@ -158,10 +161,11 @@ def queries(control: bool = False) -> list[Query]:
     for shape in shapes():
         for quant in shape.controls if control else shape.quants:
             config = with_quant(shape.config, quant)
-            kv_variants = [()] + ([("--kv-cache-dtype", "fp8")] if quant in shape.kv_fp8 else [])
+            kv_variants = [()] + ([("--kv-cache-dtype", "fp8")] if quant in shape.kv_fp8 else []) \
+                + ([("--kv-cache-dtype", "nvfp4")] if quant in shape.kv_nvfp4 else [])
             for kv in kv_variants:
                 flags = (*BASE_FLAGS, *kv)
-                suffix = "+kv-fp8" if kv else ""
+                suffix = f"+kv-{kv[1]}" if kv else ""
                 asked.append(Query(f"{shape.name}:{quant}{suffix}", shape.name, quant, flags, config))
         for quant, backend in () if control else shape.forced_moe:
             flags = (*BASE_FLAGS, "--moe-backend", backend)

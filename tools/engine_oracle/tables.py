@@ -94,10 +94,16 @@ def _linear(record: dict[str, Any]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
+def kv_class(value: str) -> str:
+    """fp8 for every FP8 spelling (fp8, fp8_e4m3, fp8_e5m2), nvfp4 for the FP4 ones, else auto."""
+    from doctor.engines.vllm.derived import kv_class as doctor_kv_class
+    return doctor_kv_class(value)
+
+
 def entry(capability: str, query: Query, provenance: str, record: dict[str, Any]) -> dict[str, Any]:
     shape = classify(query.config)
-    kv = "fp8" if "--kv-cache-dtype" in query.flags else "auto"
     flags = list(query.flags)
+    kv = kv_class(flags[flags.index("--kv-cache-dtype") + 1]) if "--kv-cache-dtype" in flags else "auto"
     moe_backend = flags[flags.index("--moe-backend") + 1] if "--moe-backend" in flags else None
     return {
         "capability": capability, "grid": query.id, "grid_shape": query.shape, "provenance": provenance,

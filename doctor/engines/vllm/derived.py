@@ -39,9 +39,18 @@ def table_release(version: Version) -> str | None:
     return next((r for r in tabulated() if Version(r).release[:2] == version.release[:2]), None)
 
 
+def kv_class(value: str) -> str:
+    """The KV-cache dtype class an entry is keyed on: fp8 (any FP8 spelling), nvfp4 (FP4 spellings), auto."""
+    value = value.lower()
+    if value.startswith("fp8"):
+        return "fp8"
+    if "fp4" in value:
+        return "nvfp4"
+    return "auto"
+
+
 def kv_dtype(run: EngineRun) -> str:
-    chosen = str(run.launch.get("kv_cache_dtype") or "auto")
-    return "fp8" if chosen.startswith("fp8") else "auto"
+    return kv_class(str(run.launch.get("kv_cache_dtype") or "auto"))
 
 
 def forced_moe(run: EngineRun) -> str | None:
