@@ -56,7 +56,7 @@ def rss(): return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 102
 out = {"python": rss()}
 import doctor.pipeline.check, doctor.commands.check, doctor.formats.json
 out["imports"] = rss()
-from doctor.probe import gather_facts
+from doctor.pipeline.gather import gather_facts
 env = dict(os.environ)
 facts = gather_facts(environ=env, hardware=None if LIVE else "rtx-pro-6000-x8", engines=["sglang==0.5.8"],
                      model=MODEL, offline=True)

@@ -17,10 +17,12 @@ from doctor.binaries.archs import PTX, SASS, Arch, runs
 
 TORCH_STYLE = ("TORCH_CUDA_ARCH_LIST", "FLASHINFER_CUDA_ARCH_LIST")
 CMAKE_STYLE = ("CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS")
-ARCH_VARIABLES = TORCH_STYLE + CMAKE_STYLE
+NVCC_STYLE = ("CUDA_ARCH",)  # a Makefile's nvcc `-arch` value: `sm_120a`, `compute_120` (antirez/ds4)
+ARCH_VARIABLES = TORCH_STYLE + CMAKE_STYLE + NVCC_STYLE
 
 _TORCH_TOKEN = re.compile(r"^(\d{1,2})\.(\d)([af]?)(\+ptx)?$", re.IGNORECASE)
 _CMAKE_TOKEN = re.compile(r"^(\d{2,3})([af]?)(-real|-virtual)?$", re.IGNORECASE)
+_NVCC_TOKEN = re.compile(r"^(sm|compute)_(\d{2,3})([af]?)$", re.IGNORECASE)
 
 
 def build_view(env: dict[str, str], capability: tuple[int, int] | None) -> dict[str, Any]:
@@ -58,7 +60,7 @@ def parse_arch_list(name: str, value: str, capability: tuple[int, int] | None) -
             if capability is not None:
                 targets.append(Arch(capability[0] * 10 + capability[1]))
             continue
-        parsed = _torch_token(token) if name in TORCH_STYLE else _cmake_token(token)
+        parsed = _token(name, token)
         if parsed is None:
             unknown.append(token)
         targets += parsed or []
@@ -74,6 +76,22 @@ def _torch_token(token: str) -> list[Arch] | None:
     if match.group(4):
         archs.append(Arch(number, variant, PTX))
     return archs
+
+
+def _token(name: str, token: str) -> list[Arch] | None:
+    if name in TORCH_STYLE:
+        return _torch_token(token)
+    return _nvcc_token(token) if name in NVCC_STYLE else _cmake_token(token)
+
+
+def _nvcc_token(token: str) -> list[Arch] | None:
+    """`-arch=sm_120a` emits SASS for sm_120a plus its PTX; `compute_120` emits PTX only."""
+    match = _NVCC_TOKEN.match(token)
+    if not match:
+        return None
+    number, variant = int(match.group(2)), match.group(3).lower()
+    ptx = Arch(number, variant, PTX)
+    return [ptx] if match.group(1).lower() == "compute" else [Arch(number, variant, SASS), ptx]
 
 
 def _cmake_token(token: str) -> list[Arch] | None:
@@ -92,6 +110,8 @@ def suggested_value(name: str, value: str, capability: tuple[int, int] | None) -
     major, minor = capability
     if name in CMAKE_STYLE:
         target, separator = f"{major}{minor}a-real", ";"
+    elif name in NVCC_STYLE:
+        target, separator = f"sm_{major}{minor}a", " "
     elif name == "FLASHINFER_CUDA_ARCH_LIST":
         target, separator = (f"{major}.{minor}f" if minor == 0 else f"{major}.{minor}a"), " "
     else:
@@ -102,5 +122,5 @@ def suggested_value(name: str, value: str, capability: tuple[int, int] | None) -
 
 
 def _is_plain_sm12x(name: str, token: str) -> bool:
-    parsed = (_torch_token(token) if name in TORCH_STYLE else _cmake_token(token)) or []
+    parsed = _token(name, token) or []
     return any(a.major == 12 and a.variant == "" for a in parsed)

@@ -9,8 +9,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from doctor.findings import SEVERITIES, Finding
 from doctor.output import utf8_bytes
-from doctor.pipeline.report import SEVERITIES, Finding, Report
+from doctor.pipeline.report import Report
 
 FINGERPRINT_KEY = "sm120DoctorFinding/v1"
 ALL_RULES = "*"  # an inline `# sm120-doctor: ignore` without IDs suppresses every rule at that launch

@@ -9,8 +9,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from doctor.pipeline.report import Safety
-from doctor.pipeline.rules import PLACEHOLDER, Rule, rule_namespace
+from doctor.findings import Safety
+from doctor.pipeline.conditions import PLACEHOLDER
+from doctor.pipeline.rules import Rule, rule_namespace
 
 GENERATED = "<!-- generated from rules/{source} by tools/gen_rule_docs.py: edit the rule, then regenerate -->"
 SAFETY_TEXT = {

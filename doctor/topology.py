@@ -6,10 +6,25 @@ that reach each other without a cross-socket (SYS) hop."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from doctor.pipeline.facts import Gpu, Link
+
+class Gpu(Protocol):  # doctor.pipeline.facts.Gpu, as far as the index reads it
+    @property
+    def index(self) -> int: ...
+
+
+class Link(Protocol):  # doctor.pipeline.facts.Link, as far as the index reads it
+    @property
+    def a(self) -> int: ...
+    @property
+    def b(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def p2p_read(self) -> bool | None: ...
+    @property
+    def p2p_write(self) -> bool | None: ...
 
 # Worst-last order of `nvidia-smi topo -m` link kinds (NV<n> is best); an unknown kind or a pair the
 # facts do not record counts as the worst, SYS.

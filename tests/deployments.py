@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 from doctor.hardware import load_profile
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.facts import Facts, Library
+from doctor.pipeline.gather import with_engines
 from doctor.pipeline.report import Report
-from doctor.probe import with_engines
 from doctor.probe.model import load_model
 from tests.gguf_specs import SPEC_FILE, gguf_for
 
@@ -28,7 +28,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "launch", "note"}
+DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver", "gpu", "launch",
+                   "note"}
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class Deployment:
     model: str | None = None
     env: dict[str, str] = dataclasses.field(default_factory=dict)
     host: dict[str, Any] = dataclasses.field(default_factory=dict)
+    driver: dict[str, Any] = dataclasses.field(default_factory=dict)  # driver facts stated (`driver_version`)
+    gpu: dict[str, Any] = dataclasses.field(default_factory=dict)  # facts of every GPU (`display_active`)
     launch: tuple[str, ...] = ()
     note: str = ""
 
@@ -73,6 +76,10 @@ def facts_for(dep: Deployment, models: Path) -> Facts:
         facts = facts.replace(env=dict(dep.env))
     if dep.host:
         facts = facts.replace(host=dataclasses.replace(facts.host, **dep.host))
+    if dep.driver:
+        facts = facts.replace(driver=dataclasses.replace(facts.driver, **dep.driver))
+    if dep.gpu:
+        facts = facts.replace(gpus=tuple(dataclasses.replace(g, **dep.gpu) for g in facts.gpus))
     if dep.model:
         facts = facts.replace(model=load_model(model_spec(models, dep.model), {}, offline=True))
     return facts

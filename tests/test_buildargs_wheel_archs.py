@@ -17,6 +17,15 @@ def test_cmake_style_real_virtual_and_native():
     assert [a.token for a in archs] == ["sm_86", "compute_120a", "sm_121"] and native
 
 
+def test_nvcc_style_makefile_arch():
+    archs, unknown, _ = parse_arch_list("CUDA_ARCH", "sm_120 compute_90 sm_121a 120", (12, 0))
+    assert [a.token for a in archs] == ["sm_120", "compute_120", "compute_90", "sm_121a", "compute_121a"]
+    assert unknown == ["120"]
+    plain = build_view({"CUDA_ARCH": "sm_120"}, (12, 0))["lists"][0]
+    assert plain["plain_sm12x"] and plain["suggested"] == "sm_120a"
+    assert not build_view({"CUDA_ARCH": "sm_120a"}, (12, 0))["lists"][0]["plain_sm12x"]
+
+
 def test_view_says_whether_a_list_runs_and_what_to_add():
     view = build_view({"CMAKE_CUDA_ARCHITECTURES": "80-real;120a-real", "UNRELATED": "x"}, (12, 1))
     (entry,) = view["lists"]

@@ -43,6 +43,10 @@ TARGETS: list[tuple[str, str, str]] = [
     *[("sglang-kernel", v, X86) for v in ("0.4.4", "0.4.10")],
     *[("sglang-kernel", v, ARM) for v in ("0.4.4", "0.4.10")],
     *[("flashinfer-cubin", v, X86) for v in ("0.6.10", "0.6.11", "0.6.12")],
+    # LMCache: its c_ops carry the KV connector's GPU kernels (LMCache#2853: 0.3.9 lacks sm_120); the
+    # TORCH_CUDA_ARCH_LIST of its wheel build gained 12.0 in LMCache PR 3275 (May 2026)
+    *[("lmcache", v, X86) for v in ("0.3.9", "0.3.15", "0.4.2", "0.4.3", "0.4.4", "0.4.5", "0.4.6", "0.4.7",
+                                    "0.5.0", "0.5.6")],
     # vLLM: the releases before and after the first sm_120 build (0.9.2), then every minor release and the
     # 0.15.1 patch that added the SM12x cutlass_scaled_mm kernels (vllm#32109)
     *[("vllm", v, X86) for v in ("0.8.5.post1", "0.9.0", "0.9.1", "0.9.2", *(f"0.{m}.0" for m in range(10, 34)),
@@ -161,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "doctor" / "data" / "wheel_archs.json")
     parser.add_argument("--refresh", action="store_true", help="audit again wheels already in the output")
     parser.add_argument("--drop-wheels", action="store_true", help="delete each wheel once audited")
+    parser.add_argument("--target", action="append", default=[], metavar="PACKAGE==VERSION[@MACHINE]",
+                        help="audit this release too (x86_64 unless @aarch64); tools/refresh passes new releases")
     args = parser.parse_args(argv)
     data = json.loads(args.out.read_text()) if args.out.exists() else {"wheels": []}
     data["wheels"] = [w for w in data["wheels"] if "+" not in w["wheel"]]  # PyPI's build has no local version
@@ -172,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         wheel["platform"] = ARM if ARM in wheel["platform"] else X86  # files written before machines were keys
     have = {(w["package"], w["version"], w["platform"]) for w in data["wheels"]}
     args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")  # normalised, even if nothing is new
-    for package, version, platform in TARGETS:
+    for package, version, platform in [*TARGETS, *(parse_target(t) for t in args.target)]:
         if (args.only and package != args.only) or ((package, version, platform) in have and not args.refresh):
             continue
         print(f"auditing {package}=={version} ({platform})", flush=True)
@@ -190,6 +196,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.drop_wheels:
             shutil.rmtree(args.cache / f"{package}-{version}-{platform}", ignore_errors=True)
     return 0
+
+
+def parse_target(text: str) -> tuple[str, str, str]:
+    """`lmcache==0.5.6` or `torch==2.14.1@aarch64` → (package, version, machine)."""
+    spec, _, machine = text.partition("@")
+    package, _, version = spec.partition("==")
+    if not package or not version or machine not in ("", X86, ARM):
+        raise SystemExit(f"--target {text!r}: expected PACKAGE==VERSION[@x86_64|@aarch64]")
+    return package, version, machine or X86
 
 
 def _version_key(version: str) -> tuple:

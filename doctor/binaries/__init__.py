@@ -14,7 +14,7 @@ from typing import Any
 
 _EXPORTS = {
     "Arch": "archs", "parse_capability": "archs",
-    "BinaryInfo": "reader", "read_cuda_archs": "reader",
+    "BinaryInfo": "info", "read_cuda_archs": "reader",
     "FileEntry": "scan", "PackageGroup": "scan", "ScanReport": "scan", "scan_environment": "scan",
     "torch_arch_list": "torchlib",
     "NATIVE": "verdict", "NONE": "verdict", "PTX_JIT": "verdict", "Verdict": "verdict", "verdict_for": "verdict",

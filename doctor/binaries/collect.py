@@ -11,7 +11,7 @@ from doctor.binaries.families import FamilyIndex
 from doctor.binaries.locate import FatbinSite, release
 
 if TYPE_CHECKING:
-    from doctor.binaries.reader import BinaryInfo
+    from doctor.binaries.info import BinaryInfo
 
 # What a fatbin holds, for counting: its images' (arch, codec) pairs. cuFFT's 24,000 fatbins come in
 # about 15 such shapes, so counting shapes first and expanding them once keeps the loop short.

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from doctor.binaries.archs import capability_name, sort_tokens
 from doctor.binaries.dists import DistIndex, normalize, package_matches
-from doctor.binaries.reader import BinaryInfo, read_cuda_archs, special_kind
+from doctor.binaries.info import BinaryInfo
+from doctor.binaries.reader import read_cuda_archs, special_kind
 from doctor.binaries.verdict import NATIVE, NONE, Verdict, verdict_for, worst
 
 _BINARY_NAME = re.compile(r"\.(?:so(?:\.\d+)*|cubin|fatbin)$")

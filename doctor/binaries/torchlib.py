@@ -6,7 +6,8 @@ from collections import Counter
 from pathlib import Path
 
 from doctor.binaries.archs import sort_tokens
-from doctor.binaries.reader import BinaryInfo, read_cuda_archs
+from doctor.binaries.info import BinaryInfo
+from doctor.binaries.reader import read_cuda_archs
 
 MAIN_LIBRARY = "libtorch_cuda.so"
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from doctor.binaries.archs import LTO, PTX, SASS, Arch, capability_name, ptx_jits, runs, sass_runs, sort_tokens
 from doctor.binaries.family_verdict import FamilyVerdict, family_verdicts
+from doctor.binaries.info import BinaryInfo
 from doctor.binaries.levels import NATIVE, NONE, PTX_JIT, RANK, worst
-from doctor.binaries.reader import BinaryInfo
 
 __all__ = ["NATIVE", "NONE", "PTX_JIT", "FamilyVerdict", "Verdict", "verdict_for", "worst"]
 

@@ -50,7 +50,7 @@ def run_cluster_check(request: ClusterRequest) -> ClusterReport:
 
 def gather_cluster(request: ClusterRequest) -> Cluster:
     """The nodes' facts (files or Ray), with the `--engine` what-ifs and the model on every node."""
-    from doctor.probe import with_engines
+    from doctor.pipeline.gather import with_engines
     from doctor.probe.model import load_model
 
     if request.ray_address is not None:

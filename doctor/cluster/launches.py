@@ -8,7 +8,7 @@ from typing import Any
 from doctor.cluster.node_commands import MultiNode, NodeRole
 from doctor.cluster.nodes import Cluster
 from doctor.engines import registry
-from doctor.engines.base import LaunchCommand
+from doctor.engines.run import LaunchCommand
 from doctor.launch import Launch
 from doctor.pipeline.report import Report
 

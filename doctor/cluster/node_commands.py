@@ -9,8 +9,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from doctor.engines.base import Engine, LaunchCommand
-from doctor.engines.compose import Flags, parse_flags
+from doctor.engines.compose import Flags, Spelling, parse_flags
+from doctor.engines.run import LaunchCommand
 from doctor.launch import ALIASES
 
 
@@ -51,7 +51,7 @@ class NodeLaunch:
         return {"node": self.node, "rank": self.rank, "commands": [step.shell() for step in self.steps],
                 "steps": [step.to_dict() for step in self.steps], "notes": list(self.notes)}
 
-def flags_without(engine: Engine, base: LaunchCommand, model: str, keys: Iterable[str],
+def flags_without(engine: Spelling, base: LaunchCommand, model: str, keys: Iterable[str],
                   extra: Sequence[str] = ()) -> Flags:
     """The base command's flags after the engine's base command, less every spelling of the canonical launch
     `keys` (e.g. "tp", "pp") and the flags in `extra`."""

@@ -14,8 +14,8 @@ NODE_FACTS_ENV = "SM120_DOCTOR_NODE_FACTS"
 
 
 def probe_node() -> dict[str, Any]:
-    from doctor.pipeline.facts import load_facts
-    from doctor.probe import live_facts
+    from doctor.pipeline.gather import live_facts
+    from doctor.validation.facts import load_facts
 
     environ = dict(os.environ)
     hook = environ.get(NODE_FACTS_ENV)

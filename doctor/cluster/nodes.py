@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.pipeline.facts import Facts, load_facts
+from doctor.pipeline.facts import Facts
+from doctor.validation.facts import load_facts
 
 MAX_NODES = 1024
 

@@ -20,7 +20,8 @@ from typing import Any
 from doctor.cluster.node_probe import probe_node
 from doctor.cluster.nodes import Cluster, NodeProblem, make_cluster
 from doctor.errors import InputError
-from doctor.pipeline.facts import Facts, Network, facts_from_dict
+from doctor.pipeline.facts import Facts, Network
+from doctor.validation.facts import facts_from_dict
 
 CONNECT_TIMEOUT = 5.0
 HEAD_RESOURCE = "node:__internal_head__"

@@ -8,7 +8,8 @@ from typing import Any
 
 from doctor import __version__
 from doctor.cluster.nodes import Cluster
-from doctor.pipeline.report import REPORT_SCHEMA_VERSION, SEVERITIES, Finding, Report, any_at_or_above, severity_counts
+from doctor.findings import SEVERITIES, Finding, any_at_or_above, severity_counts
+from doctor.pipeline.report import REPORT_SCHEMA_VERSION, Report
 from doctor.plan.planner import Plan
 
 

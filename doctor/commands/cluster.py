@@ -10,16 +10,6 @@ from typing import Any
 from doctor.commands.options import console, engine_args, environment, layout_options
 from doctor.errors import UsageError
 
-RAY_TIMEOUT_HELP = "with --ray: seconds to wait for the nodes' probes (default: %(default)s)"
-
-
-def add_ray_options(source: Any, p: argparse.ArgumentParser) -> None:
-    source.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
-                        help="probe every node of a running Ray cluster (`auto`, or HOST:PORT of its head) and check "
-                             "them as one deployment; needs `pip install 'sm120-doctor[cluster]'` and the doctor on "
-                             "every node")
-    p.add_argument("--ray-timeout", type=float, default=120.0, metavar="SECONDS", help=RAY_TIMEOUT_HELP)
-
 
 def is_cluster(args: argparse.Namespace) -> bool:
     return getattr(args, "ray", None) is not None or len(args.facts or []) > 1

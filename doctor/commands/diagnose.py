@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def base_facts(args: argparse.Namespace, environ: dict[str, str]):
-    from doctor.probe import gather_facts
+    from doctor.pipeline.gather import gather_facts
 
     facts_file = args.facts[0] if args.facts else None
     facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file, engines=args.engine,

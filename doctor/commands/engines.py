@@ -11,15 +11,16 @@ from doctor.commands.options import add_format_option, console, environment
 
 def register(p: argparse.ArgumentParser) -> None:
     add_format_option(p)
+    p.add_argument("--tables", action="store_true",
+                   help="text output: only the wheel-derived data tables and the newest release each covers")
 
 
 def rows() -> list[dict[str, Any]]:
     from doctor.engines import registry
-    from doctor.engines.base import parse_version
-    from doctor.engines.versions import engine_distributions
+    from doctor.engines.run import parse_version
     from doctor.probe.libraries import probe_libraries
 
-    installed = probe_libraries(environment(), engine_distributions())
+    installed = probe_libraries(environment(), registry.engine_distributions())
     out = []
     for engine in registry.engines().values():
         known = engine.knowledge_range()
@@ -36,14 +37,18 @@ def rows() -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.table import Table
+    from doctor.data_tables import coverage
 
-    data = rows()
-    if args.format == "json":
+    if args.format == "json":  # one document: the engines and the tables (--tables changes the text output only)
         from doctor.formats.document import document, dumps
 
-        print(dumps(document(engines=data)))
+        print(dumps(document(engines=rows(), tables=coverage())))
         return 0
+    if args.tables:
+        return _print_tables(coverage())
+    data = rows()
+    from rich.table import Table
+
     table = Table(title="Engines (check analyses each one installed, or the one you name with --engine)",
                   title_justify="left")
     for column in ("engine", "package", "knowledge", "installed", "note"):
@@ -54,5 +59,17 @@ def run(args: argparse.Namespace) -> int:
             span += " (every release)" if r["every_release"] else " (the releases it has facts for)"
         table.add_row(r["display_name"] + (" (plug-in)" if r["plugin"] else ""), r["package"], span,
                       r["installed"] or "-", r["knowledge_note"] or "")
+    console(width=160).print(table)
+    return _print_tables(coverage())
+
+
+def _print_tables(tables: list[dict[str, Any]]) -> int:
+    from rich.table import Table
+
+    table = Table(title="Wheel-derived tables (`tools/refresh` adds every newer PyPI release)", title_justify="left")
+    for column in ("table", "file", "releases", "newest release covered"):
+        table.add_column(column)
+    for r in tables:
+        table.add_row(r["table"], r["file"], str(r["releases"]), r["newest"] or "-")
     console(width=160).print(table)
     return 0

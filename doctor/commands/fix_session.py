@@ -8,7 +8,8 @@ import sys
 
 from rich.console import Console
 
-from doctor.fix.actions import SKIP_UNSAFE, Action, launch_env, plan_fixes
+from doctor.findings import Action
+from doctor.fix.actions import SKIP_UNSAFE, launch_env, plan_fixes
 from doctor.fix.apply import apply_actions
 from doctor.pipeline.check import CheckRequest, run_check
 from doctor.pipeline.report import Report

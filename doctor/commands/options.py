@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from doctor.errors import UsageError
 
@@ -39,8 +39,6 @@ def add_machine_options(p: argparse.ArgumentParser,
                   "multi-node deployment") if cluster else "use a recorded facts snapshot"
     source.add_argument("--facts", type=Path, metavar="FILE", action="append", help=facts_help)
     if cluster:
-        from doctor.commands.cluster import add_ray_options
-
         add_ray_options(source, p)
     p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION", help=engine_help)
     p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
@@ -108,3 +106,14 @@ def console(width: int = 120, stderr: bool = False) -> Console:
 
     out = Console(highlight=False, stderr=stderr)
     return out if out.is_terminal else Console(highlight=False, width=width, stderr=stderr)
+
+
+RAY_TIMEOUT_HELP = "with --ray: seconds to wait for the nodes' probes (default: %(default)s)"
+
+
+def add_ray_options(source: Any, p: argparse.ArgumentParser) -> None:
+    source.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
+                        help="probe every node of a running Ray cluster (`auto`, or HOST:PORT of its head) and check "
+                             "them as one deployment; needs `pip install 'sm120-doctor[cluster]'` and the doctor on "
+                             "every node")
+    p.add_argument("--ray-timeout", type=float, default=120.0, metavar="SECONDS", help=RAY_TIMEOUT_HELP)

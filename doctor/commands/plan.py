@@ -57,10 +57,10 @@ def run(args: argparse.Namespace) -> int:
     from doctor.formats.document import dumps
     from doctor.formats.plan_document import plan_document
     from doctor.pipeline.analysis import memory_model_for
+    from doctor.pipeline.gather import gather_facts
     from doctor.plan.advice import no_fit_advice
     from doctor.plan.planner import PlanRequest, make_plans
     from doctor.plan.summary import source_for
-    from doctor.probe import gather_facts
 
     _check_args(args)
     from doctor.commands import cluster

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from doctor.commands.options import add_format_option, console
-from doctor.pipeline.report import SEVERITIES
+from doctor.findings import SEVERITIES
 from doctor.pipeline.rules import Rule, load_rules
 from doctor.rule_docs import readable
 

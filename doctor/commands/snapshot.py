@@ -22,7 +22,7 @@ def register(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from doctor.output import write_text_atomic
-    from doctor.probe import gather_facts, live_facts
+    from doctor.pipeline.gather import gather_facts, live_facts
 
     environ = environment()
     if args.hardware is not None:

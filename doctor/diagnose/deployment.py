@@ -10,10 +10,10 @@ from pathlib import PurePosixPath
 
 from doctor.diagnose.gpus import capability_of
 from doctor.diagnose.logfacts import LogFacts, LoggedGpu, Stated
-from doctor.engines.versions import KNOWN_PACKAGES
 from doctor.errors import DoctorError
 from doctor.hardware import smem_per_block_optin
 from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Model
+from doctor.versions import KNOWN_PACKAGES
 
 MIB = 1 << 20
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from doctor import __version__
@@ -11,10 +11,12 @@ from doctor.diagnose.deployment import Deployment, reconstruct
 from doctor.diagnose.explain import Explanation, RuledOut, explain
 from doctor.diagnose.read import LogReading, reader_for
 from doctor.errors import DoctorError
+from doctor.findings import any_at_or_above
 from doctor.pipeline.facts import Facts
-from doctor.pipeline.report import Report, any_at_or_above
+from doctor.pipeline.report import Report
 
 DIAGNOSIS_SCHEMA_VERSION = "1"
+NO_DRIVER = "HW001"
 
 
 @dataclass
@@ -83,13 +85,30 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     deployment = reconstruct(reading.facts, base, base_name, environ)
     notes: list[str] = []
     report, context = _check(deployment, rules, environ, notes)
+    if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
+        report = _without_no_driver(report)
     judge = None
     if judge_on_log_only and (base.gpus or base.libraries or base.driver.present):
         _, judge = _check(reconstruct(reading.facts, Facts(source=base.source), base_name, environ), rules,
                           environ, [])
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
-                                      context, deployment.engine, judge)
+                                      context, deployment.engine, judge, reading.vetoes,
+                                      _stated(base, gpus=not judge_on_log_only))
     return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
+
+
+def _without_no_driver(report: Report) -> Report:
+    """HW001 (no driver on the machine the doctor runs on) says nothing about a log that names its GPU."""
+    return replace(report, findings=tuple(f for f in report.findings if f.id != NO_DRIVER))
+
+
+def _stated(base: Facts, gpus: bool) -> str:
+    """What the user says of the log's machine, as text a signature's context may match: the packages that ran
+    (`--engine NAME==VERSION`) and, with `--hardware` or `--facts`, its GPUs (never this machine's own)."""
+    names = sorted(name for name, library in base.libraries.items() if library.what_if)
+    if gpus:
+        names += sorted({gpu.name for gpu in base.gpus})
+    return " ".join(names)
 
 
 def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str], notes: list[str]

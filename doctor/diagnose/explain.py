@@ -10,11 +10,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from doctor.diagnose.read import SignatureHit
-from doctor.pipeline.conditions import MISSING as _MISSING
-from doctor.pipeline.conditions import holds as _holds
+from doctor.findings import Finding, Fix
+from doctor.pipeline.conditions import PLACEHOLDER, facts_of, lookup, operator, state, stated, text
 from doctor.pipeline.context import BASE_ROOTS
-from doctor.pipeline.report import Finding, Fix
-from doctor.pipeline.rules import PLACEHOLDER, Rule, _fix, _text, lookup
+from doctor.pipeline.rules import Rule, fix_from_spec
 
 TIED, CONFIRMED, SIGNATURE = "tied", "confirmed", "signature"
 ORDER = {TIED: 0, CONFIRMED: 1, SIGNATURE: 2}
@@ -58,9 +57,13 @@ class RuledOut:
 
 def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequence[Any], rules: Sequence[Rule],
             findings: Sequence[Finding], context: dict[str, Any], engine: str | None,
-            judge: dict[str, Any] | None = None) -> tuple[list[Explanation], list[RuledOut]]:
+            judge: dict[str, Any] | None = None, vetoes: dict[int, tuple[int, str]] | None = None,
+            stated: str = ""
+            ) -> tuple[list[Explanation], list[RuledOut]]:
     """`judge`: the context a rule is ruled out by (default `context`): the log's own facts only, when the rest
-    came from a machine the log was not written on."""
+    came from a machine the log was not written on. `vetoes`: signatures (by position) whose `unless` line the
+    log has: the error came from another library. `stated`: the packages the user says ran (`--engine`): a
+    signature's context (did vLLM run?) may be met by them as well as by a line of the log."""
     by_id = {r.id: r for r in rules}
     order = {r.id: i for i, r in enumerate(rules)}
     position = {id(s): i for i, s in enumerate(signatures)}
@@ -71,9 +74,14 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
     ruled_out: dict[str, RuledOut] = {}
     for hit in sorted(hits, key=lambda h: h.line):
         rule = by_id.get(hit.signature.rule)
-        if rule is None or (hit.signature.context is not None and position[id(hit.signature)] not in contexts):
+        if rule is None or not _in_context(hit.signature, position[id(hit.signature)] in contexts, stated):
             continue
         if _other_engine(rule, engine):  # the same text from another engine: not this log's cause
+            continue
+        veto = (vetoes or {}).get(position[id(hit.signature)]) if hit.signature.unless is not None else None
+        if veto is not None:
+            ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, f"another library printed this error (line "
+                                                   f"{veto[0]}: {veto[1].strip()})"))
             continue
         judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]),
                         context if judge is None else judge)
@@ -86,6 +94,10 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             best[rule.id] = judged
     explained = sorted(best.values(), key=_rank)
     return explained, [r for rid, r in ruled_out.items() if rid not in best]
+
+
+def _in_context(signature: Any, seen: bool, stated: str) -> bool:
+    return signature.context is None or seen or bool(stated and signature.context.search(stated))
 
 
 def _rank(e: Explanation) -> tuple[int, ...]:
@@ -135,7 +147,7 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
         return RuledOut(rule.id, hit.line, "the deployment contradicts it: " + "; ".join(facts))
     unknown = f"not stated: {', '.join(facts)}" if facts else "its conditions are about the run, not the log"
     text = f"the log's signature matches; the deployment cannot confirm it ({unknown})"
-    fixes = tuple(_fix(spec, _stated(spec, scoped)) for spec in rule.fixes
+    fixes = tuple(fix_from_spec(spec, _stated(spec, scoped)) for spec in rule.fixes
                   if spec.get("engine") in (None, engine) or engine is None)
     return Explanation(rule.id, rule.severity, SIGNATURE, text, _title(rule.title, scoped), rule.summary, hit,
                        fixes, rule.references, specificity, support)
@@ -147,10 +159,9 @@ def _stated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
     texts += [str(x) for v in spec.values() if isinstance(v, list | dict) for x in (v.values() if isinstance(v, dict)
                                                                                    else v)]
     filled = context
-    for text in texts:
-        for match in PLACEHOLDER.finditer(text):
-            value = lookup(filled, match.group(1))
-            if value is _MISSING or value is None:
+    for template in texts:
+        for match in PLACEHOLDER.finditer(template):
+            if not stated(lookup(filled, match.group(1))):
                 filled = _with_path(filled, match.group(1).split("."), "(not stated)")
     return filled
 
@@ -167,7 +178,7 @@ def _title(template: str, context: dict[str, Any]) -> str:
     """The rule's title for this deployment; what the log does not state reads as such, not as '?'."""
     def value(match: Any) -> str:
         found = lookup(context, match.group(1))
-        return "(not stated)" if found is _MISSING or found is None else _text(found)
+        return text(found) if stated(found) else "(not stated)"
 
     return PLACEHOLDER.sub(value, template)
 
@@ -180,7 +191,7 @@ def _scoped(rule: Rule, context: dict[str, Any]) -> dict[str, Any]:
     items = lookup(context, rule.for_each)
     for item in items if isinstance(items, list) else []:
         scoped = {**context, "item": item}
-        if all(_state(c, scoped) is not False for c in rule.when):
+        if all(state(c, scoped) is not False for c in rule.when):
             return scoped
     return context
 
@@ -201,43 +212,20 @@ def _verdict(rule: Rule, context: dict[str, Any]) -> tuple[bool | None, list[str
     scoped = rule.for_each is not None and "item" in context
     for condition in rule.when:
         if rule.for_each and not scoped and _about_item(condition):
-            missing += _facts(condition)
+            missing += facts_of(condition)
             continue
-        state = _state(condition, context)
-        if state is False and not rule.for_each:
+        verdict = state(condition, context)
+        if verdict is False and not rule.for_each:
             return False, [_shown(condition, context)], 0
-        if state is None or state is False:
-            missing += _facts(condition)
+        if verdict is None or verdict is False:
+            missing += facts_of(condition)
         else:
             support += 1
     return None, sorted(set(missing)), support
 
 
 def _about_item(condition: dict[str, Any]) -> bool:
-    return any(f.startswith("item.") for f in _facts(condition))
-
-
-def _state(condition: dict[str, Any], context: dict[str, Any]) -> bool | None:
-    if "any" in condition:
-        states = [_state(c, context) for c in condition["any"]]
-        return True if True in states else (False if all(s is False for s in states) else None)
-    if "all" in condition:  # inside an `any`: (a and b)
-        states = [_state(c, context) for c in condition["all"]]
-        return False if False in states else (True if all(s is True for s in states) else None)
-    op = next(k for k in condition if k != "fact")
-    actual = lookup(context, condition["fact"])
-    if op != "exists" and (actual is _MISSING or actual is None):
-        return None
-    if op == "exists" and (actual is _MISSING or actual is None):
-        return None  # absent from a log only means not stated
-    return _holds(condition, context)
-
-
-def _facts(condition: dict[str, Any]) -> list[str]:
-    group = condition.get("any") or condition.get("all")
-    if group:
-        return [f for c in group for f in _facts(c)]
-    return [condition["fact"]]
+    return any(f.startswith("item.") for f in facts_of(condition))
 
 
 def _shown(condition: dict[str, Any], context: dict[str, Any]) -> str:
@@ -245,6 +233,6 @@ def _shown(condition: dict[str, Any], context: dict[str, Any]) -> str:
         return " or ".join(_shown(c, context) for c in condition["any"])
     if "all" in condition:
         return "(" + " and ".join(_shown(c, context) for c in condition["all"]) + ")"
-    op = next(k for k in condition if k != "fact")
+    op = operator(condition)
     actual = lookup(context, condition["fact"])
     return f"{condition['fact']} is {actual!r}, the rule needs {op} {condition[op]!r}"

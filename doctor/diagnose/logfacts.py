@@ -33,6 +33,7 @@ class LogFacts:
     details: dict[str, dict[str, Stated]] = field(default_factory=dict)  # package → detail → value
     gpus: dict[int, LoggedGpu] = field(default_factory=dict)
     capability: Stated | None = None  # a GPU capability stated without the GPU (ptxas' --gpu-name)
+    gpu_mentioned: Stated | None = None  # a line that names a GPU or SM12x target, parsed into a GPU or not
     driver: Stated | None = None
     cuda_driver: Stated | None = None
     model: Stated | None = None

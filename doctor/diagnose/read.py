@@ -16,6 +16,7 @@ from doctor.diagnose.stream import ScanStats, open_log, scan
 
 HITS_PER_SIGNATURE = 3
 LINES_PER_RULE = 5000  # a rule that reads many lines (GPUs, errors) stops after this many: a bound for hostile logs
+MAX_VETO_SHOWN = 160  # characters of the line that shows another library printed the error
 REBUILD_AFTER = 64  # idle hit lines before the scan pattern is rebuilt without the rules already done
 
 
@@ -35,6 +36,7 @@ class LogReading:
     facts: LogFacts
     hits: list[SignatureHit] = field(default_factory=list)
     contexts: set[int] = field(default_factory=set)  # signatures (by position) whose context line was seen
+    vetoes: dict[int, tuple[int, str]] = field(default_factory=dict)  # signature position → its `unless` line
     stats: ScanStats = field(default_factory=ScanStats)
 
 
@@ -46,7 +48,8 @@ class Reader:
         self.signatures = tuple(signatures)
         patterns = [r.pattern for r in self.rules] + [s.regex.pattern for s in self.signatures]
         self._contexts = [(i, s.context) for i, s in enumerate(self.signatures) if s.context is not None]
-        patterns += [c.pattern for _, c in self._contexts]
+        self._unless = [(i, s.unless) for i, s in enumerate(self.signatures) if s.unless is not None]
+        patterns += [c.pattern for _, c in self._contexts] + [u.pattern for _, u in self._unless]
         self._set = re2.Set.SearchSet(options())
         for pattern in patterns:
             self._set.Add(pattern)
@@ -54,13 +57,14 @@ class Reader:
         self._patterns = patterns
         # lines each pattern is read on: a version once, GPUs and errors up to a bound, a signature a few times
         self._limits = ([1 if r.once else LINES_PER_RULE for r in self.rules] +
-                        [HITS_PER_SIGNATURE] * len(self.signatures) + [1] * len(self._contexts))
+                        [HITS_PER_SIGNATURE] * len(self.signatures) +
+                        [1] * (len(self._contexts) + len(self._unless)))
         self._first_trigger = _trigger(patterns)
 
     def read(self, stream: BinaryIO, name: str) -> LogReading:
         reading = LogReading(name=name, facts=LogFacts())
         counts: dict[int, int] = {}
-        n_rules, n_sigs = len(self.rules), len(self.signatures)
+        n_rules, n_sigs, n_contexts = len(self.rules), len(self.signatures), len(self._contexts)
         done: set[int] = set()  # once-rules that have fired: their lines no longer stop the scan
         trigger = [self._first_trigger]
         idle = [0, 0]  # lines that matched only rules already done; done rules when the trigger was built
@@ -80,8 +84,11 @@ class Reader:
                 elif index < n_rules + n_sigs:
                     signature = self.signatures[index - n_rules]
                     reading.hits.append(SignatureHit(signature, number, text, signature.groups(text)))
-                else:
+                elif index < n_rules + n_sigs + n_contexts:
                     reading.contexts.add(self._contexts[index - n_rules - n_sigs][0])
+                else:
+                    position = self._unless[index - n_rules - n_sigs - n_contexts][0]
+                    reading.vetoes.setdefault(position, (number, text[:MAX_VETO_SHOWN]))
                 if counts[index] >= self._limits[index]:
                     done.add(index)
             idle[0] += not useful

@@ -9,7 +9,7 @@ from typing import Any
 
 import re2
 
-SIGNATURE_KEYS = {"text", "pattern", "context", "url", "note"}
+SIGNATURE_KEYS = {"text", "pattern", "context", "unless", "url", "note"}
 MAX_PATTERN = 1000  # characters: a signature is one log line's shape, not a program
 
 
@@ -28,11 +28,11 @@ def validate_signature(raw: Any) -> None:
     url = raw.get("url")
     if not isinstance(url, str) or not url.startswith("https://"):
         raise SignatureError("must cite the public report it comes from (url = \"https://...\")")
-    for key in ("text", "pattern", "context"):
+    for key in ("text", "pattern", "context", "unless"):
         value = raw.get(key)
         if key in raw and (not isinstance(value, str) or not value.strip() or len(value) > MAX_PATTERN):
             raise SignatureError(f"{key!r} must be a non-empty string of at most {MAX_PATTERN} characters")
-    for key in ("pattern", "context"):
+    for key in ("pattern", "context", "unless"):
         if key in raw:
             _compile(raw[key], key)
 
@@ -56,6 +56,7 @@ class Signature:
     index: int  # its position among the rule's signatures
     regex: Any  # re2 pattern of the error line
     context: Any | None  # re2 pattern another line of the same log must match (a traceback frame)
+    unless: Any | None  # re2 pattern no line of the log may match: it shows another library printed the error
     url: str
     shown: str  # the text or pattern as the rule file wrote it
 
@@ -122,8 +123,9 @@ def validate_signatures(signatures: Any) -> None:
 def _signature(rule: str, index: int, raw: dict[str, Any]) -> Signature:
     pattern = re2.escape(raw["text"]) if "text" in raw else raw["pattern"]
     context = re2.compile(raw["context"]) if raw.get("context") else None
-    return Signature(rule=rule, index=index, regex=re2.compile(pattern), context=context, url=raw["url"],
-                     shown=raw.get("text") or raw["pattern"])
+    unless = re2.compile(raw["unless"]) if raw.get("unless") else None
+    return Signature(rule=rule, index=index, regex=re2.compile(pattern), context=context, unless=unless,
+                     url=raw["url"], shown=raw.get("text") or raw["pattern"])
 
 
 @functools.cache

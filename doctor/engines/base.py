@@ -18,111 +18,23 @@ plug-in interface, doctor.engines.spi; third parties register theirs through the
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
+from doctor.engines.run import EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 from doctor.launch import GENERIC_OPTION_FLAGS, SWITCHES, Launch, normal_flag, parse_launch
-from doctor.pipeline.facts import Facts, Gpu, Library
+from doctor.pipeline.facts import Facts, Library
 
 if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags
     from doctor.engines.flagtable import FlagTable
-    from doctor.fix.actions import Action
+    from doctor.findings import Action, Finding
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
-    from doctor.kernels.exact import Job
     from doctor.plan.memory import MemoryModel
-
-
-@dataclass(frozen=True)
-class Launcher:
-    """One way a launch file starts the engine, as `lint` recognises it: `python -m MODULE [WORDS] ...` or
-    `COMMAND [WORDS] ...`, and where the model goes (a flag, or the first positional argument). `subcommand`
-    is one word (`vllm serve`) or several (`lmdeploy serve api_server`: ("serve", "api_server"))."""
-
-    module: str | None = None
-    command: str | None = None
-    subcommand: str | tuple[str, ...] | None = None
-    model_flags: tuple[str, ...] = ()
-    positional_model: bool = False
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        """The subcommand words that must follow the command or module, in order."""
-        if self.subcommand is None:
-            return ()
-        return (self.subcommand,) if isinstance(self.subcommand, str) else tuple(self.subcommand)
-
-
-@dataclass(frozen=True)
-class EngineRun:
-    """One engine at one version on one machine: the input of every per-run question."""
-
-    facts: Facts
-    library: Library
-    version: Version
-    launch: Launch
-    environ: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def gpu(self) -> Gpu | None:
-        return self.facts.gpus[0] if self.facts.gpus else None
-
-    @property
-    def tp(self) -> int:
-        return self.launch.tp(len(self.facts.gpus))
-
-    @property
-    def site(self) -> Path | None:
-        """The installed package's site-packages directory; None for a what-if version."""
-        lib = self.library
-        return Path(lib.location) if lib.location and not lib.what_if else None
-
-
-@dataclass(frozen=True)
-class EngineAnalysis:
-    """What an engine decided for a run: backends with where each choice came from, kernels, notes."""
-
-    backends: dict[str, str] = field(default_factory=dict)
-    backend_sources: dict[str, str] = field(default_factory=dict)
-    kernels: tuple[KernelCheck, ...] = ()
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ExactJobs:
-    """How `--exact` compiles a run's kernels: one compile job per KernelCheck (same order), each naming the
-    engine's own kernel file and launch, and the Triton the release pins (used when none is installed)."""
-
-    jobs: tuple[Job, ...]
-    triton: str
-
-
-@dataclass(frozen=True)
-class LaunchCommand:
-    """A complete launch for one engine version: argv, environment, and how it was composed."""
-
-    engine: str
-    version: str
-    argv: list[str]
-    env: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    applied: list[str] = field(default_factory=list)  # finding IDs whose fixes are in the command
-    files: dict[str, str] = field(default_factory=dict)  # extra files the launch needs (name -> text)
-
-    def shell(self) -> str:
-        import shlex
-
-        prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
-        return (prefix + " " if prefix else "") + shlex.join(self.argv)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"engine": self.engine, "version": self.version, "command": self.shell(), "argv": self.argv,
-                "env": self.env, "notes": self.notes, "applied": self.applied, "files": self.files}
 
 
 class Engine:
@@ -268,7 +180,10 @@ class Engine:
         return None
 
     # --- fixes -------------------------------------------------------------------------------------
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
+                     findings: Sequence[Finding] = ()) -> list[Action]:
+        """Files `--fix` writes for this run; `findings`: the run's findings (their safe fixes may go into
+        the files)."""
         return []
 
     def patches(self) -> Mapping[str, Patch]:
@@ -286,9 +201,3 @@ class Engine:
         here = Path(module.__file__).resolve().parent if module and module.__file__ else None
         return sorted((here / cls.rules_folder).glob("*.toml")) if here else []
 
-
-def parse_version(text: str | None) -> Version | None:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None

@@ -5,12 +5,15 @@ env fix the findings carry, with renamed or removed flags rewritten for the engi
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from doctor.engines.run import LaunchCommand
 from doctor.launch import flag_pairs, is_flag
 
 if TYPE_CHECKING:
-    from doctor.engines.base import Engine, EngineRun, LaunchCommand
+    from packaging.version import Version
+
+    from doctor.engines.run import EngineRun
 
 APPLIED_KINDS = ("flag", "env")
 
@@ -52,14 +55,26 @@ class Flags:
         return out
 
 
+class Spelling(Protocol):
+    """What composing a command asks of an engine: how its version spells and accepts flags (the Engine
+    interface of doctor/engines/base.py answers it; typed here so that base.py can build on this module)."""
+
+    @property
+    def name(self) -> str: ...
+    def base_command(self, model: str) -> list[str]: ...
+    def tp_flag(self) -> str | None: ...
+    def is_switch(self, flag: str) -> bool: ...
+    def normalise_flag(self, flag: str) -> str: ...
+    def rewrite_flags(self, given: Flags, version: Version, notes: list[str]) -> None: ...
+    def check_flags(self, argv: Sequence[str], version: Version) -> list[str]: ...
+
+
 Recheck = Callable[[list[str], dict[str, str]], set[str]]  # engine args, env set → IDs of the errors left
 TP_ALIASES = {"--tp", "--tp-size", "--tensor-parallel-size", "--tp_size", "-tp"}
 
 
-def compose_generic(engine: Engine, run: EngineRun, findings: Sequence[Any],
+def compose_generic(engine: Spelling, run: EngineRun, findings: Sequence[Any],
                     recheck: Recheck | None = None) -> LaunchCommand:
-    from doctor.engines.base import LaunchCommand
-
     model = run.facts.model.id if run.facts.model else "MODEL"
     plan = LaunchCommand(engine=engine.name, version=run.library.version, argv=[])
     given = parse_flags(list(run.launch.args), engine)
@@ -83,7 +98,7 @@ def compose_generic(engine: Engine, run: EngineRun, findings: Sequence[Any],
     return plan
 
 
-def parse_flags(args: list[str], engine: Engine) -> Flags:
+def parse_flags(args: list[str], engine: Spelling) -> Flags:
     out = Flags()
     for flag, value in flag_pairs(args, is_switch=engine.is_switch):
         out.set(engine.normalise_flag(flag), value, "you", [])

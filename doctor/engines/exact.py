@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.kernels import exact
 from doctor.kernels.check import KernelCheck
 

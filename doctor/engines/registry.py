@@ -4,16 +4,22 @@ place that knows every engine."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
 
 from doctor.engines.llama_cpp.engine import LlamaCpp
 from doctor.engines.sglang.engine import SGLang
 from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
 from doctor.engines.tensorrt_llm.engine import TensorRTLLM
 from doctor.engines.vllm.engine import VLLM
-from doctor.errors import InputError
+from doctor.errors import InputError, UsageError
 from doctor.pipeline.facts import Facts, Library
+from doctor.versions import KNOWN_PACKAGES
+
+_SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*==\s*([A-Za-z0-9_.+-]+)\s*$")
 
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
 
@@ -82,3 +88,45 @@ def engines_to_analyze(facts: Facts) -> list[tuple[Engine, Library]]:
     serving = [(e, lib) for e, lib in present if e.serves(facts.model)]
     assumed = [(e, lib) for e in engines().values() if (lib := e.assumed_library(facts.model)) is not None]
     return serving or assumed or present
+
+
+def parse_engine_spec(spec: str) -> Library:
+    """`sglang==0.5.8` → a what-if Library fact for that exact version."""
+    match = _SPEC.match(spec)
+    if not match:
+        raise UsageError(f"--engine {spec!r}: expected NAME==VERSION, e.g. sglang==0.5.8")
+    name, version = match.group(1).lower(), match.group(2)
+    key = package_named(name)
+    if key == "llama.cpp" and re.fullmatch(r"b\d+", version):
+        version = version[1:]  # llama.cpp's release tag (b7551) names build 7551
+    if key is None:
+        known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
+        raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")
+    try:
+        Version(version)
+    except InvalidVersion as exc:
+        raise UsageError(f"--engine {spec!r}: {version!r} is not a version") from exc
+    return Library(name=key, version=version, location=None, what_if=True)
+
+
+def package_named(name: str) -> str | None:
+    """The key a package is filed under in Facts.libraries, for a name as users and rules write it (an engine's
+    name or distribution, plug-ins included); None for a package the doctor does not track."""
+    name = name.lower()
+    return KNOWN_PACKAGES.get(name) or _engine_names().get(name) or _engine_names().get(name.replace("_", "-"))
+
+
+def _engine_names() -> dict[str, str]:
+    """Names of every registered engine (plug-ins included) → the package whose version it is."""
+    return {key.lower(): engine.package for engine in engines().values()
+            for key in (engine.name, engine.package, *engine.distributions)}
+
+
+def engine_distributions() -> dict[str, tuple[str, ...]]:
+    """package → distribution names, for every registered engine that installs as a Python distribution."""
+    return {e.package: e.distributions for e in engines().values() if e.distributions}
+
+
+def scanned_engine_packages() -> tuple[str, ...]:
+    """The packages of the engines whose compiled CUDA extensions the probe reads."""
+    return tuple(e.package for e in engines().values() if e.scan_binaries)

@@ -1,4 +1,5 @@
-"""Known releases per package, oldest first, for "the lowest release that clears this finding".
+"""Known releases per package, oldest first, for "the lowest release that clears this finding"
+(doctor/pipeline/upgrades.py).
 
 Engines whose folder holds their own list (every release, where `Engine.releases_complete`) are found
 through the registry; the lists here are the releases named in the research on engines and libraries
@@ -6,8 +7,6 @@ through the registry; the lists here are the releases named in the research on e
 """
 
 from __future__ import annotations
-
-from packaging.version import Version
 
 VLLM = ("0.9.2", "0.10.0", "0.11.0", "0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.15.1", "0.16.0", "0.17.0",
         "0.18.0", "0.19.0", "0.20.0", "0.21.0", "0.22.0", "0.23.0", "0.24.0", "0.25.0", "0.26.0", "0.27.0",
@@ -27,21 +26,3 @@ LIBRARY_RELEASES: dict[str, tuple[str, ...]] = {
     "flashinfer-python": FLASHINFER, "flashinfer-cubin": FLASHINFER_CUBIN, "triton": TRITON, "torch": TORCH,
     "nvidia-cutlass-dsl": CUTLASS_DSL, "nccl": NCCL, "sgl-kernel": SGL_KERNEL,
 }
-
-
-def known_releases(package: str) -> tuple[tuple[str, ...], bool]:
-    """(releases oldest first, whether the list holds every release) for an engine or library."""
-    from doctor.engines import registry
-
-    engine = registry.by_package(package)
-    if engine is not None and engine.releases:
-        return engine.releases, engine.releases_complete
-    return LIBRARY_RELEASES.get(package, ()), False
-
-
-def newer_releases(package: str, current: str) -> list[str]:
-    try:
-        now = Version(current)
-    except ValueError:
-        return []
-    return [v for v in known_releases(package)[0] if Version(v) > now]

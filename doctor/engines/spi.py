@@ -30,15 +30,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from doctor.engines.base import (
-    Engine,
-    EngineAnalysis,
-    EngineRun,
-    ExactJobs,
-    LaunchCommand,
-    Launcher,
-    parse_version,
-)
+from doctor.engines.base import Engine
+from doctor.engines.run import EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher, parse_version
 from doctor.launch import Launch
 from doctor.pipeline.facts import Facts, Gpu, Library, Model
 
@@ -46,11 +39,10 @@ if TYPE_CHECKING:
     from doctor.cluster.node_commands import MultiNode, NodeLaunch
     from doctor.engines.compose import Flags, compose_generic
     from doctor.engines.flagtable import Flag, FlagSet, FlagTable
-    from doctor.fix.actions import Action
+    from doctor.findings import Action, Finding, Safety
     from doctor.fix.patches import Patch
     from doctor.kernels.check import KernelCheck
     from doctor.kernels.exact import Job
-    from doctor.pipeline.report import Safety
     from doctor.plan.kv import KV_DTYPES
     from doctor.plan.layouts import ExpertSplit, Layout, invalid_reasons
     from doctor.plan.memory import LayoutShape, MemoryModel
@@ -65,7 +57,8 @@ _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtabl
          "KernelCheck": "doctor.kernels.check", "Job": "doctor.kernels.exact",
          # for engines that compose their own commands, write files on --fix or launch over several nodes
          "Flags": "doctor.engines.compose", "compose_generic": "doctor.engines.compose",
-         "Action": "doctor.fix.actions", "Patch": "doctor.fix.patches", "Safety": "doctor.pipeline.report",
+         "Action": "doctor.findings", "Finding": "doctor.findings", "Patch": "doctor.fix.patches",
+         "Safety": "doctor.findings",
          "MultiNode": "doctor.cluster.node_commands", "NodeLaunch": "doctor.cluster.node_commands",
          # which TP x PP x EP layouts a model allows at all (heads, layers and experts divide)
          "Layout": "doctor.plan.layouts", "invalid_reasons": "doctor.plan.layouts",
@@ -93,6 +86,7 @@ __all__ = [
     "ExactJobs",
     "ExpertSplit",
     "Facts",
+    "Finding",
     "Flag",
     "FlagSet",
     "FlagTable",

@@ -8,52 +8,22 @@ Every patch is reached from the rule that calls for it: a finding's `patch` fix,
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from doctor.findings import Action, Finding, Safety
 from doctor.fix.journal import FixError
 from doctor.output import read_regular_bytes, utf8_bytes
-from doctor.pipeline.report import Finding, Report, Safety
+from doctor.pipeline.report import Report
 
 if TYPE_CHECKING:
+    from doctor.engines.base import Engine
     from doctor.fix.patches import Patch
 
 SKIP_UNSAFE = "unsafe: edits an installed package; pass --unsafe-fixes"
-
-
-@dataclass(frozen=True)
-class Action:
-    rule_id: str
-    safety: Safety
-    summary: str
-    path: Path | None = None
-    new_bytes: bytes | None = None
-    old_bytes: bytes | None = None
-    patch: Patch | None = None  # the engine source patch this action applies (verified before the replace)
-    skipped: str | None = None  # why it will not be applied
-    mode: int | None = None  # file mode for a new file (e.g. an executable script)
-    env: dict[str, str] = field(default_factory=dict)  # what the launch must export for the file to count
-    kernel: str | None = None  # the kernel family a config file serves
-
-    @property
-    def patch_id(self) -> str | None:
-        return self.patch.id if self.patch else None
-
-    @property
-    def runnable(self) -> bool:
-        return self.skipped is None and self.path is not None and self.new_bytes is not None
-
-    def diff(self) -> str:
-        if self.path is None or self.new_bytes is None:
-            return ""
-        old = (self.old_bytes or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
-        new = self.new_bytes.decode("utf-8", errors="replace").splitlines(keepends=True)
-        return "".join(difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}"))
 
 
 def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> list[Action]:
@@ -63,8 +33,8 @@ def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> lis
     actions: list[Action] = []
     if fix_dir is not None:
         if engine is not None and report.analysis.run is not None:
-            actions += _owned_by_findings(report, engine.config_files(report.analysis.run, report.analysis.kernels,
-                                                                      fix_dir))
+            run, kernels = report.analysis.run, report.analysis.kernels
+            actions += _owned_by_findings(report, engine.config_files(run, kernels, fix_dir, _of_run(report, engine)))
         actions += _launch_script_action(report, fix_dir, with_env_file=any(a.env for a in actions))
     patches = engine.patches() if engine is not None else {}
     seen: set[str] = set()
@@ -81,6 +51,11 @@ def plan_fixes(report: Report, unsafe: bool, fix_dir: Path | None = None) -> lis
             if fix.safety is Safety.MANUAL or fix.kind in ("upgrade", "manual"):
                 actions.append(Action(finding.id, Safety.MANUAL, fix.summary, skipped="manual: run it yourself"))
     return actions
+
+
+def _of_run(report: Report, engine: Engine) -> tuple[Finding, ...]:
+    """The findings of the engine's own run (a merged report tags those not every run gave)."""
+    return tuple(f for f in report.findings if not f.engines or engine.name in f.engines)
 
 
 def _patches_called_for(finding: Finding, patches: dict[str, Patch] | object) -> list[str]:

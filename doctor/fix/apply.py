@@ -7,11 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from doctor.fix.actions import Action
+from doctor.findings import Action, Safety
 from doctor.fix.journal import Entry, FixError, Journal, state_dir
 from doctor.fix.patches import Patch, verify_patched_file
 from doctor.fix.writer import check_writable, write_with_journal
-from doctor.pipeline.report import Safety
 
 
 @dataclass

@@ -7,9 +7,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from doctor.findings import Finding
 from doctor.pipeline.analysis import Analysis
 from doctor.pipeline.facts import Facts
-from doctor.pipeline.report import Finding, Report
+from doctor.pipeline.report import Report
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 GiB = 1 << 30

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from doctor.findings import Finding
 from doctor.formats.markdown import (
     deployment_table,
     environment_details,
@@ -13,7 +14,6 @@ from doctor.formats.markdown import (
     launch_section,
 )
 from doctor.formats.redact import redact_text
-from doctor.pipeline.report import Finding
 
 if TYPE_CHECKING:
     from doctor.diagnose.diagnosis import Diagnosis

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from doctor.findings import Finding, Fix
 from doctor.formats.redact import redact_env, redact_text
 from doctor.pipeline.facts import Facts
-from doctor.pipeline.report import Finding, Fix, Report
+from doctor.pipeline.report import Report
 
 MAX_CELL = 300
 

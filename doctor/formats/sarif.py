@@ -11,8 +11,8 @@ from typing import Any
 from urllib.parse import quote
 
 from doctor import __version__
+from doctor.findings import Finding
 from doctor.located import FINGERPRINT_KEY, Problem, Span, Target, counts
-from doctor.pipeline.report import Finding
 from doctor.pipeline.rules import Rule
 from doctor.rule_docs import help_text, readable, rule_doc_url, rule_page, rule_url
 

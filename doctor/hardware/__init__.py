@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from doctor.errors import InputError
-from doctor.pipeline.facts import Facts, facts_from_dict
+from doctor.pipeline.facts import Facts
+from doctor.validation.facts import facts_from_dict
 
 # Max shared memory per block with opt-in, bytes, by compute capability (CUDA Programming Guide,
 # "Compute Capabilities", Tables 31-32, https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities).

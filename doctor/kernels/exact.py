@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import exact_launch
+import doctor.kernels.exact_launch as exact_launch
 
 WORKER = Path(__file__).resolve().parent / "exact_worker.py"
 NEWEST_TRITON = "3.9.0"

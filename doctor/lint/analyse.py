@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from doctor.engines import registry
-from doctor.engines.versions import parse_engine_spec
 from doctor.errors import DoctorError
 from doctor.lint.find import expand_paths, launches_in_file
 from doctor.lint.site import LaunchSite
@@ -66,8 +65,8 @@ def engine_specs(site: LaunchSite, requested: Sequence[str], installed: _Install
     out: `check` analyses every what-if engine, and this launch runs one."""
     package = _package(site.engine)
     serving = {engine.package for engine in registry.engines().values()}
-    others = [s for s in requested if parse_engine_spec(s).name not in serving]
-    mine = [s for s in requested if parse_engine_spec(s).name == package]
+    others = [s for s in requested if registry.parse_engine_spec(s).name not in serving]
+    mine = [s for s in requested if registry.parse_engine_spec(s).name == package]
     if site.pin is not None:
         version, source = site.pin.version, site.pin.describe()
     elif mine:
@@ -92,7 +91,7 @@ class _Installed:
 
     def version(self, package: str) -> tuple[str | None, str]:
         if self.facts is None:
-            from doctor.probe import gather_facts
+            from doctor.pipeline.gather import gather_facts
 
             self.facts = gather_facts(environ=self.request.environ, hardware=self.request.hardware,
                                       facts_file=self.request.facts_file)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from doctor.engines import registry
-from doctor.engines.base import Launcher
+from doctor.engines.run import Launcher
 from doctor.lint.pins import image_entrypoint
 
 PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")

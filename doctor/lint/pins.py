@@ -5,6 +5,9 @@ when a file gives it only flags (`Engine.image_entrypoints`)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
@@ -12,6 +15,7 @@ from doctor.engines import registry
 from doctor.lint.site import Pin
 
 _TAG_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)*(?:\.?post\d+|rc\d+|\.dev\d+)?)(?:$|[-_+])")
+_NGC_RELEASE = re.compile(r"^(\d{2}\.\d{2})(?:$|[-_.])")  # nvcr.io/nvidia/vllm:26.03-py3: a container release
 _PIP_PIN = r"(?<![\w.-])({names})(?:\[[^\]]*\])?\s*==\s*([0-9][A-Za-z0-9.+!-]*)"
 
 
@@ -39,11 +43,36 @@ def image_pin(image: str | None, line: int | None) -> Pin | None:
     if not image or "$" in image:
         return None
     engine = image_engine(image)
-    _, tag = split_image(image)
+    repo, tag = split_image(image)
+    release = _NGC_RELEASE.match(tag or "") if repo.startswith("nvidia/") else None
+    if release is not None:
+        return _ngc_pin(repo, release.group(1), image, line)
     match = _TAG_VERSION.match(tag or "")
     if engine is None or match is None or not _is_version(match.group(1)):
         return None
     return Pin(engine=engine, version=match.group(1), line=line or 0, how=f"image {image}")
+
+
+def _ngc_pin(repo: str, release: str, image: str, line: int | None) -> Pin | None:
+    """An NGC container's YY.MM tag names the container release; the engine version is its release notes'."""
+    entry = ngc_images().get((repo, release))
+    if entry is None:
+        return None
+    return Pin(engine=entry["engine"], version=entry["version"], line=line or 0,
+               how=f"image {image} (NGC {release}: {entry['engine']} {entry['version']}, {entry['source']})")
+
+
+@lru_cache(maxsize=1)
+def ngc_images() -> dict[tuple[str, str], dict[str, Any]]:
+    """doctor/data/images/ngc.toml by (repository, release)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    path = Path(__file__).resolve().parents[1] / "data" / "images" / "ngc.toml"
+    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("image", [])
+    return {(e["repository"], e["release"]): e for e in entries}
 
 
 def image_entrypoint(image: str | None) -> tuple[str, ...]:

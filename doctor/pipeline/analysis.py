@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doctor.engines import registry
-from doctor.engines.base import Engine, EngineAnalysis, EngineRun, parse_version
+from doctor.engines.base import Engine
+from doctor.engines.run import EngineAnalysis, EngineRun, parse_version
 from doctor.kernels.check import KernelCheck
 from doctor.launch import Launch
 from doctor.pipeline.facts import Facts, Library

@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from doctor.engines import registry
+from doctor.findings import SEVERITIES, Finding
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Facts
-from doctor.pipeline.report import SEVERITIES, Finding, Report
+from doctor.pipeline.gather import gather_facts
+from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
 from doctor.pipeline.upgrades import annotate_upgrades
-from doctor.probe import gather_facts
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: Pl
                ) -> tuple[Analysis, tuple[Finding, ...], dict[str, Any] | None]:
     launch = analysis.run.launch if analysis.run else Launch()
     findings = tuple(evaluate(rules, build_context(facts, analysis, launch)))
-    findings = annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch))
+    findings = annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch), _errors(rules))
     if analysis.run is None:
         return analysis, findings, None
     run = analysis.run
@@ -73,6 +74,10 @@ def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: Pl
     command = engine.compose(run, findings,
                              recheck=lambda args, env: _fired_for_args(rules, analysis, args, plan_for, env))
     return analysis, findings, command.to_dict()
+
+
+def _errors(rules: list[Rule]) -> set[str]:
+    return {rule.id for rule in rules if rule.severity == "error"}
 
 
 def _merge(results: list[tuple[Analysis, tuple[Finding, ...], Any]]) -> tuple[Finding, ...]:

@@ -105,3 +105,51 @@ def lookup(context: dict[str, Any], path: str) -> Any:
         else:
             return MISSING
     return value
+
+
+# --- for readers of a partial deployment (diagnose) and for messages ------------------------------------------
+
+PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
+
+
+def stated(value: Any) -> bool:
+    """A looked-up value that says something: neither absent from the context nor None."""
+    return value is not MISSING and value is not None
+
+
+def state(condition: dict[str, Any], context: dict[str, Any]) -> bool | None:
+    """Three-valued `holds`: True or False where the context states the facts the condition reads, None where
+    it leaves one open (for `exists` too: a log that does not mention a fact does not say it is absent)."""
+    if "any" in condition:
+        states = [state(c, context) for c in condition["any"]]
+        return True if True in states else (False if all(s is False for s in states) else None)
+    if "all" in condition:
+        states = [state(c, context) for c in condition["all"]]
+        return False if False in states else (True if all(s is True for s in states) else None)
+    if not stated(lookup(context, condition["fact"])):
+        return None
+    return holds(condition, context)
+
+
+def facts_of(condition: dict[str, Any]) -> list[str]:
+    """The dotted paths one condition (or group) reads."""
+    return condition_facts([condition])
+
+
+def operator(condition: dict[str, Any]) -> str:
+    return next(k for k in condition if k != "fact")
+
+
+def text(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def render(template: str, context: dict[str, Any]) -> str:
+    """A template with each `{path}` filled from the context; '?' where the context has nothing."""
+    def substitute(match: re.Match[str]) -> str:
+        value = lookup(context, match.group(1))
+        return text(value) if stated(value) else "?"
+
+    return PLACEHOLDER.sub(substitute, template)

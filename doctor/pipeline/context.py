@@ -12,13 +12,14 @@ from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
 from doctor.pipeline.analysis import Analysis
 from doctor.pipeline.facts import Facts, to_jsonable
+from doctor.unified_memory import uma_view
 from doctor.wheel_archs import version_facts
 
 ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
 BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
-              "plan", "env", "topology", "engine", "build", "cluster")
+              "plan", "env", "topology", "engine", "build", "cluster", "uma")
 
 
 def engine_root(name: str) -> str:
@@ -49,6 +50,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "engine": _engine(analysis),
         "build": build_view(dict(facts.env), _capability(facts)),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
+        "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values),
         **_engine_views(analysis),
     }
 
@@ -88,6 +90,7 @@ def _gpu(facts: Facts) -> dict[str, Any]:
         "capability": major + minor / 10,
         "mixed": len({(g.name, g.compute_capability) for g in facts.gpus}) > 1,
         "names": sorted({g.name for g in facts.gpus}),
+        "displays": [g.index for g in facts.gpus if g.display_active],
         "smem_table": smem_per_block_optin((major, minor)),
         "smem_matches_table": _smem_matches(first.smem_per_block_optin, smem_per_block_optin((major, minor))),
     }

@@ -2,7 +2,8 @@
 
 One frozen dataclass tree, serialised to JSON with a `schema_version`. Facts come from a live probe,
 a built-in hardware profile or a snapshot file; everything downstream is a pure function of them.
-`from_dict` validates types on the way in, so a hostile or stale file gives one clear error.
+Reading one (`doctor.validation.facts.facts_from_dict`, `load_facts`) checks types and physical ranges on the way in,
+so a hostile or stale file gives one clear error.
 """
 
 from __future__ import annotations
@@ -10,14 +11,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from doctor.errors import InputError
 from doctor.topology import LinkIndex
-from doctor.validation import shown
-from doctor.validation.facts import validate_facts
-from doctor.validation.reader import from_dict
 
 SCHEMA_VERSION = "1"
 
@@ -32,9 +28,13 @@ class Host:
     cpu_model: str | None = None
     cpu_count: int | None = None
     memory_bytes: int | None = None
+    memory_available_bytes: int | None = None  # /proc/meminfo MemAvailable at probe time (unified memory: the pool)
     numa_nodes: int | None = None
     iommu_mode: str | None = None  # translated | passthrough | off (probe/host.py: iommu_mode)
     iommu_source: str | None = None
+    wsl: bool | None = None  # Windows Subsystem for Linux 2 (probe/host.py: is_wsl)
+    nvidia_module: str | None = None  # open | proprietary: /proc/driver/nvidia/version
+    nvidia_module_build: str | None = None  # NVIDIA's build host (dvs-builder) or a local source build
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,7 @@ class Gpu:
     numa_node: int | None = None
     unified_memory: bool = False
     unsupported: tuple[str, ...] = ()
+    display_active: bool | None = None  # NVML: a display is initialised on this GPU (it drives a desktop)
 
     @property
     def capability(self) -> tuple[int, int]:
@@ -126,6 +127,8 @@ class Attention:
     sliding_window_layers: int = 0
     sinks: bool = False
     linear_attention_layers: int = 0  # linear-attention / Mamba / GDN layers: recurrent state, no KV cache
+    global_head_dim: int | None = None  # full-attention layers' head size where it differs (Gemma 4: 512)
+    sparse: bool = False  # DeepSeek sparse attention (an indexer picks `index_topk` keys): DeepSeek-V3.2, GLM-5
 
 
 @dataclass(frozen=True)
@@ -346,22 +349,3 @@ def to_jsonable(value: Any) -> Any:
 @functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
-
-
-def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
-    if not isinstance(data, dict):
-        raise InputError(f"{origin}: expected a JSON object, got {type(data).__name__}")
-    version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise InputError(
-            f"{origin}: schema_version {shown(version)} is not supported (this doctor reads {SCHEMA_VERSION!r})"
-        )
-    facts = from_dict(Facts, data, origin)
-    validate_facts(facts, origin)
-    return facts
-
-
-def load_facts(path: Path) -> Facts:
-    from doctor.output import read_json_file
-
-    return facts_from_dict(read_json_file(path, "facts file"), str(path))

@@ -15,16 +15,24 @@ from typing import Any
 
 from doctor import cache, specifiers
 from doctor.engines import registry
+from doctor.findings import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 from doctor.pipeline.conditions import MISSING as _MISSING
-from doctor.pipeline.conditions import RuleError, compare, condition_facts, holds, lookup, validate_condition
+from doctor.pipeline.conditions import (
+    PLACEHOLDER,
+    RuleError,
+    compare,
+    condition_facts,
+    holds,
+    lookup,
+    render,
+    validate_condition,
+)
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
-from doctor.pipeline.report import FIX_KINDS, FIX_SAFETY, SEVERITIES, Finding, Fix
 
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")  # a built-in rule
 # A plug-in engine's rule: `<engine name>/` then a built-in-shaped ID, so no plug-in ID can equal a built-in's
 # or another plug-in's (engine names are unique in the registry).
 PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z]{2,5}\d{3}$")
-PLACEHOLDER = re.compile(r"\{([a-zA-Z_][\w.-]*)\}")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
              "fixes", "references", "engine_references",
              "signatures"}  # signatures: read by doctor/diagnose/signatures.py
@@ -297,20 +305,6 @@ def _holds_all(conditions: tuple[dict[str, Any], ...], context: dict[str, Any]) 
     return all(holds(c, context) for c in conditions)
 
 
-def render(template: str, context: dict[str, Any]) -> str:
-    def substitute(match: re.Match[str]) -> str:
-        value = lookup(context, match.group(1))
-        return "?" if value is _MISSING or value is None else _text(value)
-
-    return PLACEHOLDER.sub(substitute, template)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    return str(value)
-
-
 def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
     evidence = {}
     for path in rule.evidence:
@@ -318,7 +312,7 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
         evidence[path] = None if value is _MISSING else value
     return Finding(id=rule.id, severity=rule.severity, title=render(rule.title, context),
                    message=render(rule.message, context), evidence=evidence,
-                   fixes=tuple(_fix(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
+                   fixes=tuple(fix_from_spec(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
                    references=rule.references_for(_run_engine(context)))
 
 
@@ -339,7 +333,8 @@ def _fix_applies(spec: dict[str, Any], context: dict[str, Any]) -> bool:
     return "versions" not in spec or compare("version", version, spec["versions"])
 
 
-def _fix(spec: dict[str, Any], context: dict[str, Any]) -> Fix:
+def fix_from_spec(spec: dict[str, Any], context: dict[str, Any]) -> Fix:
+    """A rule's fix table, its placeholders filled from the context."""
     details = {}
     for key in ("flags", "env", "package", "patch", "config", "command", "engine", "remove"):
         if key in spec:

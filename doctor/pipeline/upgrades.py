@@ -5,19 +5,25 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
-from doctor.engines.releases import known_releases, newer_releases
-from doctor.engines.versions import package_named
+from packaging.version import Version
+
+from doctor.engines import registry
+from doctor.engines.releases import LIBRARY_RELEASES
+from doctor.findings import Finding, Fix
 from doctor.pipeline.facts import Facts, Library
-from doctor.pipeline.report import Finding, Fix
 
 # The distribution name at the head of a requirement (`vllm>=0.15.1`, `vllm[tensorizer]==0.15.1`), PEP 508.
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[|[<>=!~;@ ]|$)")
 Evaluate = Callable[[Facts], set[str]]  # facts → IDs of the findings they produce
 
 
-def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Evaluate) -> tuple[Finding, ...]:
+def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Evaluate,
+                      errors: Collection[str]) -> tuple[Finding, ...]:
+    """`evaluate` gives the IDs that fire for a what-if; `errors`: the IDs of the error rules. A release that
+    clears one error by raising another (an engine default that changed to a second broken one) is no answer:
+    the lowest clearing release is the first that adds no new error."""
     cache: dict[tuple[str, str], set[str]] = {}
 
     def fired(package: str, version: str) -> set[str]:
@@ -26,20 +32,11 @@ def annotate_upgrades(facts: Facts, findings: tuple[Finding, ...], evaluate: Eva
             cache[(package, version)] = evaluate(facts.replace(libraries={**facts.libraries, package: what_if}))
         return cache[(package, version)]
 
-    return tuple(_annotate(f, facts, fired, findings) for f in findings)
-
-
-def _new_errors(ids: set[str]) -> bool:
-    """A release that clears one error by raising another (an engine default that changed to a second broken
-    one) is no answer: the lowest clearing release is the first that adds no new error."""
-    from doctor.pipeline.rules import load_rules
-
-    errors = {rule.id for rule in load_rules() if rule.severity == "error"}
-    return bool(ids & errors)
+    return tuple(_annotate(f, facts, fired, findings, set(errors)) for f in findings)
 
 
 def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[str]],
-              findings: tuple[Finding, ...]) -> Finding:
+              findings: tuple[Finding, ...], errors: set[str]) -> Finding:
     fixes = []
     for fix in finding.fixes:
         package = _package(fix)
@@ -49,7 +46,7 @@ def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[st
             continue
         now = {f.id for f in findings}
         lowest = next((v for v in newer_releases(package, current.version)
-                       if finding.id not in fired(package, v) and not _new_errors(fired(package, v) - now)), None)
+                       if finding.id not in fired(package, v) and not (fired(package, v) - now) & errors), None)
         fixes.append(_with_lowest(fix, package, lowest) if lowest else fix)
     return dataclasses.replace(finding, fixes=tuple(fixes))
 
@@ -61,7 +58,7 @@ def _package(fix: Fix) -> str | None:
         name = _REQUIREMENT_NAME.match(fix.details["package"]).group(1).lower()  # type: ignore[union-attr]
     except AttributeError:
         return None
-    return package_named(name)
+    return registry.package_named(name)
 
 
 def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:
@@ -69,3 +66,19 @@ def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:
     details = {**fix.details, "package": f"{package}>={lowest}", "lowest_clearing": lowest}
     return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {exact} that clears this)",
                                details=details)
+
+
+def known_releases(package: str) -> tuple[tuple[str, ...], bool]:
+    """(releases oldest first, whether the list holds every release) for an engine or library."""
+    engine = registry.by_package(package)
+    if engine is not None and engine.releases:
+        return engine.releases, engine.releases_complete
+    return LIBRARY_RELEASES.get(package, ()), False
+
+
+def newer_releases(package: str, current: str) -> list[str]:
+    try:
+        now = Version(current)
+    except ValueError:
+        return []
+    return [v for v in known_releases(package)[0] if Version(v) > now]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 from pathlib import Path
 
 from doctor.pipeline.facts import Host
@@ -18,10 +19,38 @@ def probe_host(root: Path = Path("/")) -> Host:
         cpu_model=_cpu_model(root / "proc/cpuinfo") or platform.processor() or None,
         cpu_count=os.cpu_count(),
         memory_bytes=_mem_total(root / "proc/meminfo"),
+        memory_available_bytes=_mem_total(root / "proc/meminfo", "MemAvailable:"),
         numa_nodes=_numa_nodes(root / "sys/devices/system/node"),
         iommu_mode=iommu,
         iommu_source=iommu_source,
+        wsl=is_wsl(root, platform.release()),
+        **nvidia_module(root),
     )
+
+
+def is_wsl(root: Path = Path("/"), release: str = "") -> bool | None:
+    """WSL2 kernels name themselves `...-microsoft-standard-WSL2`; /proc/version says `Microsoft` too."""
+    text = " ".join([release, *_lines(root / "proc/version")]).lower()
+    if not text.strip():
+        return None
+    return "microsoft" in text or "wsl" in text
+
+
+_BUILD_HOST = re.compile(r"\((?P<host>[^()\s]+@[^()\s]+)\)")
+
+
+def nvidia_module(root: Path = Path("/")) -> dict[str, str | None]:
+    """The loaded NVIDIA kernel module's flavour and build, from /proc/driver/nvidia/version, e.g.
+    `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build  (dvs-builder@U16-I3-B03-4-3)`.
+    NVIDIA's packages are built on its `dvs-builder` hosts; anything else is a local source build (as the
+    patched P2P modules for GeForce cards are)."""
+    first = next(iter(_lines(root / "proc/driver/nvidia/version")), "")
+    if not first.startswith("NVRM version:"):
+        return {"nvidia_module": None, "nvidia_module_build": None}
+    flavour = "open" if "Open Kernel Module" in first else "proprietary"
+    match = _BUILD_HOST.search(first)
+    build = None if match is None else ("nvidia" if match.group("host").startswith("dvs-builder@") else "local")
+    return {"nvidia_module": flavour, "nvidia_module_build": build}
 
 
 def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:
@@ -53,9 +82,9 @@ def _cpu_model(cpuinfo: Path) -> str | None:
     return None
 
 
-def _mem_total(meminfo: Path) -> int | None:
+def _mem_total(meminfo: Path, key: str = "MemTotal:") -> int | None:
     for line in _lines(meminfo):
-        if line.startswith("MemTotal:"):
+        if line.startswith(key):
             parts = line.split()
             if len(parts) >= 2 and parts[1].isdigit():
                 return int(parts[1]) * 1024

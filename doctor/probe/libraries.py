@@ -9,7 +9,7 @@ from pathlib import Path
 from doctor.output import read_regular_bytes
 from doctor.pipeline.facts import Library
 from doctor.probe.distributions import distribution
-from doctor.probe.toolkit import probe_llama_cpp, probe_nvcc
+from doctor.probe.toolkit import llama_cpp_present, probe_nvcc
 
 # Distribution names as published on PyPI; the first one found wins for each key. Engines are not listed:
 # each declares its own (Engine.distributions) and the caller passes them in, plug-ins like built-ins.
@@ -22,6 +22,7 @@ TRACKED: dict[str, tuple[str, ...]] = {
     "flashinfer-jit-cache": ("flashinfer-jit-cache",),
     "transformers": ("transformers",),
     "nvidia-cutlass-dsl": ("nvidia-cutlass-dsl",),
+    "lmcache": ("lmcache",),
     "cudnn": ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12", "nvidia-cudnn-cu11"),
     "nccl": ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"),
     "nvidia-ml-py": ("nvidia-ml-py",),
@@ -70,3 +71,14 @@ def _torch_details(site: Path) -> dict[str, object]:
     if not match or match.group(1) in ("None", ""):
         return {"cuda_version": None}
     return {"cuda_version": match.group(1)}
+
+
+def probe_llama_cpp(environ: Mapping[str, str]) -> Library | None:
+    """llama.cpp's build and the archs compiled into it (doctor.probe.llama_cpp), where llama_cpp_present() sees
+    one; the build reader is not even imported otherwise."""
+    if not llama_cpp_present(environ):
+        return None
+    from doctor.probe.llama_cpp import find_build, library_fact
+
+    build = find_build(environ)
+    return library_fact(build) if build is not None else None

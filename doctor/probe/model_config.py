@@ -109,7 +109,8 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
         return Attention(kind="mla", num_heads=heads, num_kv_heads=heads, head_dim=nope + rope,
                          v_head_dim=_pos(text, "v_head_dim"), kv_lora_rank=_pos(text, "kv_lora_rank"),
                          q_lora_rank=_pos(text, "q_lora_rank", required=False),
-                         qk_rope_head_dim=rope, qk_nope_head_dim=nope)
+                         qk_rope_head_dim=rope, qk_nope_head_dim=nope,
+                         sparse=text.get("index_topk") is not None)  # engines key sparse MLA on this field
     kv_heads = _pos(text, "num_key_value_heads", required=False) or heads
     if kv_heads > heads:
         raise InputError(f"config.json: num_key_value_heads={kv_heads} exceeds num_attention_heads={heads}")
@@ -126,7 +127,8 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
     return Attention(kind="gqa" if kv_heads < heads else "mha", num_heads=heads, num_kv_heads=kv_heads,
                      head_dim=head_dim, v_head_dim=head_dim, sliding_window=window,
                      sliding_window_layers=sliding_layers if window else 0,
-                     sinks=model_type == "gpt_oss", linear_attention_layers=_linear_layers(text))
+                     sinks=model_type == "gpt_oss", linear_attention_layers=_linear_layers(text),
+                     global_head_dim=_pos(text, "global_head_dim", required=False))
 
 
 def _linear_layers(text: dict[str, Any]) -> int:

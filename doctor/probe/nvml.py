@@ -134,6 +134,8 @@ def _gpu(nvml: Any, index: int, handle: Any, sysfs: Path) -> Gpu:
         width_max=get("pcie_width_max", nvml.nvmlDeviceGetMaxPcieLinkWidth),
     )
     get("ecc_mode", nvml.nvmlDeviceGetEccMode)
+    display_active = getattr(nvml, "nvmlDeviceGetDisplayActive", None)
+    display = _flag(get("display_active", display_active)) if display_active else None
     get("mig_mode", nvml.nvmlDeviceGetMigMode)
     get("nvlink", nvml.nvmlDeviceGetNvLinkState, 0)
     return Gpu(
@@ -150,7 +152,13 @@ def _gpu(nvml: Any, index: int, handle: Any, sysfs: Path) -> Gpu:
         numa_node=numa,
         unified_memory=memory is None and capability >= (11, 0),
         unsupported=tuple(unsupported),
+        display_active=display,
     )
+
+
+def _flag(value: Any) -> bool | None:
+    """NVML's enable state (NVML_FEATURE_ENABLED = 1) as a bool."""
+    return None if value is None else bool(value)
 
 
 def _link(nvml: Any, gpus: list[Gpu], handles: list[Any], nvlinks: list[list[str]], bus_ids: set[str],

@@ -78,22 +78,12 @@ def parse_nvcc_version(text: str) -> str | None:
     return match.group(2) or match.group(1)
 
 
-def probe_llama_cpp(environ: Mapping[str, str]) -> Library | None:
-    """llama.cpp's build and the archs compiled into it (doctor.engines.llama_cpp.builds), where
-    llama_cpp_present() sees one; the build reader is not even imported otherwise."""
-    if not llama_cpp_present(environ):
-        return None
-    from doctor.engines.llama_cpp.builds import find_build, library_fact
-
-    build = find_build(environ)
-    return library_fact(build) if build is not None else None
-
-
 LLAMA_CPP_ENV = "SM120_DOCTOR_LLAMA_CPP"
 
 
 def llama_cpp_present(environ: Mapping[str, str]) -> bool:
-    """Is there anything for find_build to look at: the variable, `llama-server` on PATH, llama-cpp-python?"""
+    """Is there anything for doctor.probe.llama_cpp.find_build to look at: the variable, `llama-server` on PATH,
+    llama-cpp-python?"""
     from doctor.probe.distributions import distribution
 
     return bool(environ.get(LLAMA_CPP_ENV) or which("llama-server", environ.get("PATH"))

@@ -9,11 +9,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from doctor.errors import InputError
+from doctor.pipeline.facts import SCHEMA_VERSION, Facts
 from doctor.validation import check_int, shown
 from doctor.validation.model import check_model
+from doctor.validation.reader import from_dict
 
 if TYPE_CHECKING:
-    from doctor.pipeline.facts import Facts, Gpu, Host, Library, Link
+    from pathlib import Path
+
+    from doctor.pipeline.facts import Gpu, Host, Library, Link
 
 MAX_GPUS = 1 << 16
 MAX_GPU_MEMORY = 1 << 44  # 16 TiB: ~60x the largest GPU memory shipped (B300, 288 GB)
@@ -137,3 +141,22 @@ def _unique(values: list[int], where: str, field: str) -> None:
         seen: set[int] = set()
         duplicate = next(v for v in values if v in seen or seen.add(v))  # type: ignore[func-returns-value]
         raise InputError(f"{where}: two GPUs have {field} {duplicate}")
+
+
+def facts_from_dict(data: Any, origin: str = "facts") -> Facts:
+    if not isinstance(data, dict):
+        raise InputError(f"{origin}: expected a JSON object, got {type(data).__name__}")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise InputError(
+            f"{origin}: schema_version {shown(version)} is not supported (this doctor reads {SCHEMA_VERSION!r})"
+        )
+    facts = from_dict(Facts, data, origin)
+    validate_facts(facts, origin)
+    return facts
+
+
+def load_facts(path: Path) -> Facts:
+    from doctor.output import read_json_file
+
+    return facts_from_dict(read_json_file(path, "facts file"), str(path))

@@ -10,7 +10,7 @@ from doctor.hardware import load_profile
 from doctor.launch import parse_launch
 from doctor.pipeline.analysis import analyze
 from doctor.pipeline.facts import Library
-from doctor.probe import with_engines
+from doctor.pipeline.gather import with_engines
 from doctor.probe.model import load_model
 from tests.wheels import unpacked_wheel
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from doctor.pipeline.report import Finding, Report
+from doctor.findings import Finding
+from doctor.pipeline.report import Report
 from tests.deployments import DEPLOYMENT_KEYS, Deployment, load_table, run_deployment
 
 HERE = Path(__file__).resolve().parent

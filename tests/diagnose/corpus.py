@@ -25,6 +25,8 @@ class LogCase:
     expect: str | None = None  # None: a clean log; "": an error no rule may claim
     fix: str = ""
     clean: bool = False
+    batch: str = ""  # a set added together ("heldout-diagnose2": added before that session tuned anything)
+    miss: str = ""  # a held-out log the doctor gets wrong, and why: the test expects the miss (strict xfail)
 
 
 def load_corpus() -> list[LogCase]:

@@ -13,7 +13,12 @@ CORPUS = load_corpus()
 PUBLIC = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+$")
 
 
-@pytest.mark.parametrize("case", CORPUS, ids=[c.file for c in CORPUS])
+def _marked(case):
+    return pytest.param(case, id=case.file, marks=pytest.mark.xfail(reason=case.miss, strict=True)) \
+        if case.miss else pytest.param(case, id=case.file)
+
+
+@pytest.mark.parametrize("case", [_marked(c) for c in CORPUS])
 def test_log_is_diagnosed(case):
     diagnosis = diagnose_case(case)
     claimed = [e.rule for e in diagnosis.explanations]

@@ -210,10 +210,7 @@ def _doctor_imports(path: Path) -> set[str]:
 # What a built-in engine class still takes from outside the interface, and why (issue 28's house work).
 OUTSIDE_SPI = {
     "vllm": {"doctor.engines.releases"},  # its release list, shared with `upgrades`
-    "tensorrt_llm": {"doctor.engines.releases",  # as vLLM
-                     # config_files re-runs analysis and rules until the pipeline passes the findings in
-                     "doctor.fix.actions", "doctor.pipeline.analysis", "doctor.pipeline.context",
-                     "doctor.pipeline.report", "doctor.pipeline.rules"},
+    "tensorrt_llm": {"doctor.engines.releases"},  # as vLLM
 }
 
 

@@ -20,7 +20,8 @@ from tests.conftest import cli_env
 from tests.rules.builders import build
 
 PLUGIN = '''
-from doctor.engines.base import Engine, EngineAnalysis
+from doctor.engines.base import Engine
+from doctor.engines.run import EngineAnalysis
 from doctor.kernels.check import KernelCheck
 
 

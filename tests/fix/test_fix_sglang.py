@@ -195,10 +195,10 @@ def test_the_vision_finding_reaches_the_prefill_patch_through_unsafe_fixes(sglan
     it through the journal, and the re-analysed kernel fits."""
     import dataclasses
 
+    from doctor.findings import Safety
     from doctor.fix.actions import plan_fixes
     from doctor.fix.apply import apply_actions
     from doctor.pipeline.check import check_facts
-    from doctor.pipeline.report import Safety
     from tests.rules.builders import build
 
     facts = build("rtx-5090", "moonshotai/Kimi-K2.5", ("sglang==0.5.8",), vision_head_dim=256)

@@ -37,6 +37,7 @@ class FakeGpu:
     uuid: str
     nvlinks: dict[int, str] = field(default_factory=dict)  # link -> remote bus id
     numa_supported: bool = False
+    display_active: int | None = None  # NVML_FEATURE_ENABLED (1) / DISABLED (0); None: not supported
 
 
 def make_pynvml(gpus: list[FakeGpu], ancestor: dict[tuple[int, int], int], p2p_ok: bool,
@@ -84,6 +85,11 @@ def make_pynvml(gpus: list[FakeGpu], ancestor: dict[tuple[int, int], int], p2p_o
             raise ctypes.ArgumentError("argument 3: TypeError: Don't know how to convert parameter 3")
         return 0 if p2p_ok else 2
 
+    def display_active(i):
+        if gpus[i].display_active is None:
+            raise NVMLError_NotSupported("Not Supported")
+        return gpus[i].display_active
+
     def unsupported(*_args):
         raise NVMLError_NotSupported("Not Supported")
 
@@ -105,6 +111,7 @@ def make_pynvml(gpus: list[FakeGpu], ancestor: dict[tuple[int, int], int], p2p_o
     module.nvmlDeviceGetCurrPcieLinkWidth = lambda i: 16
     module.nvmlDeviceGetMaxPcieLinkWidth = lambda i: 16
     module.nvmlDeviceGetEccMode = unsupported
+    module.nvmlDeviceGetDisplayActive = display_active
     module.nvmlDeviceGetMigMode = unsupported
     module.nvmlDeviceGetNvLinkState = nvlink_state
     module.nvmlDeviceGetNvLinkRemotePciInfo = nvlink_remote

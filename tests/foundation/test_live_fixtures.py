@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from doctor.hardware import smem_per_block_optin
-from doctor.pipeline.facts import load_facts
+from doctor.validation.facts import load_facts
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -98,3 +98,12 @@ def test_nvswitch_fabric_counts_as_nvlink(install, tmp_path):
     install(make_pynvml(gpus, {(0, 1): 30}, p2p_ok=True))
     link = probe_nvml({}, sysfs=tmp_path).topology[0]
     assert link.kind == "NV18" and link.p2p_nvlink is True
+
+
+def test_display_active_is_read_per_gpu(install, tmp_path):
+    gpus, ancestor = four_pcie_gpus()
+    gpus[0].display_active, gpus[1].display_active = 1, 0  # GPU 0 drives the desktop; 2 and 3 cannot say
+    install(make_pynvml(gpus, ancestor, p2p_ok=True))
+    result = probe_nvml({}, sysfs=tmp_path)
+    assert [g.display_active for g in result.gpus] == [True, False, None, None]
+    assert any(u.startswith("display_active") for u in result.gpus[2].unsupported)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from doctor.errors import InputError
 from doctor.hardware import load_profile
-from doctor.pipeline.facts import facts_from_dict
 from doctor.probe.model_config import parse_model
+from doctor.validation.facts import facts_from_dict
 
 BUNDLED = Path(__file__).resolve().parents[2] / "doctor" / "data" / "models"
 CONFIGS = [json.loads(p.read_text()) for p in sorted(BUNDLED.glob("*/config.json"))]

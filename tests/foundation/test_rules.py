@@ -10,8 +10,8 @@ from doctor.launch import parse_launch
 from doctor.pipeline.analysis import analyze
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Driver, Library, Source
+from doctor.pipeline.gather import with_engines
 from doctor.pipeline.rules import RuleError, evaluate, load_rules, render
-from doctor.probe import with_engines
 from doctor.probe.model import load_model
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from doctor.pipeline.check import CheckRequest, run_check
-from doctor.pipeline.facts import load_facts
 from doctor.plan.layouts import Layout, communication
+from doctor.validation.facts import load_facts
 from tests.scale_facts import write_scaled_facts
 
 

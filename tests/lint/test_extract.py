@@ -173,6 +173,11 @@ def test_inline_suppression_above_or_on_the_launch(tmp_path, comment, suppressed
     ("nvcr.io/nvidia/tensorrt-llm/release:1.0.0rc4", None, None),  # "release" names no engine
     ("lmsysorg/sglang:latest", None, None),
     ("lmsysorg/sglang:${TAG}", None, None),
+    # NGC: the YY.MM tag is the container release; its release notes name the engine version
+    ("nvcr.io/nvidia/vllm:26.03-py3", "vllm", "0.17.1"),
+    ("nvcr.io/nvidia/vllm:25.10-py3", "vllm", "0.10.2"),
+    ("nvcr.io/nvidia/vllm:25.11-py3", None, None),  # not in the table: never "vLLM 25.11"
+    ("nvcr.io/nvidia/sglang:26.02-py3", None, None),
 ])
 def test_image_pins(image, engine, version):
     pin = image_pin(image, 1)
@@ -198,7 +203,8 @@ def test_unreadable_and_binary_files_are_input_errors(tmp_path):
 
 def test_a_plug_in_engines_launcher_and_image_are_recognised(monkeypatch):
     from doctor.engines import registry
-    from doctor.engines.base import Engine, Launcher
+    from doctor.engines.base import Engine
+    from doctor.engines.run import Launcher
     from doctor.lint.pins import image_pin
 
     class MyServe(Engine):

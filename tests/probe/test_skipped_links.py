@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from doctor.engines.llama_cpp.builds import ENV, find_build
 from doctor.pipeline.analysis import analyze_all, skipped_binary_notes
 from doctor.pipeline.facts import Library
 from doctor.probe.binaries import with_binary_facts
+from doctor.probe.llama_cpp import ENV, find_build
 from tests.conftest import cli_env
 from tests.engines.llama_cpp.gguf_files import fixture
 from tests.rules.builders import build

@@ -9,15 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from doctor.findings import Finding
 from doctor.hardware import load_profile
 from doctor.kernels.check import KernelCheck
 from doctor.launch import parse_launch
 from doctor.pipeline.analysis import analyze
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Link
-from doctor.pipeline.report import Finding
+from doctor.pipeline.gather import with_engines
 from doctor.pipeline.rules import evaluate, load_rules
-from doctor.probe import with_engines
 from doctor.probe.model import load_model
 
 RULES = load_rules()

@@ -16,6 +16,7 @@ GDN24 = {"linear_attention_layers": 24}  # a Gated DeltaNet hybrid's 24 linear-a
 W4A16_DENSE = {"quantized": ("routed_experts", "attention")}  # Kimi-K2.5 with its attention quantized too
 UNKNOWN_QUANT = {"scheme": "exl3", "method": "exl3", "quantized": ("routed_experts", "attention")}
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
+SPARSE = {"sparse": True}  # DeepSeek-V3 with the V3.2 indexer (index_topk): no V3.2 config is bundled
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 QWEN235_FP8 = "Qwen/Qwen3-235B-A22B-FP8"
 
@@ -268,6 +269,13 @@ CASES = [
       vl("0.15.0", DSV3, env={"VLLM_ATTENTION_BACKEND": "CUTLASS_MLA"})),
     a("VLLM005", False, "TRITON_MLA", vl("0.20.0", DSV3), "--attention-backend", "TRITON_MLA"),
     a("VLLM005", False, "gqa model", vl("0.20.0", LLAMA), "--attention-backend", "FLASHMLA"),
+    a("VLLM005", False, "sparse MLA forced FLASHMLA: VLLM022's",
+      vl("0.20.0", DSV3, attention=SPARSE), "--attention-backend", "FLASHMLA"),
+    a("VLLM022", True, "sparse MLA 0.23.0", vl("0.23.0", DSV3, attention=SPARSE)),
+    a("VLLM022", True, "sparse MLA 0.14.0 on GB10", vl("0.14.0", DSV3, profile="dgx-spark", attention=SPARSE)),
+    a("VLLM022", False, "sparse MLA 0.24.0 has FLASHINFER_MLA_SPARSE_SM120", vl("0.24.0", DSV3, attention=SPARSE)),
+    a("VLLM022", False, "dense MLA 0.23.0", vl("0.23.0", DSV3)),
+    a("VLLM022", False, "sparse MLA 0.23.0 on H100", vl("0.23.0", DSV3, profile="h100-sxm-x8", attention=SPARSE)),
     a("VLLM006", True, "sinks flashinfer", vl("0.20.0", GPTOSS), "--attention-backend", "FLASHINFER"),
     a("VLLM006", True, "sinks FLASH_ATTN env 0.12",
       vl("0.12.0", GPTOSS, env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN"})),
@@ -666,6 +674,17 @@ CASES = [
 ]
 
 
+def _area_error_cases():
+    """The issue-25 error rules whose bounds tests/rules/test_error_boundaries.py sweeps: their cases run here too
+    (the rest of tests/rules/area_cases.py needs engine-parsed flags and runs in test_area_rules.py)."""
+    from tests.rules.area_cases import AREA_CASES
+
+    return [c for c in AREA_CASES if c.rule in ("TPK001", "VLLM031", "DRV004")]
+
+
+CASES += _area_error_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels)
@@ -675,8 +694,9 @@ def test_rule_case(case):
 def test_every_rule_has_a_positive_and_a_negative_case():
     """Cluster rules have their cases in tests/cluster/cases.py (several nodes' facts)."""
     from tests.cluster.cases import CLUSTER_CASES
+    from tests.rules.area_cases import AREA_CASES
 
-    cases = [*CASES, *CLUSTER_CASES]
+    cases = [*CASES, *CLUSTER_CASES, *(c for c in AREA_CASES if c not in CASES)]
     ids = {r.id for r in RULES}
     positive = {c.rule for c in cases if c.fires}
     negative = {c.rule for c in cases if not c.fires}

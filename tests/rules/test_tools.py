@@ -88,7 +88,8 @@ def test_fix_versions_filter_what_a_finding_prints():
 def _lowest(facts, rule_id, *args):
     launch = parse_launch(list(args))
     found = tuple(f for fs in findings(facts, *args).values() for f in fs)
-    annotated = annotate_upgrades(facts, found, lambda what_if: fired_ids(RULES, what_if, launch))
+    errors = {rule.id for rule in RULES if rule.severity == "error"}
+    annotated = annotate_upgrades(facts, found, lambda what_if: fired_ids(RULES, what_if, launch), errors)
     finding = next(f for f in annotated if f.id == rule_id)
     return [f.details.get("lowest_clearing") for f in finding.fixes if f.kind == "upgrade"]
 
@@ -145,7 +146,7 @@ def test_nvcc_probe_runs_the_toolkit_named_by_cuda_home(tmp_path: Path):
 
 
 def test_llama_server_probe_finds_its_cuda_library(tmp_path: Path):
-    from doctor.probe.toolkit import probe_llama_cpp
+    from doctor.probe.libraries import probe_llama_cpp
 
     (tmp_path / "bin").mkdir()
     (tmp_path / "lib").mkdir()

@@ -22,6 +22,7 @@ from tools.vllm_facts.envs import env_facts
 from tools.vllm_facts.gemm import gemm_facts
 from tools.vllm_facts.moe import functions, moe_facts, source_hash
 from tools.vllm_facts.nccl import load_table, nccl_facts, torch_pin
+from tools.vllm_facts.parser_rules import dash_o
 from tools.vllm_facts.source import WheelSource
 
 SCHEMA = 1
@@ -50,7 +51,8 @@ def extract(wheel: Path, audit_binaries: bool = True) -> dict[str, Any]:
         flags = FlagReader(source)
         facts = {
             "schema": SCHEMA, "package": "vllm", "version": version, "wheel": Path(wheel).name,
-            "flags": flags.read(), "flag_semantics": {"optional_value_bool": flags.optional_value_bool},
+            "flags": flags.read(), "flag_semantics": {"optional_value_bool": flags.optional_value_bool,
+                                                 "dash_o": dash_o(source)},
             "envs": env_facts(source), "moe": moe_facts(source), "attention": attention_facts(source),
             "gates": gates(source), "selection_functions": selection_functions(source),
             "modelled_functions": modelled_functions(source),

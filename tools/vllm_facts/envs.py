@@ -8,7 +8,7 @@ import ast
 import re
 from typing import Any
 
-from tools.vllm_facts.cli_flags import resolve_constants
+from tools.vllm_facts.constants import resolve_constants
 from tools.vllm_facts.source import WheelSource
 
 ENVS = "vllm/envs.py"

@@ -23,8 +23,7 @@ def build_index(folder: Path) -> dict[str, Any]:
             alias_of.update({alias: name for alias in entry.get("aliases", []) if alias.startswith("--")})
             for spelling in spellings(name, entry):
                 flags.setdefault(spelling, []).append(release)
-                takes_value[spelling] = False if spelling.startswith("--no-") and entry.get("boolean_optional") \
-                    else entry.get("takes_value", True)
+                takes_value[spelling] = False if spelling in negations(name, entry) else entry.get("takes_value", True)
         for name in facts["envs"]["table"]:
             envs.setdefault(name, []).append(release)
     return {"package": "vllm", "generator": "python -m tools.vllm_facts", "releases": releases,
@@ -35,10 +34,14 @@ def build_index(folder: Path) -> dict[str, Any]:
 
 
 def spellings(name: str, entry: dict[str, Any]) -> list[str]:
-    out = [name, *entry.get("aliases", [])]
-    if entry.get("boolean_optional") and name.startswith("--"):
-        out.append("--no-" + name[2:])
-    return out
+    return [name, *entry.get("aliases", []), *negations(name, entry)]
+
+
+def negations(name: str, entry: dict[str, Any]) -> list[str]:
+    """The spellings that turn a BooleanOptionalAction flag off (recorded per release; argparse's `--no-X`)."""
+    if not entry.get("boolean_optional") or not name.startswith("--"):
+        return []
+    return entry.get("negations", ["--no-" + name[2:]])
 
 
 def ranges(present: list[str], releases: list[str]) -> list[list[str]]:

@@ -66,6 +66,7 @@ class WheelSource:
         if tree is None or hops > MAX_HOPS:
             return None
         imported: tuple[str, str] | None = None
+        starred: list[str] = []  # `from .types import *`: looked in when nothing names it here
         for node in top_level(tree):
             if isinstance(node, ast.ClassDef | ast.FunctionDef) and node.name == name:
                 return Found(module, path, node)  # type: ignore[arg-type]
@@ -78,8 +79,13 @@ class WheelSource:
                 for alias in node.names:
                     if (alias.asname or alias.name) == name:
                         imported = (absolute_module(module, path or "", node), alias.name)
+                    elif alias.name == "*":
+                        starred.append(absolute_module(module, path or "", node))
         if imported is not None:
             return self.lookup(imported[0], imported[1], hops + 1)
+        for other in starred:
+            if found := self.lookup(other, name, hops + 1):
+                return found
         return None
 
     def function(self, path: str, name: str, cls: str | None = None) -> ast.FunctionDef | None:

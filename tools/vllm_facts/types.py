@@ -26,6 +26,8 @@ class Hints:
     element_literals: list[object] = field(default_factory=list)  # list[Literal[...]]
     collection: str | None = None
     enum: tuple[str, list[str]] | None = None  # (class name, member names)
+    enum_values: list[int] | None = None  # an IntEnum's member values: pydantic validates the CLI string by value
+    dict_subclass: str | None = None  # a dict subclass (MultiModalDummyOptions): a CLI dict where vLLM says so
     dataclass: str | None = None
     other: set[str] = field(default_factory=set)  # non-builtin classes
 
@@ -71,14 +73,18 @@ def _subscript(source: WheelSource, module: str, node: ast.Subscript, out: Hints
     head = _name(node.value) or ""
     args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
     if head == "Literal":
-        out.literals += [a.value for a in args if isinstance(a, ast.Constant)]
+        for arg in args:  # a Literal may nest other Literal aliases: Literal["auto", RunnerType]
+            if isinstance(arg, ast.Constant):
+                out.literals.append(arg.value)
+            else:
+                out.literals += hints(source, module, arg, depth + 1).literals
     elif head in ("Union",):
         for arg in args:
             _collect(source, module, arg, out, depth + 1)
     elif head == "Optional":
         out.names.add("None")
         _collect(source, module, args[0], out, depth + 1)
-    elif head == "Annotated":
+    elif head in ("Annotated", "SkipValidation"):  # pydantic.SkipValidation[T] is Annotated[T, ...]
         _collect(source, module, args[0], out, depth + 1)
     elif head in COLLECTIONS:
         out.collection = COLLECTIONS[head]
@@ -112,6 +118,11 @@ def _resolved(source: WheelSource, module: str, name: str, out: Hints, depth: in
 def _class(found: Found, node: ast.ClassDef, out: Hints) -> None:
     if any(ast.unparse(b).endswith("Enum") for b in node.bases):
         out.enum = (node.name, enum_members(node))
+        if any(ast.unparse(b).endswith("IntEnum") for b in node.bases):
+            out.enum_values = int_enum_values(node)
+    elif any(ast.unparse(b).split("[")[0] in ("dict", "Dict") for b in node.bases):
+        out.dict_subclass = node.name
+        out.other.add(node.name)
     elif any(_name(d) in ("dataclass", "config", "pydantic.dataclasses.dataclass") or
              ast.unparse(d).startswith(("dataclass", "config")) for d in node.decorator_list):
         out.dataclass = node.name
@@ -122,12 +133,25 @@ def _class(found: Found, node: ast.ClassDef, out: Hints) -> None:
 
 
 def enum_members(node: ast.ClassDef) -> list[str]:
+    """Member names; for an IntEnum also the values, which is what pydantic accepts from a CLI string
+    (`--optimization-level 3`, what `-O3` becomes): names and values are both kept, so neither is refused."""
     members = []
+    int_enum = any(ast.unparse(b).endswith("IntEnum") for b in node.bases)
     for stmt in node.body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else \
             [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
-        members += [t.id for t in targets if isinstance(t, ast.Name) and t.id[:1].isupper()]
+        names = [t.id for t in targets if isinstance(t, ast.Name) and t.id[:1].isupper()]
+        members += names
+        value = getattr(stmt, "value", None)
+        if int_enum and names and isinstance(value, ast.Constant) and isinstance(value.value, int):
+            members.append(str(value.value))
     return members
+
+
+def int_enum_values(node: ast.ClassDef) -> list[int]:
+    """`O2 = 2` members of an IntEnum (OptimizationLevel, vllm/config/vllm.py): the values `-O2` passes."""
+    return [stmt.value.value for stmt in node.body if isinstance(stmt, ast.Assign)
+            and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, int)]
 
 
 def _name(node: ast.expr) -> str | None:
@@ -140,8 +164,12 @@ def _name(node: ast.expr) -> str | None:
     return None
 
 
-def argparse_kind(h: Hints, name: str, optional_value_bool: bool) -> dict[str, object]:
-    """The argparse keywords `_compute_kwargs` derives, reduced to what the doctor checks."""
+def argparse_kind(h: Hints, name: str, optional_value_bool: bool,
+                  dict_subclass_is_dict: bool = False) -> dict[str, object]:
+    """The argparse keywords `_compute_kwargs` derives, reduced to what the doctor checks. Where the release's
+    `_compute_kwargs` maps dict subclasses to `dict` (`is_dict_subclass`, 0.31.0), such a field takes JSON."""
+    if dict_subclass_is_dict and h.dict_subclass is not None:
+        return {"takes_value": True, "value": "json"}
     if h.dataclass is not None:
         return {"takes_value": True, "value": "json", "config_class": h.dataclass}
     if optional_value_bool and h.names == {"bool", "str", "None"} and not (h.literals or h.other or h.enum):
@@ -166,6 +194,8 @@ def argparse_kind(h: Hints, name: str, optional_value_bool: bool) -> dict[str, o
     kind = {"takes_value": True, "value": "str"}
     if h.enum is not None:
         kind.update(enum=h.enum[0], enum_members=h.enum[1])
+    if h.enum_values:
+        kind.update(enum_values=h.enum_values)
     return kind
 
 

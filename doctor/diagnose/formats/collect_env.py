@@ -11,7 +11,7 @@ from doctor.diagnose.logfacts import LogFacts
 from doctor.probe.env import PREFIXES as PROBED_PREFIXES
 
 FMT = "collect_env"
-# pip/conda names → the doctor's library names (doctor/engines/versions.py)
+# pip/conda names → the doctor's library names (doctor/versions.py)
 PACKAGES = {"torch": "torch", "triton": "triton", "pytorch-triton": "triton",
             "flashinfer-python": "flashinfer-python", "flashinfer": "flashinfer-python",
             "flashinfer-cubin": "flashinfer-cubin", "flashinfer-jit-cache": "flashinfer-jit-cache",

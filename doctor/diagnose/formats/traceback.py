@@ -38,13 +38,23 @@ def _ptxas_arch(m: Any, line: int, facts: LogFacts) -> None:
 ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResources)(?::|$)"
          r"|CUDA error|NCCL error|NCCL WARN|ncclUnhandled|ncclInternalError|ncclSystemError|ptxas (?:fatal|error)"
          r"|nvcc fatal|Segmentation fault|core dumped|terminate called after throwing|Assertion .{0,200} failed"
+         r"|Assertion failed\b|\[E\] (?:\[TRT\] )?(?:\d+: )?(?:Error\[\d+\]|\[)|Error Code \d+:"
          r"|GGML_ASSERT|ggml_cuda_compute_forward: \w+ failed|Unsupported SM version|Fatal Python error"
          r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]"
          r"|failed to initialize CUDA|not supported on \.target|Unknown CUDA Architecture Name|CMake Error"
          r"|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
          r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception")
 
+def _gpu_mentioned(m: Any, line: int, facts: LogFacts) -> None:
+    facts.set_once("gpu_mentioned", m.group(0), line)
+
+
+# Any line that shows the log comes from a machine with an NVIDIA GPU (even one no parser reads whole)
+GPU_MENTION = (r"NVIDIA (?:GeForce|RTX|GB\d|[A-H]\d)|GeForce|RTX ?(?:PRO )?\d{4}|\bGB10\b|DGX Spark"
+               r"|[Cc]apability:? (?:sm_)?\d+\.?\d|device sm_\d+|\bsm_12[01][af]?\b")
+
 RULES = (
+    LineRule(FMT, GPU_MENTION, _gpu_mentioned),
     LineRule(FMT, r"Value 'sm_(?P<sm>1[0-2]\d)[af]?' is not defined for option 'gpu-name'", _ptxas_arch),
     LineRule(FMT, r"ptxas\S* .*--gpu-name=sm_(?P<sm>1[0-2]\d)[af]?\b", _ptxas_arch),
     # a build log: ptxas rejects an instruction for the target the user builds for, their GPU's

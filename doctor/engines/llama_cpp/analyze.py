@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from doctor.binaries import BinaryInfo, verdict_for
-from doctor.engines.base import EngineAnalysis, EngineRun
 from doctor.engines.llama_cpp import builds
 from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
+from doctor.engines.run import EngineAnalysis, EngineRun
 from doctor.probe.gguf import GgufModel, gguf_files, read_gguf
+from doctor.probe.llama_cpp import ENV as BUILD_ENV
 
 # Head sizes ggml-cuda's flash attention has kernels for (ggml/src/ggml-cuda/fattn.cu, build 11312);
 # with `-fa auto` llama.cpp turns FA off for others.
@@ -79,7 +80,7 @@ def analyze(run: EngineRun) -> EngineAnalysis:
         notes.append("llama.cpp loads GGUF files: this model is not one (convert it with convert_hf_to_gguf.py)")
     notes += [f"llama.cpp build: {note}" for note in run.library.details.get("notes") or ()]
     if run.library.details.get("assumed"):
-        notes.append(f"no llama.cpp build found here (llama-server on PATH, ${builds.ENV}, llama-cpp-python): "
+        notes.append(f"no llama.cpp build found here (llama-server on PATH, ${BUILD_ENV}, llama-cpp-python): "
                      f"analysed as build {run.library.version}")
     return EngineAnalysis(backends=backends, backend_sources=sources, notes=tuple(notes))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from doctor.engines.base import EngineAnalysis, EngineRun
+from doctor.engines.run import EngineAnalysis, EngineRun
 from doctor.engines.sglang import attention as sglang_attention
 from doctor.engines.sglang import flags as sglang_flags
 from doctor.engines.sglang import kernel_plan

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from doctor.engines.versions import release
 from doctor.kernels.tiles import next_power_of_2
 from doctor.pipeline.facts import Model
+from doctor.versions import release
 
 V0_5_9, V0_5_11, V0_5_13 = Version("0.5.9"), Version("0.5.11"), Version("0.5.13")
 

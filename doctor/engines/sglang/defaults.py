@@ -8,9 +8,9 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.sglang.flags import user_flag_view
-from doctor.engines.versions import release
 from doctor.launch import Launch
 from doctor.pipeline.facts import Facts
+from doctor.versions import release
 
 
 def default_mm_attention_backend(version: Version, major: int) -> str:

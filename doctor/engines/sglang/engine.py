@@ -14,7 +14,7 @@ from doctor.engines.sglang.releases import RELEASES
 from doctor.engines.spi import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 
 if TYPE_CHECKING:
-    from doctor.engines.spi import Action, Flags, KernelCheck, MemoryModel, MultiNode, NodeLaunch, Patch
+    from doctor.engines.spi import Action, Finding, Flags, KernelCheck, MemoryModel, MultiNode, NodeLaunch, Patch
 
 MOE_CONFIG_ENV = "SGLANG_MOE_CONFIG_DIR"
 
@@ -83,7 +83,8 @@ class SGLang(Engine):
 
         return sglang_view(run.facts, run.launch, run.version)
 
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
+                     findings: Sequence[Finding] = ()) -> list[Action]:
         from doctor.engines.sglang.moe_files import config_file_changes
 
         return config_file_changes(run, kernels, fix_dir)

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from doctor.engines.base import EngineRun, ExactJobs
-from doctor.engines.versions import release
+from doctor.engines.run import EngineRun, ExactJobs
 from doctor.kernels import exact
 from doctor.kernels.check import KernelCheck
+from doctor.versions import release
 
 
 def exact_params(check: KernelCheck) -> dict[str, Any]:

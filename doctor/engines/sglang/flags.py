@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from doctor.engines.versions import release
 from doctor.launch import closest, flag_pairs
+from doctor.versions import release
 
 CHECKED_RELEASES = ("0.5.8", "0.5.9", "0.5.13", "0.5.14", "0.5.16", "0.5.23")
 

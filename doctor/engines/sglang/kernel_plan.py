@@ -15,12 +15,12 @@ from doctor.engines.pysource import SourceShapeError, evaluate_assignment
 from doctor.engines.sglang import moe
 from doctor.engines.sglang import source as sglang_source
 from doctor.engines.sglang.attention import attention_kernel_revision, extend_paths, extend_tiles
-from doctor.engines.versions import release
 from doctor.hardware import smem_per_block_optin
 from doctor.kernels import decode_attention_smem, extend_attention_smem, fused_moe_smem, prefill_attention_smem
 from doctor.kernels.check import KernelCheck
 from doctor.kernels.moe_tuned import launch_config, load_configs
 from doctor.pipeline.facts import Facts, Gpu, Model
+from doctor.versions import release
 
 # The Triton that the torch pinned by SGLang's wheel requires (Requires-Dist torch==: 2.8.0 up to 0.5.5.post3,
 # 2.9.1 from 0.5.6, 2.11.0 from 0.5.11, 2.13.0 from 0.5.18, 2.14.1 from 0.5.22; each torch's own triton pin);

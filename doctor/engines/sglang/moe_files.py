@@ -10,12 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.errors import InputError
-from doctor.fix.actions import Action
+from doctor.findings import Action, Safety
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config
 from doctor.kernels.check import KernelCheck
-from doctor.pipeline.report import Safety
 
 MOE_CONFIG_ENV = "SGLANG_MOE_CONFIG_DIR"
 

@@ -11,7 +11,8 @@ checks them against the wheels of the boundary releases.
 from __future__ import annotations
 
 from doctor.cluster.node_commands import MultiNode, NodeLaunch, command, flags_without
-from doctor.engines.base import Engine, EngineRun, LaunchCommand
+from doctor.engines.base import Engine
+from doctor.engines.run import EngineRun, LaunchCommand
 
 MULTINODE_FLAGS = ("--dist-init-addr", "--nnodes", "--node-rank", "--pp-size")
 DIST_INIT_PORT = 20000  # the port SGLang's multi-node docs use

@@ -9,7 +9,7 @@ from packaging.version import Version
 
 from doctor.engines.pysource import SourceShapeError, evaluate_function
 from doctor.engines.sglang.attention import ExtendTiles
-from doctor.engines.versions import release
+from doctor.versions import release
 
 V0_5_16 = Version("0.5.16")
 EXTEND_FUNCTION = "_get_block_sizes_for_extend_attention"

@@ -8,11 +8,11 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.base import EngineAnalysis, EngineRun
+from doctor.engines.run import EngineAnalysis, EngineRun
 from doctor.engines.tensorrt_llm import knowledge as kb
 from doctor.engines.tensorrt_llm.memory import TensorRTLLMMemory
 from doctor.engines.tensorrt_llm.options import TrtLaunch, flag_problems, option_problems, parse
-from doctor.engines.versions import release
+from doctor.versions import release
 
 OPTIONS_FILE = "trtllm-options.yaml"
 FP8_BLOCK_SM120 = "1.2.0"  # fp8BlockScalingGemm.cpp dispatches SM120 (fp8_block_scale_gemm_blackwell_geforce)

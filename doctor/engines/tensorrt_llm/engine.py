@@ -15,7 +15,7 @@ from doctor.engines.releases import TENSORRT_LLM
 from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, Launcher
 
 if TYPE_CHECKING:
-    from doctor.engines.spi import Action, KernelCheck, MultiNode, NodeLaunch
+    from doctor.engines.spi import Action, Finding, KernelCheck, MultiNode, NodeLaunch
 
 
 class TensorRTLLM(Engine):
@@ -79,16 +79,12 @@ class TensorRTLLM(Engine):
         return command
 
     # --- fixes -------------------------------------------------------------------------------------
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[Action]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
+                     findings: Sequence[Finding] = ()) -> list[Action]:
         """The options YAML of the composed launch, beside the launch script (a new file the user owns)."""
+        from doctor.engines.spi import Action, Safety
         from doctor.engines.tensorrt_llm.analyze import OPTIONS_FILE, options_for_launch, options_yaml
-        from doctor.fix.actions import Action
-        from doctor.pipeline.analysis import analyze_run
-        from doctor.pipeline.context import build_context
-        from doctor.pipeline.report import Safety
-        from doctor.pipeline.rules import evaluate, load_rules
 
-        findings = evaluate(load_rules(), build_context(run.facts, analyze_run(run), run.launch))
         options, applied = options_for_launch(run, findings)
         path = fix_dir / OPTIONS_FILE
         summary = ("TensorRT-LLM options for trtllm-serve --extra_llm_api_options"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from packaging.version import Version
 
-from doctor.engines.versions import release
+from doctor.versions import release
 
 SNAPSHOT = "NVIDIA/TensorRT-LLM stored source (serve.py @ 00209af, llm_args.py MoeConfig versions a-d)"
 

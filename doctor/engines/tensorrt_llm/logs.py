@@ -11,8 +11,7 @@ FMT = "tensorrt_llm"
 
 
 def _backend(m: Any, line: int, facts: LogFacts) -> None:
-    facts.saw(FMT, line)
-    facts.hint_engine("tensorrt-llm", line)
+    """`MoE backend: X` alone names no engine: vLLM prints `NvFp4 MoE backend 'FLASHINFER_CUTLASS' ...` too."""
     facts.observed.setdefault(m.group("what").lower() + "_backend", _stated(m.group("backend"), line))
 
 

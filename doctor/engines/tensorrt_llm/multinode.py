@@ -7,7 +7,8 @@ https://github.com/NVIDIA/TensorRT-LLM/blob/main/examples/llm-api/llm_mgmn_trtll
 from __future__ import annotations
 
 from doctor.cluster.node_commands import MultiNode, NodeLaunch, command, flags_without
-from doctor.engines.base import Engine, EngineRun, LaunchCommand
+from doctor.engines.base import Engine
+from doctor.engines.run import EngineRun, LaunchCommand
 
 LAUNCHER = "trtllm-llmapi-launch"
 

@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.evaluate import UNKNOWN, NotStatic, Stub, run_function
 

@@ -4,7 +4,7 @@ TP size (doctor.engines.vllm.allreduce)."""
 
 from __future__ import annotations
 
-from doctor.engines.base import EngineAnalysis, EngineRun
+from doctor.engines.run import EngineAnalysis, EngineRun
 from doctor.engines.vllm import allreduce, backends, gemm, kernel_plan, mla_prefill
 from doctor.kernels.check import KernelCheck
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm import knowledge
 from doctor.pipeline.facts import Quantization
 
@@ -81,8 +81,11 @@ def why_not(run: EngineRun, facts: dict[str, Any], backend: str) -> str | None:
     if "MLA" in backend:
         if not mla:
             return f"{backend} is an MLA backend and {model.id} does not use MLA"
-        if backend in MLA_BACKENDS_SPARSE_ONLY:
+        sparse_backend = backend in MLA_BACKENDS_SPARSE_ONLY or "SPARSE" in backend
+        if sparse_backend and not model.attention.sparse:
             return f"{backend} serves sparse MLA only"
+        if model.attention.sparse and not sparse_backend:
+            return f"{backend} has no sparse MLA, which {model.id} needs (index_topk in its config)"
     elif mla:
         return f"{model.id} uses MLA and {backend} is not an MLA backend"
     answer = facts["attention"]["supports_capability"].get(backend, {}).get(label)

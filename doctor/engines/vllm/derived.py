@@ -14,7 +14,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm.shape_class import shape_class, shape_key
 
 TABLES = Path(__file__).resolve().parents[2] / "data" / "derived" / "vllm"

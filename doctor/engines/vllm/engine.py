@@ -14,7 +14,7 @@ from doctor.engines.spi import Engine, EngineAnalysis, EngineRun, ExactJobs, Lau
 
 if TYPE_CHECKING:
     from doctor.engines.spi import Action as FileChange
-    from doctor.engines.spi import Flags, KernelCheck, MemoryModel, MultiNode, NodeLaunch
+    from doctor.engines.spi import Finding, Flags, KernelCheck, MemoryModel, MultiNode, NodeLaunch
 
 
 class VLLM(Engine):
@@ -99,7 +99,8 @@ class VLLM(Engine):
                           enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env),
                           flashinfer_installed=_flashinfer_installed(run))
 
-    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path) -> list[FileChange]:
+    def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
+                     findings: Sequence[Finding] = ()) -> list[FileChange]:
         from doctor.engines.vllm.moe_files import config_file_changes
 
         return config_file_changes(run, kernels, fix_dir)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from doctor.engines.base import EngineRun, ExactJobs
+from doctor.engines.run import EngineRun, ExactJobs
 from doctor.engines.vllm import exact_launch as launch
 from doctor.engines.vllm import unified_attention as ua
 from doctor.kernels import exact

@@ -5,6 +5,7 @@ a flag removed, renamed or not yet added in that release."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.vllm import knowledge
-from doctor.launch import closest, flag_pairs
+from doctor.launch import closest
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,9 @@ class FlagTable:
             self.spelling[name] = (name, False)
             for alias in entry.get("aliases", []):
                 self.spelling.setdefault(alias, (name, False))
-            if entry.get("boolean_optional"):
-                self.spelling.setdefault("--no-" + name[2:], (name, True))
+            if entry.get("boolean_optional"):  # older data has no `negations`: argparse's `--no-X`
+                for negation in entry.get("negations", ["--no-" + name[2:]]):
+                    self.spelling.setdefault(negation, (name, True))
 
     def resolve(self, flag: str) -> Resolved | None:
         flag = normalise(flag)
@@ -85,6 +87,8 @@ def valid_values(entry: dict[str, Any]) -> list[str] | None:
     """What a value must be one of, when the release checks it: argparse choices or enum member names."""
     if entry.get("choices"):
         return [str(c) for c in entry["choices"]]
+    if entry.get("enum_values"):  # an IntEnum (OptimizationLevel): pydantic takes the value; names kept as before
+        return [str(v) for v in entry["enum_values"]] + list(entry.get("enum_members") or [])
     if entry.get("enum_members"):
         return list(entry["enum_members"])
     return None
@@ -94,17 +98,66 @@ def value_ok(entry: dict[str, Any], value: str) -> bool:
     allowed = valid_values(entry)
     if allowed is None:
         return True
+    if entry.get("enum_values") and value in {str(v) for v in entry["enum_values"]}:
+        return True
     if entry.get("enum_members") or entry.get("case_insensitive"):
         wanted = value.upper().replace("-", "_")
         return wanted in {a.upper().replace("-", "_") for a in allowed} or value == "None"
     return value in allowed
 
 
+def expand_dash_o(argv: list[str], rule: dict[str, Any] | None) -> list[str]:
+    """`-O3`, `-O=3`, `-O 3` (and in 0.12 `-O.key`) as the release's parse_args rewrites them before argparse
+    (flag_semantics.dash_o, read from the wheel): `--optimization-level 3` from 0.12, `-O.level=3` before."""
+    if not rule:
+        return argv
+    attached, out = rule["attached"], []
+    for i, arg in enumerate(argv):
+        if arg.startswith("-O") and arg != "-O" and not (rule["attached_skips_dot"] and arg[2] == "."):
+            level = arg[3:] if arg[2] == "=" else arg[2:]
+            out += [attached, level] if attached.startswith("--") else [f"{attached}={level}"]
+        elif arg == "-O" and i + 1 < len(argv) and argv[i + 1] in rule["separate_levels"]:
+            out.append(attached)
+        elif rule.get("dotted_to") and arg.startswith("-O."):
+            out.append(rule["dotted_to"] + arg[2:])
+        else:
+            out.append(arg)
+    return out
+
+
+def option_like(token: str) -> bool:
+    """What argparse reads as an option, never as the value of the flag before it: `-x`, `--x`, not a negative
+    number, not a word with a space in it (argparse's own test in `_parse_optional`)."""
+    return token.startswith("-") and token != "-" and " " not in token \
+        and not token.lstrip("-").replace(".", "").isdigit()
+
+
+def argparse_pairs(argv: list[str], is_switch: Callable[[str], bool]) -> list[tuple[str, str | None]]:
+    """(flag, value) as argparse pairs them: `--a=1`; a switch alone; any other flag takes the next word
+    unless that word is option-like (then argparse says the flag "expected one argument")."""
+    pairs: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        flag, eq, inline = token.partition("=")
+        if eq and option_like(flag):
+            pairs.append((flag, inline))
+        elif not option_like(token) or is_switch(token) or i + 1 == len(argv) or option_like(argv[i + 1]):
+            pairs.append((token, None))
+        else:
+            pairs.append((token, argv[i + 1]))
+            i += 1
+        i += 1
+    return pairs
+
+
 def check_flags(argv: list[str], version: Version) -> list[str]:
     """One sentence per problem in `argv` (the flags after `vllm serve MODEL`) for this vLLM version."""
     flags = table_for(version)
     problems = []
-    pairs = flag_pairs(argv, is_switch=flags.is_switch, takes_value=flags.takes_value)
+    semantics = knowledge.facts(flags.release).get("flag_semantics", {})
+    argv = expand_dash_o(argv, semantics.get("dash_o"))
+    pairs = argparse_pairs(argv, flags.is_switch)
     for flag, value in pairs:
         if not flag.startswith("-"):
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.evaluate import Capability
 

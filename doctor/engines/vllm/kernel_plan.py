@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm import moe as vllm_moe
 from doctor.engines.vllm import unified_attention as ua
@@ -142,7 +142,7 @@ def decode_kernel_revision(version: Any) -> int:
     vLLM's tiles, over SM12x's 101,376."""
     from packaging.version import Version
 
-    from doctor.engines.versions import release
+    from doctor.versions import release
 
     plain = release(version)
     if plain >= Version("0.20"):

@@ -11,7 +11,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.versions import release as release_of
+from doctor.versions import release as release_of
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "vllm"  # written by tools/vllm_facts
 

@@ -61,8 +61,8 @@ def parse_launch(args: list[str]) -> Launch:
         flag = normalise(raw)
         if flag in SWITCHES:
             values[SWITCHES[flag]] = True
-        elif flag.startswith("--no-") and "--" + flag[5:] in SWITCHES:
-            values[SWITCHES["--" + flag[5:]]] = False
+        elif (negated := inverse_of(flag)) in SWITCHES:
+            values[SWITCHES[negated]] = False
         elif flag in VALUES and value is not None:
             values[VALUES[flag]] = typed(VALUES[flag], flag, value)
             if VALUES[flag] == "kv_cache_dtype":  # the planner's spelling of vLLM's FP8 KV cache choices
@@ -74,6 +74,17 @@ def parse_launch(args: list[str]) -> Launch:
     if values.get("enable_expert_parallel"):
         values["ep"] = int(values.get("tp") or 1) * int(values.get("dp") or 1)  # type: ignore[call-overload]
     return Launch(values=values, args=tuple(args), unknown=tuple(unknown))
+
+
+def inverse_of(flag: str) -> str | None:
+    """The switch a negation turns off: `--no-X` (argparse) -> `--X`; `--disable-X` <-> `--enable-X`
+    (vLLM 0.33's EnableDisableAction; VLLM013 reports it in a release without that action)."""
+    if flag.startswith("--no-"):
+        return "--" + flag[5:]
+    for prefix, inverse in (("--disable-", "--enable-"), ("--enable-", "--disable-")):
+        if flag.startswith(prefix):
+            return inverse + flag.removeprefix(prefix)
+    return None
 
 
 def typed(key: str, flag: str, text: str) -> object:

@@ -179,6 +179,13 @@ class VLLMMemory(MemoryModel):
         return False
 
     # --- the release's defaults ----------------------------------------------------------------------------
+    def gb10(self) -> bool:
+        """GB10 (DGX Spark) always gets the small serve defaults: through 0.3x its NVML memory query raises,
+        `_set_default_max_num_seqs_and_batched_tokens_args` catches it and takes device_memory = 0 (arg_utils.py
+        and platforms/cuda.py in the 0.13.0 and 0.23.0 wheels; vllm PR 57378); 0.33.0 falls back to torch's
+        total and keeps GB10 on the small tier by name (`is_gb10`)."""
+        return tuple(self.capability) == (12, 1)
+
     def default_utilization(self) -> float:
         entry = knowledge.facts(self.release)["flags"].get("--gpu-memory-utilization", {})
         return float(entry.get("default", 0.9))
@@ -194,7 +201,7 @@ class VLLMMemory(MemoryModel):
         return sampler_sorts(self.release, self.env, self.flashinfer_installed)
 
     def settings(self, total_bytes: int, layout: LayoutShape, model: Model, speculative: bool) -> dict[str, Any]:
-        big = total_bytes >= BIG_GPU and "a100" not in self.device_name.lower()
+        big = total_bytes >= BIG_GPU and "a100" not in self.device_name.lower() and not self.gb10()
         tokens_default, seqs_default = SERVE_DEFAULTS[big]
         tokens = self.knobs["max_num_batched_tokens"] or tokens_default
         seqs = self.knobs["max_num_seqs"] or seqs_default

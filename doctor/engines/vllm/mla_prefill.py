@@ -21,7 +21,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.versions import release as plain_release
+from doctor.versions import release as plain_release
 
 # (first release, where the choice for 12.x is made: file:line in that release's wheel)
 _SELECTOR = "vllm/v1/attention/backends/mla/prefill/selector.py"

@@ -10,14 +10,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm.kernel_plan import triton_for
 from doctor.engines.vllm.moe import ENV
 from doctor.errors import InputError
-from doctor.fix.actions import Action
+from doctor.findings import Action, Safety
 from doctor.kernels import fused_moe_smem, generate_safe_moe_config
 from doctor.kernels.check import KernelCheck
-from doctor.pipeline.report import Safety
 
 
 def safe_table(check: KernelCheck, capability: tuple[int, int], triton: str | None = None

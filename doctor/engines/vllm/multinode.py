@@ -15,7 +15,8 @@ from __future__ import annotations
 import ipaddress
 
 from doctor.cluster.node_commands import MultiNode, NodeLaunch, command, flags_without
-from doctor.engines.base import Engine, EngineRun, LaunchCommand
+from doctor.engines.base import Engine
+from doctor.engines.run import EngineRun, LaunchCommand
 
 MULTINODE_FLAGS = ("--distributed-executor-backend", "--pipeline-parallel-size")
 RAY_PORT = 6379  # Ray's default GCS port, as vLLM's run_cluster.sh uses it

@@ -22,7 +22,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.versions import release as plain_release
+from doctor.versions import release as plain_release
 
 WARPS, STAGES, KV_BLOCK = 4, 3, 16
 # The Triton of the torch each wheel pins (METADATA `Requires-Dist: torch==`: 2.7.0 in 0.9.2, 2.7.1 in 0.10.0,

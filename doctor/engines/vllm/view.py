@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm import allreduce, backends, derived, families, flags, gemm, knowledge
 from doctor.launch import closest
 

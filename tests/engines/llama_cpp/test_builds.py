@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from doctor.engines.llama_cpp.builds import ENV, cmake_line, find_build, library_fact, min_toolkit
+from doctor.engines.llama_cpp.builds import cmake_line, min_toolkit
+from doctor.probe.llama_cpp import ENV, find_build, library_fact
 from doctor.probe.toolkit import parse_nvcc_version
 from tests.rules.builders import build, findings
 

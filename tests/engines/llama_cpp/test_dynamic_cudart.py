@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor.engines.llama_cpp.builds import ENV, find_build
+from doctor.probe.llama_cpp import ENV, find_build
 from tests.conftest import cli_env
 from tests.engines.llama_cpp.gguf_files import fixture
 from tests.engines.llama_cpp.test_builds import KERNEL, NVCC

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from packaging.version import Version
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm import allreduce, knowledge
 from doctor.engines.vllm.launch import parse_launch
 from tests.rules.builders import build

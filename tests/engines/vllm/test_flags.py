@@ -101,3 +101,35 @@ def test_decimals_with_a_binary_suffix_are_refused_as_vllm_does():
 def test_bad_value_is_a_usage_error():
     with pytest.raises(UsageError):
         parse_launch(["--gpu-memory-utilization", "1.5"])
+
+
+def test_dash_o_level_is_read_as_vllms_parser_rewrites_it():
+    # vllm/utils/argparse_utils.py (0.13.0+): -O3, -O=3 and -O 3 become --optimization-level 3, an IntEnum
+    # (vllm/config/vllm.py OptimizationLevel) that pydantic validates by value.
+    for release in ("0.13.0", "0.24.0", "0.33.0"):
+        assert problems(release, "-O3") == []
+        assert problems(release, "-O=2", "--max-model-len", "4096") == []
+        assert problems(release, "-O", "1", "--enforce-eager") == []
+        assert problems(release, "--optimization-level", "3") == []
+    # vllm/utils/__init__.py (0.11.0): -O was --compilation-config's alias; -O3 becomes -O.level=3.
+    assert problems("0.11.0", "-O3") == []
+    assert problems("0.11.0", "-O", "3") == []
+
+
+def test_dash_o_level_outside_the_enum_is_still_a_problem():
+    [problem] = problems("0.24.0", "-O7")
+    assert problem.startswith("--optimization-level 7 is not a choice in vLLM 0.24.0")
+    [problem] = problems("0.24.0", "--optimization-level", "4")
+    assert "not a choice" in problem and "3" in problem
+    # -O before a word that is no level is not rewritten by vLLM: argparse meets a flag it does not know.
+    assert problems("0.24.0", "-O", "fast")
+
+
+def test_limit_mm_per_prompt_takes_dot_notation_where_its_dict_subclass_is_a_cli_dict():
+    # 0.31.0 typed the field MultiModalDummyOptions (a dict subclass); its _compute_kwargs maps dict subclasses
+    # to dict (is_dict_subclass), so --limit-mm-per-prompt.image 2 is JSON dot notation as before.
+    for release in ("0.30.0", "0.31.0", "0.33.0"):
+        assert problems(release, "--limit-mm-per-prompt.image", "2") == []
+        assert problems(release, "--limit-mm-per-prompt", '{"image": 2}') == []
+    # dot notation stays a problem on a flag that takes no JSON
+    assert problems("0.31.0", "--max-model-len.image", "2")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from doctor.engines.base import EngineRun
+from doctor.engines.run import EngineRun
 from doctor.engines.vllm.engine import VLLM
 from doctor.launch import Launch
 from doctor.pipeline.facts import Library

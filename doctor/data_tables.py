@@ -1,0 +1,84 @@
+"""The wheel-derived tables under doctor/data and the releases each one covers: what `sm120-doctor engines`
+reports as the edge of its knowledge and what `tools/refresh` extends with every newer PyPI release.
+
+Each table is (its name, the PyPI package its rows come from, the file, the machine for per-platform wheel
+audits). Versions are read from the files themselves, so the answer is what the data holds, not a list kept
+beside it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+DATA = Path(__file__).resolve().parent / "data"
+X86 = "x86_64"
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    package: str  # the PyPI distribution its rows are read from
+    path: str  # relative to doctor/data
+    machine: str | None = None  # wheel audits are per platform; the refresh audits x86_64 wheels
+
+
+def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
+    """Every wheel-derived table, found by its layout (nothing here names an engine): `<package>_facts.json`
+    keyed by release, `<package>/index.json` with its `releases`, and each package of `wheel_archs.json`."""
+    found = [Table(f"{p.stem.removesuffix('_facts')} facts", p.stem.removesuffix("_facts"), p.name)
+             for p in sorted(data_dir.glob("*_facts.json"))]
+    found += [Table(f"{p.parent.name} facts", p.parent.name, f"{p.parent.name}/index.json")
+              for p in sorted(data_dir.glob("*/index.json")) if "releases" in _load(p)]
+    audited = sorted({w["package"] for w in _load(data_dir / "wheel_archs.json").get("wheels", [])})
+    found += [Table(f"wheel archs: {package}", package, "wheel_archs.json", X86) for package in audited]
+    return tuple(found)
+
+
+def stable(version: str) -> Version | None:
+    """A final release (post releases count, pre/dev releases do not), else None."""
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return None
+    return None if parsed.is_prerelease or parsed.is_devrelease or parsed.local else parsed
+
+
+def versions_in(table: Table, data_dir: Path = DATA) -> list[str]:
+    """Every release the table holds, oldest first."""
+    data = _load(data_dir / table.path)
+    if table.path.endswith("_facts.json"):
+        found = [v for v, entry in data.items() if "error" not in entry]
+    elif table.path.endswith("/index.json"):
+        found = list(data.get("releases", []))
+    else:
+        found = [w["version"] for w in data.get("wheels", [])
+                 if w["package"] == table.package and w.get("platform", X86) == (table.machine or X86)]
+    return sorted(set(found), key=lambda v: stable(v) or Version("0"))
+
+
+def newest(table: Table, data_dir: Path = DATA) -> str | None:
+    held = [v for v in versions_in(table, data_dir) if stable(v) is not None]
+    return held[-1] if held else None
+
+
+def coverage(data_dir: Path = DATA) -> list[dict[str, Any]]:
+    """One row per table: what it covers, for `engines`."""
+    rows = []
+    for table in tables(data_dir):
+        held = versions_in(table, data_dir)
+        rows.append({"table": table.name, "package": table.package, "file": f"doctor/data/{table.path}",
+                     "releases": len(held), "newest": newest(table, data_dir)})
+    return rows
+
+
+@lru_cache(maxsize=8)
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}

@@ -1,0 +1,33 @@
+"""Package versions: the names packages are filed under, parsing, and the release a version behaves as (an
+`--engine NAME==VERSION` spec, which may name any registered engine, is read by doctor/engines/registry.py)."""
+
+from __future__ import annotations
+
+from packaging.version import InvalidVersion, Version
+
+from doctor.pipeline.facts import Library
+
+KNOWN_PACKAGES = {
+    "sglang": "sglang", "vllm": "vllm", "triton": "triton", "torch": "torch",
+    "tensorrt-llm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm", "trtllm": "tensorrt-llm",
+    "flashinfer": "flashinfer-python", "flashinfer-python": "flashinfer-python",
+    "flashinfer-cubin": "flashinfer-cubin", "sgl-kernel": "sgl-kernel",
+    "nvidia-cutlass-dsl": "nvidia-cutlass-dsl", "cutlass-dsl": "nvidia-cutlass-dsl",
+    "transformers": "transformers", "cudnn": "cudnn", "llama.cpp": "llama.cpp", "llama-cpp": "llama.cpp",
+    "nvcc": "nvcc", "cuda-toolkit": "nvcc", "flashinfer-jit-cache": "flashinfer-jit-cache",
+    "nccl": "nccl", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl", "sglang-kernel": "sgl-kernel",
+}
+
+
+def version_of(library: Library | None) -> Version | None:
+    if library is None:
+        return None
+    try:
+        return Version(library.version)
+    except InvalidVersion:
+        return None
+
+
+def release(version: Version) -> Version:
+    """0.5.8.post1 and 0.5.10rc0 behave like their release for feature gates: compare on the release."""
+    return Version(".".join(str(p) for p in version.release))

@@ -1,0 +1,59 @@
+"""What decides whether a signature's match counts: its `context` (another log line, or what the user says of the
+log's machine: `--engine`, `--hardware`) and its `unless` (a line that shows another library printed the error)."""
+
+from __future__ import annotations
+
+import io
+
+from doctor.diagnose.diagnosis import diagnose
+from doctor.hardware import load_profile
+from doctor.pipeline.gather import with_engines
+from tests.diagnose.corpus import empty_base
+
+NO_KERNEL = b"RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+RMSNORM = b"RuntimeError: RMSNorm failed with error code no kernel image is available for execution on the device\n"
+
+
+def run(log: bytes, base=None, user_says: bool = False):
+    return diagnose(io.BufferedReader(io.BytesIO(log)), "t", base or empty_base(), "test", {},
+                    judge_on_log_only=not user_says)
+
+
+def claimed(diagnosis) -> list[str]:
+    return [e.rule for e in diagnosis.explanations]
+
+
+def rtx5090(*engines: str):
+    return with_engines(load_profile("rtx-5090").replace(libraries={}, env={}), list(engines))
+
+
+def test_vllm_named_by_the_user_meets_vllm001s_context():
+    diagnosis = run(NO_KERNEL, rtx5090("vllm==0.9.1"), user_says=True)
+    assert claimed(diagnosis)[0] == "VLLM001" and diagnosis.explanations[0].status == "confirmed"
+
+
+def test_a_bare_no_kernel_image_is_not_vllms_without_vllm():
+    assert "VLLM001" not in claimed(run(NO_KERNEL, rtx5090(), user_says=True))
+    assert "VLLM001" not in claimed(run(NO_KERNEL))
+
+
+def test_hardware_gpu_meets_the_sm12x_context_of_sgl_kernels_signature():
+    assert claimed(run(RMSNORM, rtx5090(), user_says=True))[0] == "WHL001"
+    assert "WHL001" not in claimed(run(RMSNORM))  # no GPU stated anywhere: not claimed on the text alone
+
+
+def test_this_machines_gpu_never_meets_a_context():
+    """Without --hardware/--facts/--engine the base is the machine diagnose runs on, not the log's."""
+    assert "WHL001" not in claimed(run(RMSNORM, rtx5090(), user_says=False))
+
+
+def test_unless_line_rules_torch_out_and_names_the_line():
+    log = NO_KERNEL + b"  File \"/venv/lib/python3.12/site-packages/xformers/ops/fmha/flash.py\", line 10\n"
+    diagnosis = run(log)
+    assert "TORCH001" not in claimed(diagnosis)
+    reasons = {r.rule: r.reason for r in diagnosis.ruled_out}
+    assert "line 2" in reasons["TORCH001"] and "xformers" in reasons["TORCH001"]
+
+
+def test_without_an_unless_line_torch_still_claims_the_bare_message():
+    assert claimed(run(NO_KERNEL))[0] == "TORCH001"

@@ -1,0 +1,37 @@
+"""GB10's unified pool as the engines see it, against public Spark logs (fixtures/gb10/pool_logs.json): the pool
+within 0.1 %, vLLM's startup request (utilization x pool) within 0.1 %, and UMA001 fires where the log's free
+memory was short."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from doctor.hardware import load_profile
+from doctor.pipeline.check import check_facts
+from doctor.pipeline.gather import with_engines
+from doctor.unified_memory import GB10_POOL_BYTES, uma_view
+
+GiB = 1 << 30
+LOGS = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "gb10" / "pool_logs.json").read_text())["logs"]
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[log["id"] for log in LOGS])
+def test_pool_matches_the_log(log):
+    assert abs(GB10_POOL_BYTES / GiB - log["pool_gib"]) / log["pool_gib"] <= 0.001
+    assert load_profile("dgx-spark").gpus[0].memory_total_bytes == GB10_POOL_BYTES
+
+
+@pytest.mark.parametrize("log", [entry for entry in LOGS if "requested_gib" in entry], ids=lambda e: e["id"])
+def test_vllm_request_and_shortfall_match_the_log(log):
+    spark = load_profile("dgx-spark")
+    spark = spark.replace(host=dataclasses.replace(spark.host, memory_available_bytes=int(log["available_gib"] * GiB)))
+    view = uma_view(spark, "vllm", {"gpu_memory_utilization": log["gpu_memory_utilization"]})
+    assert abs(view["requested_gib"] - log["requested_gib"]) / log["requested_gib"] <= 0.001
+    assert view["short"] is True
+    report = check_facts(with_engines(spark, ["vllm==0.24.0"]),
+                         ["--gpu-memory-utilization", str(log["gpu_memory_utilization"])])
+    assert "UMA001" in {f.id for f in report.findings}
