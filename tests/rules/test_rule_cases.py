@@ -656,6 +656,8 @@ CASES = [
     a("DSP001", True, "the same on 12.1", vl("0.33.0", DSV3, SPARK), "--moe-backend", "flashinfer_trtllm"),
     a("DSP001", False, "Triton MoE forced: builds", vl("0.33.0", DSV3), "--moe-backend", "triton"),
     a("DSP001", False, "no override", vl("0.33.0", DSV3)),
+    a("DSP001", True, "NVFP4 KV cache on 12.0 (0.25)", vl("0.25.0", profile="rtx-5090"), "--kv-cache-dtype", "nvfp4"),
+    a("DSP001", False, "FP8 KV cache on 12.0 (0.25)", vl("0.25.0", profile="rtx-5090"), "--kv-cache-dtype", "fp8"),
     a("DSP002", True, "FlashMLA forced on 12.0: Hopper only", vl("0.33.0", DSV3), "--attention-backend", "FLASHMLA"),
     a("DSP002", False, "FlashMLA forced on 9.0", vl("0.33.0", DSV3, H100), "--attention-backend", "FLASHMLA"),
     a("DSP002", False, "TRITON_MLA forced on 12.0", vl("0.33.0", DSV3), "--attention-backend", "TRITON_MLA"),

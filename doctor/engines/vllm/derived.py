@@ -182,6 +182,14 @@ def _rejection_fix(entry: dict[str, Any], release: str) -> str:
             picked = (auto.get("moe") or {}).get("backend") or "its own choice"
             return f"Drop --moe-backend {entry['moe_backend']}: vLLM {release} picks {picked} for this shape on " \
                    f"capability {entry['capability']} and builds it"
+    if entry["kv_cache_dtype"] != "auto":
+        for kv, spelled in (("fp8", "--kv-cache-dtype fp8"), ("auto", "no --kv-cache-dtype")):
+            other = _matching(table(release)["entries"], entry["capability"], entry["shape"], kv,
+                              entry.get("moe_backend"), entry.get("env"))
+            if kv != entry["kv_cache_dtype"] and other is not None and not other["errors"]:
+                picked = (other.get("attention") or {}).get("backend") or "its own choice"
+                return f"Use {spelled}: vLLM {release} builds this shape with it on capability " \
+                       f"{entry['capability']} (attention {picked})"
     works = _elsewhere(entry, release, lambda e: not e["errors"])
     if works:
         return f"vLLM {works} builds this shape class with these flags on capability {entry['capability']}"
@@ -231,7 +239,7 @@ def view(run: EngineRun) -> dict[str, Any]:
     }
     error = _first_error(entry)
     if error is not None:
-        out["rejection"] = {**error, "message": error["message"].splitlines()[0][:400],
+        out["rejection"] = {**error, "message": error["message"].splitlines()[0][:1200],
                             "fix": _rejection_fix(entry, release)}
     out["no_code"] = _without_code(entry, release) if error is None else None
     slow = _slow_path(entry)
