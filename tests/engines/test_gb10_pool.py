@@ -21,6 +21,8 @@ LOGS = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "gb10" / "
 
 @pytest.mark.parametrize("log", LOGS, ids=[log["id"] for log in LOGS])
 def test_pool_matches_the_log(log):
+    if "pool_not_bounded" in log:
+        pytest.xfail(log["pool_not_bounded"])
     assert abs(GB10_POOL_BYTES / GiB - log["pool_gib"]) / log["pool_gib"] <= 0.001
     assert load_profile("dgx-spark").gpus[0].memory_total_bytes == GB10_POOL_BYTES
 

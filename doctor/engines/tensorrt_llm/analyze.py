@@ -75,8 +75,20 @@ def memory_model(run: EngineRun) -> TensorRTLLMMemory:
     fraction = launch.number("--kv_cache_free_gpu_memory_fraction", "kv_cache_config.free_gpu_memory_fraction")
     batch = launch.number("--max_batch_size", "max_batch_size")
     block = launch.option("kv_cache_config.tokens_per_block")
+    tokens = launch.number("--max_num_tokens", "max_num_tokens")
+    cap = launch.option("kv_cache_config.max_tokens")
     return TensorRTLLMMemory(run.library.version, fraction, int(batch) if batch else None,
-                             block if isinstance(block, int) else None)
+                             block if isinstance(block, int) else None, int(tokens) if tokens else None,
+                             cap if isinstance(cap, int) else None, host_use_bytes=host_use(run))
+
+
+def host_use(run: EngineRun) -> int | None:
+    """On unified memory (GB10) what the host holds of the pool when probed (pool - MemAvailable): TensorRT-LLM
+    counts it as used outside torch, so it comes off the KV cache; None off unified memory or unprobed."""
+    gpu, available = run.gpu, run.facts.host.memory_available_bytes
+    if gpu is None or not gpu.unified_memory or available is None or not gpu.memory_total_bytes:
+        return None
+    return max(0, gpu.memory_total_bytes - available)
 
 
 def rule_view(run: EngineRun) -> dict[str, Any]:

@@ -117,15 +117,25 @@ def test_options_checked_for_the_release(tmp_path: Path):
 
 
 def test_memory_model_is_a_fraction_of_what_is_free_after_load():
+    """KV = fraction x (total - outside torch - weights - the profiling run's activations)."""
+    from doctor.plan.memory import LayoutShape
+    from doctor.probe.model import load_model
+
+    model = load_model("meta-llama/Llama-3.1-8B-Instruct", {}, offline=True)
     memory = TensorRTLLMMemory("1.2.1", None, None)
     total, weights = 96 * GiB, 60 * GiB
     free = memory.preload_free(total, 8, False)
     assert free == total - RUNTIME_RESERVE
-    settings = memory.settings(total, None, None, False)  # type: ignore[arg-type]
-    assert memory.kv_budget(free, weights, settings) == int(0.9 * (total - RUNTIME_RESERVE - weights))
+    settings = memory.settings(total, LayoutShape(8, 1, 1), model, False)
+    activation = settings["activation_bytes"]
+    assert 0 < activation < 2 * GiB
+    assert memory.kv_budget(free, weights, settings) == int(0.9 * (total - RUNTIME_RESERVE - weights - activation))
     assert memory.kv_budget(free, 100 * GiB, settings) < 0
     half = TensorRTLLMMemory("1.2.1", 0.5, None)
-    assert half.kv_budget(free, weights, half.settings(total, None, None, False)) == int(  # type: ignore[arg-type]
-        0.5 * (total - RUNTIME_RESERVE - weights))
+    assert half.kv_budget(free, weights, half.settings(total, LayoutShape(8, 1, 1), model, False)) == int(
+        0.5 * (total - RUNTIME_RESERVE - weights - activation))
+    on_gb10 = TensorRTLLMMemory("1.2.1", None, None, host_use_bytes=40 * GiB)
+    assert on_gb10.preload_free(total, 1, True) == total - RUNTIME_RESERVE - 40 * GiB
+    assert on_gb10.preload_free(total, 1, False) == total - RUNTIME_RESERVE  # a discrete GPU's memory is its own
     assert "--kv_cache_free_gpu_memory_fraction" in memory.layout_flags(
         type("L", (), {"tp": 8, "pp": 1, "ep": 8})(), settings, "bf16", False, None, False)  # type: ignore[arg-type]
