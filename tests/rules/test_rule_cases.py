@@ -18,6 +18,7 @@ UNKNOWN_QUANT = {"scheme": "exl3", "method": "exl3", "quantized": ("routed_exper
 KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GLM-4.7-FP8"
 SPARSE = {"sparse": True}  # DeepSeek-V3 with the V3.2 indexer (index_topk): no V3.2 config is bundled
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
+QWEN235_FP8 = "Qwen/Qwen3-235B-A22B-FP8"
 
 
 DSV32 = "tests/cases/models/deepseek-v3.2"
@@ -679,6 +680,29 @@ CASES = [
     a("SGL140", False, "dsv3 dense mla", sg("0.5.20", DSV3)),
     a("SGL140", False, "hisparse", sg("0.5.20", DSV32), "--enable-hisparse"),
     a("SGL140", False, "dsv3.2 on b200", sg("0.5.20", DSV32, "b200-x8")),
+    # derived from vLLM's own selection on an emulated device (doctor/data/derived/vllm)
+    a("DSP001", True, "FlashInfer TRT-LLM FP8 MoE forced on 12.0", vl("0.33.0", DSV3), "--moe-backend",
+      "flashinfer_trtllm"),
+    a("DSP001", True, "the same on 12.1", vl("0.33.0", DSV3, SPARK), "--moe-backend", "flashinfer_trtllm"),
+    a("DSP001", False, "Triton MoE forced: builds", vl("0.33.0", DSV3), "--moe-backend", "triton"),
+    a("DSP001", False, "no override", vl("0.33.0", DSV3)),
+    a("DSP001", True, "NVFP4 KV cache on 12.0 (0.25)", vl("0.25.0", profile="rtx-5090"), "--kv-cache-dtype", "nvfp4"),
+    a("DSP001", False, "FP8 KV cache on 12.0 (0.25)", vl("0.25.0", profile="rtx-5090"), "--kv-cache-dtype", "fp8"),
+    a("DSP002", True, "FlashMLA forced on 12.0: Hopper only", vl("0.33.0", DSV3), "--attention-backend", "FLASHMLA"),
+    a("DSP002", False, "FlashMLA forced on 9.0", vl("0.33.0", DSV3, H100), "--attention-backend", "FLASHMLA"),
+    a("DSP002", False, "TRITON_MLA forced on 12.0", vl("0.33.0", DSV3), "--attention-backend", "TRITON_MLA"),
+    a("DSP003", True, "MXFP4 experts on Marlin on 12.0", vl("0.33.0", GPTOSS)),
+    a("DSP003", True, "and on 12.1", vl("0.33.0", GPTOSS, SPARK)),
+    a("DSP003", False, "MXFP4 on 10.0: native kernels", vl("0.33.0", GPTOSS, "b200-x8")),
+    a("DSP003", False, "BF16 experts on 12.0", vl("0.33.0", "Qwen/Qwen3-30B-A3B")),
+    a("DSP004", True, "block-FP8 MoE on DeepGEMM without sm120 sources (0.24)", vl("0.24.0", QWEN235_FP8)),
+    a("DSP004", True, "and on 12.1", vl("0.24.0", QWEN235_FP8, SPARK)),
+    a("DSP004", False, "0.33 ships sm120 DeepGEMM sources", vl("0.33.0", QWEN235_FP8)),
+    a("DSP004", False, "DeepGEMM off", vl("0.24.0", QWEN235_FP8, env={"VLLM_USE_DEEP_GEMM": "0"})),
+    a("DSP004", False, "Hopper: sm90 sources", vl("0.24.0", DSV3, H100)),
+    a("DSP009", True, "INT4 MLA experts: not in the grid", vl("0.33.0", KIMI)),
+    a("DSP009", True, "a release without a table", vl("0.20.0")),
+    a("DSP009", False, "Llama BF16 on 0.33: derived", vl("0.33.0")),
 ]
 
 

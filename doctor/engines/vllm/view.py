@@ -1,14 +1,15 @@
 """What rules may read about a vLLM run, under the context root `vllm`: the release whose wheel facts stand
 for the version, which of the user's flags and environment variables that release accepts or ignores, the
 backends it picks (attention, MoE, dense GEMM) and whether they run here, a verdict per compiled kernel family,
-the all-reduce it runs at the launch's TP size (`allreduce`) and the NCCL the run uses (`nccl`)."""
+the all-reduce it runs at the launch's TP size (`allreduce`), the NCCL the run uses (`nccl`), and what the
+release's own selection decided for this shape class on this GPU (`derived`, from the oracle's tables)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from doctor.engines.spi import EngineRun, closest
-from doctor.engines.vllm import allreduce, backends, families, flags, gemm, knowledge
+from doctor.engines.vllm import allreduce, backends, derived, families, flags, gemm, knowledge
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
              "--disable-custom-all-reduce", "--kv-cache-dtype")
@@ -33,6 +34,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         moe = backends.moe_backend(run)
         view["moe"] = _choice(moe) if moe else None
         view["linear"] = _linear(gemm.linear_backend(run))
+        view["derived"] = derived.view(run)
     if run.gpu is not None:
         binaries = families.installed_binaries(run.library.details) or facts.get("binaries", {})
         verdicts = families.family_verdicts(binaries, run.gpu.capability)

@@ -1,0 +1,251 @@
+"""What vLLM itself decided for this model's shape class on this GPU, read from the derived dispatch tables
+(doctor/data/derived/vllm/<release>.json, written offline by `python -m tools.engine_oracle vllm RELEASE`,
+which runs the release's own selection on an emulated device). `check` only reads the tables: a release,
+capability or shape class they do not hold is "not derived", never matched to a neighbour.
+
+A table stands for its minor release (0.33.0 for 0.33.x): patch releases ship the same selection code."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from doctor.engines.spi import EngineRun
+from doctor.engines.vllm.shape_class import shape_class, shape_key
+
+TABLES = Path(__file__).resolve().parents[2] / "data" / "derived" / "vllm"
+SLOW_PATHS = ("Marlin", "MARLIN", "Naive", "NAIVE", "Emulation", "EMULATION")
+# Formats with their own tensor-core kernels: Marlin or emulation for these is a fallback. For INT4 weights
+# (AWQ, GPTQ, compressed-tensors W4A16) Marlin is the native kernel on every GPU, not a fallback.
+NATIVE_FORMATS = ("fp8-block", "fp8-tensor", "fp8-channel", "nvfp4", "mxfp4")
+
+
+@cache
+def tabulated() -> tuple[str, ...]:
+    names = (p.stem for p in TABLES.glob("*.json")) if TABLES.is_dir() else ()
+    return tuple(sorted(names, key=Version))
+
+
+@cache
+def table(release: str) -> dict[str, Any]:
+    return json.loads((TABLES / f"{release}.json").read_text(encoding="utf-8"))
+
+
+def table_release(version: Version) -> str | None:
+    return next((r for r in tabulated() if Version(r).release[:2] == version.release[:2]), None)
+
+
+def kv_class(value: str) -> str:
+    """The KV-cache dtype class an entry is keyed on: fp8 (any FP8 spelling), nvfp4 (FP4 spellings), auto."""
+    value = value.lower()
+    if value.startswith("fp8"):
+        return "fp8"
+    if "fp4" in value:
+        return "nvfp4"
+    return "auto"
+
+
+def kv_dtype(run: EngineRun) -> str:
+    return kv_class(str(run.launch.get("kv_cache_dtype") or "auto"))
+
+
+def forced_moe(run: EngineRun) -> str | None:
+    chosen = run.launch.get("moe_backend")
+    return str(chosen).lower().replace("-", "_") if chosen and str(chosen).lower() != "auto" else None
+
+
+# The environment variables the grid varies (tools/engine_oracle/grid.py ENV_KEYS): an entry holds for a run
+# whose values of these match its own, and no others.
+ENV_KEYS = ("VLLM_USE_DEEP_GEMM",)
+
+
+def grid_env(run: EngineRun) -> dict[str, str]:
+    return {name: run.facts.env[name] for name in ENV_KEYS if name in run.facts.env}
+
+
+def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, Any], kv: str,
+              moe: str | None = None, env: dict[str, str] | None = None) -> dict | None:
+    return next((e for e in entries if e["capability"] == capability and e["shape"] == shape
+                 and e["kv_cache_dtype"] == kv and e.get("moe_backend") == moe
+                 and e.get("env", {}) == (env or {})), None)
+
+
+def _label(run: EngineRun) -> str:
+    major, minor = run.gpu.capability if run.gpu else (0, 0)
+    return f"{major}.{minor}"
+
+
+def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
+    """(release of the table, its entry, why there is none)."""
+    model = run.facts.model
+    if model is None or run.gpu is None:
+        return None, None, "no model or GPU"
+    release = table_release(run.version)
+    if release is None:
+        return None, None, f"no derived table for vLLM {run.version.base_version} (tabulated: " \
+                           f"{', '.join(tabulated()) or 'none'})"
+    shape = shape_class(model)
+    entries = table(release)["entries"]
+    capability = _label(run)
+    if not any(e["capability"] == capability for e in entries):
+        return release, None, f"capability {capability} not emulated for vLLM {release}"
+    entry = _matching(entries, capability, shape, kv_dtype(run), forced_moe(run), grid_env(run))
+    if entry is None:
+        forced = f", --moe-backend {forced_moe(run)}" if forced_moe(run) else ""
+        return release, None, f"shape class {shape_key(shape)} (KV {kv_dtype(run)}{forced}) not in the grid " \
+                              f"of vLLM {release}"
+    return release, entry, ""
+
+
+def _first_error(entry: dict[str, Any], kind: str = "rejection") -> dict[str, Any] | None:
+    return next((error for error in entry["errors"] if error.get("kind") == kind), None)
+
+
+def _elsewhere(entry: dict[str, Any], release: str, accept: Any) -> str | None:
+    """The nearest other tabulated release whose entry for the same capability and shape passes `accept`."""
+    others = sorted(tabulated(), key=lambda r: abs(Version(r).release[1] - Version(release).release[1]))
+    for other in others:
+        if other == release:
+            continue
+        found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
+                          entry.get("moe_backend"), entry.get("env"))
+        if found is not None and accept({**found, "release": other}):
+            return other
+    return None
+
+
+JIT_LIBRARIES = {"deep_gemm": ("DeepGemm", "DEEPGEMM", "DEEP_GEMM")}
+
+
+def _decision_names(entry: dict[str, Any]) -> list[tuple[str, str]]:
+    """(where, name) of every kernel or backend the entry's layers hold."""
+    moe = entry.get("moe") or {}
+    names = [("MoE experts", str(n)) for n in (moe.get("backend"), moe.get("experts"),
+                                                *(moe.get("kernels") or {}).values()) if n]
+    names += [("linear layers", k) for group in entry.get("linear") or [] for k in group["kernels"].values()]
+    return names
+
+
+def _without_code(entry: dict[str, Any], release: str) -> dict[str, str] | None:
+    """A picked kernel from a JIT library whose shipped sources have no implementation for this GPU's
+    architecture family (DeepGEMM's `smNN_*.cuh`: sm120 serves 12.0 and 12.1)."""
+    family = f"sm{entry['capability'].split('.')[0]}0"
+    for library, markers in JIT_LIBRARIES.items():
+        shipped = table(release).get("jit_archs", {}).get(library)
+        if shipped is None or family in shipped["archs"]:
+            continue
+        for where, name in _decision_names(entry):
+            if any(marker in name for marker in markers):
+                return {"where": where, "choice": name, "library": library, "source": shipped["source"],
+                        "archs": ", ".join(shipped["archs"]), "family": family,
+                        "fix": _no_code_fix(entry, release, library, family)}
+    return None
+
+
+def _has_code(entry: dict[str, Any], release: str, library: str, family: str) -> bool:
+    shipped = table(release).get("jit_archs", {}).get(library, {"archs": [family]})
+    markers = JIT_LIBRARIES[library]
+    picks = any(any(m in name for m in markers) for _, name in _decision_names(entry))
+    return not entry["errors"] and (not picks or family in shipped["archs"])
+
+
+def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str) -> str:
+    """What the tables show works: the same release with vLLM's switch for the library off (an entry the grid
+    asked with that environment), or the first newer release whose sources have the architecture."""
+    fixes = []
+    for other in table(release)["entries"]:
+        if other["capability"] == entry["capability"] and other["shape"] == entry["shape"] and other.get("env") \
+                and other["kv_cache_dtype"] == entry["kv_cache_dtype"] and not other.get("moe_backend") \
+                and _has_code(other, release, library, family):
+            setting = " ".join(f"{k}={v}" for k, v in other["env"].items())
+            picked = ", ".join(sorted({n for _, n in _decision_names(other)})) or "other kernels"
+            fixes.append(f"set {setting}: vLLM {release} then picks {picked} here")
+    newer = [r for r in tabulated() if Version(r) > Version(release)]
+    for other in newer:
+        found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
+                          entry.get("moe_backend"), entry.get("env"))
+        if found is not None and _has_code(found, other, library, family):
+            fixes.append(f"or upgrade to vLLM {other}, whose {library} has {family} sources")
+            break
+    return "; ".join(fixes) or f"no tabulated vLLM release or setting avoids {library} here"
+
+
+def _rejection_fix(entry: dict[str, Any], release: str) -> str:
+    """Without the forced MoE backend when vLLM's own pick builds; else the nearest release that builds."""
+    if entry.get("moe_backend"):
+        auto = _matching(table(release)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"])
+        if auto is not None and not auto["errors"]:
+            picked = (auto.get("moe") or {}).get("backend") or "its own choice"
+            return f"Drop --moe-backend {entry['moe_backend']}: vLLM {release} picks {picked} for this shape on " \
+                   f"capability {entry['capability']} and builds it"
+    if entry["kv_cache_dtype"] != "auto":
+        for kv, spelled in (("fp8", "--kv-cache-dtype fp8"), ("auto", "no --kv-cache-dtype")):
+            other = _matching(table(release)["entries"], entry["capability"], entry["shape"], kv,
+                              entry.get("moe_backend"), entry.get("env"))
+            if kv != entry["kv_cache_dtype"] and other is not None and not other["errors"]:
+                picked = (other.get("attention") or {}).get("backend") or "its own choice"
+                return f"Use {spelled}: vLLM {release} builds this shape with it on capability " \
+                       f"{entry['capability']} (attention {picked})"
+    works = _elsewhere(entry, release, lambda e: not e["errors"])
+    if works:
+        return f"vLLM {works} builds this shape class with these flags on capability {entry['capability']}"
+    return "No tabulated vLLM release builds this shape class with these flags on this GPU"
+
+
+def _slow_path(entry: dict[str, Any]) -> dict[str, str] | None:
+    if entry["shape"]["quant"] not in NATIVE_FORMATS or entry.get("moe_backend"):
+        return None
+    moe = entry.get("moe") or {}
+    for name in (moe.get("backend"), moe.get("experts"), *(moe.get("kernels") or {}).values()):
+        if name and any(word in name for word in SLOW_PATHS):
+            return {"where": "MoE experts", "choice": str(name), "method": moe.get("method") or ""}
+    for group in entry.get("linear") or []:
+        for kernel in group["kernels"].values():
+            if any(word in kernel for word in SLOW_PATHS):
+                return {"where": "linear layers", "choice": kernel, "method": group["method"]}
+    return None
+
+
+def _forced_rejection(run: EngineRun, entry: dict[str, Any]) -> dict[str, Any] | None:
+    forced = str(run.launch.get("attention_backend") or run.facts.env.get("VLLM_ATTENTION_BACKEND") or "").upper()
+    attention = entry.get("attention") or {}
+    reasons = (attention.get("if_forced") or {}).get(forced) or (attention.get("rejected") or {}).get(forced)
+    if not forced or not reasons:
+        return None
+    return {"backend": forced, "reasons": "; ".join(reasons), "works": attention.get("backend") or ""}
+
+
+def view(run: EngineRun) -> dict[str, Any]:
+    """What rules read under `vllm.derived`: `status` derived / not_derived, and for a derived entry the
+    decisions, the engine's own rejection (`rejection`), a forced attention backend vLLM refuses
+    (`forced_rejection`), a slow fallback (`fallback`), each with the release where the answer changes."""
+    release, entry, why = lookup(run)
+    if entry is not None and _first_error(entry, "emulation") is not None:
+        stopped = _first_error(entry, "emulation")
+        why, entry = f"the emulation of vLLM {release} stopped at {stopped['stage']}: {stopped['type']}", None
+    if entry is None:
+        return {"status": "not_derived", "why": why, "release": release}
+    assert release is not None
+    attention = entry.get("attention") or {}
+    out: dict[str, Any] = {
+        "status": "derived", "release": release, "capability": entry["capability"], "shape": entry["shape_key"],
+        "grid": entry["grid"], "attention": attention.get("backend"), "moe": entry.get("moe"),
+        "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability {entry['capability']})",
+        "rejection": None, "forced_rejection": _forced_rejection(run, entry), "fallback": None, "no_code": None,
+    }
+    error = _first_error(entry)
+    if error is not None:
+        out["rejection"] = {**error, "message": error["message"].splitlines()[0][:1200],
+                            "fix": _rejection_fix(entry, release)}
+    out["no_code"] = _without_code(entry, release) if error is None else None
+    slow = _slow_path(entry)
+    if slow is not None and error is None:
+        faster = _elsewhere(entry, release, lambda e: not e["errors"] and _slow_path(e) is None)
+        out["fallback"] = {**slow, "faster_in": faster or "",
+                           "fix": f"vLLM {faster} picks a native path" if faster else
+                           "no tabulated release picks another path for this shape on this GPU"}
+    return out

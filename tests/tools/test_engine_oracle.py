@@ -1,0 +1,67 @@
+"""The engine oracle's offline parts without an engine: the stub driver's source, the grid's configs (each a
+distinct shape class, read by the doctor's own config reader), and the committed tables agreeing with both."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from doctor.engines.vllm import derived
+from doctor.engines.vllm.shape_class import shape_key
+from tools.engine_oracle import grid, tables
+from tools.engine_oracle.stub_libcuda import DRIVER_SYMBOL, c_source
+
+TABLES = sorted((Path(__file__).resolve().parents[2] / "doctor" / "data" / "derived" / "vllm").glob("*.json"))
+
+
+def test_stub_source_exports_each_driver_symbol_failing_with_no_device():
+    source = c_source({"cuInit", "cuGetProcAddress_v2"})
+    assert "int cuInit(void) { return 100; }" in source
+    assert "int cuGetProcAddress_v2(void) { return 100; }" in source
+
+
+def test_symbol_scan_takes_undefined_driver_symbols_only():
+    assert DRIVER_SYMBOL.match("                 U cuLaunchKernel").group(1) == "cuLaunchKernel"
+    assert DRIVER_SYMBOL.match("                 U cudaMalloc") is None  # the runtime, not the driver
+    assert DRIVER_SYMBOL.match("0000000000001234 T cuInit") is None  # defined, not imported
+
+
+def test_every_grid_shape_is_its_own_shape_class():
+    keys = {}
+    for shape in grid.shapes():
+        for quant in shape.quants:
+            key = shape_key(tables.classify(grid.with_quant(shape.config, quant)))
+            assert key not in keys, (shape.name, quant, keys.get(key))
+            keys[key] = (shape.name, quant)
+
+
+def test_grid_formats_reach_the_doctors_scheme():
+    llama = next(s for s in grid.shapes() if s.name == "gqa-h128-dense")
+    schemes = {q: tables.classify(grid.with_quant(llama.config, q))["quant"] for q in llama.quants}
+    assert schemes == {"bf16": "bf16", "fp8-tensor": "fp8-tensor", "fp8-block": "fp8-block", "nvfp4": "nvfp4",
+                       "awq": "awq", "gptq": "gptq"}
+
+
+@pytest.mark.parametrize("path", TABLES, ids=[p.stem for p in TABLES])
+def test_committed_table_matches_the_grid_and_classifier(path):
+    table = json.loads(path.read_text())
+    assert table["release"] == path.stem and table["generated_by"].endswith(path.stem)
+    by_id = {q.id: q for q in grid.queries()} | {q.id: q for q in grid.queries(control=True)}
+    for entry in table["entries"]:
+        query = by_id[entry["grid"]]
+        assert entry["shape"] == tables.classify(query.config), entry["grid"]
+        assert entry["flags"] == list(query.flags)
+
+
+def test_emulation_artefacts_are_not_rejections():
+    assert tables.error_kind({"type": "ValueError", "message": "Selected backend FLASHMLA is not valid"}) == \
+        "rejection"
+    assert tables.error_kind({"type": "RuntimeError", "message": "Tensor.item() cannot be called on meta "
+                              "tensors"}) == "emulation"
+    assert tables.error_kind({"type": "ValueError", "message": "Cannot copy out of meta tensor"}) == "emulation"
+
+
+def test_tabulated_releases_are_the_committed_files():
+    assert derived.tabulated() == tuple(sorted((p.stem for p in TABLES), key=lambda r: tuple(map(int, r.split(".")))))

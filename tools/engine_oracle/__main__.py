@@ -1,0 +1,151 @@
+"""Regenerate the derived dispatch tables of one engine release:
+
+    python -m tools.engine_oracle vllm 0.33.0 [--capabilities 12.0,12.1] [--controls 9.0,10.0] [--env VENV]
+
+installs vllm==0.33.0 into the oracle cache (SM120_DOCTOR_ORACLE_CACHE, default ~/.cache/sm120-doctor-oracle)
+unless --env names a venv that has it, runs the grid (tools/engine_oracle/grid.py) on each emulated capability
+(one process each) and writes doctor/data/derived/vllm/<release>.json. The raw records go next to the env."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from tools.engine_oracle import grid, jit_archs, tables
+from tools.engine_oracle.environment import DEFAULT_CACHE, disk_bytes, ensure_env, pinned_inputs
+from tools.engine_oracle.run_engine import run_capability
+
+OUT = Path(__file__).resolve().parents[2] / "doctor" / "data" / "derived"
+SCHEMA = 1
+# The pinned launch environment: nvcc and ninja on PATH (FlashInfer's JIT usable, as in vLLM's images and on
+# any host with a CUDA toolkit), no other VLLM_* setting.
+PINNED_PATH = "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.engine_oracle", description=__doc__.splitlines()[0])
+    parser.add_argument("engine", choices=["vllm"])
+    parser.add_argument("release")
+    parser.add_argument("--capabilities", default="12.0,12.1")
+    parser.add_argument("--controls", default="9.0,10.0", help="capabilities asked the control subset")
+    parser.add_argument("--env", type=Path, help="an existing venv with the release installed")
+    parser.add_argument("--jobs", type=int, default=2, help="capabilities run at once")
+    parser.add_argument("--only", help="grid shapes to ask, comma-separated (default: all)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--from-raw", action="store_true",
+                        help="rebuild the table from the cached raw records of the last run, without the engine")
+    return parser.parse_args()
+
+
+def _plan(args: argparse.Namespace) -> list[tuple[str, list[grid.Query]]]:
+    only = set(args.only.split(",")) if args.only else None
+
+    def keep(query: grid.Query) -> bool:
+        return only is None or query.shape in only
+
+    plan = [(cap, [q for q in grid.queries() if keep(q)]) for cap in args.capabilities.split(",") if cap]
+    plan += [(cap, [q for q in grid.queries(control=True) if keep(q)]) for cap in args.controls.split(",") if cap]
+    return [(cap, qs) for cap, qs in plan if qs]
+
+
+def _run_one(env: Any, cap: str, asked: list[grid.Query], variables: dict[str, str], raw: Path) -> dict[str, Any]:
+    started = time.monotonic()
+    with grid_dirs(asked) as dirs:
+        jobs = [{"id": q.id, "model_dir": str(dirs[q.id]), "flags": list(q.flags), "env": dict(q.env)}
+                for q in asked]
+        records = run_capability(env, cap, jobs, variables)
+    (raw / f"{cap}.json").write_text(json.dumps(records, indent=1))
+    return {"records": records, "seconds": round(time.monotonic() - started, 1)}
+
+
+class grid_dirs:
+    """A temporary directory per query holding its config.json."""
+
+    def __init__(self, asked: list[grid.Query]) -> None:
+        import tempfile
+        self.tmp = tempfile.TemporaryDirectory(prefix="oracle-grid-")
+        self.asked = asked
+
+    def __enter__(self) -> dict[str, Path]:
+        dirs = {}
+        for index, query in enumerate(self.asked):
+            folder = Path(self.tmp.name) / f"q{index}"
+            folder.mkdir()
+            (folder / "config.json").write_text(json.dumps(query.config))
+            dirs[query.id] = folder
+        return dirs
+
+    def __exit__(self, *exc: Any) -> None:
+        self.tmp.cleanup()
+
+
+def dumps(table: dict[str, Any]) -> str:
+    """The header indented, each entry on one line: small to load at check time, one line per decision in a
+    diff between two runs."""
+    head = {k: v for k, v in table.items() if k != "entries"}
+    text = json.dumps(head, indent=1)[:-2]
+    entries = ",\n  ".join(json.dumps(e, separators=(",", ":")) for e in table["entries"])
+    return f'{text},\n "entries": [\n  {entries}\n ]\n}}\n'
+
+
+def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """A partial run (--only) replaces its own entries in the existing table and keeps the others."""
+    asked = {(e["capability"], e["grid"]) for e in new["entries"]}
+    kept = [e for e in old["entries"] if (e["capability"], e["grid"]) not in asked]
+    order = {(q.id): i for i, q in enumerate(grid.queries() + grid.queries(control=True))}
+    entries = sorted(kept + new["entries"], key=lambda e: (e["capability"], order.get(e["grid"], 0)))
+    cost = dict(old["cost"])
+    cost["partial_runs"] = [*old["cost"].get("partial_runs", []), new["cost"]]
+    return {**new, "entries": entries, "crashes": old["crashes"] + new["crashes"], "cost": cost}
+
+
+def main() -> None:
+    args = _args()
+    started = time.monotonic()
+    env = ensure_env(args.engine, args.release, existing=args.env)
+    variables = {"PATH": PINNED_PATH, "CUDA_HOME": "/usr/local/cuda"}
+    raw = DEFAULT_CACHE / "raw" / f"{args.engine}-{args.release}"
+    raw.mkdir(parents=True, exist_ok=True)
+    plan = _plan(args)
+    provenance = {s.name: s.provenance for s in grid.shapes()}
+    if args.from_raw:
+        runs = [{"records": json.loads((raw / f"{cap}.json").read_text()), "seconds": None} for cap, _ in plan]
+    else:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            runs = list(pool.map(lambda item: _run_one(env, item[0], item[1], variables, raw), plan))
+    entries, crashes, timing = [], [], {}
+    for (cap, asked), run in zip(plan, runs, strict=True):
+        timing[cap] = run["seconds"]
+        records = run["records"][1:]
+        by_id = {r["id"]: r for r in records if "id" in r}
+        crashes += [{"capability": cap, **r} for r in records if "crash" in r]
+        entries += [tables.entry(cap, q, provenance[q.shape], by_id[q.id]) for q in asked if q.id in by_id]
+    table = {"schema": SCHEMA, "engine": args.engine, "release": args.release,
+             "generated_by": f"python -m tools.engine_oracle {args.engine} {args.release}",
+             "method": "vLLM's own selection on an emulated device (tools/engine_oracle): EngineArgs from the "
+                       "flags, the model skeleton built on meta as TP rank 0, decisions read from the layers, "
+                       "the platform's get_valid_backends and vLLM's log",
+             "pinned": pinned_inputs(env, variables), "jit_archs": jit_archs.scan(env.site_packages),
+             "crashes": crashes, "entries": entries,
+             "cost": {"seconds_per_capability": timing, "total_s": round(time.monotonic() - started),
+                      "env_bytes": disk_bytes(env.root),
+                      "install_s": json.loads((env.root / "install.json").read_text()).get("install_s")
+                      if (env.root / "install.json").exists() else None}}
+    target = args.out / args.engine / f"{args.release}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if args.only and target.exists():
+        table = _merged(json.loads(target.read_text(encoding="utf-8")), table)
+    elif args.from_raw and target.exists():  # the run's own cost, not the rebuild's
+        table["cost"] = json.loads(target.read_text(encoding="utf-8"))["cost"]
+    target.write_text(dumps(table), encoding="utf-8")
+    print(f"{target}: {len(entries)} entries, {len(crashes)} crashes, {table['cost']['total_s']} s "
+          f"(pid {os.getpid()})")
+
+
+if __name__ == "__main__":
+    main()

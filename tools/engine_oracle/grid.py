@@ -1,0 +1,178 @@
+"""The grid of model shapes the oracle asks about: small config.json files made from real public configs
+(doctor/data/models, or the architecture's published shape where the doctor bundles none), with the layer
+count shrunk so the skeleton builds fast and every kind of layer the model has still appears once; each
+crossed with the checkpoint formats it ships in and the KV-cache dtypes users launch it with."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MODELS = Path(__file__).resolve().parents[2] / "doctor" / "data" / "models"
+BASE_FLAGS = ["--enforce-eager", "--load-format", "dummy", "--max-model-len", "8192", "--skip-tokenizer-init"]
+
+# vLLM's own switch for DeepGEMM (`is_deep_gemm_supported()` reads envs.VLLM_USE_DEEP_GEMM): asked for the
+# block-FP8 shapes, so a table shows what vLLM picks without it.
+NO_DEEP_GEMM = (("VLLM_USE_DEEP_GEMM", "0"),)
+ENV_KEYS = ("VLLM_USE_DEEP_GEMM",)
+
+QUANT_CONFIGS: dict[str, dict[str, Any] | None] = {
+    "bf16": None,
+    "fp8-block": {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+                  "weight_block_size": [128, 128]},
+    "fp8-tensor": {"quant_method": "fp8", "activation_scheme": "dynamic"},
+    # NVIDIA ModelOpt's NVFP4 checkpoints (nvidia/*-NVFP4), attention left in BF16 as they ship.
+    "nvfp4": {"quant_method": "modelopt", "quant_algo": "NVFP4", "producer": {"name": "modelopt"},
+              "config_groups": {"group_0": {"targets": ["Linear"], "weights": {
+                  "dynamic": False, "num_bits": 4, "type": "float", "group_size": 16}, "input_activations": {
+                  "dynamic": False, "num_bits": 4, "type": "float", "group_size": 16}}},
+              "ignore": ["lm_head", "re:.*self_attn.*", "re:.*mlp\\.gate$"]},
+    "awq": {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
+    "gptq": {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True},
+}
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    provenance: str
+    config: dict[str, Any]
+    quants: tuple[str, ...]  # formats asked about; "native" keeps the config's own quantization_config
+    kv_fp8: tuple[str, ...] = ()  # formats also asked with --kv-cache-dtype fp8
+    kv_nvfp4: tuple[str, ...] = ()  # formats also asked with --kv-cache-dtype nvfp4
+    controls: tuple[str, ...] = ()  # formats asked on the 9.0/10.0 control devices
+    forced_moe: tuple[tuple[str, str], ...] = field(default=())  # (format, --moe-backend value) also asked
+    env_variants: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = field(default=())  # (format, VLLM_* env)
+
+
+def bundled(repo: str) -> dict[str, Any]:
+    return json.loads((MODELS / repo / "config.json").read_text(encoding="utf-8"))
+
+
+def shrink(config: dict[str, Any], layers: int, **overrides: Any) -> dict[str, Any]:
+    small = copy.deepcopy(config)
+    small["num_hidden_layers"] = layers
+    small.pop("layer_types", None)
+    small.update(overrides)
+    return small
+
+
+def _deepseek(layers: int = 2) -> dict[str, Any]:
+    return shrink(bundled("deepseek-ai--DeepSeek-V3"), layers, first_k_dense_replace=1)
+
+
+def _without_quant(config: dict[str, Any]) -> dict[str, Any]:
+    plain = copy.deepcopy(config)
+    plain.pop("quantization_config", None)
+    return plain
+
+
+QWEN3_NEXT = {  # Qwen/Qwen3-Next-80B-A3B-Instruct: gated DeltaNet every layer but each 4th (full attention)
+    "architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next", "hidden_size": 2048,
+    "intermediate_size": 5120, "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+    "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+    "linear_num_key_heads": 16, "linear_num_value_heads": 32, "decoder_sparse_step": 1, "full_attention_interval": 4,
+    "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512, "num_experts_per_tok": 10,
+    "num_experts": 512, "norm_topk_prob": True, "mlp_only_layers": [], "partial_rotary_factor": 0.25,
+    "rope_theta": 10000000, "vocab_size": 151936, "max_position_embeddings": 262144, "rms_norm_eps": 1e-6,
+    "hidden_act": "silu", "torch_dtype": "bfloat16", "tie_word_embeddings": False, "num_hidden_layers": 4}
+NEMOTRON_H = {  # nvidia/NVIDIA-Nemotron-Nano-9B-v2: Mamba-2 mixers, squared-ReLU MLPs, a few attention layers
+    "architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h", "hidden_size": 4480,
+    "intermediate_size": 15680, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+    "mamba_num_heads": 128, "mamba_head_dim": 80, "ssm_state_size": 128, "n_groups": 8, "conv_kernel": 4,
+    "expand": 2, "chunk_size": 128, "mlp_hidden_act": "relu2", "vocab_size": 131072, "rms_norm_eps": 1e-5,
+    "hybrid_override_pattern": "M-M*-", "num_hidden_layers": 5, "max_position_embeddings": 131072,
+    "torch_dtype": "bfloat16", "tie_word_embeddings": False, "use_mamba_kernels": True}
+GEMMA2 = {  # google/gemma-2-9b: head size 256, alternating 4096-token sliding window, logit soft-capping
+    "architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336,
+    "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256, "sliding_window": 4096,
+    "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "query_pre_attn_scalar": 256,
+    "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "vocab_size": 256000,
+    "rms_norm_eps": 1e-6, "num_hidden_layers": 2,
+    "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "rope_theta": 10000.0}
+LLAMA_H64 = {  # meta-llama/Llama-3.2-1B: head size 64
+    **_without_quant(bundled("meta-llama--Llama-3.1-8B-Instruct")), "hidden_size": 2048, "intermediate_size": 8192,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64, "num_hidden_layers": 2}
+
+
+def shapes() -> list[Shape]:
+    deepseek = _deepseek()
+    dsa = shrink(_deepseek(), 2, architectures=["DeepseekV32ForCausalLM"], model_type="deepseek_v32",
+                 index_topk=2048, index_head_dim=128, index_n_heads=64)
+    llama = shrink(bundled("meta-llama--Llama-3.1-8B-Instruct"), 2)
+    qwen_moe = shrink(bundled("Qwen--Qwen3-30B-A3B"), 2)
+    glm = shrink(bundled("zai-org--GLM-4.7-FP8"), 2, first_k_dense_replace=1, num_nextn_predict_layers=0)
+    gpt_oss = shrink(bundled("openai--gpt-oss-20b"), 2, layer_types=["sliding_attention", "full_attention"])
+    return [
+        Shape("mla-moe", "deepseek-ai/DeepSeek-V3 config.json, 2 layers (1 dense, 1 MoE)", deepseek,
+              ("native", "bf16", "nvfp4"), kv_fp8=("native",), controls=("native",),
+              forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton"), ("native", "deep_gemm_mega_moe")),
+              env_variants=(("native", NO_DEEP_GEMM),)),
+        Shape("mla-sparse-moe", "DeepSeek-V3.2-Exp shape: DeepSeek-V3 config with the indexer fields "
+              "(index_topk 2048, index_head_dim 128, index_n_heads 64), 2 layers", dsa, ("native",),
+              controls=("native",)),
+        Shape("gqa-h128-dense", "meta-llama/Llama-3.1-8B-Instruct config.json, 2 layers", llama,
+              ("bf16", "fp8-tensor", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), kv_nvfp4=("bf16",),
+              controls=("bf16",)),
+        Shape("gqa-h64-dense", "meta-llama/Llama-3.2-1B shape (head size 64), 2 layers", LLAMA_H64, ("bf16",)),
+        Shape("gqa-h128-moe", "Qwen/Qwen3-30B-A3B config.json, 2 layers", qwen_moe,
+              ("bf16", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16", "fp8-block"), kv_nvfp4=("bf16",),
+              controls=("nvfp4",),
+              forced_moe=(("nvfp4", "flashinfer_trtllm"), ("nvfp4", "marlin")),
+              env_variants=(("fp8-block", NO_DEEP_GEMM),)),
+        Shape("gqa-h128-moe-fp8-channel", "zai-org/GLM-4.7-FP8 config.json (compressed-tensors FP8 per channel), "
+              "2 layers", glm, ("native",)),
+        Shape("gqa-h64-swa-sinks-moe", "openai/gpt-oss-20b config.json (sinks, 128-token sliding window, MXFP4 "
+              "experts, clamped SwiGLU), 2 layers", gpt_oss, ("native", "bf16"), kv_fp8=("native",),
+              controls=("native",), forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton"))),
+        Shape("gqa-h256-swa-softcap", "google/gemma-2-9b shape, 2 layers", GEMMA2, ("bf16",)),
+        Shape("gqa-h256-linear-moe", "Qwen/Qwen3-Next-80B-A3B shape (gated DeltaNet, head size 256), 4 layers",
+              QWEN3_NEXT, ("bf16", "fp8-block")),
+        Shape("gqa-h128-mamba", "nvidia/NVIDIA-Nemotron-Nano-9B-v2 shape (Mamba-2, relu2), 5 layers", NEMOTRON_H,
+              ("bf16",)),
+    ]
+
+
+def with_quant(config: dict[str, Any], quant: str) -> dict[str, Any]:
+    if quant == "native":
+        return config
+    changed = _without_quant(config)
+    if QUANT_CONFIGS[quant] is not None:
+        changed["quantization_config"] = QUANT_CONFIGS[quant]
+    return changed
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    shape: str
+    quant: str
+    flags: tuple[str, ...]
+    config: dict[str, Any]
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def queries(control: bool = False) -> list[Query]:
+    """Every (shape, format, KV dtype) the grid asks about; the control devices get each shape's controls."""
+    asked = []
+    for shape in shapes():
+        for quant in shape.controls if control else shape.quants:
+            config = with_quant(shape.config, quant)
+            kv_variants = [()] + ([("--kv-cache-dtype", "fp8")] if quant in shape.kv_fp8 else []) \
+                + ([("--kv-cache-dtype", "nvfp4")] if quant in shape.kv_nvfp4 else [])
+            for kv in kv_variants:
+                flags = (*BASE_FLAGS, *kv)
+                suffix = f"+kv-{kv[1]}" if kv else ""
+                asked.append(Query(f"{shape.name}:{quant}{suffix}", shape.name, quant, flags, config))
+        for quant, backend in () if control else shape.forced_moe:
+            flags = (*BASE_FLAGS, "--moe-backend", backend)
+            asked.append(Query(f"{shape.name}:{quant}+moe={backend}", shape.name, quant, flags,
+                               with_quant(shape.config, quant)))
+        for quant, env in () if control else shape.env_variants:
+            suffix = ",".join(f"{k}={v}" for k, v in env)
+            asked.append(Query(f"{shape.name}:{quant}+env={suffix}", shape.name, quant, BASE_FLAGS,
+                               with_quant(shape.config, quant), env))
+    return asked

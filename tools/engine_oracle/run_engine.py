@@ -1,0 +1,70 @@
+"""Start the runner inside the engine's environment for one emulated capability: the platform plug-in
+registered through a generated dist-info (vLLM's `vllm.platform_plugins` entry point), the stub libcuda first
+on the loader path, the pinned environment variables, and nothing of the doctor on sys.path."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tools.engine_oracle.device import DEVICES
+from tools.engine_oracle.environment import EngineEnv
+
+INSIDE = Path(__file__).resolve().parent / "inside"
+PLUGIN_ENTRY_POINTS = "[vllm.platform_plugins]\nsm120_oracle = vllm_platform:activate\n"
+
+
+def free_port() -> int:
+    """A port for the process's one-rank gloo world: capabilities run side by side."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def plugin_dir(work: Path) -> Path:
+    dist_info = work / "plugins" / "sm120_oracle_platform-0.0.dist-info"
+    dist_info.mkdir(parents=True, exist_ok=True)
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: sm120-oracle-platform\nVersion: 0.0\n")
+    (dist_info / "entry_points.txt").write_text(PLUGIN_ENTRY_POINTS)
+    return work / "plugins"
+
+
+def pinned_environment(env: EngineEnv, capability: str, overrides: dict[str, str]) -> dict[str, str]:
+    """No inherited VLLM_* or CUDA_VISIBLE_DEVICES: only what the oracle pins is seen by the engine."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("VLLM_", "CUDA_", "PYTHON", "SGLANG_"))}
+    base.update({
+        "ORACLE_DEVICE": json.dumps(DEVICES[capability]),
+        "LD_LIBRARY_PATH": str(env.stub_dir),
+        "VLLM_CONFIGURE_LOGGING": "0",
+        "VLLM_NO_USAGE_STATS": "1",
+        "DO_NOT_TRACK": "1",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    })
+    base.update(overrides)
+    return base
+
+
+def run_capability(env: EngineEnv, capability: str, queries: list[dict[str, Any]], variables: dict[str, str],
+                   timeout_s: int = 3600) -> list[dict[str, Any]]:
+    """Every query on one emulated capability, in one process; each line of the runner's output is a query's
+    record (the first is the set-up). A crash ends the list with a record saying so."""
+    with tempfile.TemporaryDirectory(prefix="oracle-") as tmp:
+        work = Path(tmp)
+        job, out = work / "job.json", work / "out.jsonl"
+        job.write_text(json.dumps({"queries": queries}))
+        environment = pinned_environment(env, capability, variables)
+        environment["PYTHONPATH"] = os.pathsep.join([str(INSIDE), str(plugin_dir(work))])
+        environment["ORACLE_PORT"] = str(free_port())
+        done = subprocess.run([str(env.python), str(INSIDE / f"{env.engine}_runner.py"), str(job), str(out)],
+                              env=environment, capture_output=True, text=True, timeout=timeout_s, cwd=work)
+        records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        if done.returncode != 0:
+            records.append({"crash": done.returncode, "stderr": done.stderr[-3000:]})
+        return records
