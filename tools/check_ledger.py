@@ -20,7 +20,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 LEDGER_DIR = ROOT / "ledger"
-CASES_FILE = ROOT / "tests" / "cases" / "cases.toml"
+CASES_DIR = ROOT / "tests" / "cases"
 
 CLASSES = {
     "arch-missing": "a wheel, binary or build carries no code for sm_120/sm_121",
@@ -84,9 +84,13 @@ def known_rule_ids(root: Path = ROOT) -> set[str]:
     return ids
 
 
-def known_cases(cases_file: Path = CASES_FILE) -> dict[str, str]:
-    with cases_file.open("rb") as handle:
-        return {case["id"]: case.get("url", "") for case in tomllib.load(handle).get("case", [])}
+def known_cases(cases_dir: Path = CASES_DIR) -> dict[str, str]:
+    """Every `[[case]]` of tests/cases/*.toml: id -> url."""
+    cases = {}
+    for path in sorted(cases_dir.glob("*.toml")):
+        with path.open("rb") as handle:
+            cases |= {case["id"]: case.get("url", "") for case in tomllib.load(handle).get("case", [])}
+    return cases
 
 
 def normal_url(url: str) -> str:
@@ -141,7 +145,7 @@ def check_status(where: str, entry: dict, rules: set[str], cases: dict[str, str]
             problems.append(Problem(where, "encoded without rule IDs"))
         case = entry.get("case", "")
         if case not in cases:
-            problems.append(Problem(where, f"encoded, but case {case!r} is not in tests/cases/cases.toml"))
+            problems.append(Problem(where, f"encoded, but case {case!r} is not in tests/cases/*.toml"))
         elif normal_url(cases[case]) != normal_url(entry["url"]):
             problems.append(Problem(where, f"case {case} is about {cases[case]}, not this report"))
     else:

@@ -1,7 +1,8 @@
 """A regression case: a public failure report (id, url, title), the deployment it states
 (tests/deployments.py, shared with the known-good corpus) and what `check` must say (`expect`, `fix`).
 
-The table is tests/cases/cases.toml; every case runs the same pure pipeline as `check` (check_facts)."""
+The tables are tests/cases/*.toml (cases.toml and one file per area, so parallel work never edits one
+file); every case runs the same pure pipeline as `check` (check_facts)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from doctor.pipeline.report import Report
 from tests.deployments import DEPLOYMENT_KEYS, Deployment, load_table, run_deployment
 
 HERE = Path(__file__).resolve().parent
-TABLE = HERE / "cases.toml"
+TABLES = tuple(sorted(HERE.glob("*.toml")))
 MODELS = HERE / "models"
 CASE_KEYS = DEPLOYMENT_KEYS | {"id", "url", "title", "expect", "fix"}
 
@@ -27,8 +28,11 @@ class Case(Deployment):
     fix: str
 
 
-def load_cases(path: Path = TABLE) -> list[Case]:
-    return load_table(path, "case", Case, CASE_KEYS)
+def load_cases(paths: tuple[Path, ...] = TABLES) -> list[Case]:
+    cases = [case for path in paths for case in load_table(path, "case", Case, CASE_KEYS)]
+    ids = [case.id for case in cases]
+    assert len(ids) == len(set(ids)), f"case ids repeat across {[p.name for p in paths]}"
+    return cases
 
 
 def run_case(case: Case) -> Report:

@@ -51,7 +51,7 @@ def test_a_good_entry_passes():
     ({"engine": "vllmx"}, "unknown engine"),
     ({"status": "fixed"}, "status 'fixed' is not one of"),
     ({"rules": ["VLLM999"]}, "rule VLLM999 is not in rules"),
-    ({"case": "no-such-case"}, "case 'no-such-case' is not in tests/cases/cases.toml"),
+    ({"case": "no-such-case"}, "case 'no-such-case' is not in tests/cases/*.toml"),
     ({"rules": []}, "encoded without rule IDs"),
 ])
 def test_a_bad_field_is_named(change, message):
