@@ -65,3 +65,31 @@ def test_emulation_artefacts_are_not_rejections():
 
 def test_tabulated_releases_are_the_committed_files():
     assert derived.tabulated() == tuple(sorted((p.stem for p in TABLES), key=lambda r: tuple(map(int, r.split(".")))))
+
+
+def _record_installs(monkeypatch, tmp_path, uv: str | None) -> list[list[str]]:
+    from tools.engine_oracle import environment
+    calls: list[list[str]] = []
+    monkeypatch.setattr(environment, "find_uv", lambda: uv)
+    monkeypatch.setattr(environment.subprocess, "run", lambda command, **kwargs: calls.append(list(command)))
+    monkeypatch.setattr(environment, "build_stub", lambda *args: None)
+    monkeypatch.setattr(environment, "DEFAULT_CACHE", tmp_path)
+    monkeypatch.delenv("UV_CACHE_DIR", raising=False)
+    (tmp_path / "envs" / "vllm-0.32.0" / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    environment.ensure_env("vllm", "0.32.0", cache=tmp_path)
+    return calls
+
+
+def test_install_uses_uv_with_hardlinks_from_the_shared_cache_when_found(monkeypatch, tmp_path):
+    calls = _record_installs(monkeypatch, tmp_path, "/opt/uv")
+    assert calls[0][:2] == ["/opt/uv", "venv"]
+    assert calls[1][:3] == ["/opt/uv", "pip", "install"] and calls[1][-1] == "vllm==0.32.0"
+    assert "--link-mode" in calls[1] and calls[1][calls[1].index("--link-mode") + 1] == "hardlink"
+    record = json.loads((tmp_path / "envs" / "vllm-0.32.0" / "install.json").read_text())
+    assert record["installer"] == "uv"
+
+
+def test_install_falls_back_to_pip_without_uv(monkeypatch, tmp_path):
+    calls = _record_installs(monkeypatch, tmp_path, None)
+    assert calls[0][1:3] == ["-m", "venv"] and calls[1][1:4] == ["-m", "pip", "install"]
+    assert json.loads((tmp_path / "envs" / "vllm-0.32.0" / "install.json").read_text())["installer"] == "pip"

@@ -1,6 +1,11 @@
 """The engine's own environment, one per release, cached outside the repository: a venv with the engine's
-wheel from PyPI (`pip install vllm==X`), its stub libcuda, and the pinned inputs that change the engine's
-answer (recorded in every table)."""
+wheel from PyPI, its stub libcuda, and the pinned inputs that change the engine's answer (recorded in every
+table).
+
+With uv found (`$SM120_DOCTOR_UV`, else `uv` on PATH) the venv is made by `uv venv` and filled by
+`uv pip install --link-mode hardlink` from the uv cache (`$UV_CACHE_DIR`, default `<oracle cache>/uv`; it must
+be on the venvs' filesystem): releases that pin the same torch/nvidia wheels share their files, so a further
+release costs its own wheels only. Without uv: `python -m venv` and pip."""
 
 from __future__ import annotations
 
@@ -21,6 +26,14 @@ PINNED_DISTRIBUTIONS = ("vllm", "torch", "triton", "flashinfer-python", "flashin
                         "deep-gemm", "deep_gemm", "transformers", "sglang", "sgl-kernel")
 # The toolchain: with nvcc and ninja found, vLLM treats FlashInfer's JIT as usable (has_flashinfer()).
 TOOLCHAIN = ("nvcc", "ninja")
+
+
+def find_uv() -> str | None:
+    return os.environ.get("SM120_DOCTOR_UV") or shutil.which("uv")
+
+
+def uv_cache() -> Path:
+    return Path(os.environ.get("UV_CACHE_DIR") or DEFAULT_CACHE / "uv")
 
 
 @dataclass(frozen=True)
@@ -47,26 +60,53 @@ def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing:
     that already has it). Records install time and size in install.json."""
     root = existing or cache / "envs" / f"{engine}-{release}"
     env = EngineEnv(engine, release, root)
-    finished = existing is not None or (root / "install.json").exists()  # written only after pip succeeds
+    finished = existing is not None or (root / "install.json").exists()  # written only after the install succeeds
     if not finished:
         started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
-        subprocess.run([str(env.python), "-m", "pip", "install", "-q", f"{engine}=={release}"], check=True)
-        (root / "install.json").write_text(json.dumps({"install_s": round(time.monotonic() - started)}))
+        installer = install_with_uv(env, find_uv()) if find_uv() else install_with_pip(env)
+        record = {"install_s": round(time.monotonic() - started), "installer": installer,
+                  "env_bytes": disk_bytes(root), "own_bytes": own_bytes(root)}
+        (root / "install.json").write_text(json.dumps(record))
     if not (env.stub_dir / "libcuda.so.1").exists():
         build_stub(env.site_packages, env.stub_dir)
     return env
+
+
+def install_with_pip(env: EngineEnv) -> str:
+    subprocess.run([sys.executable, "-m", "venv", str(env.root)], check=True)
+    subprocess.run([str(env.python), "-m", "pip", "install", "-q", f"{env.engine}=={env.release}"], check=True)
+    return "pip"
+
+
+def install_with_uv(env: EngineEnv, uv: str) -> str:
+    variables = {**os.environ, "UV_CACHE_DIR": str(uv_cache())}
+    subprocess.run([uv, "venv", "-q", "--clear", "--python", sys.executable, str(env.root)], check=True, env=variables)
+    subprocess.run([uv, "pip", "install", "-q", "--link-mode", "hardlink", "--python", str(env.python),
+                    f"{env.engine}=={env.release}"], check=True, env=variables)
+    return "uv"
+
+
+def own_bytes(path: Path) -> int:
+    """What the venv adds to the disk: files not hardlinked to the uv cache (or anything else)."""
+    return sum(p.stat().st_size for p in path.rglob("*")
+               if p.is_file() and not p.is_symlink() and p.stat().st_nlink == 1)
 
 
 def disk_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
+def installed_distributions(env: EngineEnv) -> dict[str, str]:
+    """Name -> version of the venv's distributions, read by its own interpreter (a uv venv has no pip)."""
+    script = "import json, importlib.metadata as m; print(json.dumps({d.metadata['Name']: d.version " \
+             "for d in m.distributions() if d.metadata['Name']}))"
+    listing = subprocess.run([str(env.python), "-c", script], capture_output=True, text=True, check=True)
+    return {name.lower().replace("_", "-"): version for name, version in json.loads(listing.stdout).items()}
+
+
 def pinned_inputs(env: EngineEnv, variables: dict[str, str]) -> dict[str, object]:
     """What the answer depends on besides the release: the wheel set, the toolchain on PATH, VLLM_* env."""
-    listing = subprocess.run([str(env.python), "-m", "pip", "list", "--format", "json"], capture_output=True,
-                             text=True, check=True)
-    installed = {p["name"].lower(): p["version"] for p in json.loads(listing.stdout)}
+    installed = installed_distributions(env)
     path = variables.get("PATH", os.environ.get("PATH", ""))
     return {"distributions": {name: installed.get(name) for name in PINNED_DISTRIBUTIONS if name in installed},
             "absent": [name for name in PINNED_DISTRIBUTIONS if name not in installed],
