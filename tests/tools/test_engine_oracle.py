@@ -93,3 +93,13 @@ def test_install_falls_back_to_pip_without_uv(monkeypatch, tmp_path):
     calls = _record_installs(monkeypatch, tmp_path, None)
     assert calls[0][1:3] == ["-m", "venv"] and calls[1][1:4] == ["-m", "pip", "install"]
     assert json.loads((tmp_path / "envs" / "vllm-0.32.0" / "install.json").read_text())["installer"] == "pip"
+
+
+def test_a_patch_release_with_its_own_table_is_read_from_it(monkeypatch):
+    from packaging.version import Version
+    monkeypatch.setattr(derived, "tabulated", lambda: ("0.15.0", "0.15.1", "0.27.1"))
+    assert derived.table_release(Version("0.15.0")) == "0.15.0"
+    assert derived.table_release(Version("0.15.1")) == "0.15.1"
+    assert derived.table_release(Version("0.15.2")) == "0.15.1"  # the newest patch not newer than it
+    assert derived.table_release(Version("0.27.0")) == "0.27.1"  # only a later patch is tabulated: its minor's
+    assert derived.table_release(Version("0.16.0")) is None

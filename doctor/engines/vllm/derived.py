@@ -3,7 +3,8 @@
 which runs the release's own selection on an emulated device). `check` only reads the tables: a release,
 capability or shape class they do not hold is "not derived", never matched to a neighbour.
 
-A table stands for its minor release (0.33.0 for 0.33.x): patch releases ship the same selection code."""
+A table stands for its minor release (0.33.0 for 0.33.x) unless a patch release has its own table: patches
+usually ship the same selection code, but not always (0.15.1)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,11 @@ def table(release: str) -> dict[str, Any]:
 
 
 def table_release(version: Version) -> str | None:
-    return next((r for r in tabulated() if Version(r).release[:2] == version.release[:2]), None)
+    """The release's own table, else the newest tabulated patch of its minor not newer than it (0.15.1
+    changed the NVFP4 MoE selection of 0.15.0: a patch can move a choice), else its minor's table."""
+    same_minor = [r for r in tabulated() if Version(r).release[:2] == version.release[:2]]
+    older = [r for r in same_minor if Version(r) <= version]
+    return (older or same_minor or [None])[-1]
 
 
 def kv_class(value: str) -> str:

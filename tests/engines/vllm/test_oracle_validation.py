@@ -22,8 +22,8 @@ class Observed:
     capability: str
     model: str
     grid: str  # the grid entry of the same shape class, KV dtype and flags
-    decision: str  # attention | moe | linear | if_forced:<BACKEND> | error
-    expected: str  # the backend/kernel, or a word of vLLM's reason
+    decision: str  # attention | moe | linear | if_forced:<BACKEND> | accepts_forced:<BACKEND> | error | log
+    expected: str  # the backend/kernel, a word of vLLM's reason, or (log) vLLM's line as the report quotes it
     evidence: str  # the report's words
 
 
@@ -43,6 +43,14 @@ OBSERVED = [
     Observed("https://github.com/vllm-project/vllm/issues/47266", "0.24.0", "2x RTX PRO 6000 Blackwell", "12.0",
              "Qwen3.6-27B-FP8 (block FP8, dense)", "gqa-h128-dense:fp8-block", "linear", "DeepGemm",
              "vLLM 0.24.0 on 2x RTX PRO 6000: block-FP8 models crash in DeepGEMM warmup"),
+    Observed("https://github.com/vllm-project/vllm/issues/43507#issuecomment-marlin", "0.24.0",
+             "RTX 5090 Laptop (24 GB)", "12.0", "bg-digitalservices/Gemma-4-26B-A4B-it-NVFP4, TP=1, "
+             "--moe-backend marlin", "gqa-h128-moe:nvfp4+moe=marlin", "log",
+             "Using 'MARLIN' NvFp4 MoE backend out of potential backends: ['FLASHINFER_TRTLLM', "
+             "'FLASHINFER_CUTEDSL', 'FLASHINFER_CUTEDSL_BATCHED', 'FLASHINFER_CUTLASS', 'VLLM_CUTLASS', 'MARLIN', "
+             "'EMULATION'].",
+             "vLLM 0.24.0 ... explicit --moe-backend marlin override ... startup then reports: Using 'MARLIN' NvFp4 "
+             "MoE backend out of potential backends: [...]"),
     Observed("https://github.com/vllm-project/vllm/issues/31936", None, "8x RTX PRO 6000", "12.0",
              "deepseek-ai/DeepSeek-V3.2", "mla-sparse-moe:native", "attention", "",
              "No valid attention backend found ... use_sparse=True ... TRITON_MLA: [sparse not supported]"),
@@ -50,6 +58,33 @@ OBSERVED = [
              "nvidia/DeepSeek-R1-0528-NVFP4", "mla-moe:nvfp4", "error", "",
              "Regression in v0.14.0: No valid attention backend found"),
 ]
+
+
+# Real lines the emulation does NOT reproduce, each with the reason: asserted to still disagree (so the record
+# stays true when a table changes), never counted as reproduced.
+DISAGREES = [
+    (Observed("https://github.com/vllm-project/vllm/issues/43507#issuecomment-linear", "0.24.0",
+              "RTX 5090 Laptop (24 GB), Windows 11, vLLM run natively", "12.0",
+              "bg-digitalservices/Gemma-4-26B-A4B-it-NVFP4, TP=1", "gqa-h128-dense:nvfp4", "linear",
+              "CutlassNvFp4LinearKernel", "startup then reports: Using CutlassNvFp4LinearKernel "
+              "for NVFP4 GEMM"),
+     "the table pins FlashInfer present (nvcc and ninja on PATH, as in vLLM's Linux images) and vLLM 0.24.0 then "
+     "picks FlashInferCutlassNvFp4LinearKernel first; the report runs vLLM natively on Windows, where FlashInfer "
+     "is not installed, so the next kernel in vLLM's order (CUTLASS) is chosen: an input the table records under "
+     "`pinned`, not a wrong emulation"),
+]
+
+
+@pytest.mark.parametrize("seen,why", DISAGREES, ids=[o.url.rsplit("/", 1)[1] for o, _ in DISAGREES])
+def test_known_disagreement_still_holds(seen, why):
+    table = _table(seen.release)
+    if table is None:
+        pytest.skip(f"vLLM {seen.release} is not tabulated")
+    entry = next(e for e in table["entries"] if e["grid"] == seen.grid and e["capability"] == seen.capability)
+    if seen.decision == "log":
+        assert not _logged(entry, seen.expected), (seen.url, why)
+    else:
+        assert seen.expected not in _decided(entry, seen.decision).split(), (seen.url, why)
 
 
 # Reports of a choice the emulation cannot see, and why: kept out of the test, never counted as reproduced.
@@ -63,6 +98,18 @@ OUTSIDE_THE_EMULATION = {
 def _table(release: str) -> dict | None:
     path = TABLES / f"{release}.json"
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def _normal(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _logged(entry: dict, quote: str) -> bool:
+    """vLLM's own line, verbatim (whitespace aside); a quote the report cut with "[...]" matches by its head."""
+    quote = _normal(quote)
+    head = quote.split("[...]", 1)[0] if "[...]" in quote else None
+    lines = [_normal(line) for line in entry["log"]]
+    return any(line.startswith(head) if head is not None else quote in line for line in lines)
 
 
 def _decided(entry: dict, decision: str) -> str:
@@ -87,8 +134,15 @@ def test_table_reproduces_the_report(seen):
     if table is None:
         pytest.skip(f"vLLM {seen.release} is not tabulated (python -m tools.engine_oracle vllm {seen.release})")
     entry = next(e for e in table["entries"] if e["grid"] == seen.grid and e["capability"] == seen.capability)
+    if seen.decision == "log":
+        assert _logged(entry, seen.expected), (seen.url, seen.expected, entry["log"])
+        return
+    if seen.decision.startswith("accepts_forced:"):
+        backend = seen.decision.split(":", 1)[1]
+        assert (entry["attention"] or {}).get("if_forced", {}).get(backend) == [], (seen.url, backend)
+        return
     decided = _decided(entry, seen.decision)
     if seen.decision == "error":
-        assert "rejection" in decided, (seen.url, decided)
+        assert "rejection" in decided and seen.expected.lower() in decided.lower(), (seen.url, decided)
     else:
         assert seen.expected.lower() in decided.lower(), (seen.url, seen.decision, decided)
