@@ -104,6 +104,13 @@ def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return {**new, "entries": entries, "crashes": old["crashes"] + new["crashes"], "cost": cost}
 
 
+def _install_record(root: Path) -> dict[str, Any]:
+    """install_s, installer (uv or pip) and own_bytes (what the venv alone adds to the disk) of install.json."""
+    record = json.loads((root / "install.json").read_text()) if (root / "install.json").exists() else {}
+    return {"install_s": record.get("install_s"), "installer": record.get("installer"),
+            "own_bytes": record.get("own_bytes")}
+
+
 def main() -> None:
     args = _args()
     started = time.monotonic()
@@ -133,9 +140,7 @@ def main() -> None:
              "pinned": pinned_inputs(env, variables), "jit_archs": jit_archs.scan(env.site_packages),
              "crashes": crashes, "entries": entries,
              "cost": {"seconds_per_capability": timing, "total_s": round(time.monotonic() - started),
-                      "env_bytes": disk_bytes(env.root),
-                      "install_s": json.loads((env.root / "install.json").read_text()).get("install_s")
-                      if (env.root / "install.json").exists() else None}}
+                      "env_bytes": disk_bytes(env.root), **_install_record(env.root)}}
     target = args.out / args.engine / f"{args.release}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     if args.only and target.exists():
