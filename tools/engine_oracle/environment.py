@@ -23,9 +23,17 @@ from tools.engine_oracle.stub_libcuda import build_stub
 DEFAULT_CACHE = Path(os.environ.get("SM120_DOCTOR_ORACLE_CACHE", Path.home() / ".cache" / "sm120-doctor-oracle"))
 # Distributions whose presence or version changes what the engine picks (has_flashinfer, DeepGEMM, Triton).
 PINNED_DISTRIBUTIONS = ("vllm", "torch", "triton", "flashinfer-python", "flashinfer-cubin", "flashinfer-jit-cache",
-                        "deep-gemm", "deep_gemm", "transformers", "sglang", "sgl-kernel")
+                        "deep-gemm", "deep_gemm", "transformers", "sglang", "sgl-kernel", "cuda-python",
+                        "cuda-bindings")
 # The toolchain: with nvcc and ninja found, vLLM treats FlashInfer's JIT as usable (has_flashinfer()).
 TOOLCHAIN = ("nvcc", "ninja")
+
+
+# Resolver constraints (apply only to what the release requires): cuda-python before 12.8 ships its own
+# cuda/bindings modules, and a resolver that settles on the newest cuda-bindings may backtrack cuda-python to
+# 12.6.2.post1, whose files then overwrite cuda-bindings' (vLLM 0.32.0 today: `cuda.bindings.runtime` without
+# `cudaLibrary_t`, every model build fails). Release-time installs had the 13.x metapackage.
+CONSTRAINTS = ("cuda-python>=12.8",)
 
 
 def find_uv() -> str | None:
@@ -72,9 +80,16 @@ def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing:
     return env
 
 
+def constraints_file(root: Path) -> Path:
+    path = root / "oracle-constraints.txt"
+    path.write_text("\n".join(CONSTRAINTS) + "\n")
+    return path
+
+
 def install_with_pip(env: EngineEnv) -> str:
     subprocess.run([sys.executable, "-m", "venv", str(env.root)], check=True)
-    subprocess.run([str(env.python), "-m", "pip", "install", "-q", f"{env.engine}=={env.release}"], check=True)
+    subprocess.run([str(env.python), "-m", "pip", "install", "-q", "-c", str(constraints_file(env.root)),
+                    f"{env.engine}=={env.release}"], check=True)
     return "pip"
 
 
@@ -82,7 +97,8 @@ def install_with_uv(env: EngineEnv, uv: str) -> str:
     variables = {**os.environ, "UV_CACHE_DIR": str(uv_cache())}
     subprocess.run([uv, "venv", "-q", "--clear", "--python", sys.executable, str(env.root)], check=True, env=variables)
     subprocess.run([uv, "pip", "install", "-q", "--link-mode", "hardlink", "--python", str(env.python),
-                    f"{env.engine}=={env.release}"], check=True, env=variables)
+                    "-c", str(constraints_file(env.root)), f"{env.engine}=={env.release}"], check=True,
+                   env=variables)
     return "uv"
 
 
