@@ -17,7 +17,9 @@ BASE_FLAGS = ["--enforce-eager", "--load-format", "dummy", "--max-model-len", "8
 # vLLM's own switch for DeepGEMM (`is_deep_gemm_supported()` reads envs.VLLM_USE_DEEP_GEMM): asked for the
 # block-FP8 shapes, so a table shows what vLLM picks without it.
 NO_DEEP_GEMM = (("VLLM_USE_DEEP_GEMM", "0"),)
-ENV_KEYS = ("VLLM_USE_DEEP_GEMM",)
+# vLLM's switch for FlashInfer's FP4 MoE kernels, which SM12x guides tell users to turn off: asked for NVFP4 MoE.
+NO_FLASHINFER_MOE_FP4 = (("VLLM_USE_FLASHINFER_MOE_FP4", "0"),)
+ENV_KEYS = ("VLLM_USE_DEEP_GEMM", "VLLM_USE_FLASHINFER_MOE_FP4")
 
 QUANT_CONFIGS: dict[str, dict[str, Any] | None] = {
     "bf16": None,
@@ -122,7 +124,7 @@ def shapes() -> list[Shape]:
               ("bf16", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16", "fp8-block"), kv_nvfp4=("bf16",),
               controls=("nvfp4", "bf16", "fp8-block"),
               forced_moe=(("nvfp4", "flashinfer_trtllm"), ("nvfp4", "marlin"), ("nvfp4", "cutlass")),
-              env_variants=(("fp8-block", NO_DEEP_GEMM),)),
+              env_variants=(("fp8-block", NO_DEEP_GEMM), ("nvfp4", NO_FLASHINFER_MOE_FP4))),
         Shape("gqa-h128-moe-fp8-channel", "zai-org/GLM-4.7-FP8 config.json (compressed-tensors FP8 per channel), "
               "2 layers", glm, ("native",)),
         Shape("gqa-h64-swa-sinks-moe", "openai/gpt-oss-20b config.json (sinks, 128-token sliding window, MXFP4 "

@@ -65,7 +65,7 @@ def forced_moe(run: EngineRun) -> str | None:
 
 # The environment variables the grid varies (tools/engine_oracle/grid.py ENV_KEYS): an entry holds for a run
 # whose values of these match its own, and no others.
-ENV_KEYS = ("VLLM_USE_DEEP_GEMM",)
+ENV_KEYS = ("VLLM_USE_DEEP_GEMM", "VLLM_USE_FLASHINFER_MOE_FP4")
 
 
 def grid_env(run: EngineRun) -> dict[str, str]:
