@@ -51,6 +51,29 @@ OBSERVED = [
              "'EMULATION'].",
              "vLLM 0.24.0 ... explicit --moe-backend marlin override ... startup then reports: Using 'MARLIN' NvFp4 "
              "MoE backend out of potential backends: [...]"),
+    Observed("https://github.com/AlexGS74/glm47-nvfp4-sm120/blob/28516ce33346c2ca2a99c899ee617ce844693efa/docs/"
+             "vllm-sm120-nvfp4-working-state.md", "0.15.1", "4x RTX PRO 6000 Blackwell Max-Q", "12.0",
+             "Salyut1/GLM-4.7-NVFP4 (ModelOpt NVFP4 MoE), TP=4, --quantization modelopt_fp4 "
+             "--attention-backend TRITON_ATTN", "gqa-h128-moe:nvfp4", "log",
+             "Using 'VLLM_CUTLASS' NvFp4 MoE backend out of potential backends: ['FLASHINFER_TRTLLM', "
+             "'FLASHINFER_CUTEDSL', 'FLASHINFER_CUTLASS', 'VLLM_CUTLASS', 'MARLIN']",
+             "Backends Selected at Runtime (confirmed in logs): Using 'VLLM_CUTLASS' NvFp4 MoE backend out of "
+             "potential backends: [...]"),
+    Observed("https://github.com/AlexGS74/glm47-nvfp4-sm120/blob/28516ce33346c2ca2a99c899ee617ce844693efa/docs/"
+             "vllm-sm120-nvfp4-working-state.md#forced", "0.15.1", "4x RTX PRO 6000 Blackwell Max-Q", "12.0",
+             "Salyut1/GLM-4.7-NVFP4, TP=4, --attention-backend TRITON_ATTN", "gqa-h128-moe:nvfp4",
+             "accepts_forced:TRITON_ATTN", "", "Using AttentionBackendEnum.TRITON_ATTN backend."),
+    Observed("https://github.com/vllm-project/vllm/issues/50332", "0.26.0", "DGX Spark (GB10)", "12.1",
+             "Qwen3.6-35B-A3B-FP8 (block FP8 MoE), --enforce-eager, TP=1", "gqa-h128-moe:fp8-block", "log",
+             "Using DEEPGEMM Fp8 MoE backend out of potential backends: ['AITER', 'FLASHINFER_TRTLLM', "
+             "'FLASHINFER_CUTLASS', 'DEEPGEMM', 'TRITON', 'MARLIN', [...]",
+             "INFO [fp8.py:405] Using DEEPGEMM Fp8 MoE backend out of potential backends: ['AITER', "
+             "'FLASHINFER_TRTLLM', 'FLASHINFER_CUTLASS', 'DEEPGEMM', 'TRITON', 'MARLIN', ...]"),
+    Observed("https://github.com/vllm-project/vllm/issues/33416", "0.15.0", "RTX PRO 6000 Blackwell Workstation",
+             "12.0", "MiniMax-M2.1-NVFP4 (ModelOpt NVFP4 MoE)", "gqa-h128-moe:nvfp4", "error",
+             "FLASHINFER_CUTLASS",
+             "ValueError: NvFp4 MoE backend 'FLASHINFER_CUTLASS' does not support the deployment configuration "
+             "since kernel does not support current device."),
     Observed("https://github.com/vllm-project/vllm/issues/31936", None, "8x RTX PRO 6000", "12.0",
              "deepseek-ai/DeepSeek-V3.2", "mla-sparse-moe:native", "attention", "",
              "No valid attention backend found ... use_sparse=True ... TRITON_MLA: [sparse not supported]"),
