@@ -35,5 +35,7 @@ def test_oracle_reproduces_the_committed_table_for_one_shape(tmp_path):
     fresh = json.loads((tmp_path / "vllm" / "0.24.0.json").read_text())
     committed = json.loads((REPO / "doctor" / "data" / "derived" / "vllm" / "0.24.0.json").read_text())
     wanted = [decisions(e) for e in committed["entries"] if e["capability"] == "12.0" and e["grid_shape"] == SHAPE]
-    assert wanted and [decisions(e) for e in fresh["entries"]] == wanted
+    # the grid may have grown since the table was written: every committed decision must come out the same
+    fresh_by_grid = {e["grid"]: decisions(e) for e in fresh["entries"]}
+    assert wanted and [fresh_by_grid.get(d[0]) for d in wanted] == wanted
     assert fresh["jit_archs"]["deep_gemm"]["archs"] == ["sm90", "sm100"]
