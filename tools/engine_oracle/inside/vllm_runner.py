@@ -225,6 +225,16 @@ def _configure_and_build(session: Session, query: dict[str, Any], started: float
     return result
 
 
+def _inspect_in_process() -> None:
+    """vLLM inspects each new architecture in a fresh Python (`_run_in_subprocess`, to keep CUDA out of the
+    parent), which re-imports vLLM and torch once per architecture and process: 20-50 s each on a loaded
+    machine. Here CUDA is the emulation, so the same `_ModelInfo` is computed in process."""
+    with contextlib.suppress(ImportError, AttributeError):
+        from vllm.model_executor.models import registry
+        if callable(getattr(registry, "_run_in_subprocess", None)):
+            registry._run_in_subprocess = lambda fn: fn()
+
+
 def main() -> None:
     job = json.loads(Path(sys.argv[1]).read_text())
     for name in ("vllm",):
@@ -235,6 +245,7 @@ def main() -> None:
     import vllm
     from vllm.platforms import current_platform
 
+    _inspect_in_process()
     global vllm_platform
     import vllm_platform as plugin
     vllm_platform = plugin
