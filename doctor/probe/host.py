@@ -24,6 +24,7 @@ def probe_host(root: Path = Path("/")) -> Host:
         iommu_mode=iommu,
         iommu_source=iommu_source,
         wsl=is_wsl(root, platform.release()),
+        nvidia_registry_dwords=nvidia_registry_dwords(root),
         **nvidia_module(root),
     )
 
@@ -51,6 +52,28 @@ def nvidia_module(root: Path = Path("/")) -> dict[str, str | None]:
     match = _BUILD_HOST.search(first)
     build = None if match is None else ("nvidia" if match.group("host").startswith("dvs-builder@") else "local")
     return {"nvidia_module": flavour, "nvidia_module_build": build}
+
+
+_REGISTRY_LINE = re.compile(r'^RegistryDwords:\s*"?(?P<value>[^"]*)"?\s*$')
+
+
+def nvidia_registry_dwords(root: Path = Path("/")) -> tuple[str, ...]:
+    """The `NVreg_RegistryDwords` the loaded nvidia module was given (`ForceP2P=17;RMForceStaticBar1=1`: the
+    switches the patched P2P modules for GeForce cards are run with), readable without root from
+    /proc/driver/nvidia/params (`RegistryDwords: "..."`) or /sys/module/nvidia/parameters/NVreg_RegistryDwords."""
+    for line in _lines(root / "proc/driver/nvidia/params"):
+        match = _REGISTRY_LINE.match(line.strip())
+        if match:
+            return _dwords(match.group("value"))
+    sysfs = _lines(root / "sys/module/nvidia/parameters/NVreg_RegistryDwords")
+    return _dwords(sysfs[0]) if sysfs else ()
+
+
+def _dwords(value: str) -> tuple[str, ...]:
+    value = value.strip().strip('"')
+    if value in ("", "(null)"):
+        return ()
+    return tuple(entry.strip() for entry in value.split(";") if entry.strip())
 
 
 def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:
