@@ -212,7 +212,8 @@ def _validate_id(raw: dict[str, Any], where: str, namespace: str | None) -> None
     rule_id = str(raw["id"])
     if namespace is None:
         if not RULE_ID.match(rule_id):
-            raise RuleError(f"{where}: id must look like SGL101 (letters then three digits; a digit may stand inside the letters: P2P001)")
+            raise RuleError(f"{where}: id must look like SGL101 (letters then three digits; "
+                            "a digit may stand inside the letters: P2P001)")
         return
     if rule_namespace(rule_id) != namespace:
         raise RuleError(f"{where}: a rule of the {namespace!r} engine needs an id like {namespace}/ABC101")

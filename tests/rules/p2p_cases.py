@@ -42,6 +42,7 @@ def forced(**host: Any) -> dict[str, Any]:
 
 
 TP2 = ("--tensor-parallel-size", "2")
+SMALL_BAR1 = {"bar1_total_bytes": 256 << 20}  # a 5090 without Resizable BAR
 
 P2P_CASES = [
     a("P2P001", True, "nvml p2p ok on geforce, translated", rig(host=TRANSLATED, link=P2P_OK), *TP2),
@@ -54,12 +55,12 @@ P2P_CASES = [
     a("P2P001", False, "rtx pro (stock p2p: COMM002)", rig(PRO4, host=TRANSLATED), *TP2),
     a("P2P001", False, "tp 1", rig(host=TRANSLATED, link=P2P_OK), "--tensor-parallel-size", "1"),
     a("P2P001", False, "one geforce card", rig(R5090, host=forced(**TRANSLATED)), *TP2),
-    a("P2P002", True, "5090 with a 256 MiB BAR1", rig(host=PASSTHROUGH, link=P2P_OK, gpu={"bar1_total_bytes": 256 << 20})),
-    a("P2P002", False, "resizable bar: 32 GiB BAR1", rig(host=PASSTHROUGH, link=P2P_OK, gpu={"bar1_total_bytes": 32 * GIB})),
-    a("P2P002", False, "small BAR1, stock module", rig(gpu={"bar1_total_bytes": 256 << 20})),
+    a("P2P002", True, "5090 with a 256 MiB BAR1", rig(host=PASSTHROUGH, link=P2P_OK, gpu=SMALL_BAR1)),
+    a("P2P002", False, "resizable bar: 32 GiB BAR1", rig(host=PASSTHROUGH, link=P2P_OK,
+                                                          gpu={"bar1_total_bytes": 32 * GIB})),
+    a("P2P002", False, "small BAR1, stock module", rig(gpu=SMALL_BAR1)),
     a("P2P002", False, "BAR1 unknown", rig(host=PASSTHROUGH, link=P2P_OK)),
-    a("P2P002", False, "small BAR1 on hopper", rig(host=PASSTHROUGH, link=P2P_OK, gpu={"bar1_total_bytes": 256 << 20},
-                                                  capability="9.0")),
+    a("P2P002", False, "small BAR1 on hopper", rig(host=PASSTHROUGH, link=P2P_OK, gpu=SMALL_BAR1, capability="9.0")),
     a("P2P003", True, "vllm 0.19 tp2 graphs, nvml ok", rig(host=PASSTHROUGH, link=P2P_OK), *TP2),
     a("P2P003", True, "vllm 0.19 tp2, switches only", rig(host=forced(**PASSTHROUGH), link=P2P_UNKNOWN), *TP2),
     a("P2P003", False, "enforce eager", rig(host=PASSTHROUGH, link=P2P_OK), *TP2, "--enforce-eager"),
