@@ -82,6 +82,9 @@ COMM_CASES = [
     a("COMM020", True, "rtx pro tp2 expandable", rig(PRO4, ("vllm==0.22.0",), env=EXPANDABLE), *TP2),
     a("COMM020", True, "0.33.0 still", rig(PRO4, ("vllm==0.33.0",), env=EXPANDABLE), *TP2),
     a("COMM020", True, "forced-p2p 5090 pair", rig(link=P2P_OK, env=EXPANDABLE), *TP2),
+    a("COMM020", True, "torch's newer PYTORCH_ALLOC_CONF", rig(PRO4, ("vllm==0.22.0",),
+                                                              env={"PYTORCH_ALLOC_CONF": "expandable_segments:True"}),
+      *TP2),
     a("COMM020", False, "expandable off", rig(PRO4, ("vllm==0.22.0",),
                                                env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"}), *TP2),
     a("COMM020", False, "no alloc conf", rig(PRO4, ("vllm==0.22.0",)), *TP2),
@@ -109,4 +112,20 @@ WSL_CASES = [
     a("WSL010", False, "sglang under wsl", rig(R5090, ("sglang==0.5.10",), host=WSL), "--mem-fraction-static", "0.95"),
 ]
 
-CASES = P2P_CASES + COMM_CASES + WSL_CASES
+
+
+def llama(driver: str, profile: str = R5090, env: dict[str, str] | None = None) -> Callable[[], Facts]:
+    return lambda: build(profile, None, ("llama.cpp==10355",), driver=driver, env=env)
+
+
+DRIVER_CASES = [
+    a("DRV010", True, "5090 on 610.57.04", llama("610.57.04")),
+    a("DRV010", True, "rtx pro on 610.43.02", llama("610.43.02", PRO4)),
+    a("DRV010", False, "graphs off", llama("610.57.04", env={"GGML_CUDA_DISABLE_GRAPHS": "1"})),
+    a("DRV010", False, "595.71.05", llama("595.71.05")),
+    a("DRV010", False, "615 branch: not reported", llama("615.20.01")),
+    a("DRV010", False, "hopper on 610", llama("610.57.04", H100)),
+    a("DRV010", False, "vllm on 610", lambda: build(R5090, None, ("vllm==0.20.0",), driver="610.57.04")),
+]
+
+CASES = P2P_CASES + COMM_CASES + WSL_CASES + DRIVER_CASES
