@@ -25,6 +25,7 @@ def probe_host(root: Path = Path("/")) -> Host:
         iommu_source=iommu_source,
         wsl=is_wsl(root, platform.release()),
         nvidia_registry_dwords=nvidia_registry_dwords(root),
+        ld_so_preload=ld_so_preload(root),
         **nvidia_module(root),
     )
 
@@ -74,6 +75,14 @@ def _dwords(value: str) -> tuple[str, ...]:
     if value in ("", "(null)"):
         return ()
     return tuple(entry.strip() for entry in value.split(";") if entry.strip())
+
+
+def ld_so_preload(root: Path = Path("/")) -> str | None:
+    """What /etc/ld.so.preload loads into every process (GPU-sharing interposers such as HAMi's libvgpu.so
+    are installed this way in containers, as well as through LD_PRELOAD)."""
+    entries = [w for line in _lines(root / "etc/ld.so.preload") if not line.lstrip().startswith("#")
+               for w in line.split()]
+    return " ".join(entries) or None
 
 
 def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:

@@ -118,3 +118,12 @@ def test_registry_dwords_from_sysfs_when_proc_says_nothing(tmp_path):
     assert nvidia_registry_dwords(tmp_path) == ("RMForceP2PType=1",)
     (params / "NVreg_RegistryDwords").write_text("(null)\n")
     assert nvidia_registry_dwords(tmp_path) == ()
+
+
+def test_ld_so_preload_lists_the_interposers(tmp_path):
+    from doctor.probe.host import ld_so_preload
+
+    (tmp_path / "etc").mkdir()
+    assert ld_so_preload(tmp_path) is None
+    (tmp_path / "etc/ld.so.preload").write_text("# HAMi\n/usr/local/vgpu/libvgpu.so\n")
+    assert ld_so_preload(tmp_path) == "/usr/local/vgpu/libvgpu.so"

@@ -128,4 +128,17 @@ DRIVER_CASES = [
     a("DRV010", False, "vllm on 610", lambda: build(R5090, None, ("vllm==0.20.0",), driver="610.57.04")),
 ]
 
-CASES = P2P_CASES + COMM_CASES + WSL_CASES + DRIVER_CASES
+VGPU = {"LD_PRELOAD": "/usr/local/vgpu/libvgpu.so"}
+NCCL_CASES = [
+    a("NCCL001", True, "LD_PRELOAD libvgpu, tp 4", rig(PRO4, ("vllm==0.24.0",), env=VGPU),
+      "--tensor-parallel-size", "4"),
+    a("NCCL001", True, "ld.so.preload libvgpu, tp 2", rig(PRO4, ("vllm==0.24.0",),
+                                                         host={"ld_so_preload": "/usr/local/vgpu/libvgpu.so"}), *TP2),
+    a("NCCL001", False, "passthrough", rig(PRO4, ("vllm==0.24.0",), env={**VGPU, "CUDA_DISABLE_CONTROL": "true"}),
+      *TP2),
+    a("NCCL001", False, "tp 1", rig(PRO4, ("vllm==0.24.0",), env=VGPU), "--tensor-parallel-size", "1"),
+    a("NCCL001", False, "another preload", rig(PRO4, ("vllm==0.24.0",), env={"LD_PRELOAD": "libjemalloc.so.2"}), *TP2),
+    a("NCCL001", False, "sglang", rig(PRO4, ("sglang==0.5.10",), env=VGPU), "--tp", "2"),
+]
+
+CASES = P2P_CASES + COMM_CASES + WSL_CASES + DRIVER_CASES + NCCL_CASES
