@@ -37,6 +37,8 @@ class Host:
     nvidia_module_build: str | None = None  # NVIDIA's build host (dvs-builder) or a local source build
     # the nvidia module's NVreg_RegistryDwords entries ("ForceP2P=17", ...): /proc/driver/nvidia/params
     nvidia_registry_dwords: tuple[str, ...] = ()
+    # bridges above the GPUs with ACS P2P redirect on (probe/pcie_acs.py); None: config space not readable (not root)
+    acs_redirect: tuple[str, ...] | None = None
     ld_so_preload: str | None = None  # /etc/ld.so.preload: libraries preloaded into every process (HAMi's libvgpu.so)
 
 

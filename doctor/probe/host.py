@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from doctor.pipeline.facts import Host
+from doctor.probe.pcie_acs import acs_redirect
 
 
 def probe_host(root: Path = Path("/")) -> Host:
@@ -26,6 +27,7 @@ def probe_host(root: Path = Path("/")) -> Host:
         wsl=is_wsl(root, platform.release()),
         nvidia_registry_dwords=nvidia_registry_dwords(root),
         ld_so_preload=ld_so_preload(root),
+        acs_redirect=_tuple(acs_redirect(root / "sys")),
         **nvidia_module(root),
     )
 
@@ -104,6 +106,10 @@ def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:
     if (root / "sys/kernel").is_dir() and not present:
         return "off", "/sys/kernel/iommu_groups: no groups"
     return None, None
+
+
+def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
+    return None if values is None else tuple(values)
 
 
 def _cpu_model(cpuinfo: Path) -> str | None:
