@@ -103,3 +103,9 @@ def test_a_patch_release_with_its_own_table_is_read_from_it(monkeypatch):
     assert derived.table_release(Version("0.15.2")) == "0.15.1"  # the newest patch not newer than it
     assert derived.table_release(Version("0.27.0")) == "0.27.1"  # only a later patch is tabulated: its minor's
     assert derived.table_release(Version("0.16.0")) is None
+
+
+def test_stub_error_text_calls_fill_their_out_parameter():
+    source = c_source({"cuInit"})
+    assert 'int cuGetErrorString(int error, const char **text) { if (text) *text = "CUDA_ERROR_NO_DEVICE' in source
+    assert "int cuGetErrorName(int error, const char **text)" in source
