@@ -12,6 +12,7 @@ import contextlib
 import enum
 import functools
 import gc
+import io
 import json
 import logging
 import os
@@ -158,7 +159,14 @@ def _engine_config(flags: list[str]) -> Any:
     except ImportError:
         from vllm.utils import FlexibleArgumentParser
     parser = EngineArgs.add_cli_args(FlexibleArgumentParser())
-    return EngineArgs.from_cli_args(parser.parse_args(flags)).create_engine_config()
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said):
+            args = parser.parse_args(flags)
+    except SystemExit as exit_:  # argparse prints why and exits: keep its words (a flag this release lacks)
+        lines = said.getvalue().strip().splitlines()
+        raise ValueError(f"argument error: {lines[-1] if lines else exit_}") from None
+    return EngineArgs.from_cli_args(args).create_engine_config()
 
 
 def _build(config: Any) -> torch.nn.Module:
