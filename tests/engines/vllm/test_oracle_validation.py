@@ -52,14 +52,6 @@ OBSERVED = [
              "vLLM 0.24.0 ... explicit --moe-backend marlin override ... startup then reports: Using 'MARLIN' NvFp4 "
              "MoE backend out of potential backends: [...]"),
     Observed("https://github.com/AlexGS74/glm47-nvfp4-sm120/blob/28516ce33346c2ca2a99c899ee617ce844693efa/docs/"
-             "vllm-sm120-nvfp4-working-state.md", "0.15.1", "4x RTX PRO 6000 Blackwell Max-Q", "12.0",
-             "Salyut1/GLM-4.7-NVFP4 (ModelOpt NVFP4 MoE), TP=4, --quantization modelopt_fp4 "
-             "--attention-backend TRITON_ATTN", "gqa-h128-moe:nvfp4", "log",
-             "Using 'VLLM_CUTLASS' NvFp4 MoE backend out of potential backends: ['FLASHINFER_TRTLLM', "
-             "'FLASHINFER_CUTEDSL', 'FLASHINFER_CUTLASS', 'VLLM_CUTLASS', 'MARLIN']",
-             "Backends Selected at Runtime (confirmed in logs): Using 'VLLM_CUTLASS' NvFp4 MoE backend out of "
-             "potential backends: [...]"),
-    Observed("https://github.com/AlexGS74/glm47-nvfp4-sm120/blob/28516ce33346c2ca2a99c899ee617ce844693efa/docs/"
              "vllm-sm120-nvfp4-working-state.md#forced", "0.15.1", "4x RTX PRO 6000 Blackwell Max-Q", "12.0",
              "Salyut1/GLM-4.7-NVFP4, TP=4, --attention-backend TRITON_ATTN", "gqa-h128-moe:nvfp4",
              "accepts_forced:TRITON_ATTN", "", "Using AttentionBackendEnum.TRITON_ATTN backend."),
@@ -69,11 +61,6 @@ OBSERVED = [
              "'FLASHINFER_CUTLASS', 'DEEPGEMM', 'TRITON', 'MARLIN', [...]",
              "INFO [fp8.py:405] Using DEEPGEMM Fp8 MoE backend out of potential backends: ['AITER', "
              "'FLASHINFER_TRTLLM', 'FLASHINFER_CUTLASS', 'DEEPGEMM', 'TRITON', 'MARLIN', ...]"),
-    Observed("https://github.com/vllm-project/vllm/issues/33416", "0.15.0", "RTX PRO 6000 Blackwell Workstation",
-             "12.0", "MiniMax-M2.1-NVFP4 (ModelOpt NVFP4 MoE)", "gqa-h128-moe:nvfp4", "error",
-             "FLASHINFER_CUTLASS",
-             "ValueError: NvFp4 MoE backend 'FLASHINFER_CUTLASS' does not support the deployment configuration "
-             "since kernel does not support current device."),
     Observed("https://github.com/vllm-project/vllm/issues/31936", None, "8x RTX PRO 6000", "12.0",
              "deepseek-ai/DeepSeek-V3.2", "mla-sparse-moe:native", "attention", "",
              "No valid attention backend found ... use_sparse=True ... TRITON_MLA: [sparse not supported]"),
@@ -86,6 +73,20 @@ OBSERVED = [
 # Real lines the emulation does NOT reproduce, each with the reason: asserted to still disagree (so the record
 # stays true when a table changes), never counted as reproduced.
 DISAGREES = [
+    (Observed("https://github.com/AlexGS74/glm47-nvfp4-sm120/blob/28516ce33346c2ca2a99c899ee617ce844693efa/docs/"
+             "vllm-sm120-nvfp4-working-state.md", "0.15.1", "4x RTX PRO 6000 Blackwell Max-Q", "12.0",
+             "Salyut1/GLM-4.7-NVFP4 (ModelOpt NVFP4 MoE), TP=4, --quantization modelopt_fp4 "
+             "--attention-backend TRITON_ATTN", "gqa-h128-moe:nvfp4", "log",
+             "Using 'VLLM_CUTLASS' NvFp4 MoE backend out of potential backends: ['FLASHINFER_TRTLLM', "
+             "'FLASHINFER_CUTEDSL', 'FLASHINFER_CUTLASS', 'VLLM_CUTLASS', 'MARLIN']",
+             "Backends Selected at Runtime (confirmed in logs): Using 'VLLM_CUTLASS' NvFp4 MoE backend out of "
+             "potential backends: [...]"),
+     "the host's toolchain: vLLM 0.15.x's has_flashinfer() is False without nvcc on PATH and without "
+     "flashinfer-cubin, and then every FlashInfer MoE backend is skipped ('kernel does not support current "
+     "device') and VLLM_CUTLASS is next; the report installs with `uv tool install vllm==0.15.1` and its log "
+     "lists all five candidates, so VLLM_USE_FLASHINFER_MOE_FP4 was not set. The table pins nvcc on PATH and "
+     "gets FLASHINFER_CUTLASS; the same query re-run with PATH=/usr/bin:/bin on the same wheel set printed the "
+     "reported line verbatim (2026-11-28)"),
     (Observed("https://github.com/vllm-project/vllm/issues/43507#issuecomment-linear", "0.24.0",
               "RTX 5090 Laptop (24 GB), Windows 11, vLLM run natively", "12.0",
               "bg-digitalservices/Gemma-4-26B-A4B-it-NVFP4, TP=1", "gqa-h128-dense:nvfp4", "linear",
@@ -112,6 +113,12 @@ def test_known_disagreement_still_holds(seen, why):
 
 # Reports of a choice the emulation cannot see, and why: kept out of the test, never counted as reproduced.
 OUTSIDE_THE_EMULATION = {
+    "https://github.com/vllm-project/vllm/issues/33416": "vLLM 0.15.0, RTX PRO 6000, MiniMax-M2.1-NVFP4: \"NvFp4 MoE "
+    "backend 'FLASHINFER_CUTLASS' does not support the deployment configuration since kernel does not support "
+    "current device\". The launch environment is not in the part read. In the 0.15.0 table vLLM's own default "
+    "path skips FLASHINFER_CUTLASS on 12.0 and picks VLLM_CUTLASS without an error; the quoted ValueError is what "
+    "vLLM raises when FlashInfer's FP4 MoE is requested (VLLM_USE_FLASHINFER_MOE_FP4=1, "
+    "fused_moe/oracle/nvfp4.py), a variant the grid does not ask: not counted either way",
     "https://github.com/vllm-project/vllm/pull/37751#TRTLLM": "the TRT-LLM MXFP4 MoE failure is the kernel's own "
     "C++ check at run time ('kernel requires 10.x architecture'), reached through the author's code change; in "
     "the 0.18.0 table `--moe-backend flashinfer_trtllm` is not honoured for MXFP4 at all (MARLIN is kept)",
