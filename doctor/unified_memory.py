@@ -5,8 +5,10 @@ CUDA reports the pool's total as about 121.7 GiB on a 128 GB Spark (vLLM logs `F
 MiaAI-Lab/DeepSeek-v4-Flash-One-DGX-Spark#4), not the 128 GiB of the spec sheet, and "free" is what the host
 has not handed out: the page cache, other containers and the OS count as used. vLLM refuses to start when
 free < gpu_memory_utilization x total (its release's default share when the flag is unset: 0.9 up to 0.19.x,
-0.92 from 0.20.0, read from the wheels). `uma.*` for the rules: the pool, what this machine has available (live
-probe: /proc/meminfo MemAvailable), and what the engine will ask for.
+0.92 from 0.20.0, read from the wheels); "free" is MemAvailable from 0.12.0 (`MemorySnapshot` on GB10 reads
+`psutil.virtual_memory().available`) and cudaMemGetInfo's free, without the reclaimable page cache, before it.
+`uma.*` for the rules: the pool, what this machine has available (live probe: /proc/meminfo MemAvailable), and
+what the engine will ask for.
 
 How much of the pool an idle Spark leaves free varies by machine: one headless Spark with the page cache dropped
 reported 101.3-102.2 GiB at boot (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47: 0.87 never started), while
