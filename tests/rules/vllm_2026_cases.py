@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.rules.builders import a, build
+from tests.rules.builders import a, build, fused_moe
 
 PRO, SPARK, H100, B200 = "rtx-pro-6000-x8", "dgx-spark", "h100-sxm-x8", "b200-x8"
 QWEN235_FP8, DSV3, LLAMA = "Qwen/Qwen3-235B-A22B-FP8", "deepseek-ai/DeepSeek-V3", "meta-llama/Llama-3.1-8B-Instruct"
 NVFP4 = "nvidia/Kimi-K2.5-NVFP4"
+QWEN30 = "Qwen/Qwen3-30B-A3B"
 QWEN35_TEXT = {"model_type": "qwen3_5_moe_text"}
 FP4_ON = {"VLLM_USE_FLASHINFER_MOE_FP4": "1"}
 LATENCY, THROUGHPUT = ({**FP4_ON, "VLLM_FLASHINFER_MOE_BACKEND": b} for b in ("latency", "throughput"))
 MODELOPT_FP8 = {"scheme": "fp8-tensor", "method": "modelopt"}
+
+
+
+def vllm_moe(fits: bool, source: str):
+    check = fused_moe(fits, source)
+    details = {**check.details, "lookup_from": "vLLM 0.11.0 wheel"}
+    return dataclasses.replace(check, engine="vllm", details=details)
 
 
 def vl(version, model=LLAMA, profile=PRO, env=None, quant=None, **model_fields):
@@ -49,4 +57,12 @@ VLLM_2026_CASES = [
     a("VLLM071", False, "block FP8 is not the ModelOpt FP8 method",
       vl("0.11.1", QWEN235_FP8, env={"VLLM_USE_FLASHINFER_MOE_FP8": "1"})),
     a("VLLM071", False, "datacenter Blackwell has trtllm-gen", vl("0.11.1", NVFP4, B200, env=FP4_ON)),
+    a("VLLM072", True, "no RTX 5090 table at E=128 N=384 (0.11.2)", vl("0.11.2", QWEN30, "rtx-5090-x2"),
+      "--tensor-parallel-size", "2"),
+    a("VLLM072", True, "default tile that fits", vl("0.20.0", QWEN30), kernels=(vllm_moe(True, "default"),)),
+    a("VLLM072", False, "a shipped table", vl("0.20.0", QWEN30), kernels=(vllm_moe(True, "file"),)),
+    a("VLLM072", False, "default tile overflows: VLLM015", vl("0.20.0", QWEN30),
+      kernels=(vllm_moe(False, "default"),)),
+    a("VLLM072", False, "Hopper", vl("0.20.0", QWEN30, H100), kernels=(vllm_moe(True, "default"),)),
+    a("VLLM072", False, "dense model: no fused MoE", vl("0.11.2", LLAMA, "rtx-5090")),
 ]
