@@ -111,6 +111,10 @@ def lcpp(build_number, model="tiny"):
     return lambda: build(R5090, gguf(model), (f"llama.cpp=={build_number}",))
 
 
+def lcpp_smem(build_number, smem_bytes):
+    return lambda: build(R5090, gguf("tiny"), (f"llama.cpp=={build_number}",), gpus=smem(smem_bytes))
+
+
 def gguf(name):
     from tests.engines.llama_cpp.gguf_files import fixture
 
@@ -434,6 +438,17 @@ CASES = [
     a("LCPP011", False, "-ngl 99 -fa on at b99999", lcpp(99999), "-ngl", "99", "-fa", "on"),
     a("LCPP008", True, "q8_0 V cache, -fa off", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0", "-fa", "off"),
     a("LCPP008", False, "q8_0 V cache, -fa auto", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0"),
+    a("LCPP040", True, "smpbo 0x100000001 at b11434", lcpp_smem(11434, 4294967297)),
+    a("LCPP040", True, "smpbo 0x100000001, build unknown (llama-cpp-python)", lambda: build(
+        R5090, libs=(llama_cpp("sm_120a"),), gpus=smem(4294967297))),
+    a("LCPP040", False, "smpbo 0x100000001 at b11435 (newer than the source read)", lcpp_smem(11435, 4294967297)),
+    a("LCPP040", False, "smpbo 101376", lcpp_smem(11434, 101376)),
+    a("LCPP040", False, "smpbo 102400 (the SM's own size)", lcpp_smem(11434, 102400)),
+    a("LCPP040", True, "smpbo 102401", lcpp_smem(11434, 102401)),
+    a("LCPP040", False, "smpbo 0 (HW002 only)", lcpp_smem(11434, 0)),
+    a("LCPP040", False, "smpbo 0x100000001, no llama.cpp", lambda: build(R5090, gpus=smem(4294967297))),
+    a("LCPP040", False, "smpbo 0x100000001 under vLLM", lambda: build(R5090, LLAMA, ("vllm==0.24.0",),
+                                                                       gpus=smem(4294967297))),
     a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
     a("LCPP009", False, "--n-cpu-moe 6 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)),
       "--n-cpu-moe", "6"),
