@@ -115,6 +115,10 @@ def lcpp_smem(build_number, smem_bytes):
     return lambda: build(R5090, gguf("tiny"), (f"llama.cpp=={build_number}",), gpus=smem(smem_bytes))
 
 
+def lcpp_spark(build_number):
+    return lambda: build(SPARK, gguf("tiny"), (f"llama.cpp=={build_number}",))
+
+
 def gguf(name):
     from tests.engines.llama_cpp.gguf_files import fixture
 
@@ -449,6 +453,16 @@ CASES = [
     a("LCPP040", False, "smpbo 0x100000001, no llama.cpp", lambda: build(R5090, gpus=smem(4294967297))),
     a("LCPP040", False, "smpbo 0x100000001 under vLLM", lambda: build(R5090, LLAMA, ("vllm==0.24.0",),
                                                                        gpus=smem(4294967297))),
+    a("LCPP041", True, "spark, b10362 default (mmap)", lcpp_spark(10362)),
+    a("LCPP041", False, "spark, b10380 default (load-mode auto: off on an iGPU)", lcpp_spark(10380)),
+    a("LCPP041", False, "spark, b10370 default (between the samples)", lcpp_spark(10370)),
+    a("LCPP041", False, "spark, b7100 --no-mmap", lcpp_spark(7100), "--no-mmap"),
+    a("LCPP041", True, "spark, b10800 --load-mode mmap", lcpp_spark(10800), "--load-mode", "mmap"),
+    a("LCPP041", True, "spark, b10800 -lm mmap+mlock", lcpp_spark(10800), "-lm", "mmap+mlock"),
+    a("LCPP041", False, "spark, b10800 --load-mode none", lcpp_spark(10800), "--load-mode", "none"),
+    a("LCPP041", True, "spark, b7800 --mmap", lcpp_spark(7800), "--mmap"),
+    a("LCPP041", False, "5090, b7100 default (discrete)", lcpp(7100)),
+    a("LCPP041", False, "spark, build unknown", lambda: build(SPARK, libs=(llama_cpp("sm_121a"),))),
     a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
     a("LCPP009", False, "--n-cpu-moe 6 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)),
       "--n-cpu-moe", "6"),
