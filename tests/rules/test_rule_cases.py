@@ -119,6 +119,14 @@ def lcpp_spark(build_number):
     return lambda: build(SPARK, gguf("tiny"), (f"llama.cpp=={build_number}",))
 
 
+def with_os(facts, os_name):
+    return facts.replace(host=dataclasses.replace(facts.host, os=os_name))
+
+
+def lcpp_os(os_name, profile=R5090):
+    return lambda: with_os(build(profile, gguf("tiny"), ("llama.cpp==10488",)), os_name)
+
+
 def gguf(name):
     from tests.engines.llama_cpp.gguf_files import fixture
 
@@ -463,6 +471,11 @@ CASES = [
     a("LCPP041", True, "spark, b7800 --mmap", lcpp_spark(7800), "--mmap"),
     a("LCPP041", False, "5090, b7100 default (discrete)", lcpp(7100)),
     a("LCPP041", False, "spark, build unknown", lambda: build(SPARK, libs=(llama_cpp("sm_121a"),))),
+    a("LCPP042", True, "5090 under Windows", lcpp_os("Windows")),
+    a("LCPP042", True, "spark-class (12.1) under Windows", lcpp_os("Windows", SPARK)),
+    a("LCPP042", False, "5090 under Linux", lcpp_os("Linux")),
+    a("LCPP042", False, "H100 under Windows", lcpp_os("Windows", H100)),
+    a("LCPP042", False, "5090 under Windows, vLLM", lambda: with_os(build(R5090, LLAMA, ("vllm==0.24.0",)), "Windows")),
     a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
     a("LCPP009", False, "--n-cpu-moe 6 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)),
       "--n-cpu-moe", "6"),
