@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from doctor.engines.spi import EngineRun, closest
-from doctor.engines.vllm import allreduce, backends, derived, families, flags, gemm, knowledge
+from doctor.engines.vllm import allreduce, backends, derived, families, flags, gemm, knowledge, moe_activation
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
              "--disable-custom-all-reduce", "--kv-cache-dtype")
@@ -35,6 +35,8 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["moe"] = _choice(moe) if moe else None
         view["linear"] = _linear(gemm.linear_backend(run))
         view["derived"] = derived.view(run)
+    if run.facts.model is not None:
+        view["forced_moe"] = moe_activation.view(run)
     if run.gpu is not None:
         binaries = families.installed_binaries(run.library.details) or facts.get("binaries", {})
         verdicts = families.family_verdicts(binaries, run.gpu.capability)

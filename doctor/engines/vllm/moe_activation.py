@@ -1,0 +1,172 @@
+"""A forced `--moe-backend` against the model's experts, per vLLM release (doctor/data/vllm/moe-activations.json,
+written by tools/vllm_moe_activations.py from each wheel's source).
+
+vLLM's MoE oracles (`fused_moe/oracle/{nvfp4,fp8,unquantized}.py`) take a named backend without falling back:
+`map_*_backend` raises `moe_backend='X' is not supported for <format> MoE` for a name its expert format has no
+entry for, and `_return_or_raise` raises `<format> MoE backend 'X' does not support the deployment configuration
+since kernel does not support <activation> activation` when none of the backend's expert classes passes
+`is_supported_config`, whose activation test is the class's `_supports_activation` (and, for a non-gated MLP such
+as Nemotron-H's relu2, `_supports_no_act_and_mul`). The activation is the one the release's model file passes
+its FusedMoE layer, read from the same wheel."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from doctor.engines.spi import EngineRun, Model
+from doctor.engines.vllm import knowledge
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "vllm" / "moe-activations.json"
+ORACLE_NAMES = {"nvfp4": "NvFp4", "fp8": "FP8", "unquantized": "unquantized"}
+UNQUANTIZED = ("bf16", "fp16", "none")
+# vLLM's `MoEActivation.from_str` names for the activations configs spell otherwise (Gemma: gelu_pytorch_tanh).
+# Never offered as the fix: trtllm-gen and MegaMoE kernels exist for SM100/103 only (MOE003; their device tests
+# are not a single expression the generator reads), emulation dequantizes in Triton (a reference path).
+NOT_SUGGESTED = ("flashinfer_trtllm", "deep_gemm_mega_moe", "flashinfer_moe_ep_mega_deep_gemm", "emulation")
+CONFIG_NAMES = {"gelu_pytorch_tanh": "gelu_tanh", "gelu_new": "gelu_tanh", "swish": "silu"}
+
+
+@cache
+def table() -> dict[str, Any]:
+    return json.loads(DATA.read_text(encoding="utf-8"))
+
+
+def oracle_of(scheme: str) -> str | None:
+    if scheme == "nvfp4":
+        return "nvfp4"
+    if scheme.startswith("fp8"):
+        return "fp8"
+    return "unquantized" if scheme in UNQUANTIZED else None
+
+
+def expert_schemes(model: Model) -> list[str]:
+    """Every storage the routed experts have (a mixed checkpoint lists several), most common first."""
+    quant = model.quantization
+    schemes = [quant.for_experts().scheme]
+    for module in quant.modules:
+        if module.module.split("@")[0] == "routed_experts":
+            scheme = "bf16" if module.scheme == "none" else module.scheme
+            if scheme not in schemes:
+                schemes.append(scheme)
+    return schemes
+
+
+def activations(model: Model, spec: dict[str, Any] | None) -> list[str] | None:
+    """The activations this release's model file gives the experts (None: not read for this family)."""
+    if spec is None or model.moe is None:
+        return None
+    if "value" in spec and not spec.get("default"):
+        return [spec["value"]]
+    if "config_field" in spec:
+        if model.moe.hidden_act_field != spec["config_field"] or not model.moe.hidden_act:
+            return None
+        name = CONFIG_NAMES.get(model.moe.hidden_act, model.moe.hidden_act)
+        return [f"{name}_no_mul" if spec.get("no_mul") else name]
+    if "candidates" in spec:  # step3p5: swiglustep on the layers with a non-zero swiglu_limits entry, else silu
+        found = [c for c in spec["candidates"] if c != "swiglustep" or model.moe.swiglu_limited]
+        return found or None
+    return None
+
+
+def kernel_accepts(kernel: dict[str, Any], activation: str) -> bool | None:
+    if kernel["activations"] is None:
+        return None
+    if activation.endswith("_no_mul") and not kernel["no_act_and_mul"]:
+        return False
+    return activation in kernel["activations"]
+
+
+def device_gate(tree: dict[str, Any] | None, capability: int) -> bool | None:
+    """A kernel's `_supports_current_device` on `capability` (major*10+minor), three-valued: None where it
+    turns on something the doctor does not read (an import probe such as `has_flashinfer_b12x_moe()`)."""
+    if tree is None or "opaque" in tree:
+        return None
+    if "const" in tree:
+        return bool(tree["const"])
+    if "test" in tree:
+        value = tree["value"]
+        return {"eq": capability == value, "family": capability // 10 == value // 10,
+                "ge": capability >= value}[tree["test"]]
+    answers = [device_gate(arg, capability) for arg in tree["args"]]
+    if tree["op"] == "and":
+        return False if False in answers else (None if None in answers else True)
+    return True if True in answers else (None if None in answers else False)
+
+
+def runs_here(backend: dict[str, Any], capability: int | None) -> bool:
+    """False only where every expert class of the backend refuses this capability in its own device test."""
+    if capability is None or not backend["kernels"]:
+        return True
+    return any(device_gate(k.get("device"), capability) is not False for k in backend["kernels"])
+
+
+def backend_verdict(backend: dict[str, Any], acts: list[str]) -> tuple[bool | None, list[str]]:
+    """(True: one of its expert classes takes every activation; False: none does; None: not read), and the
+    activations it rejects."""
+    if not backend["kernels"]:
+        return None, []
+    rejected = []
+    for activation in acts:
+        answers = [kernel_accepts(k, activation) for k in backend["kernels"]]
+        if any(answers):
+            continue
+        if None in answers:
+            return None, []
+        rejected.append(activation)
+    return not rejected, rejected
+
+
+def _oracle_view(release: dict[str, Any], oracle: str, flag: str, acts: list[str] | None,
+                 scheme: str, capability: int | None) -> dict[str, Any]:
+    data = release["oracles"][oracle]
+    backends = data["backends"]
+    entry: dict[str, Any] = {"oracle": oracle, "format": ORACLE_NAMES[oracle], "scheme": scheme,
+                             "file": data["file"], "flags": sorted(backends)}
+    if flag not in backends:
+        entry["flag_valid"] = False
+        return entry
+    entry["flag_valid"] = True
+    entry["backend"] = backends[flag]["backend"]
+    entry["kernels"] = [k["class"] for k in backends[flag]["kernels"]]
+    if acts is None:
+        return entry
+    accepted, rejected = backend_verdict(backends[flag], acts)
+    entry["accepted"], entry["rejected"] = accepted, rejected
+    entry["kernel_activations"] = sorted({a for k in backends[flag]["kernels"] for a in (k["activations"] or ())})
+    entry["runs_here"] = runs_here(backends[flag], capability)
+    entry["accepting_flags"] = sorted(f for f, b in backends.items() if f not in NOT_SUGGESTED
+                                      and backend_verdict(b, acts)[0] and runs_here(b, capability)) or ["none"]
+    return entry
+
+
+def view(run: EngineRun) -> dict[str, Any] | None:
+    """What the forced `--moe-backend` meets in each expert format of the model, in this release; None when no
+    backend is named (or it is `auto`), the release's flag set has no `--moe-backend`, or the doctor holds no
+    table for the release."""
+    model = run.facts.model
+    flag = str(run.launch.get("moe_backend") or "").lower().replace("-", "_")
+    if model is None or model.moe is None or not flag or flag == "auto":
+        return None
+    facts = knowledge.facts_for(run.version)
+    release = table().get(facts["version"])
+    if "--moe-backend" not in facts["flags"] or release is None:
+        return None
+    acts = activations(model, release["models"].get(model.model_type))
+    capability = run.gpu.capability[0] * 10 + run.gpu.capability[1] if run.gpu is not None else None
+    formats = []
+    for scheme in expert_schemes(model):
+        oracle = oracle_of(scheme)
+        if oracle is None or oracle not in release["oracles"]:
+            continue
+        if oracle == "unquantized" and "--enable-lora" in run.launch.args:
+            continue  # select_unquantized_moe_backend takes Triton for LoRA before reading moe_backend
+        formats.append(_oracle_view(release, oracle, flag, acts, scheme, capability))
+    invalid = [f for f in formats if not f["flag_valid"]]
+    # is_supported_config tests the device first: where it refuses the GPU, the error is about the device
+    rejecting = [f for f in formats if f.get("accepted") is False and f["runs_here"]]
+    return {"release": facts["version"], "flag": flag, "activations": acts, "model_type": model.model_type,
+            "formats": formats, "invalid_for": invalid[0] if invalid else None,
+            "rejects": rejecting[0] if rejecting else None}
