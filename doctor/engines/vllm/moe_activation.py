@@ -43,14 +43,16 @@ def oracle_of(scheme: str) -> str | None:
 
 
 def expert_schemes(model: Model) -> list[str]:
-    """Every storage the routed experts have (a mixed checkpoint lists several), most common first."""
+    """Every storage the decoder layers' routed experts have (a mixed checkpoint lists several), the most common
+    first. Where an export lists layers, the layers decide; its kind-level entry is the default for modules it
+    does not list (an MTP layer, which runs under the speculative config's own backend)."""
     quant = model.quantization
     schemes = [quant.for_experts().scheme]
-    for module in quant.modules:
-        if module.module.split("@")[0] == "routed_experts":
-            scheme = "bf16" if module.scheme == "none" else module.scheme
-            if scheme not in schemes:
-                schemes.append(scheme)
+    per_layer = [m for m in quant.modules if m.module.startswith("routed_experts@")]
+    for module in per_layer or [m for m in quant.modules if m.module == "routed_experts"]:
+        scheme = "bf16" if module.scheme == "none" else module.scheme
+        if scheme not in schemes:
+            schemes.append(scheme)
     return schemes
 
 

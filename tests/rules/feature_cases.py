@@ -1,0 +1,59 @@
+"""Positive and boundary cases for the model-feature x backend rules of issue 25 (MOE020-039): a forced vLLM
+`--moe-backend` against the experts' activation and format, with real configs (the known-good corpus' NVFP4
+Nemotron-3-Super and Gemma-4 exports, bundled Qwen3 configs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build
+
+WS4, SPARK, H100, B200 = "rtx-pro-6000-ws-x4", "dgx-spark", "h100-sxm-x8", "b200-x8"
+NEMOTRON_NVFP4 = "tests/knowngood/models/nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"  # mlp_hidden_act relu2
+GEMMA4_NVFP4 = "tests/knowngood/models/nvidia--Gemma-4-26B-A4B-NVFP4"  # hidden_activation gelu_pytorch_tanh
+QWEN_BF16, QWEN_FP8, GPTOSS = "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B-FP8", "openai/gpt-oss-120b"
+B12X, FI_CUTLASS = ("--moe-backend", "flashinfer_b12x"), ("--moe-backend", "flashinfer_cutlass")
+
+
+def vllm(version: str, model: str, profile: str = WS4) -> Callable[[], Facts]:
+    def facts() -> Facts:
+        from doctor.probe.model import load_model
+
+        return build(profile, None, (f"vllm=={version}",)).replace(model=load_model(model, {}, offline=True))
+    return facts
+
+
+FORCED_MOE_CASES = [
+    a("MOE020", True, "relu2 on b12x 0.24.0", vllm("0.24.0", NEMOTRON_NVFP4), *B12X),
+    a("MOE020", True, "relu2 on b12x 0.22.0 (first release with the flag value)", vllm("0.22.0", NEMOTRON_NVFP4),
+      *B12X),
+    a("MOE020", False, "relu2 on b12x 0.25.0 (relu2 added)", vllm("0.25.0", NEMOTRON_NVFP4), *B12X),
+    a("MOE020", True, "gelu_tanh on b12x 0.24.0 on GB10", vllm("0.24.0", GEMMA4_NVFP4, SPARK), *B12X),
+    a("MOE020", True, "gelu_tanh on b12x 0.27.0", vllm("0.27.0", GEMMA4_NVFP4), *B12X),
+    a("MOE020", False, "gelu_tanh on b12x 0.28.0 (added)", vllm("0.28.0", GEMMA4_NVFP4), *B12X),
+    a("MOE020", True, "gemma4 gelu on flashinfer_cutlass 0.20.0", vllm("0.20.0", GEMMA4_NVFP4), *FI_CUTLASS),
+    a("MOE020", True, "gemma4 gelu_tanh on flashinfer_cutlass 0.23.0", vllm("0.23.0", GEMMA4_NVFP4), *FI_CUTLASS),
+    a("MOE020", False, "gemma4 gelu_tanh on flashinfer_cutlass 0.24.0", vllm("0.24.0", GEMMA4_NVFP4), *FI_CUTLASS),
+    a("MOE020", True, "relu2 on flashinfer_cutedsl 0.17.0 on B200 (family 100: the device test passes)",
+      vllm("0.17.0", NEMOTRON_NVFP4, B200), "--moe-backend", "flashinfer_cutedsl"),
+    a("MOE020", False, "relu2 on flashinfer_cutedsl 0.17.0 on SM12x: the device test refuses first",
+      vllm("0.17.0", NEMOTRON_NVFP4), "--moe-backend", "flashinfer_cutedsl"),
+    a("MOE020", False, "0.16.0 has no --moe-backend", vllm("0.16.0", NEMOTRON_NVFP4), *B12X),
+    a("MOE020", False, "relu2 on marlin 0.24.0", vllm("0.24.0", NEMOTRON_NVFP4), "--moe-backend", "marlin"),
+    a("MOE020", False, "relu2, auto 0.24.0", vllm("0.24.0", NEMOTRON_NVFP4)),
+    a("MOE020", False, "relu2 on b12x on Hopper: the device test refuses first", vllm("0.24.0", NEMOTRON_NVFP4, H100),
+      *B12X),
+    a("MOE020", False, "silu on b12x 0.24.0 is not this rule's (bf16 experts: MOE021)", vllm("0.24.0", QWEN_BF16),
+      *B12X),
+    a("MOE020", False, "mxfp4 experts: the MXFP4 oracle is not read", vllm("0.24.0", GPTOSS), *B12X),
+    a("MOE021", True, "marlin for bf16 experts 0.24.0", vllm("0.24.0", QWEN_BF16), "--moe-backend", "marlin"),
+    a("MOE021", True, "marlin for bf16 experts 0.33.0", vllm("0.33.0", QWEN_BF16), "--moe-backend", "marlin"),
+    a("MOE021", True, "b12x for fp8 experts 0.24.0", vllm("0.24.0", QWEN_FP8), *B12X),
+    a("MOE021", False, "marlin for fp8 experts 0.24.0", vllm("0.24.0", QWEN_FP8), "--moe-backend", "marlin"),
+    a("MOE021", False, "b12x for nvfp4 experts 0.24.0", vllm("0.24.0", NEMOTRON_NVFP4), *B12X),
+    a("MOE021", False, "marlin for bf16 experts with LoRA", vllm("0.24.0", QWEN_BF16), "--moe-backend", "marlin",
+      "--enable-lora"),
+    a("MOE021", False, "auto for bf16 experts", vllm("0.24.0", QWEN_BF16), "--moe-backend", "auto"),
+    a("MOE021", False, "0.16.0 has no --moe-backend", vllm("0.16.0", QWEN_BF16), "--moe-backend", "marlin"),
+]
