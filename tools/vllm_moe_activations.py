@@ -31,6 +31,7 @@ from tools.vllm_facts.__main__ import fetch_wheel  # noqa: E402
 
 TARGET = REPO / "doctor" / "data" / "vllm" / "moe-activations.json"
 FUSED = "vllm/model_executor/layers/fused_moe/"
+KERNEL_CONFIG = "vllm/config/kernel.py"
 ORACLES = ("nvfp4", "fp8", "unquantized")
 MODEL_FILES = ("gpt_oss", "gemma4", "nemotron_h", "step3p5")
 MOE_LAYERS = ("FusedMoE", "SharedFusedMoE", "FusedMoEFactory")  # the expert layer as model files build it
@@ -199,6 +200,21 @@ def backend_kernels(tree: ast.Module) -> dict[str, list[str]]:
     return out
 
 
+def auto_values(tree: ast.Module) -> list[str] | None:
+    """The `--moe-backend` values the select function treats as `auto` (`if runner_backend != "auto"`, or from
+    0.25.0 for unquantized experts `not in ["auto", "humming"(, "marlin")]`: quantization-only backends fall
+    through for an unquantized layer)."""
+    func = _function(tree, "select_")
+    for sub in ast.walk(func) if func else ():
+        if isinstance(sub, ast.Compare) and isinstance(sub.left, ast.Name) and sub.left.id == "runner_backend":
+            right = sub.comparators[0]
+            if isinstance(sub.ops[0], ast.NotEq) and isinstance(right, ast.Constant):
+                return [right.value]
+            if isinstance(sub.ops[0], ast.NotIn) and isinstance(right, ast.List | ast.Tuple):
+                return [e.value for e in right.elts if isinstance(e, ast.Constant)]
+    return None
+
+
 def model_activation(text: str) -> dict[str, Any] | None:
     """The `activation=` of the file's FusedMoE call: {"value"}, {"config_field", "no_mul"} or {"candidates"}."""
     tree = ast.parse(text)
@@ -221,10 +237,19 @@ def model_activation(text: str) -> dict[str, Any] | None:
     return None
 
 
+def cli_values(text: str | None) -> list[str] | None:
+    """`MoEBackend = Literal[...]` of vllm/config/kernel.py: the values `--moe-backend` accepts at all."""
+    for node in ast.walk(ast.parse(text)) if text else ():
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "MoEBackend" for t in node.targets):
+            return [e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return None
+
+
 def read_release(wheel: Path) -> dict[str, Any]:
     with zipfile.ZipFile(wheel) as archive:
         sources = {n: archive.read(n).decode("utf-8") for n in archive.namelist()
-                   if n.endswith(".py") and (n.startswith(FUSED) or n.startswith("vllm/model_executor/models/"))}
+                   if n.endswith(".py") and (n.startswith(FUSED) or n.startswith("vllm/model_executor/models/")
+                                             or n == KERNEL_CONFIG)}
     activation_file = sources.get(FUSED + "activation.py")
     enum = _enum_values(ast.parse(activation_file) if activation_file else None)
     classes = expert_classes(sources, enum)
@@ -243,10 +268,11 @@ def read_release(wheel: Path) -> dict[str, Any]:
                  "no_act_and_mul": bool(_inherited(classes, cls, "no_act_and_mul")),
                  "device": _inherited(classes, cls, "device")}
                 for cls in kernels.get(member, [])]}
-        oracles[oracle] = {"file": path, "backends": backends}
+        oracles[oracle] = {"file": path, "auto_values": auto_values(tree), "backends": backends}
     models = {name: model_activation(sources[f"vllm/model_executor/models/{name}.py"])
               for name in MODEL_FILES if f"vllm/model_executor/models/{name}.py" in sources}
-    return {"wheel": wheel.name, "enum": sorted(enum.values()), "oracles": oracles, "models": models}
+    return {"wheel": wheel.name, "cli_values": cli_values(sources.get(KERNEL_CONFIG)), "enum": sorted(enum.values()),
+            "oracles": oracles, "models": models}
 
 
 def main(argv: list[str]) -> int:

@@ -13,6 +13,9 @@ WS4, SPARK, H100, B200 = "rtx-pro-6000-ws-x4", "dgx-spark", "h100-sxm-x8", "b200
 NEMOTRON_NVFP4 = "tests/knowngood/models/nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"  # mlp_hidden_act relu2
 GEMMA4_NVFP4 = "tests/knowngood/models/nvidia--Gemma-4-26B-A4B-NVFP4"  # hidden_activation gelu_pytorch_tanh
 QWEN_BF16, QWEN_FP8, GPTOSS = "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B-FP8", "openai/gpt-oss-120b"
+QWEN36_NVFP4 = "tests/knowngood/models/nvidia--Qwen3.6-35B-A3B-NVFP4"  # ModelOpt NVFP4, excludes mtp*
+MTP = '{"method":"mtp","num_speculative_tokens":3}'
+MTP_TRITON = '{"method":"mtp","num_speculative_tokens":3,"moe_backend":"triton"}'
 B12X, FI_CUTLASS = ("--moe-backend", "flashinfer_b12x"), ("--moe-backend", "flashinfer_cutlass")
 
 
@@ -48,7 +51,25 @@ FORCED_MOE_CASES = [
       *B12X),
     a("MOE020", False, "mxfp4 experts: the MXFP4 oracle is not read", vllm("0.24.0", GPTOSS), *B12X),
     a("MOE021", True, "marlin for bf16 experts 0.24.0", vllm("0.24.0", QWEN_BF16), "--moe-backend", "marlin"),
-    a("MOE021", True, "marlin for bf16 experts 0.33.0", vllm("0.33.0", QWEN_BF16), "--moe-backend", "marlin"),
+    a("MOE021", True, "marlin for bf16 experts 0.32.0", vllm("0.32.0", QWEN_BF16), "--moe-backend", "marlin"),
+    a("MOE021", False, "marlin for bf16 experts 0.33.0 (read as auto)", vllm("0.33.0", QWEN_BF16),
+      "--moe-backend", "marlin"),
+    a("MOE021", True, "humming for bf16 experts 0.24.0", vllm("0.24.0", QWEN_BF16), "--moe-backend", "humming"),
+    a("MOE021", False, "humming for bf16 experts 0.25.0 (read as auto)", vllm("0.25.0", QWEN_BF16),
+      "--moe-backend", "humming"),
+    a("MOE021", True, "marlin inherited by a BF16 MTP drafter 0.29.0", vllm("0.29.0", QWEN36_NVFP4), "--moe-backend",
+      "marlin", "--speculative-config", MTP),
+    a("MOE021", True, "marlin inherited by a BF16 MTP drafter 0.19.0", vllm("0.19.0", QWEN36_NVFP4), "--moe-backend",
+      "marlin", "--speculative-config", MTP),
+    a("MOE021", False, "MTP drafter with its own moe_backend", vllm("0.29.0", QWEN36_NVFP4), "--moe-backend",
+      "marlin", "--speculative-config", MTP_TRITON),
+    a("MOE021", False, "MTP drafter, 0.18.0 (no drafter moe_backend: not read)", vllm("0.18.0", QWEN36_NVFP4),
+      "--moe-backend", "marlin", "--speculative-config", MTP),
+    a("MOE021", False, "MTP drafter, marlin read as auto in 0.33.0", vllm("0.33.0", QWEN36_NVFP4), "--moe-backend",
+      "marlin", "--speculative-config", MTP),
+    a("MOE021", False, "no speculative decoding", vllm("0.29.0", QWEN36_NVFP4), "--moe-backend", "marlin"),
+    a("MOE021", False, "MTP drafter quantized with the target (no mtp exclusion)", vllm("0.29.0", NEMOTRON_NVFP4),
+      "--moe-backend", "marlin", "--speculative-config", MTP),
     a("MOE021", True, "b12x for fp8 experts 0.24.0", vllm("0.24.0", QWEN_FP8), *B12X),
     a("MOE021", False, "marlin for fp8 experts 0.24.0", vllm("0.24.0", QWEN_FP8), "--moe-backend", "marlin"),
     a("MOE021", False, "b12x for nvfp4 experts 0.24.0", vllm("0.24.0", NEMOTRON_NVFP4), *B12X),

@@ -12,9 +12,12 @@ its FusedMoE layer, read from the same wheel."""
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from packaging.version import Version
 
 from doctor.engines.spi import EngineRun, Model
 from doctor.engines.vllm import knowledge
@@ -22,6 +25,8 @@ from doctor.engines.vllm import knowledge
 DATA = Path(__file__).resolve().parents[2] / "data" / "vllm" / "moe-activations.json"
 ORACLE_NAMES = {"nvfp4": "NvFp4", "fp8": "FP8", "unquantized": "unquantized"}
 UNQUANTIZED = ("bf16", "fp16", "none")
+DRAFTER_INHERITS = Version("0.19.0")  # SpeculativeConfig.moe_backend: None inherits the target's --moe-backend
+MTP_EXPERTS = ("mtp.layers.0.mlp.experts.0.gate_proj", "model.mtp.layers.0.mlp.experts.0.gate_proj")
 # vLLM's `MoEActivation.from_str` names for the activations configs spell otherwise (Gemma: gelu_pytorch_tanh).
 # Never offered as the fix: trtllm-gen and MegaMoE kernels exist for SM100/103 only (MOE003; their device tests
 # are not a single expression the generator reads), emulation dequantizes in Triton (a reference path).
@@ -144,28 +149,54 @@ def _oracle_view(release: dict[str, Any], oracle: str, flag: str, acts: list[str
     return entry
 
 
+def drafter_scheme(run: EngineRun, release: str) -> str | None:
+    """"bf16" when an MTP drafter's experts meet the flag unquantized: `--speculative-config` names an MTP method
+    without its own `moe_backend` (from 0.19.0 the drafter then inherits the target's `--moe-backend`,
+    vllm/config/speculative.py) and the checkpoint's quantization config excludes the MTP modules (ModelOpt
+    exports list `mtp*`), so the drafter's MoE layers take the unquantized oracle."""
+    model = run.facts.model
+    raw = run.launch.get("speculative_config")
+    if model is None or not isinstance(raw, str) or Version(release) < DRAFTER_INHERITS:
+        return None
+    try:
+        spec = json.loads(raw)
+    except ValueError:
+        return None
+    method = str(spec.get("method", "")) if isinstance(spec, dict) else ""
+    if not (method == "mtp" or method.endswith("_mtp")) or spec.get("moe_backend"):
+        return None
+    excluded = any(fnmatchcase(name, pattern) for pattern in model.quantization.ignored for name in MTP_EXPERTS)
+    return "bf16" if excluded and model.quantization.scheme not in UNQUANTIZED else None
+
+
 def view(run: EngineRun) -> dict[str, Any] | None:
-    """What the forced `--moe-backend` meets in each expert format of the model, in this release; None when no
-    backend is named (or it is `auto`), the release's flag set has no `--moe-backend`, or the doctor holds no
-    table for the release."""
+    """What the forced `--moe-backend` meets in each expert format of the model (and of an MTP drafter that
+    inherits it), in this release; None when no backend is named (or it is `auto`), the release's flag set has
+    no `--moe-backend`, or the doctor holds no table for the release."""
     model = run.facts.model
     flag = str(run.launch.get("moe_backend") or "").lower().replace("-", "_")
     if model is None or model.moe is None or not flag or flag == "auto":
         return None
     facts = knowledge.facts_for(run.version)
     release = table().get(facts["version"])
-    if "--moe-backend" not in facts["flags"] or release is None:
-        return None
+    if "--moe-backend" not in facts["flags"] or release is None or flag not in (release["cli_values"] or ()):
+        return None  # a value outside MoEBackend fails at argument parsing, before any oracle
     acts = activations(model, release["models"].get(model.model_type))
     capability = run.gpu.capability[0] * 10 + run.gpu.capability[1] if run.gpu is not None else None
+    layers = [(scheme, "decoder layers") for scheme in expert_schemes(model)]
+    drafter = drafter_scheme(run, facts["version"])
+    if drafter is not None:
+        layers.append((drafter, "MTP drafter"))
     formats = []
-    for scheme in expert_schemes(model):
+    for scheme, where in layers:
         oracle = oracle_of(scheme)
         if oracle is None or oracle not in release["oracles"]:
             continue
         if oracle == "unquantized" and "--enable-lora" in run.launch.args:
             continue  # select_unquantized_moe_backend takes Triton for LoRA before reading moe_backend
-        formats.append(_oracle_view(release, oracle, flag, acts, scheme, capability))
+        if flag in (release["oracles"][oracle]["auto_values"] or [flag]):
+            continue  # this oracle reads the value as auto (or its test was not read)
+        formats.append({**_oracle_view(release, oracle, flag, acts, scheme, capability), "where": where})
     invalid = [f for f in formats if not f["flag_valid"]]
     # is_supported_config tests the device first: where it refuses the GPU, the error is about the device
     rejecting = [f for f in formats if f.get("accepted") is False and f["runs_here"]]
