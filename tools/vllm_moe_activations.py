@@ -115,8 +115,10 @@ def device_tree(node: ast.AST) -> dict[str, Any]:
 
 
 def _device_gate(func: ast.FunctionDef) -> dict[str, Any] | None:
-    returns = [s for s in func.body if isinstance(s, ast.Return) and s.value is not None]
-    if len(returns) != 1 or len(func.body) > 2:  # only `[p = current_platform;] return <expr>`
+    body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+            and not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Name | ast.Attribute))]
+    returns = [s for s in body if isinstance(s, ast.Return) and s.value is not None]
+    if len(returns) != 1 or len(body) != 1:  # only `["doc"; p = current_platform;] return <expr>`
         return None
     return device_tree(returns[0].value)  # type: ignore[arg-type]
 

@@ -103,6 +103,23 @@ def device_gate(tree: dict[str, Any] | None, capability: int) -> bool | None:
     return True if True in answers else (None if None in answers else False)
 
 
+def render_gate(tree: dict[str, Any] | None) -> str:
+    """The device test as vLLM spells it, without the platform checks that are true on CUDA."""
+    if tree is None:
+        return "not read"
+    if "opaque" in tree:
+        return str(tree["opaque"])
+    if "const" in tree:
+        return "True" if tree["const"] else "False"
+    if "test" in tree:
+        name = {"eq": "is_device_capability", "family": "is_device_capability_family",
+                "ge": "has_device_capability"}[tree["test"]]
+        return f"{name}({tree['value']})"
+    parts = [render_gate(arg) for arg in tree["args"] if arg.get("const") is not True]
+    joined = f" {tree['op']} ".join(parts)
+    return f"({joined})" if len(parts) > 1 else joined
+
+
 def runs_here(backend: dict[str, Any], capability: int | None) -> bool:
     """False only where every expert class of the backend refuses this capability in its own device test."""
     if capability is None or not backend["kernels"]:
@@ -138,12 +155,13 @@ def _oracle_view(release: dict[str, Any], oracle: str, flag: str, acts: list[str
     entry["flag_valid"] = True
     entry["backend"] = backends[flag]["backend"]
     entry["kernels"] = [k["class"] for k in backends[flag]["kernels"]]
+    entry["runs_here"] = runs_here(backends[flag], capability)
+    entry["device_tests"] = sorted({render_gate(k.get("device")) for k in backends[flag]["kernels"]})
     if acts is None:
         return entry
     accepted, rejected = backend_verdict(backends[flag], acts)
     entry["accepted"], entry["rejected"] = accepted, rejected
     entry["kernel_activations"] = sorted({a for k in backends[flag]["kernels"] for a in (k["activations"] or ())})
-    entry["runs_here"] = runs_here(backends[flag], capability)
     entry["accepting_flags"] = sorted(f for f, b in backends.items() if f not in NOT_SUGGESTED
                                       and backend_verdict(b, acts)[0] and runs_here(b, capability)) or ["none"]
     return entry
@@ -199,7 +217,8 @@ def view(run: EngineRun) -> dict[str, Any] | None:
         formats.append({**_oracle_view(release, oracle, flag, acts, scheme, capability), "where": where})
     invalid = [f for f in formats if not f["flag_valid"]]
     # is_supported_config tests the device first: where it refuses the GPU, the error is about the device
-    rejecting = [f for f in formats if f.get("accepted") is False and f["runs_here"]]
+    rejecting = [f for f in formats if f.get("accepted") is False and f.get("runs_here")]
+    refused = [f for f in formats if f["flag_valid"] and f["runs_here"] is False]
     return {"release": facts["version"], "flag": flag, "activations": acts, "model_type": model.model_type,
             "formats": formats, "invalid_for": invalid[0] if invalid else None,
-            "rejects": rejecting[0] if rejecting else None}
+            "rejects": rejecting[0] if rejecting else None, "refused_here": refused[0] if refused else None}
