@@ -9,7 +9,7 @@ from typing import Any
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build, lib
-from tests.rules.feature_cases import FORCED_MOE_CASES
+from tests.rules.feature_cases import FORCED_MOE_CASES, XQA_HEAD_512_CASES
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -107,6 +107,7 @@ MODEL_FEATURE_CASES = [
 ]
 AREA_CASES += MODEL_FEATURE_CASES
 AREA_CASES += FORCED_MOE_CASES
+AREA_CASES += XQA_HEAD_512_CASES
 
 DSV3 = "deepseek-ai/DeepSeek-V3"
 MLA_CASES = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
-from tests.rules.builders import a, build
+from tests.rules.builders import a, build, lib
 
 WS4, SPARK, H100, B200 = "rtx-pro-6000-ws-x4", "dgx-spark", "h100-sxm-x8", "b200-x8"
 NEMOTRON_NVFP4 = "tests/knowngood/models/nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"  # mlp_hidden_act relu2
@@ -19,11 +19,12 @@ MTP_TRITON = '{"method":"mtp","num_speculative_tokens":3,"moe_backend":"triton"}
 B12X, FI_CUTLASS = ("--moe-backend", "flashinfer_b12x"), ("--moe-backend", "flashinfer_cutlass")
 
 
-def vllm(version: str, model: str, profile: str = WS4) -> Callable[[], Facts]:
+def vllm(version: str, model: str, profile: str = WS4, libs=()) -> Callable[[], Facts]:
     def facts() -> Facts:
         from doctor.probe.model import load_model
 
-        return build(profile, None, (f"vllm=={version}",)).replace(model=load_model(model, {}, offline=True))
+        return build(profile, None, (f"vllm=={version}",), libs=tuple(libs)).replace(
+            model=load_model(model, {}, offline=True))
     return facts
 
 
@@ -91,3 +92,25 @@ FORCED_MOE_CASES = [
     a("MOE022", False, "0.16.0 has no --moe-backend", vllm("0.16.0", NEMOTRON_NVFP4), "--moe-backend",
       "flashinfer_cutedsl"),
 ]
+
+GEMMA4_BF16, LLAMA, R5090 = "tests/cases/models/gemma-4-26b-a4b-it", "meta-llama/Llama-3.1-8B-Instruct", "rtx-5090"
+FORCED_FI = ("--attention-backend", "FLASHINFER")
+CUBIN_0616 = [lib("flashinfer-cubin", "0.6.16.post3")]
+XQA_HEAD_512_CASES = [
+    a("VLLM050", True, "gemma4 FLASHINFER 0.28.0 with flashinfer-cubin", vllm("0.28.0", GEMMA4_BF16, R5090, CUBIN_0616),
+      *FORCED_FI),
+    a("VLLM050", True, "gemma4 FLASHINFER 0.28.0 on GB10", vllm("0.28.0", GEMMA4_BF16, SPARK, CUBIN_0616), *FORCED_FI),
+    a("VLLM050", False, "0.27.0: no XQA decode on SM12x", vllm("0.27.0", GEMMA4_BF16, R5090, CUBIN_0616), *FORCED_FI),
+    a("VLLM050", False, "0.29.0 pins flashinfer-python 0.6.18", vllm("0.29.0", GEMMA4_BF16, R5090, CUBIN_0616),
+      *FORCED_FI),
+    a("VLLM050", False, "XQA turned off", vllm("0.28.0", GEMMA4_BF16, R5090, CUBIN_0616), *FORCED_FI,
+      "--attention-config.use_trtllm_attention", "0"),
+    a("VLLM050", False, "auto backend (TRITON_ATTN)", vllm("0.28.0", GEMMA4_BF16, R5090, CUBIN_0616)),
+    a("VLLM050", False, "head 128 model", vllm("0.28.0", LLAMA, R5090, CUBIN_0616), *FORCED_FI),
+    a("VLLM050", False, "no flashinfer-cubin: VLLM051", vllm("0.28.0", GEMMA4_BF16, R5090), *FORCED_FI),
+    a("VLLM051", True, "gemma4 FLASHINFER 0.28.0, cubin unknown", vllm("0.28.0", GEMMA4_BF16, R5090), *FORCED_FI),
+    a("VLLM051", False, "cubin installed: VLLM050", vllm("0.28.0", GEMMA4_BF16, R5090, CUBIN_0616), *FORCED_FI),
+    a("VLLM051", False, "0.27.0", vllm("0.27.0", GEMMA4_BF16, R5090), *FORCED_FI),
+    a("VLLM051", False, "Hopper is not this rule's", vllm("0.28.0", GEMMA4_BF16, H100), *FORCED_FI),
+]
+

@@ -6,6 +6,7 @@ release's own selection decided for this shape class on this GPU (`derived`, fro
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from doctor.engines.spi import EngineRun, closest
@@ -26,6 +27,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         **env_view(run, facts),
         "nccl": allreduce.nccl(run),
         "flashinfer": flashinfer_view(run),
+        "trtllm_attention_off": trtllm_attention_off(run.launch.args),
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
@@ -43,6 +45,15 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["families"] = verdicts
         view["families_without_code"] = [v for v in verdicts if v["verdict"] == "none" and not v["deliberate"]]
     return view
+
+
+TRTLLM_OFF = re.compile(r"use_trtllm_attention\W+(?:false|0)\b", re.IGNORECASE)
+
+
+def trtllm_attention_off(args: tuple[str, ...] | list[str]) -> bool:
+    """`--attention-config.use_trtllm_attention=0` (or the JSON form): FlashInfer never takes its TRT-LLM/XQA
+    kernels (`force_use_trtllm_attention() is False`, vllm/utils/flashinfer.py)."""
+    return bool(TRTLLM_OFF.search(" ".join(str(a) for a in args)))
 
 
 def flashinfer_view(run: EngineRun) -> dict[str, Any]:
