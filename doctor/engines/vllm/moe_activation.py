@@ -155,6 +155,7 @@ def _oracle_view(release: dict[str, Any], oracle: str, flag: str, acts: list[str
     entry["flag_valid"] = True
     entry["backend"] = backends[flag]["backend"]
     entry["kernels"] = [k["class"] for k in backends[flag]["kernels"]]
+    entry["kernel_files"] = sorted({k["file"] for k in backends[flag]["kernels"] if k.get("file")})
     entry["runs_here"] = runs_here(backends[flag], capability)
     entry["device_tests"] = sorted({render_gate(k.get("device")) for k in backends[flag]["kernels"]})
     if acts is None:
