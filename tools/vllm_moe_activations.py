@@ -32,7 +32,10 @@ from tools.vllm_facts.__main__ import fetch_wheel  # noqa: E402
 TARGET = REPO / "doctor" / "data" / "vllm" / "moe-activations.json"
 FUSED = "vllm/model_executor/layers/fused_moe/"
 KERNEL_CONFIG = "vllm/config/kernel.py"
-ORACLES = ("nvfp4", "fp8", "unquantized")
+ORACLES = ("nvfp4", "fp8", "unquantized", "mxfp4")
+# MXFP4 picks among a value's activation variants (`_filter_by_activation`) before `is_supported_config`: only
+# its value list is read, its kernels are left unread (the rules read no activation or device verdict for it).
+FLAG_LIST_ONLY = ("mxfp4",)
 MODEL_FILES = ("gpt_oss", "gemma4", "nemotron_h", "step3p5")
 MOE_LAYERS = ("FusedMoE", "SharedFusedMoE", "FusedMoEFactory")  # the expert layer as model files build it
 
@@ -176,11 +179,18 @@ def _function(tree: ast.Module, prefix: str) -> ast.FunctionDef | None:
 
 
 def flag_map(tree: ast.Module) -> dict[str, str]:
+    """`--moe-backend` value -> backend enum member (the first of a list: MXFP4 maps a value to a family of
+    activation variants from 0.22.0)."""
     func = _function(tree, "map_")
     for sub in ast.walk(func) if func else ():
         if isinstance(sub, ast.Dict) and all(isinstance(k, ast.Constant) for k in sub.keys):
-            return {k.value: v.attr for k, v in zip(sub.keys, sub.values, strict=True)
-                    if isinstance(k, ast.Constant) and isinstance(v, ast.Attribute)}
+            out = {}
+            for key, value in zip(sub.keys, sub.values, strict=True):
+                members = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+                names = [m.attr for m in members if isinstance(m, ast.Attribute)]
+                if isinstance(key, ast.Constant) and names:
+                    out[key.value] = names[0]
+            return out
     return {}
 
 
@@ -264,6 +274,9 @@ def read_release(wheel: Path) -> dict[str, Any]:
         kernels = backend_kernels(tree)
         backends = {}
         for flag, member in flag_map(tree).items():
+            if oracle in FLAG_LIST_ONLY:
+                backends[flag] = {"backend": member, "kernels": []}
+                continue
             backends[flag] = {"backend": member, "kernels": [
                 {"class": cls, "file": classes.get(cls, {}).get("file"),
                  "activations": resolve_activations(classes, cls),

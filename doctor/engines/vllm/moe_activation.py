@@ -23,7 +23,7 @@ from doctor.engines.spi import EngineRun, Model
 from doctor.engines.vllm import knowledge
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "vllm" / "moe-activations.json"
-ORACLE_NAMES = {"nvfp4": "NvFp4", "fp8": "FP8", "unquantized": "unquantized"}
+ORACLE_NAMES = {"nvfp4": "NvFp4", "fp8": "FP8", "unquantized": "unquantized", "mxfp4": "MXFP4"}
 UNQUANTIZED = ("bf16", "fp16", "none")
 DRAFTER_INHERITS = Version("0.19.0")  # SpeculativeConfig.moe_backend: None inherits the target's --moe-backend
 MTP_EXPERTS = ("mtp.layers.0.mlp.experts.0.gate_proj", "model.mtp.layers.0.mlp.experts.0.gate_proj")
@@ -40,8 +40,8 @@ def table() -> dict[str, Any]:
 
 
 def oracle_of(scheme: str) -> str | None:
-    if scheme == "nvfp4":
-        return "nvfp4"
+    if scheme in ("nvfp4", "mxfp4"):
+        return scheme
     if scheme.startswith("fp8"):
         return "fp8"
     return "unquantized" if scheme in UNQUANTIZED else None
@@ -211,8 +211,8 @@ def view(run: EngineRun) -> dict[str, Any] | None:
         oracle = oracle_of(scheme)
         if oracle is None or oracle not in release["oracles"]:
             continue
-        if oracle == "unquantized" and "--enable-lora" in run.launch.args:
-            continue  # select_unquantized_moe_backend takes Triton for LoRA before reading moe_backend
+        if oracle in ("unquantized", "mxfp4") and "--enable-lora" in run.launch.args:
+            continue  # their select functions take a LoRA path before reading moe_backend
         if flag in (release["oracles"][oracle]["auto_values"] or [flag]):
             continue  # this oracle reads the value as auto (or its test was not read)
         formats.append({**_oracle_view(release, oracle, flag, acts, scheme, capability), "where": where})
