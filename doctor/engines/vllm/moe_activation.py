@@ -53,7 +53,8 @@ def expert_schemes(model: Model) -> list[str]:
     does not list (an MTP layer, which runs under the speculative config's own backend)."""
     quant = model.quantization
     schemes = [quant.for_experts().scheme]
-    per_layer = [m for m in quant.modules if m.module.startswith("routed_experts@")]
+    per_layer = [m for m in quant.modules if m.module.startswith("routed_experts@")
+                 and int(m.module.partition("@")[2]) < model.num_layers]  # an MTP layer past them is not built
     for module in per_layer or [m for m in quant.modules if m.module == "routed_experts"]:
         scheme = "bf16" if module.scheme == "none" else module.scheme
         if scheme not in schemes:
