@@ -15,6 +15,7 @@ GEMMA4_NVFP4 = "tests/knowngood/models/nvidia--Gemma-4-26B-A4B-NVFP4"  # hidden_
 QWEN_BF16, QWEN_FP8, GPTOSS = "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B-FP8", "openai/gpt-oss-120b"
 QWEN36_NVFP4 = "tests/knowngood/models/nvidia--Qwen3.6-35B-A3B-NVFP4"  # ModelOpt NVFP4, excludes mtp*
 MTP = '{"method":"mtp","num_speculative_tokens":3}'
+MTP_MARLIN = '{"method":"mtp","num_speculative_tokens":3,"moe_backend":"marlin"}'
 MTP_TRITON = '{"method":"mtp","num_speculative_tokens":3,"moe_backend":"triton"}'
 B12X, FI_CUTLASS = ("--moe-backend", "flashinfer_b12x"), ("--moe-backend", "flashinfer_cutlass")
 
@@ -73,6 +74,11 @@ FORCED_MOE_CASES = [
     a("MOE021", False, "MTP drafter, marlin read as auto in 0.33.0", vllm("0.33.0", QWEN36_NVFP4), "--moe-backend",
       "marlin", "--speculative-config", MTP),
     a("MOE021", False, "no speculative decoding", vllm("0.29.0", QWEN36_NVFP4), "--moe-backend", "marlin"),
+    a("MOE021", True, "the drafter's own moe_backend marlin, no target flag", vllm("0.29.0", QWEN36_NVFP4),
+      "--speculative-config", MTP_MARLIN),
+    a("MOE021", False, "the drafter's own moe_backend triton, no target flag", vllm("0.29.0", QWEN36_NVFP4),
+      "--speculative-config", MTP_TRITON),
+    a("MOE021", False, "MTP without any moe_backend", vllm("0.29.0", QWEN36_NVFP4), "--speculative-config", MTP),
     a("MOE021", False, "MTP drafter quantized with the target (no mtp exclusion)", vllm("0.29.0", NEMOTRON_NVFP4),
       "--moe-backend", "marlin", "--speculative-config", MTP),
     a("MOE021", True, "b12x for fp8 experts 0.24.0", vllm("0.24.0", QWEN_FP8), *B12X),

@@ -169,11 +169,15 @@ def _oracle_view(release: dict[str, Any], oracle: str, flag: str, acts: list[str
     return entry
 
 
-def drafter_scheme(run: EngineRun, release: str) -> str | None:
-    """"bf16" when an MTP drafter's experts meet the flag unquantized: `--speculative-config` names an MTP method
-    without its own `moe_backend` (from 0.19.0 the drafter then inherits the target's `--moe-backend`,
-    vllm/config/speculative.py) and the checkpoint's quantization config excludes the MTP modules (ModelOpt
-    exports list `mtp*`), so the drafter's MoE layers take the unquantized oracle."""
+def normal(value: Any) -> str:
+    return str(value or "").lower().replace("-", "_")
+
+
+def drafter_layers(run: EngineRun, release: str, target_flag: str) -> tuple[str, str] | None:
+    """("bf16", the value it meets) for an MTP drafter whose experts are unquantized: `--speculative-config` names
+    an MTP method and the checkpoint's quantization config excludes the MTP modules (ModelOpt exports list
+    `mtp*`), so the drafter's MoE layers take the unquantized oracle with the speculative config's own
+    `moe_backend`, or, left unset, the target's `--moe-backend` (from 0.19.0, vllm/config/speculative.py)."""
     model = run.facts.model
     raw = run.launch.get("speculative_config")
     if model is None or not isinstance(raw, str) or Version(release) < DRAFTER_INHERITS:
@@ -183,44 +187,51 @@ def drafter_scheme(run: EngineRun, release: str) -> str | None:
     except ValueError:
         return None
     method = str(spec.get("method", "")) if isinstance(spec, dict) else ""
-    if not (method == "mtp" or method.endswith("_mtp")) or spec.get("moe_backend"):
+    if not (method == "mtp" or method.endswith("_mtp")):
         return None
     excluded = any(fnmatchcase(name, pattern) for pattern in model.quantization.ignored for name in MTP_EXPERTS)
-    return "bf16" if excluded and model.quantization.scheme not in UNQUANTIZED else None
+    if not excluded or model.quantization.scheme in UNQUANTIZED:
+        return None
+    return "bf16", normal(spec.get("moe_backend")) or target_flag
 
 
 def view(run: EngineRun) -> dict[str, Any] | None:
-    """What the forced `--moe-backend` meets in each expert format of the model (and of an MTP drafter that
-    inherits it), in this release; None when no backend is named (or it is `auto`), the release's flag set has
-    no `--moe-backend`, or the doctor holds no table for the release."""
+    """What a named MoE backend meets in each expert format the deployment builds: the decoder layers' storages
+    under `--moe-backend`, an MTP drafter's under its own or the inherited value; None when nothing is named (or
+    `auto`), the release's flag set has no `--moe-backend`, or the doctor holds no table for the release."""
     model = run.facts.model
-    flag = str(run.launch.get("moe_backend") or "").lower().replace("-", "_")
-    if model is None or model.moe is None or not flag or flag == "auto":
+    if model is None or model.moe is None:
         return None
     facts = knowledge.facts_for(run.version)
     release = table().get(facts["version"])
-    if "--moe-backend" not in facts["flags"] or release is None or flag not in (release["cli_values"] or ()):
-        return None  # a value outside MoEBackend fails at argument parsing, before any oracle
+    if "--moe-backend" not in facts["flags"] or release is None:
+        return None
+    flag = normal(run.launch.get("moe_backend"))
+    layers = [(scheme, "decoder layers", flag) for scheme in expert_schemes(model)]
+    drafter = drafter_layers(run, facts["version"], flag)
+    if drafter is not None:
+        layers.append((drafter[0], "MTP drafter", drafter[1]))
     acts = activations(model, release["models"].get(model.model_type))
     capability = run.gpu.capability[0] * 10 + run.gpu.capability[1] if run.gpu is not None else None
-    layers = [(scheme, "decoder layers") for scheme in expert_schemes(model)]
-    drafter = drafter_scheme(run, facts["version"])
-    if drafter is not None:
-        layers.append((drafter, "MTP drafter"))
     formats = []
-    for scheme, where in layers:
+    for scheme, where, named in layers:
+        if not named or named == "auto" or named not in (release["cli_values"] or ()):
+            continue  # a value outside MoEBackend fails at argument parsing, before any oracle
         oracle = oracle_of(scheme)
         if oracle is None or oracle not in release["oracles"]:
             continue
         if oracle in ("unquantized", "mxfp4") and "--enable-lora" in run.launch.args:
             continue  # their select functions take a LoRA path before reading moe_backend
-        if flag in (release["oracles"][oracle]["auto_values"] or [flag]):
+        if named in (release["oracles"][oracle]["auto_values"] or [named]):
             continue  # this oracle reads the value as auto (or its test was not read)
-        formats.append({**_oracle_view(release, oracle, flag, acts, scheme, capability), "where": where})
+        formats.append({**_oracle_view(release, oracle, named, acts, scheme, capability), "where": where,
+                        "flag": named})
+    if not formats:
+        return None
     invalid = [f for f in formats if not f["flag_valid"]]
     # is_supported_config tests the device first: where it refuses the GPU, the error is about the device
     rejecting = [f for f in formats if f.get("accepted") is False and f.get("runs_here")]
     refused = [f for f in formats if f["flag_valid"] and f["runs_here"] is False]
-    return {"release": facts["version"], "flag": flag, "activations": acts, "model_type": model.model_type,
+    return {"release": facts["version"], "flag": flag or None, "activations": acts, "model_type": model.model_type,
             "formats": formats, "invalid_for": invalid[0] if invalid else None,
             "rejects": rejecting[0] if rejecting else None, "refused_here": refused[0] if refused else None}
