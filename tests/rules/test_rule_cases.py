@@ -717,6 +717,15 @@ def _area_error_cases():
 CASES += _area_error_cases()
 
 
+def _sgl_trt_cases():
+    from tests.rules.sgl_trt_cases import SGL_TRT_CASES
+
+    return SGL_TRT_CASES
+
+
+CASES += _sgl_trt_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels)

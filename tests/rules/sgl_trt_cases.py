@@ -1,0 +1,42 @@
+"""Positive and boundary cases for the issue-25 SGLang / DeepGEMM / TensorRT-LLM rules (SGL170-189, DG001-019,
+TRT020-039); test_rule_cases.py runs them with the rest (and test_error_boundaries.py sweeps the error rules)."""
+
+from __future__ import annotations
+
+from tests.rules.builders import a, build, lib
+
+PRO, WS4, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-pro-6000-ws-x4", "rtx-5090", "dgx-spark", "h100-sxm-x8"
+LLAMA, QWEN_MOE, DSV3 = "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B", "deepseek-ai/DeepSeek-V3"
+GPTOSS, DSV4 = "openai/gpt-oss-20b", "tests/cases/models/deepseek-v4-flash"
+DSV4_SM120_ENV = {"SGLANG_OPT_FP8_WO_A_GEMM": "0", "SGLANG_OPT_DEEPGEMM_HC_PRENORM": "0",
+                  "SGLANG_FP8_PAGED_MQA_LOGITS_TORCH": "1"}
+
+
+def sg(version, model=LLAMA, profile=R5090, **kw):
+    return lambda: build(profile, model, (f"sglang=={version}",), **kw)
+
+
+SGL_TRT_CASES = [
+    a("SGL170", True, "0.5.6.post1 llama on 5090", sg("0.5.6.post1")),
+    a("SGL170", True, "0.5.6.post2 qwen moe on spark", sg("0.5.6.post2", QWEN_MOE, SPARK)),
+    a("SGL170", False, "0.5.6: flashinfer default", sg("0.5.6")),
+    a("SGL170", False, "0.5.7: sm100 only (PR #14842)", sg("0.5.7")),
+    a("SGL170", False, "backend named", sg("0.5.6.post1"), "--attention-backend", "flashinfer"),
+    a("SGL170", False, "prefill backend named", sg("0.5.6.post1"), "--prefill-attention-backend", "triton"),
+    a("SGL170", False, "spec top-k given", sg("0.5.6.post1"), "--speculative-eagle-topk", "4"),
+    a("SGL170", False, "gpt-oss: own branch picks triton", sg("0.5.6.post2", GPTOSS)),
+    a("SGL170", False, "MLA: triton on sm12x", sg("0.5.6.post2", DSV3, PRO)),
+    a("SGL170", False, "hopper", sg("0.5.6.post2", LLAMA, H100)),
+    a("DG001", True, "0.5.12 dsv4 on pro 6000", sg("0.5.12", DSV4, WS4)),
+    a("DG001", True, "0.5.12.post1 dsv4 on spark", sg("0.5.12.post1", DSV4, SPARK)),
+    a("DG001", True, "only two of the three switches off",
+      sg("0.5.12", DSV4, WS4, env={k: v for k, v in DSV4_SM120_ENV.items() if "MQA" not in k})),
+    a("DG001", True, "pinned sgl-deep-gemm 0.1.0", sg("0.5.12", DSV4, WS4, libs=(lib("sgl-deep-gemm", "0.1.0"),))),
+    a("DG001", False, "0.5.13 turns them off on sm120", sg("0.5.13", DSV4, WS4)),
+    a("DG001", False, "0.5.11 has no DeepSeek-V4", sg("0.5.11", DSV4, WS4)),
+    a("DG001", False, "all three switched off", sg("0.5.12", DSV4, WS4, env=DSV4_SM120_ENV)),
+    a("DG001", False, "sgl-deep-gemm 0.1.5.post3 has sm120 kernels",
+      sg("0.5.12", DSV4, WS4, libs=(lib("sgl-deep-gemm", "0.1.5.post3"),))),
+    a("DG001", False, "DeepSeek-V3", sg("0.5.12", DSV3, WS4)),
+    a("DG001", False, "hopper", sg("0.5.12", DSV4, H100)),
+]
