@@ -16,6 +16,10 @@ def sg(version, model=LLAMA, profile=R5090, **kw):
     return lambda: build(profile, model, (f"sglang=={version}",), **kw)
 
 
+def trt(version, model=GPTOSS, profile=SPARK):
+    return lambda: build(profile, model, libs=(lib("tensorrt-llm", version),))
+
+
 SGL_TRT_CASES = [
     a("SGL170", True, "0.5.6.post1 llama on 5090", sg("0.5.6.post1")),
     a("SGL170", True, "0.5.6.post2 qwen moe on spark", sg("0.5.6.post2", QWEN_MOE, SPARK)),
@@ -39,4 +43,9 @@ SGL_TRT_CASES = [
       sg("0.5.12", DSV4, WS4, libs=(lib("sgl-deep-gemm", "0.1.5.post3"),))),
     a("DG001", False, "DeepSeek-V3", sg("0.5.12", DSV3, WS4)),
     a("DG001", False, "hopper", sg("0.5.12", DSV4, H100)),
+    a("TRT020", True, "1.2.0rc0 gpt-oss on spark", trt("1.2.0rc0")),
+    a("TRT020", True, "1.1.0 gpt-oss on 5090", trt("1.1.0", profile=R5090)),
+    a("TRT020", False, "1.2.0", trt("1.2.0")),
+    a("TRT020", False, "no sinks", trt("1.2.0rc0", LLAMA)),
+    a("TRT020", False, "hopper", trt("1.1.0", profile=H100)),
 ]
