@@ -8,6 +8,7 @@ from tests.rules.builders import a, build, lib
 PRO, WS4, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-pro-6000-ws-x4", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 LLAMA, QWEN_MOE, DSV3 = "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B", "deepseek-ai/DeepSeek-V3"
 GPTOSS, DSV4 = "openai/gpt-oss-20b", "tests/cases/models/deepseek-v4-flash"
+QWEN_FP8 = "Qwen/Qwen3-235B-A22B-FP8"
 DSV4_SM120_ENV = {"SGLANG_OPT_FP8_WO_A_GEMM": "0", "SGLANG_OPT_DEEPGEMM_HC_PRENORM": "0",
                   "SGLANG_FP8_PAGED_MQA_LOGITS_TORCH": "1"}
 
@@ -48,4 +49,16 @@ SGL_TRT_CASES = [
     a("TRT020", False, "1.2.0", trt("1.2.0")),
     a("TRT020", False, "no sinks", trt("1.2.0rc0", LLAMA)),
     a("TRT020", False, "hopper", trt("1.1.0", profile=H100)),
+    a("DG002", True, "0.5.8 block fp8 on pro 6000", sg("0.5.8", QWEN_FP8, PRO)),
+    a("DG002", True, "0.5.5 block fp8 on 5090", sg("0.5.5", DSV3)),
+    a("DG002", True, "0.5.3 block fp8 on 5090", sg("0.5.3", QWEN_FP8)),
+    a("DG002", False, "0.5.2 not read", sg("0.5.2", QWEN_FP8, PRO)),
+    a("DG002", False, "0.5.3 DeepGEMM off (old switch name)", sg("0.5.3", QWEN_FP8, env={"SGL_ENABLE_JIT_DEEPGEMM": "0"})),
+    a("DG002", False, "0.5.10 forces triton on sm120", sg("0.5.10", QWEN_FP8, PRO)),
+    a("DG002", False, "DeepGEMM off", sg("0.5.8", QWEN_FP8, PRO, env={"SGLANG_ENABLE_JIT_DEEPGEMM": "0"})),
+    a("DG002", False, "CUTLASS switch", sg("0.5.9", QWEN_FP8, PRO, env={"SGLANG_SUPPORT_CUTLASS_BLOCK_FP8": "1"})),
+    a("DG002", False, "backend named", sg("0.5.8", QWEN_FP8, PRO), "--fp8-gemm-backend", "triton"),
+    a("DG002", False, "per-channel fp8", sg("0.5.8", "zai-org/GLM-4.7-FP8", PRO)),
+    a("DG002", False, "GB10: aarch64 kernel wheel not read", sg("0.5.8", QWEN_FP8, SPARK)),
+    a("DG002", False, "hopper", sg("0.5.8", QWEN_FP8, H100)),
 ]
