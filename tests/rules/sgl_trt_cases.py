@@ -62,4 +62,13 @@ SGL_TRT_CASES = [
     a("DG002", False, "per-channel fp8", sg("0.5.8", "zai-org/GLM-4.7-FP8", PRO)),
     a("DG002", False, "GB10: aarch64 kernel wheel not read", sg("0.5.8", QWEN_FP8, SPARK)),
     a("DG002", False, "hopper", sg("0.5.8", QWEN_FP8, H100)),
+    a("DG003", True, "0.5.18 megamoe on pro 6000", sg("0.5.18", DSV4, PRO), "--moe-a2a-backend", "megamoe"),
+    a("DG003", True, "0.5.23 refuses it on spark", sg("0.5.23", DSV4, SPARK), "--moe-a2a-backend", "megamoe"),
+    a("DG003", True, "0.5.14 env switch", sg("0.5.14", DSV4, PRO, env={"SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE": "1"})),
+    a("DG003", True, "0.5.18 runner alias", sg("0.5.18", DSV4, PRO), "--moe-runner-backend", "megamoe"),
+    a("DG003", False, "0.5.11 has no megamoe", sg("0.5.11", DSV4, PRO), "--moe-a2a-backend", "megamoe"),
+    a("DG003", False, "0.5.24 not read", sg("0.5.24", DSV4, PRO), "--moe-a2a-backend", "megamoe"),
+    a("DG003", False, "0.5.18 env switch gone", sg("0.5.18", DSV4, PRO, env={"SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE": "1"})),
+    a("DG003", False, "no megamoe", sg("0.5.18", DSV4, PRO)),
+    a("DG003", False, "hopper", sg("0.5.18", DSV4, H100), "--moe-a2a-backend", "megamoe"),
 ]
