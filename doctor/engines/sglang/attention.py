@@ -53,7 +53,9 @@ OWN_DEFAULT_ARCHS = ("Llama4", "Olmo2ForCausalLM")
 
 
 def default_attention_backend(version: Version, model: Model, capability: tuple[int, int],
-                              flashinfer_available: bool = True) -> str:
+                              flashinfer_available: bool = True, no_spec_or_topk_one: bool = True) -> str:
+    """`no_spec_or_topk_one`: SGLang's `is_no_spec_infer_or_topk_one` (no --speculative-eagle-topk, or 1 with a
+    page size of 1), which the trtllm_mha defaults require."""
     major = capability[0]
     if model.attention.kind == "mla":
         return {9: "fa3", 10: "flashinfer"}.get(major, "triton")
@@ -62,7 +64,7 @@ def default_attention_backend(version: Version, model: Model, capability: tuple[
     if major == 9:
         return "fa3"
     if major == 10 or (major == 12 and TRTLLM_MHA_ON_SM12X.contains(version, prereleases=True)
-                       and not any(a in model.architecture for a in OWN_DEFAULT_ARCHS)):
+                       and no_spec_or_topk_one and not any(a in model.architecture for a in OWN_DEFAULT_ARCHS)):
         return "trtllm_mha"
     if model.attention.sinks and release(version) >= Version("0.5.23"):
         return "triton"
