@@ -62,7 +62,8 @@ def test_dg001_deepseek_v4_first_release_and_its_sm120_branch():
     assert "get_device_sm() < 100" in args12 and "SGLANG_OPT_FP8_WO_A_GEMM" in args12
     assert "sgl-deep-gemm==0.1.0" in metadata("sglang", "0.5.12")
     args13 = member("sglang", "0.5.13", SERVER_ARGS)
-    branch = args13[args13.index('"DeepseekV4ForCausalLM",'):][:1500]
+    hook = args13.index("validate_deepseek_v4_cp(self)")  # the DeepseekV4ForCausalLM branch of the model adjustments
+    branch = args13[hook:hook + 1500]
     assert "if is_sm120_supported():" in branch and "SGLANG_OPT_DEEPGEMM_HC_PRENORM.set(False)" in branch
 
 
