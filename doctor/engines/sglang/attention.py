@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.engines.spi import Model, release
@@ -46,7 +45,7 @@ class ExtendTiles:
 # 0.5.6.post1 and 0.5.6.post2 pick trtllm_mha for MHA models when `is_blackwell()` (majors 10 and 12; PR #14291);
 # 0.5.7 narrows it to `is_sm100_supported()` (PR #14842). Read from the 0.5.6, 0.5.6.post1, 0.5.6.post2 and 0.5.7
 # wheels: sglang/srt/server_args.py `_handle_attention_backend_compatibility`, sglang/srt/utils/common.py.
-TRTLLM_MHA_ON_SM12X = SpecifierSet(">=0.5.6.post1,<0.5.7")
+TRTLLM_MHA_ON_SM12X = (Version("0.5.6.post1"), Version("0.5.7"))  # [first, end)
 # architectures whose model-specific branch picks the backend first in those releases (Llama4: triton off SM100/SM90;
 # Olmo2: fa3 on sm >= 80)
 OWN_DEFAULT_ARCHS = ("Llama4", "Olmo2ForCausalLM")
@@ -63,8 +62,9 @@ def default_attention_backend(version: Version, model: Model, capability: tuple[
         return {9: "fa3", 10: "trtllm_mha"}.get(major, "triton")
     if major == 9:
         return "fa3"
-    if major == 10 or (major == 12 and TRTLLM_MHA_ON_SM12X.contains(version, prereleases=True)
-                       and no_spec_or_topk_one and not any(a in model.architecture for a in OWN_DEFAULT_ARCHS)):
+    first, end = TRTLLM_MHA_ON_SM12X
+    if major == 10 or (major == 12 and first <= version < end and no_spec_or_topk_one
+                       and not any(a in model.architecture for a in OWN_DEFAULT_ARCHS)):
         return "trtllm_mha"
     if model.attention.sinks and release(version) >= Version("0.5.23"):
         return "triton"
