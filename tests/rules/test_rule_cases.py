@@ -729,6 +729,16 @@ def _sgl_trt_cases():
 CASES += _sgl_trt_cases()
 
 
+def _vllm_2026_cases():
+    """The rules of rules/vllm_2026.toml (tests/rules/vllm_2026_cases.py)."""
+    from tests.rules.vllm_2026_cases import VLLM_2026_CASES
+
+    return VLLM_2026_CASES
+
+
+CASES += _vllm_2026_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels)
