@@ -4,6 +4,7 @@ TRT020-039); test_rule_cases.py runs them with the rest (and test_error_boundari
 from __future__ import annotations
 
 from tests.rules.builders import a, build, lib
+from tests.wheels import cache_root
 
 PRO, WS4, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-pro-6000-ws-x4", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 LLAMA, QWEN_MOE, DSV3 = "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B", "deepseek-ai/DeepSeek-V3"
@@ -15,6 +16,14 @@ DSV4_SM120_ENV = {"SGLANG_OPT_FP8_WO_A_GEMM": "0", "SGLANG_OPT_DEEPGEMM_HC_PRENO
 
 def sg(version, model=LLAMA, profile=R5090, **kw):
     return lambda: build(profile, model, (f"sglang=={version}",), **kw)
+
+
+def attn_options(backend: str) -> tuple[str, str]:
+    """`--extra_llm_api_options FILE` choosing TensorRT-LLM's attention backend (written once to the test cache)."""
+    path = cache_root() / "trt-options" / f"attn-backend-{backend.lower()}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"attn_backend: {backend}\n")
+    return "--extra_llm_api_options", str(path)
 
 
 def trt(version, model=GPTOSS, profile=SPARK):
@@ -74,4 +83,11 @@ SGL_TRT_CASES = [
     a("DG003", False, "0.5.18 env switch gone", sg("0.5.18", DSV4, PRO, env={"SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE": "1"})),
     a("DG003", False, "no megamoe", sg("0.5.18", DSV4, PRO)),
     a("DG003", False, "hopper", sg("0.5.18", DSV4, H100), "--moe-a2a-backend", "megamoe"),
+    a("TRT021", True, "gpt-oss with FLASHINFER attention", trt("1.2.0", profile=WS4), *attn_options("FLASHINFER")),
+    a("TRT021", True, "gpt-oss with VANILLA attention on spark", trt("1.3.0"), *attn_options("VANILLA")),
+    a("TRT021", False, "gpt-oss with TRTLLM attention", trt("1.2.0", profile=WS4), *attn_options("TRTLLM")),
+    a("TRT021", False, "gpt-oss, default attention", trt("1.2.0", profile=WS4)),
+    a("TRT021", False, "no sinks with FLASHINFER", trt("1.2.0", LLAMA, WS4), *attn_options("FLASHINFER")),
+    a("TRT021", False, "hopper", trt("1.2.0", profile=H100), *attn_options("FLASHINFER")),
 ]
+
