@@ -22,6 +22,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
     view: dict[str, Any] = {
         "version": run.library.version, "release": release, "exact_release": release == str(run.version),
         "has_flag": {f.lstrip("-").replace("-", "_"): f in facts["flags"] for f in KEY_FLAGS},
+        "default_gpu_memory_utilization": _default_utilization(facts),
         "flag_problems": [{"problem": p} for p in flags.check_flags(list(run.launch.args), run.version)],
         **env_view(run, facts),
         "nccl": allreduce.nccl(run),
@@ -42,6 +43,12 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["families"] = verdicts
         view["families_without_code"] = [v for v in verdicts if v["verdict"] == "none" and not v["deliberate"]]
     return view
+
+
+def _default_utilization(facts: dict[str, Any]) -> float | None:
+    """--gpu-memory-utilization's default in this release's wheel (0.9 up to 0.19.x, 0.92 from 0.20.0)."""
+    default = facts["flags"].get("--gpu-memory-utilization", {}).get("default")
+    return float(default) if default is not None else None
 
 
 def startup_view(run: EngineRun, facts: dict[str, Any]) -> dict[str, Any]:
