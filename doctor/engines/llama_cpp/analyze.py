@@ -20,6 +20,7 @@ from doctor.probe.llama_cpp import ENV as BUILD_ENV
 FA_HEAD_DIMS = {40, 64, 72, 80, 96, 112, 128, 192, 256, 320, 512, 576}
 EVERY_LAYER = 999  # -ngl N with N past the layer count offloads every layer (llama.cpp clamps it)
 BLOCK_SCALED_TYPES = {"MXFP4", "NVFP4"}  # native FP4 MMA paths on Blackwell need sm_120a/121a
+SM120_SUSPECT_TYPES = {"IQ1_S", "IQ2_S", "IQ3_S"}  # get_int_b2 gave wrong dot products on sm_120 (llama.cpp#27902)
 
 
 def model_file(model: str) -> str:
@@ -158,6 +159,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
     if gguf is not None:
         types = sorted(gguf.type_counts)
         view.update(tensor_types=types, block_scaled_types=sorted(BLOCK_SCALED_TYPES & set(types)),
+                    sm120_suspect_types=sorted(SM120_SUSPECT_TYPES & set(types)),
                     tensor_bytes=gguf.tensor_bytes, file_type=gguf.file_type)
     return view
 
