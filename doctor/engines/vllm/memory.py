@@ -133,6 +133,24 @@ def sampler_activation(model: Model, seqs: int, sorts: bool) -> int:
     return seqs * model.vocab_size * (SORT_SAMPLER_BYTES_PER_LOGIT if sorts else INPLACE_SAMPLER_BYTES_PER_LOGIT)
 
 
+def hybrid_state_groups(attention_layers: int, state_layers: int) -> tuple[int, int]:
+    """(layers per group, groups) of a model whose linear-attention/Mamba layers share the KV pool with its
+    attention layers. `_get_kv_cache_groups_uniform_page_size` (kv_cache_utils.py in the 0.13.0, 0.14.0 and
+    0.24.0 wheels): one type per spec, the group size is the smallest type's layer count (the largest's when it
+    is under 1.5x that), each type split into cdiv(layers, group size) groups; the state layers' pages are padded
+    to the attention page, so every group takes one page per block. Qwen3.5/3.6-35B-A3B: 10 attention and 30
+    Gated-DeltaNet layers, 4 groups of 10, a quarter of the pool's pages per group."""
+    counts = [count for count in (attention_layers, state_layers) if count]
+    group = min(counts)
+    if max(counts) < 1.5 * group:
+        group = max(counts)
+    return group, sum(-(-count // group) for count in counts)
+
+
+# From 0.24.0 (`get_kv_cache_capacity` in the 0.24.0 and 0.29.0 wheels) "GPU KV cache size" is max concurrency x
+# max_model_len, where a state group costs a request one page, not a quarter of the pool: not modelled for hybrids
+# (0.19-0.23 not read; the doctor keeps the older count there).
+CAPACITY_REPORT_FROM = Version("0.24.0")
 FP8_BLOCK_REFINE_FROM = Version("0.29.0")
 
 
@@ -244,11 +262,14 @@ class VLLMMemory(MemoryModel):
         if budget <= 0 or shape.cell_bytes <= 0 or shape.layers <= 0:
             return 0
         per_layer = shape.cell_bytes // shape.layers
-        if shape.swa_layers and shape.full_layers:
+        if shape.linear_layers and Version(self.release) < CAPACITY_REPORT_FROM:
+            group, groups = hybrid_state_groups(shape.layers, shape.linear_layers)
+        elif shape.swa_layers and shape.full_layers:
             group = math.gcd(shape.full_layers, shape.swa_layers)
+            groups = shape.layers // group
         else:
             group = shape.layers
-        groups = shape.layers // group
+            groups = 1
         block = settings["page_size"]
         blocks = budget // (per_layer * block) // group
         return blocks // groups * block
