@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 from packaging.version import Version  # noqa: E402
 
 from doctor.engines.tensorrt_llm.memory import TensorRTLLMMemory, estimation_tokens  # noqa: E402
-from doctor.engines.vllm.memory import VLLMMemory  # noqa: E402
+from doctor.engines.vllm.memory import VLLMMemory, logged_kv_cache_size  # noqa: E402
 from doctor.hardware import load_profile  # noqa: E402
 from doctor.plan import kv as kvmod  # noqa: E402
 from doctor.plan.layouts import Layout  # noqa: E402
@@ -105,8 +105,9 @@ def absolute_predicted(row_id: str) -> dict[str, float]:
                            memory.kv_cell_bytes)
     logged_budget = int(row["reported"]["kv_cache_gib"] * GiB)
     return {"weights_gib": plan.weights_per_gpu_bytes / GiB, "kv_cache_gib": plan.kv_budget_bytes / GiB,
-            "kv_tokens": plan.kv_capacity_tokens, "tokens_at_logged_budget": memory.kv_tokens(logged_budget, shape,
-                                                                                           settings),
+            "kv_tokens": plan.kv_capacity_tokens,
+            "tokens_at_logged_budget": logged_kv_cache_size(memory.release, memory.kv_tokens(logged_budget, shape,
+                                                                                             settings), shape),
             "residual_gib": (settings["activation_bytes"] + settings["non_torch_bytes"]) / GiB}
 
 
@@ -117,7 +118,7 @@ def logged_residual(row: dict[str, Any], weights_gib: float) -> float:
 
 def gb10_absolute_table() -> str:
     rows = ["| log | vLLM (planned as) | model, flags | weights GiB pred / log | KV GiB pred / log | "
-            "tokens at the log's KV budget pred / log | activation + non-torch GiB pred / log |",
+            "GPU KV cache size at the log's KV budget, pred / log | activation + non-torch GiB pred / log |",
             "|---|---|---|---|---|---|---|"]
     for row in vllm_absolute_rows():
         p, r = absolute_predicted(row["id"]), row["reported"]

@@ -138,8 +138,7 @@ def hybrid_state_groups(attention_layers: int, state_layers: int) -> tuple[int, 
     attention layers. `_get_kv_cache_groups_uniform_page_size` (kv_cache_utils.py in the 0.13.0, 0.14.0 and
     0.24.0 wheels): one type per spec, the group size is the smallest type's layer count (the largest's when it
     is under 1.5x that), each type split into cdiv(layers, group size) groups; the state layers' pages are padded
-    to the attention page, so every group takes one page per block. Qwen3.5/3.6-35B-A3B: 10 attention and 30
-    Gated-DeltaNet layers, 4 groups of 10, a quarter of the pool's pages per group."""
+    to the attention page. Qwen3.5/3.6-35B-A3B: 10 attention and 30 Gated-DeltaNet layers, 4 groups of 10."""
     counts = [count for count in (attention_layers, state_layers) if count]
     group = min(counts)
     if max(counts) < 1.5 * group:
@@ -148,9 +147,21 @@ def hybrid_state_groups(attention_layers: int, state_layers: int) -> tuple[int, 
 
 
 # From 0.24.0 (`get_kv_cache_capacity` in the 0.24.0 and 0.29.0 wheels) "GPU KV cache size" is max concurrency x
-# max_model_len, where a state group costs a request one page, not a quarter of the pool: not modelled for hybrids
-# (0.19-0.23 not read; the doctor keeps the older count there).
+# max_model_len; 0.19-0.23 were not read, the older count is assumed there.
 CAPACITY_REPORT_FROM = Version("0.24.0")
+
+
+def logged_kv_cache_size(release: str, capacity_tokens: int, shape: KvShape) -> int:
+    """The "GPU KV cache size" line for a pool that holds `capacity_tokens` of attention context. Up to 0.23.x it is
+    num_blocks // len(kv_cache_groups) x block size (`_report_kv_cache_config`, 0.13.0 and 0.14.0 wheels): a hybrid
+    model's state groups divide the figure by their count although each takes one page per request, so the log
+    understates what the pool holds (Qwen3.5-35B-A3B on a Spark: 581,856 tokens logged for a pool vLLM itself
+    gives 2.21 requests of 1,048,576). The doctor plans with the capacity; this is only the log line."""
+    if not shape.linear_layers or Version(release) >= CAPACITY_REPORT_FROM:
+        return capacity_tokens
+    return capacity_tokens // hybrid_state_groups(shape.layers, shape.linear_layers)[1]
+
+
 FP8_BLOCK_REFINE_FROM = Version("0.29.0")
 
 
@@ -262,9 +273,7 @@ class VLLMMemory(MemoryModel):
         if budget <= 0 or shape.cell_bytes <= 0 or shape.layers <= 0:
             return 0
         per_layer = shape.cell_bytes // shape.layers
-        if shape.linear_layers and Version(self.release) < CAPACITY_REPORT_FROM:
-            group, groups = hybrid_state_groups(shape.layers, shape.linear_layers)
-        elif shape.swa_layers and shape.full_layers:
+        if shape.swa_layers and shape.full_layers:
             group = math.gcd(shape.full_layers, shape.swa_layers)
             groups = shape.layers // group
         else:

@@ -1,14 +1,15 @@
-"""vLLM's token count for models whose linear-attention (Gated-DeltaNet/Mamba) layers share the KV pool with their
-attention layers: `_get_kv_cache_groups_uniform_page_size` splits every layer type into groups of the smallest type's
-size, and "GPU KV cache size" is blocks // groups x block size up to 0.23.x. Checked against GB10 logs in
-tests/engines/test_memory_tables.py (581,856 tokens for 44.47 GiB of Qwen3.5-35B-A3B)."""
+"""vLLM's KV pool for models whose linear-attention (Gated-DeltaNet/Mamba) layers share it with their attention
+layers: `_get_kv_cache_groups_uniform_page_size` splits every layer type into groups of the smallest type's size,
+each state group takes one page per request, and up to 0.23.x the "GPU KV cache size" line divides the pool by the
+group count. The doctor plans with what the pool holds; `logged_kv_cache_size` is only the log line (checked
+against GB10 logs in tests/engines/test_memory_tables.py: 581,856 tokens for 44.47 GiB of Qwen3.5-35B-A3B)."""
 
 from __future__ import annotations
 
 import pytest
 from packaging.version import Version
 
-from doctor.engines.vllm.memory import VLLMMemory, hybrid_state_groups
+from doctor.engines.vllm.memory import VLLMMemory, hybrid_state_groups, logged_kv_cache_size
 from doctor.plan import kv as kvmod
 from doctor.probe.model import load_model
 
@@ -26,29 +27,40 @@ def test_groups_follow_vllms_uniform_page_grouping(attention, state, expected):
     assert hybrid_state_groups(attention, state) == expected
 
 
-def tokens(release: str, budget_gib: float) -> int:
+def pool(release: str, budget_gib: float) -> tuple[int, int]:
+    """(tokens of attention context the pool holds, the "GPU KV cache size" the release logs for it)."""
     model = load_model(QWEN35, {}, offline=True)
     memory = VLLMMemory(Version(release), (12, 1), "NVIDIA GB10")
     shape = kvmod.kv_shape(model, 1, 0, model.num_layers, "bf16", memory.kv_cell_bytes)
     assert (shape.layers, shape.linear_layers) == (10, 30)
-    settings = {"page_size": 16}
-    return memory.kv_tokens(int(budget_gib * GiB), shape, settings)
+    capacity = memory.kv_tokens(int(budget_gib * GiB), shape, {"page_size": 16})
+    return capacity, logged_kv_cache_size(release, capacity, shape)
 
 
-def test_a_quarter_of_the_attention_only_count_up_to_0_23():
-    """44.47 GiB of bf16 Qwen3.5-35B-A3B: vLLM 0.16 logs 581,856 tokens; 20,480 bytes per token over the 10
-    attention layers alone would say 2.33 million."""
-    assert tokens("0.16.0", 44.47) == pytest.approx(581_856, rel=0.01)
-    assert tokens("0.23.0", 44.47) == tokens("0.16.0", 44.47)
+def test_the_plan_keeps_what_the_pool_holds():
+    """44.47 GiB of bf16 Qwen3.5-35B-A3B on vLLM 0.16: the log gives 2.21 requests of 1,048,576 tokens, so the
+    pool holds at least two such contexts; the doctor's capacity must not fall to the logged 581,856 (a false
+    'fewer tokens than one request' warning)."""
+    capacity, _ = pool("0.16.0", 44.47)
+    assert 2 * 1_048_576 < capacity < 2.3 * 1_048_576
 
 
-def test_from_0_24_the_attention_only_count_is_kept():
-    """0.24.0 reports max concurrency x max_model_len (`get_kv_cache_capacity`), where a state group costs a request
-    one page: the doctor does not model that and keeps its attention-only count, four times the older figure."""
-    assert tokens("0.24.0", 44.47) == pytest.approx(4 * tokens("0.23.0", 44.47), rel=0.001)
+def test_the_log_line_is_a_quarter_of_the_pool_up_to_0_23():
+    capacity, logged = pool("0.16.0", 44.47)
+    assert logged == capacity // 4
+    assert logged == pytest.approx(581_856, rel=0.01)
+    assert pool("0.23.0", 44.47)[1] == logged
 
 
-def test_models_without_state_layers_are_unchanged():
+def test_from_0_24_the_log_line_is_the_capacity():
+    """0.24.0 reports max concurrency x max_model_len (`get_kv_cache_capacity`), which counts a state group as one
+    page per request."""
+    capacity, logged = pool("0.24.0", 44.47)
+    assert logged == capacity
+
+
+def test_models_without_state_layers_log_what_the_pool_holds():
     model = load_model("openai/gpt-oss-120b", {}, offline=True)
     shape = kvmod.kv_shape(model, 1, 0, model.num_layers, "bf16")
     assert shape.linear_layers == 0
+    assert logged_kv_cache_size("0.16.0", 123_456, shape) == 123_456
