@@ -14,7 +14,8 @@ The CUDA-graph pool is subtracted only where the release measures it (`VLLM_MEMO
 read from 0.18.0, default from the data); elsewhere graphs are captured after the KV cache, out of the
 `1 - utilization` headroom.
 KV tokens are counted as `get_kv_cache_config_from_groups` and `_report_kv_cache_config` do: blocks =
-budget // (page bytes x layers per group), "GPU KV cache size" = blocks // groups x block_size.
+budget // (page bytes x layers per group), "GPU KV cache size" = blocks // groups x block_size; for a model with
+linear-attention/Mamba layers the plan keeps what the pool holds and `logged_kv_cache_size` gives the log line.
 The activation, non-torch and graph figures are estimates from the model's shapes (the runtime measures
 them); the weights and the formula are vLLM's.
 """
