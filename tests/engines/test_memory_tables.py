@@ -40,6 +40,9 @@ def test_vllm_kv_moves_by_the_share_of_the_gb10_pool_between_two_utilizations(pa
     for run in pair["runs"]:
         assert any(f"{run['kv_cache_gib']:g}" in quote for quote in pair["quotes"]) or "kv_cache_gib_runs" in run
     predicted, logged = pair_delta(pair)
+    if "not_bounded" in pair:
+        assert abs(error(predicted, logged)) > KV_BOUND, "the pair now meets the bound: drop its not_bounded reason"
+        pytest.xfail(pair["not_bounded"])
     assert abs(error(predicted, logged)) <= KV_BOUND, f"{predicted:.2f} vs {logged:.2f} GiB"
 
 
