@@ -117,6 +117,7 @@ CHOICES: dict[str, dict[str, Choice]] = {
         Choice("auto"), Choice("triton"), Choice("triton_kernel"), Choice("flashinfer_trtllm"),
         Choice("flashinfer_cutlass"), Choice("flashinfer_mxfp4"), Choice("cutlass"), Choice("deep_gemm"),
         Choice("marlin", added="0.5.13"), Choice("flashinfer_trtllm_routed", added="0.5.13"),
+        Choice("megamoe", added="0.5.18"),  # an alias of --moe-a2a-backend megamoe (0.5.18 server_args.py)
     )},
     "--fp8-gemm-backend": {c.value: c for c in (
         Choice("auto"), Choice("triton"), Choice("cutlass"), Choice("deep_gemm"), Choice("flashinfer_trtllm"),
