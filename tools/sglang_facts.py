@@ -1,12 +1,12 @@
 """Maintainers' script: read SGLang facts from each release wheel, statically (zipfile + ast, never import).
 
 For every release in doctor/engines/sglang/releases.py it runs `pip download --no-deps sglang==X`, then records,
-with provenance (wheel, file, line): each `--flag` of sglang/srt/server_args.py with its literal choices and
-default (a named list such as `ATTENTION_BACKEND_CHOICES` resolved to its items, and the per-release choice lists
-also written compactly to doctor/data/sglang_choices.json), the server_args.py lines that name an MXFP4 MoE
-runner, the shipped fused-MoE tuned-config file names, and the extend-attention tiles its tile function picks per GPU and head dims (evaluated statically, as
-the engine does for an installed SGLang). Output: doctor/data/sglang_facts.json (one entry per version; rerun
-to refresh, existing entries kept).
+with provenance (wheel, file, line): each `--flag` of sglang/srt/server_args.py with its literal choices and default
+(a named list such as `ATTENTION_BACKEND_CHOICES` resolved to its items, and the per-release choice lists also
+written compactly to doctor/data/sglang_choices.json), the server_args.py lines that name an MXFP4 MoE runner, the
+shipped fused-MoE tuned-config file names, and the extend-attention tiles its tile function picks per GPU and head
+dims (evaluated statically, as the engine does for an installed SGLang). Output: doctor/data/sglang_facts.json (one
+entry per version; rerun to refresh, existing entries kept).
 
 Usage: python tools/sglang_facts.py [--cache DIR] [VERSION ...]   (or --choices-only)
 """
