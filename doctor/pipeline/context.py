@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.buildargs import build_view
+from doctor.buildargs import build_view, toolkit_view
 from doctor.engines import registry
 from doctor.hardware import smem_per_block_optin
 from doctor.launch import Launch
@@ -19,7 +20,7 @@ ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
 BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
-              "plan", "env", "topology", "engine", "build", "cluster", "uma")
+              "plan", "env", "topology", "engine", "build", "cluster", "uma", "image", "recipe")
 
 
 def engine_root(name: str) -> str:
@@ -32,7 +33,11 @@ def context_roots() -> tuple[str, ...]:
     return BASE_ROOTS + tuple(engine_root(name) for name in registry.engines())
 
 
-def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str, Any]:
+def build_context(facts: Facts, analysis: Analysis, launch: Launch,
+                  launch_file: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`launch_file`: the container image (an object with `view(capability)`) and build recipe (a mapping)
+    `lint` read beside the launch; `image` and `recipe` are None otherwise."""
+    image = (launch_file or {}).get("image")
     return {
         "source": to_jsonable(facts.source),
         "gpu": _gpu(facts),
@@ -51,8 +56,15 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "build": build_view(dict(facts.env), _capability(facts)),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values),
+        "image": image.view(_capability(facts)) if image is not None else None,
+        "recipe": _recipe(launch_file, _capability(facts)),
         **_engine_views(analysis),
     }
+
+
+def _recipe(launch_file: Mapping[str, Any] | None, capability: tuple[int, int] | None) -> dict[str, Any] | None:
+    recipe = (launch_file or {}).get("recipe")
+    return {**recipe, **toolkit_view(recipe, capability)} if recipe else None
 
 
 def _engine(analysis: Analysis) -> dict[str, Any] | None:

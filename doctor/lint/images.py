@@ -1,0 +1,156 @@
+"""What a container image a launch file names pins, read from its reference alone: the engine release, torch,
+CUDA and FlashInfer versions and the GPU code it carries, from doctor/data/images/ (NGC release notes in
+ngc.toml; the engines' own images, generated from their wheels and Dockerfiles by tools/image_table.py), plus
+what the tag itself states (`-cu129`, `nvidia/cuda:12.8.1-devel`). A tag the tables do not know is unknown,
+never guessed; a tag that names no release (`latest`, `nightly`) floats."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from doctor.binaries.archs import runs
+from doctor.buildargs import parse_arch_list
+from doctor.lint.pins import image_engine, image_pin, split_image
+
+FLOATING_WORDS = {"latest", "nightly", "dev", "main", "master", "edge", "stable", "spark", "blackwell"}
+_PINNED_WORD = re.compile(r"^(?:v?\d+(?:\.\d+)+.*|\d{8}|[0-9a-f]{7,40}|b\d{3,})$")  # a release, a date, a commit
+_TAG_CUDA = re.compile(r"(?:^|-)cu(\d{2})(\d)(?:$|-)")  # an engine image's `v0.5.8-cu129`, `...-cu130`
+_CUDA_IMAGE_TAG = re.compile(r"^(\d+\.\d+(?:\.\d+)?)-(devel|runtime|base|cudnn[\d.]*-devel|cudnn[\d.]*-runtime)")
+_PLATFORMS = {"amd64": "amd64", "x86_64": "amd64", "x86": "amd64", "arm64": "arm64", "aarch64": "arm64"}
+STACK_REPOSITORIES = ("ollama/ollama", "nvidia/cuda")  # not engines, but images whose tag pins a GPU stack
+
+
+@dataclass(frozen=True)
+class ImageFacts:
+    ref: str
+    repository: str
+    tag: str | None
+    floating: bool
+    known: bool  # a table row (or the tag itself) says what the image pins
+    engine: str | None = None
+    version: str | None = None
+    libraries: dict[str, str] = field(default_factory=dict)  # installed for certain: become what-ifs
+    torch: str | None = None  # the torch release, where its CUDA build is not known (informational)
+    cuda: str | None = None
+    cuda_major: int | None = None
+    toolkit: bool = False  # the image has nvcc (a CUDA `devel` image, an NGC framework container)
+    platform: str | None = None  # a tag that names one CPU platform
+    variants: dict[str, dict[str, str]] = field(default_factory=dict)  # GPU builds with their arch lists
+    source: str | None = None
+
+    def what_ifs(self) -> list[str]:
+        """`--engine` specs for the libraries the image pins besides the engine (the engine comes as a pin)."""
+        specs = [f"{name}=={version}" for name, version in self.libraries.items() if name != "cuda"]
+        if self.toolkit and self.cuda:
+            specs.append(f"nvcc=={self.cuda}")
+        return specs
+
+    def view(self, capability: tuple[int, int] | None) -> dict[str, Any]:
+        """`image.*` for the rules."""
+        runs_here, reached_by = self._reach(capability)
+        return {"ref": self.ref, "repository": self.repository, "tag": self.tag, "floating": self.floating,
+                "known": self.known, "engine": self.engine, "version": self.version,
+                "libraries": dict(self.libraries), "torch": self.torch or self.libraries.get("torch"),
+                "cuda": self.cuda, "cuda_major": self.cuda_major,
+                "toolkit": self.toolkit, "platform": self.platform, "source": self.source,
+                "variants": sorted(self.variants), "runs_here": runs_here, "reached_by": reached_by}
+
+    def _reach(self, capability: tuple[int, int] | None) -> tuple[bool | None, str | None]:
+        """Does any GPU build of the image carry code this GPU runs (None: no arch lists known)?"""
+        if not self.variants or capability is None:
+            return None, None
+        for name, variant in sorted(self.variants.items()):
+            targets, _, _ = parse_arch_list("CMAKE_CUDA_ARCHITECTURES", variant["archs"], capability)
+            if any(runs(arch, capability) for arch in targets):
+                return True, f"{name} (CUDA {variant['cuda']}: {variant['archs']})"
+        return False, None
+
+
+def image_facts(ref: str | None) -> ImageFacts | None:
+    """The image's facts, or None for an image that pins no GPU stack the doctor tracks (`ubuntu:22.04`)."""
+    if not ref or "$" in ref:
+        return None
+    repository, tag = split_image(ref)
+    if not _tracked(ref, repository):
+        return None
+    digest = "@" in ref
+    floating = not digest and _floats(tag)
+    platform = next((_PLATFORMS[w] for w in (tag or "").lower().split("-") if w in _PLATFORMS), None)
+    row = image_rows().get((repository, _row_tag(repository, tag)))
+    base = ImageFacts(ref=ref, repository=repository, tag=tag, floating=floating, known=False, platform=platform)
+    if row is not None:
+        return _from_row(base, row)
+    return _from_tag(base)
+
+
+def _tracked(ref: str, repository: str) -> bool:
+    return (image_engine(ref) is not None or repository.startswith("nvidia/")
+            or repository in STACK_REPOSITORIES)
+
+
+def _floats(tag: str | None) -> bool:
+    if tag is None:
+        return True
+    words = tag.lower().split("-")
+    return any(w in FLOATING_WORDS for w in words) and not any(_PINNED_WORD.match(w) for w in words)
+
+
+def _row_tag(repository: str, tag: str | None) -> str | None:
+    """The table key of a tag: NGC rows are keyed by the YY.MM release (`26.01-py3` → `26.01`)."""
+    if tag and repository.startswith("nvidia/") and (release := re.match(r"^(\d{2}\.\d{2})(?:$|[-_.])", tag)):
+        return release.group(1)
+    return tag
+
+
+def _from_row(base: ImageFacts, row: dict[str, Any]) -> ImageFacts:
+    libraries = dict(row.get("libraries", {}))
+    cuda = libraries.pop("cuda", None) or _tag_cuda(base.tag)
+    major = row.get("cuda_major") or (int(cuda.split(".")[0]) if cuda else None)
+    return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=base.floating, known=True,
+                      engine=row.get("engine"), version=row.get("version"), libraries=libraries,
+                      torch=row.get("torch"), cuda=cuda,
+                      cuda_major=major, toolkit=base.repository in NGC_TOOLKIT_REPOSITORIES,
+                      platform=base.platform, variants=dict(row.get("variants", {})), source=row.get("source"))
+
+
+NGC_TOOLKIT_REPOSITORIES = ("nvidia/pytorch",)  # NGC's PyTorch container ships the full CUDA toolkit (nvcc)
+
+
+def _from_tag(base: ImageFacts) -> ImageFacts:
+    """No table row: only what the tag itself states (an engine release, a CUDA version)."""
+    pin = image_pin(base.ref, 1)
+    if base.repository == "nvidia/cuda" and base.tag and (match := _CUDA_IMAGE_TAG.match(base.tag)):
+        cuda = match.group(1)
+        return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=False, known=True,
+                          cuda=cuda, cuda_major=int(cuda.split(".")[0]), toolkit="devel" in match.group(2),
+                          platform=base.platform, source=f"the tag {base.tag}")
+    cuda = _tag_cuda(base.tag)
+    return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=base.floating, known=False,
+                      engine=pin.engine if pin else None, version=pin.version if pin else None, cuda=cuda,
+                      cuda_major=int(cuda.split(".")[0]) if cuda else None, platform=base.platform,
+                      source=f"the tag {base.tag}" if cuda or pin else None)
+
+
+def _tag_cuda(tag: str | None) -> str | None:
+    match = _TAG_CUDA.search((tag or "").lower())
+    return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+@lru_cache(maxsize=1)
+def image_rows() -> dict[tuple[str, str], dict[str, Any]]:
+    """Every table row under doctor/data/images/ by (repository, tag or NGC release)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    folder = Path(__file__).resolve().parents[1] / "data" / "images"
+    for path in sorted(folder.glob("*.toml")):
+        for entry in tomllib.loads(path.read_text(encoding="utf-8")).get("image", []):
+            rows[(entry["repository"], entry.get("tag") or entry["release"])] = entry
+    return rows
