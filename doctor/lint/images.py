@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from doctor.binaries.archs import runs
+from doctor.binaries.archs import SASS, runs
 from doctor.buildargs import parse_arch_list
 from doctor.lint.pins import image_engine, image_pin, split_image
 
@@ -51,23 +51,28 @@ class ImageFacts:
 
     def view(self, capability: tuple[int, int] | None) -> dict[str, Any]:
         """`image.*` for the rules."""
-        runs_here, reached_by = self._reach(capability)
+        runs_here, reached_by, sass_here = self._reach(capability)
         return {"ref": self.ref, "repository": self.repository, "tag": self.tag, "floating": self.floating,
                 "known": self.known, "engine": self.engine, "version": self.version,
                 "libraries": dict(self.libraries), "torch": self.torch or self.libraries.get("torch"),
                 "cuda": self.cuda, "cuda_major": self.cuda_major,
                 "toolkit": self.toolkit, "platform": self.platform, "source": self.source,
-                "variants": sorted(self.variants), "runs_here": runs_here, "reached_by": reached_by}
+                "variants": sorted(self.variants), "runs_here": runs_here, "reached_by": reached_by,
+                "sass_here": sass_here}
 
-    def _reach(self, capability: tuple[int, int] | None) -> tuple[bool | None, str | None]:
-        """Does any GPU build of the image carry code this GPU runs (None: no arch lists known)?"""
+    def _reach(self, capability: tuple[int, int] | None) -> tuple[bool | None, str | None, bool | None]:
+        """Does any GPU build of the image carry code this GPU runs, which one, and is any of it SASS (None: no
+        arch lists known)?"""
         if not self.variants or capability is None:
-            return None, None
+            return None, None, None
+        reached, sass = [], False
         for name, variant in sorted(self.variants.items()):
             targets, _, _ = parse_arch_list("CMAKE_CUDA_ARCHITECTURES", variant["archs"], capability)
-            if any(runs(arch, capability) for arch in targets):
-                return True, f"{name} (CUDA {variant['cuda']}: {variant['archs']})"
-        return False, None
+            usable = [arch for arch in targets if runs(arch, capability)]
+            if usable:
+                reached.append(f"{name} (CUDA {variant['cuda']}: {variant['archs']})")
+                sass = sass or any(arch.kind == SASS for arch in usable)
+        return bool(reached), "; ".join(reached) or None, sass
 
 
 def image_facts(ref: str | None) -> ImageFacts | None:
