@@ -140,12 +140,15 @@ def toolkit_view(recipe: dict[str, Any], capability: tuple[int, int] | None) -> 
     toolkit = recipe.get("toolkit")
     targets = [(name, arch) for name, value in (recipe.get("variables") or {}).items()
                for arch in parse_arch_list(name, value, capability)[0]]
-    too_new = sorted({a.token for _, a in targets if a.major == 12 and _unknown_to(toolkit, a)})
+    too_new = sorted({a.token for name, a in targets
+                      if name in CMAKE_STYLE + NVCC_STYLE and a.major == 12 and _unknown_to(toolkit, a)})
+    skipped = sorted({a.token for name, a in targets
+                      if name in TORCH_STYLE and a.major == 12 and _unknown_to(toolkit, a)})
     dropped = sorted({a.token for name, a in targets
                       if name in CMAKE_STYLE + NVCC_STYLE and _dropped_by(toolkit, a)})
     needed = [first for _, a in targets if a.major == 12 and (first := _first_toolkit(a))]
     return {"sm12x_targets": sorted({a.token for _, a in targets if a.major == 12}),
-            "toolkit_rejects_sm12x": too_new, "toolkit_rejects_old": dropped,
+            "toolkit_rejects_sm12x": too_new, "toolkit_unknown_sm12x": skipped, "toolkit_rejects_old": dropped,
             "toolkit_needed": max(needed, key=_release) if needed else None}
 
 

@@ -15,10 +15,13 @@ from typing import Any
 from doctor.binaries.archs import SASS, runs
 from doctor.buildargs import parse_arch_list
 from doctor.lint.pins import image_engine, image_pin, split_image
+from doctor.lint.site import Pin
 
-FLOATING_WORDS = {"latest", "nightly", "dev", "main", "master", "edge", "stable", "spark", "blackwell"}
 _PINNED_WORD = re.compile(r"^(?:v?\d+(?:\.\d+)+.*|\d{8}|[0-9a-f]{7,40}|b\d{3,})$")  # a release, a date, a commit
-_TAG_CUDA = re.compile(r"(?:^|-)cu(\d{2})(\d)(?:$|-)")  # an engine image's `v0.5.8-cu129`, `...-cu130`
+# CUDA as a tag states it: `v0.5.8-cu129`, `mlpinf-v3.1-cuda12.2-...`; the major only: `server-cuda13`, `-cu13-`
+_TAG_CUDA = re.compile(r"(?:^|-)(?:cu(1\d)(\d)|cuda(1\d)\.(\d+))(?:$|-)")
+_TAG_CUDA_MAJOR = re.compile(r"(?:^|-)cu(?:da)?(1\d)(?:$|-)")
+_LLAMA_BUILD = re.compile(r"(?:^|-)b(\d{3,})(?:$|-)")  # ghcr.io/ggml-org/llama.cpp:server-cuda-b7551
 _CUDA_IMAGE_TAG = re.compile(r"^(\d+\.\d+(?:\.\d+)?)-(devel|runtime|base|cudnn[\d.]*-devel|cudnn[\d.]*-runtime)")
 _PLATFORMS = {"amd64": "amd64", "x86_64": "amd64", "x86": "amd64", "arm64": "arm64", "aarch64": "arm64"}
 STACK_REPOSITORIES = ("ollama/ollama", "nvidia/cuda")  # not engines, but images whose tag pins a GPU stack
@@ -98,10 +101,10 @@ def _tracked(ref: str, repository: str) -> bool:
 
 
 def _floats(tag: str | None) -> bool:
+    """No tag, or one with no release, date, commit or build number in it (`latest`, `spark`, `server-cuda`)."""
     if tag is None:
         return True
-    words = tag.lower().split("-")
-    return any(w in FLOATING_WORDS for w in words) and not any(_PINNED_WORD.match(w) for w in words)
+    return not any(_PINNED_WORD.match(w) for w in re.split(r"[-_]", tag.lower()))
 
 
 def _row_tag(repository: str, tag: str | None) -> str | None:
@@ -128,21 +131,29 @@ NGC_TOOLKIT_REPOSITORIES = ("nvidia/pytorch",)  # NGC's PyTorch container ships 
 def _from_tag(base: ImageFacts) -> ImageFacts:
     """No table row: only what the tag itself states (an engine release, a CUDA version)."""
     pin = image_pin(base.ref, 1)
+    build = _LLAMA_BUILD.search((base.tag or "").lower())
+    if pin is None and build and image_engine(base.ref) == "llama.cpp":
+        pin = Pin(engine="llama.cpp", version=build.group(1), line=1, how=f"image {base.ref}")
     if base.repository == "nvidia/cuda" and base.tag and (match := _CUDA_IMAGE_TAG.match(base.tag)):
         cuda = match.group(1)
         return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=False, known=True,
                           cuda=cuda, cuda_major=int(cuda.split(".")[0]), toolkit="devel" in match.group(2),
                           platform=base.platform, source=f"the tag {base.tag}")
     cuda = _tag_cuda(base.tag)
+    major = _TAG_CUDA_MAJOR.search((base.tag or "").lower())
+    cuda_major = int(cuda.split(".")[0]) if cuda else (int(major.group(1)) if major else None)
     return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=base.floating, known=False,
                       engine=pin.engine if pin else None, version=pin.version if pin else None, cuda=cuda,
-                      cuda_major=int(cuda.split(".")[0]) if cuda else None, platform=base.platform,
-                      source=f"the tag {base.tag}" if cuda or pin else None)
+                      cuda_major=cuda_major, platform=base.platform,
+                      source=f"the tag {base.tag}" if cuda_major or pin else None)
 
 
 def _tag_cuda(tag: str | None) -> str | None:
     match = _TAG_CUDA.search((tag or "").lower())
-    return f"{match.group(1)}.{match.group(2)}" if match else None
+    if match is None:
+        return None
+    major, minor = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    return f"{major}.{minor}"
 
 
 @lru_cache(maxsize=1)
