@@ -56,10 +56,27 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "build": build_view(dict(facts.env), _capability(facts)),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values),
-        "image": image.view(_capability(facts)) if image is not None else None,
+        "image": _image(image, facts),
         "recipe": _recipe(launch_file, _capability(facts)),
         **_engine_views(analysis),
     }
+
+
+def _image(image: Any, facts: Facts) -> dict[str, Any] | None:
+    """`image.*`, with how the image's CUDA compares to the driver's (same major, newer minor)."""
+    if image is None:
+        return None
+    view = image.view(_capability(facts))
+    view["cuda_newer_minor"] = _newer_minor(view.get("cuda"), facts.driver.cuda_driver_version)
+    return view
+
+
+def _newer_minor(image_cuda: str | None, driver_cuda: str | None) -> bool | None:
+    try:
+        image, driver = Version(image_cuda).release[:2], Version(driver_cuda).release[:2]  # type: ignore[arg-type]
+    except (InvalidVersion, TypeError):
+        return None
+    return image[0] == driver[0] and image > driver
 
 
 def _recipe(launch_file: Mapping[str, Any] | None, capability: tuple[int, int] | None) -> dict[str, Any] | None:
