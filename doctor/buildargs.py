@@ -152,6 +152,14 @@ def toolkit_view(recipe: dict[str, Any], capability: tuple[int, int] | None) -> 
             "toolkit_needed": max(needed, key=_release) if needed else None}
 
 
+def toolkit_knows(toolkit: str, token: str) -> bool | None:
+    """Does this CUDA toolkit's ptxas accept the target (`sm_121a`)? None for a target the table does not hold."""
+    arch = Arch.parse(token)
+    if _first_toolkit(arch) is None and arch.number >= _OLDEST_IN_CUDA13:
+        return None
+    return not (_unknown_to(toolkit, arch) or _dropped_by(toolkit, arch))
+
+
 def _first_toolkit(arch: Arch) -> str | None:
     first = _FIRST_TOOLKIT.get(arch.number)
     if arch.variant == "f" and first is not None:
