@@ -16,6 +16,7 @@ import argparse
 import datetime
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -61,14 +62,21 @@ CUDA_MEMBER = re.compile(r"\.(so(\.\d+)*|cubin)$")
 TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 
 
+def pypi_only_env() -> dict[str, str]:
+    """pip with no configuration file and no PIP_* variable: only PyPI, never a local find-links directory
+    holding another build of the same version, and no machine-wide constraint (a host that caps torch
+    for its own installs must not stop the audit of a newer torch wheel)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    return {**env, "PIP_CONFIG_FILE": os.devnull}
+
+
 def download(package: str, version: str, machine: str, cache: Path) -> Path:
     dest = cache / f"{package}-{version}-{machine}"
     wheels = sorted(dest.glob("*.whl"))
     for tag in TAGS if not wheels else ():
-        # --isolated: only PyPI, never a local find-links directory holding another build of the same version
-        cmd = [sys.executable, "-m", "pip", "--isolated", "download", "--no-deps", "--only-binary=:all:", "-q",
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
                "--platform", tag.format(machine), "-d", str(dest), f"{package}=={version}"]
-        if subprocess.run(cmd, timeout=3600).returncode == 0:
+        if subprocess.run(cmd, timeout=3600, env=pypi_only_env()).returncode == 0:
             break
     wheels = sorted(dest.glob("*.whl"))
     if not wheels:
