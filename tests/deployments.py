@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from doctor.engines.images import ImageFacts, image_facts
 from doctor.hardware import load_profile
 from doctor.lint.find import file_kind
-from doctor.lint.images import ImageFacts, image_facts
 from doctor.lint.recipes import recipe_from_text
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.facts import Facts, Library
@@ -113,7 +113,8 @@ def launch_args(dep: Deployment, table_dir: Path) -> list[str]:
 
 
 def launch_file_for(dep: Deployment, table_dir: Path) -> tuple[ImageFacts | None, dict[str, Any] | None]:
-    """The image and build recipe as `lint` reads them beside a launch (doctor/lint/images.py, recipes.py)."""
+    """The image and build recipe as `lint` reads them beside a launch (doctor/engines/images.py,
+    doctor/lint/recipes.py)."""
     image = image_facts(dep.image) if dep.image else None
     recipe = None
     if dep.recipe:

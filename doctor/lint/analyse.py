@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from doctor.engines import registry
+from doctor.engines.images import ImageFacts, image_facts
 from doctor.errors import DoctorError
 from doctor.lint.find import expand_paths, launches_in_file
-from doctor.lint.images import ImageFacts, image_facts
 from doctor.lint.site import LaunchSite
 from doctor.located import Problem, Span, Target
 from doctor.pipeline.check import CheckRequest, run_check

@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from doctor.engines.images import image_engine
 from doctor.errors import InputError
 from doctor.lint.argv import EngineLaunch, Script, recognise
 from doctor.lint.dockerfile import dockerfile_commands
-from doctor.lint.images import image_facts
-from doctor.lint.pins import image_engine, image_pin, nearest_pin, pip_pins
+from doctor.lint.pins import image_pin, nearest_pin, pip_pins
 from doctor.lint.recipes import recipe_from_text
 from doctor.lint.shell import shell_commands
 from doctor.lint.site import Command, LaunchSite, Pin
@@ -123,19 +123,11 @@ def _sites(command: Command, shown: str, lines: list[str], pins: list[Pin], dept
         yield _site(found, command, shown, lines, pins)
 
 
-def _image_build_pin(image: str | None, line: int | None, engine: str) -> Pin | None:
-    """A release the image tag names in a form only the image tables read (llama.cpp's `server-cuda-b7551`)."""
-    facts = image_facts(image)
-    if facts is None or facts.engine != engine or not facts.version:
-        return None
-    return Pin(engine=engine, version=facts.version, line=line or 0, how=f"image {image}")
-
-
 def _site(found: EngineLaunch, command: Command, shown: str, lines: list[str], pins: list[Pin]) -> LaunchSite:
     image = found.image or command.image
     image_line = command.image_line if found.image is None else command.line
     pin = image_pin(image, image_line) if image and image_engine(image) == found.engine else None
-    pin = pin or _image_build_pin(image, image_line, found.engine) or nearest_pin(found.engine, command.line, pins)
+    pin = pin or nearest_pin(found.engine, command.line, pins)
     notes: list[str] = []
     model = found.model
     if model is not None and "$" in model:

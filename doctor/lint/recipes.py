@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from doctor.engines.images import image_facts
 from doctor.lint.dockerfile import instructions
-from doctor.lint.images import image_facts
 from doctor.lint.shell import expand, shell_commands
 
 # build argument / variable → the arch-list variable doctor.buildargs parses it as

@@ -1,12 +1,12 @@
-"""Positive and boundary cases for container images (rules/images.toml) and build recipes (BLD010-BLD014): the
-image and the recipe are read by lint's own functions (doctor/lint/images.py, recipes.py) from a reference and
-from recipe text as launch files write them, and reach the rules the way `lint` hands them over."""
+"""Positive and boundary cases for container images (rules/images.toml) and build recipes (BLD010-BLD016): the
+image and the recipe are read by lint's own functions (doctor/engines/images.py, doctor/lint/recipes.py) from a
+reference and from recipe text as launch files write them, and reach the rules the way `lint` hands them over."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from doctor.lint.images import image_facts
+from doctor.engines.images import image_facts
 from doctor.lint.recipes import recipe_from_text
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import Case, build

@@ -1,4 +1,5 @@
-"""What a container image a launch file names pins, read from its reference alone: the engine release, torch,
+"""What a container image pins, read from its reference alone (a launch file's `FROM`/`image:`/`docker run`, or a
+log that names it): the engine release, torch,
 CUDA and FlashInfer versions and the GPU code it carries, from doctor/data/images/ (NGC release notes in
 ngc.toml; the engines' own images, generated from their wheels and Dockerfiles by tools/image_table.py), plus
 what the tag itself states (`-cu129`, `nvidia/cuda:12.8.1-devel`). A tag the tables do not know is unknown,
@@ -12,10 +13,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from doctor.binaries.archs import SASS, runs
 from doctor.buildargs import parse_arch_list
-from doctor.lint.pins import image_engine, image_pin, split_image
-from doctor.lint.site import Pin
+from doctor.engines import registry
 
 _PINNED_WORD = re.compile(r"^(?:v?\d+(?:\.\d+)+.*|\d{8}|[0-9a-f]{7,40}|b\d{3,})$")  # a release, a date, a commit
 # CUDA as a tag states it: `v0.5.8-cu129`, `mlpinf-v3.1-cuda12.2-...`; the major only: `server-cuda13`, `-cu13-`
@@ -25,6 +27,69 @@ _LLAMA_BUILD = re.compile(r"(?:^|-)b(\d{3,})(?:$|-)")  # ghcr.io/ggml-org/llama.
 _CUDA_IMAGE_TAG = re.compile(r"^(\d+\.\d+(?:\.\d+)?)-(devel|runtime|base|cudnn[\d.]*-devel|cudnn[\d.]*-runtime)")
 _PLATFORMS = {"amd64": "amd64", "x86_64": "amd64", "x86": "amd64", "arm64": "arm64", "aarch64": "arm64"}
 STACK_REPOSITORIES = ("ollama/ollama", "nvidia/cuda")  # not engines, but images whose tag pins a GPU stack
+
+
+_TAG_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)*(?:\.?post\d+|rc\d+|\.dev\d+)?)(?:$|[-_+])")
+_NGC_RELEASE = re.compile(r"^(\d{2}\.\d{2})(?:$|[-_.])")  # nvcr.io/nvidia/vllm:26.03-py3: a container release
+
+
+def split_image(image: str) -> tuple[str, str | None]:
+    """`docker.io/vllm/vllm-openai:v0.11.0@sha256:...` → (`vllm/vllm-openai`, `v0.11.0`)."""
+    name = image.split("@", 1)[0]
+    repo, _, tag = name.rpartition(":") if ":" in name.rsplit("/", 1)[-1] else (name, "", "")
+    parts = repo.split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # a registry host: docker.io, nvcr.io, ghcr.io, localhost:5000
+    if parts and parts[0] == "library":
+        parts = parts[1:]
+    return "/".join(parts), tag or None
+
+
+def image_engine(image: str) -> str | None:
+    repo, _ = split_image(image)
+    last = repo.rsplit("/", 1)[-1].lower()
+    return next((name for name, engine in registry.engines().items()
+                 if any(re.search(pattern, last) for pattern in engine.images)), None)
+
+
+@dataclass(frozen=True)
+class TagRelease:
+    """The engine release an image tag names, and how it was read (an NGC release is looked up)."""
+
+    engine: str
+    version: str
+    how: str
+
+
+def tag_release(image: str | None) -> TagRelease | None:
+    """`vllm/vllm-openai:v0.11.0-cu129` → vllm 0.11.0; `nvcr.io/nvidia/vllm:26.01-py3` → its release notes'
+    vLLM; `ghcr.io/ggml-org/llama.cpp:server-cuda-b7551` → llama.cpp 7551."""
+    if not image or "$" in image:
+        return None
+    engine = image_engine(image)
+    repo, tag = split_image(image)
+    release = _NGC_RELEASE.match(tag or "") if repo.startswith("nvidia/") else None
+    if release is not None:
+        entry = image_rows().get((repo, release.group(1)))
+        if entry is None or "engine" not in entry:
+            return None
+        return TagRelease(entry["engine"], entry["version"],
+                          f"NGC {release.group(1)}: {entry['engine']} {entry['version']}, {entry['source']}")
+    match = _TAG_VERSION.match(tag or "")
+    if engine is not None and match is not None and _is_version(match.group(1)):
+        return TagRelease(engine, match.group(1), "")
+    build = _LLAMA_BUILD.search((tag or "").lower())
+    if engine == "llama.cpp" and build:
+        return TagRelease(engine, build.group(1), "")
+    return None
+
+
+def _is_version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -130,10 +195,7 @@ NGC_TOOLKIT_REPOSITORIES = ("nvidia/pytorch",)  # NGC's PyTorch container ships 
 
 def _from_tag(base: ImageFacts) -> ImageFacts:
     """No table row: only what the tag itself states (an engine release, a CUDA version)."""
-    pin = image_pin(base.ref, 1)
-    build = _LLAMA_BUILD.search((base.tag or "").lower())
-    if pin is None and build and image_engine(base.ref) == "llama.cpp":
-        pin = Pin(engine="llama.cpp", version=build.group(1), line=1, how=f"image {base.ref}")
+    pin = tag_release(base.ref)
     if base.repository == "nvidia/cuda" and base.tag and (match := _CUDA_IMAGE_TAG.match(base.tag)):
         cuda = match.group(1)
         return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=False, known=True,
