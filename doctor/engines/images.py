@@ -24,9 +24,11 @@ _PINNED_WORD = re.compile(r"^(?:v?\d+(?:\.\d+)+.*|\d{8}|[0-9a-f]{7,40}|b\d{3,})$
 _TAG_CUDA = re.compile(r"(?:^|-)(?:cu(1\d)(\d)|cuda(1\d)\.(\d+))(?:$|-)")
 _TAG_CUDA_MAJOR = re.compile(r"(?:^|-)cu(?:da)?(1\d)(?:$|-)")
 _LLAMA_BUILD = re.compile(r"(?:^|-)b(\d{3,})(?:$|-)")  # ghcr.io/ggml-org/llama.cpp:server-cuda-b7551
+# pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime: the torch release and the CUDA build it installs
+_PYTORCH_IMAGE_TAG = re.compile(r"^(\d+\.\d+\.\d+)-cuda(\d+)\.(\d+)-cudnn\d+-(runtime|devel)$")
 _CUDA_IMAGE_TAG = re.compile(r"^(\d+\.\d+(?:\.\d+)?)-(devel|runtime|base|cudnn[\d.]*-devel|cudnn[\d.]*-runtime)")
 _PLATFORMS = {"amd64": "amd64", "x86_64": "amd64", "x86": "amd64", "arm64": "arm64", "aarch64": "arm64"}
-STACK_REPOSITORIES = ("ollama/ollama", "nvidia/cuda")  # not engines, but images whose tag pins a GPU stack
+STACK_REPOSITORIES = ("ollama/ollama", "nvidia/cuda", "pytorch/pytorch")  # not engines, but images whose tag pins a GPU stack
 
 
 _TAG_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)*(?:\.?post\d+|rc\d+|\.dev\d+)?)(?:$|[-_+])")
@@ -196,6 +198,13 @@ NGC_TOOLKIT_REPOSITORIES = ("nvidia/pytorch",)  # NGC's PyTorch container ships 
 def _from_tag(base: ImageFacts) -> ImageFacts:
     """No table row: only what the tag itself states (an engine release, a CUDA version)."""
     pin = tag_release(base.ref)
+    torch_image = _PYTORCH_IMAGE_TAG.match(base.tag or "") if base.repository == "pytorch/pytorch" else None
+    if torch_image is not None:
+        torch_version, major, minor, kind = torch_image.groups()
+        return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=False, known=True,
+                          libraries={"torch": f"{torch_version}+cu{major}{minor}"}, cuda=f"{major}.{minor}",
+                          cuda_major=int(major), toolkit=kind == "devel", platform=base.platform,
+                          source=f"the tag {base.tag}")
     if base.repository == "nvidia/cuda" and base.tag and (match := _CUDA_IMAGE_TAG.match(base.tag)):
         cuda = match.group(1)
         return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=False, known=True,

@@ -124,3 +124,18 @@ def test_a_docker_run_of_an_unknown_image_is_left_alone(tmp_path):
     (target,) = _lint(tmp_path, "run.sh", run, engines=("vllm==0.11.0",))
     assert target.launch["image"] is None
     assert not {f.id for f in target.report.findings if f.id.startswith("IMG")}
+
+
+PYTORCH_BASE = """FROM pytorch/pytorch:{tag}
+RUN pip install vllm==0.10.1
+CMD ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]
+"""
+
+
+def test_an_official_pytorch_base_image_pins_its_torch_build(tmp_path):
+    (old,) = _lint(tmp_path, "Dockerfile", PYTORCH_BASE.format(tag="2.5.1-cuda12.4-cudnn9-runtime"))
+    torch = old.report.facts.library("torch")
+    assert torch is not None and torch.version == "2.5.1+cu124" and torch.what_if
+    assert {"TORCH001", "TORCH002"} <= _ids(old)
+    (new,) = _lint(tmp_path, "Dockerfile", PYTORCH_BASE.format(tag="2.7.0-cuda12.8-cudnn9-runtime"))
+    assert not {"TORCH001", "TORCH002"} & _ids(new)
