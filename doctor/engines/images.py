@@ -28,7 +28,8 @@ _LLAMA_BUILD = re.compile(r"(?:^|-)b(\d{3,})(?:$|-)")  # ghcr.io/ggml-org/llama.
 _PYTORCH_IMAGE_TAG = re.compile(r"^(\d+\.\d+\.\d+)-cuda(\d+)\.(\d+)-cudnn\d+-(runtime|devel)$")
 _CUDA_IMAGE_TAG = re.compile(r"^(\d+\.\d+(?:\.\d+)?)-(devel|runtime|base|cudnn[\d.]*-devel|cudnn[\d.]*-runtime)")
 _PLATFORMS = {"amd64": "amd64", "x86_64": "amd64", "x86": "amd64", "arm64": "arm64", "aarch64": "arm64"}
-STACK_REPOSITORIES = ("ollama/ollama", "nvidia/cuda", "pytorch/pytorch")  # not engines, but images whose tag pins a GPU stack
+# not engines, but images whose tag pins a GPU stack
+STACK_REPOSITORIES = ("ollama/ollama", "nvidia/cuda", "pytorch/pytorch")
 
 
 _TAG_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)*(?:\.?post\d+|rc\d+|\.dev\d+)?)(?:$|[-_+])")
