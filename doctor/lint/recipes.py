@@ -116,14 +116,38 @@ def _names_targets(name: str, value: str) -> bool:
 def _read_command(recipe: Recipe, line: int, argv: list[str], env: dict[str, str]) -> None:
     leading = _leading_assignments(argv)
     _record(recipe, {**{k: v for k, v in env.items() if k in ARCH_NAMES or k == "CMAKE_ARGS"}, **leading}, line)
-    words = argv[len(leading):]
+    words = _without_wrappers(argv[len(leading):])
     if not words:
         return
     program = words[0].rsplit("/", 1)[-1]
     if program == "cmake":
         _cmake(recipe, words[1:], line)
+    elif program in ("docker", "podman", "buildah") and "build" in words[1:3]:
+        _record(recipe, _build_args(words), line)
     elif _is_pip_install(words):
         _pip(recipe, words, line)
+
+
+def _without_wrappers(words: list[str]) -> list[str]:
+    """`sudo -E docker build ...` → `docker build ...`."""
+    i = 0
+    while i < len(words) and (words[i] in ("sudo", "env", "exec", "nohup", "time", "command")
+                              or (i > 0 and words[i].startswith("-") and words[i - 1] in ("sudo", "env"))):
+        i += 1
+    return words[i:]
+
+
+def _build_args(words: list[str]) -> dict[str, str]:
+    """`docker build --build-arg torch_cuda_arch_list="12.0 12.1" .`: the build arguments it passes."""
+    out: dict[str, str] = {}
+    for i, word in enumerate(words):
+        value = word.partition("=")[2] if word.startswith("--build-arg=") else (
+            words[i + 1] if word == "--build-arg" and i + 1 < len(words) else None)
+        if value:
+            name, eq, text = value.partition("=")
+            if eq:
+                out[name] = text
+    return out
 
 
 def _leading_assignments(argv: list[str]) -> dict[str, str]:

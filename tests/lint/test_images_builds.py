@@ -139,3 +139,19 @@ def test_an_official_pytorch_base_image_pins_its_torch_build(tmp_path):
     assert {"TORCH001", "TORCH002"} <= _ids(old)
     (new,) = _lint(tmp_path, "Dockerfile", PYTORCH_BASE.format(tag="2.7.0-cuda12.8-cudnn9-runtime"))
     assert not {"TORCH001", "TORCH002"} & _ids(new)
+
+
+BUILD_AND_RUN = """#!/bin/bash
+DOCKER_BUILDKIT=1 sudo docker build . --target vllm-openai --tag myvllm --file docker/Dockerfile \\
+  --build-arg max_jobs=4 --build-arg torch_cuda_arch_list="{archs}" --build-arg RUN_WHEEL_CHECK=false
+sudo docker run --runtime nvidia --gpus all myvllm vllm serve meta-llama/Llama-3.1-8B-Instruct
+"""
+
+
+def test_a_docker_build_argument_is_the_arch_list_of_the_image_the_script_runs(tmp_path):
+    (target,) = _lint(tmp_path, "build.sh", BUILD_AND_RUN.format(archs="7.0 7.5 8.0 8.6 8.9 9.0+PTX"),
+                      engines=("vllm==0.9.2",))
+    assert "BLD003" in _ids(target)
+    assert target.report.facts.env["TORCH_CUDA_ARCH_LIST"] == "7.0 7.5 8.0 8.6 8.9 9.0+PTX"
+    (with_120,) = _lint(tmp_path, "build.sh", BUILD_AND_RUN.format(archs="8.9 9.0 12.0"), engines=("vllm==0.9.2",))
+    assert not {"BLD001", "BLD003"} & _ids(with_120)
