@@ -49,10 +49,15 @@ def split_image(image: str) -> tuple[str, str | None]:
 
 
 def image_engine(image: str) -> str | None:
+    """The engine an image is, by its repository's path components, the last first
+    (`nvcr.io/nvidia/tensorrt-llm/release` is TensorRT-LLM)."""
     repo, _ = split_image(image)
-    last = repo.rsplit("/", 1)[-1].lower()
-    return next((name for name, engine in registry.engines().items()
-                 if any(re.search(pattern, last) for pattern in engine.images)), None)
+    for part in reversed(repo.lower().split("/")):
+        found = next((name for name, engine in registry.engines().items()
+                      if any(re.search(pattern, part) for pattern in engine.images)), None)
+        if found is not None:
+            return found
+    return None
 
 
 @dataclass(frozen=True)
