@@ -34,7 +34,7 @@ def test_the_toolkit_table_matches_what_each_ptxas_accepts(release):
         assert (target in accepted) is toolkit_knows(release, target), (release, target, sorted(accepted))
 
 
-def test_cuda_13_nvcc_refuses_pre_turing_targets(tmp_path):
+def test_cuda_13_nvcc_builds_every_sm12x_target_and_refuses_pre_turing_ones(tmp_path):
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("no nvcc on this machine")
@@ -43,6 +43,10 @@ def test_cuda_13_nvcc_refuses_pre_turing_targets(tmp_path):
         pytest.skip("nvcc is not CUDA 13")
     source = tmp_path / "k.cu"
     source.write_text("__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    for arch in ("sm_120", "sm_120a", "sm_120f", "sm_121", "sm_121a", "sm_121f"):  # 13.0 knows every SM12x target
+        done = subprocess.run([nvcc, "-c", str(source), "-o", str(tmp_path / "k.o"), f"-arch={arch}"],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and toolkit_knows("13.0", arch), (arch, done.stderr)
     for arch, builds in (("sm_75", True), ("sm_70", False), ("sm_61", False), ("sm_52", False)):
         done = subprocess.run([nvcc, "-c", str(source), "-o", str(tmp_path / "k.o"), f"-arch={arch}"],
                               capture_output=True, text=True, timeout=300)
