@@ -7,11 +7,14 @@ Two mechanical sources, nothing typed in by hand:
   package (the CUDA major the build links: `nvidia-nccl-cu12` / `-cu13`) and its compiled SM12x targets come from
   doctor/data/vllm/vllm-X.Y.Z.json (read from the wheel's METADATA and fatbins by tools/vllm_facts), the
   FlashInfer pin from doctor/data/vllm/flashinfer-pins.json. Only releases with a wheel-facts file get a row.
+- `lmsysorg/sglang:vX.Y.Z[-cuNNN...]`: the release's wheel METADATA (`Requires-Dist: flashinfer_python==`,
+  `flashinfer_cubin==`, and torch, informational), read from a folder of downloaded wheels (`--sglang-wheels DIR`
+  holding `sglang-X.Y.Z/*.whl`, the layout of the test wheel cache). The CUDA variant is the tag's own.
 - `ollama/ollama:X.Y.Z`: the Dockerfile at the tag (the CUDA toolkit each GPU variant is built with) and
   CMakePresets.json at the tag (each variant's CMAKE_CUDA_ARCHITECTURES), read from a git mirror of
   github.com/ollama/ollama (`--ollama-git DIR`, a bare repository).
 
-    python -m tools.image_table --ollama-git /work/.mirror/ollama+ollama/repo
+    python -m tools.image_table --ollama-git DIR [--sglang-wheels ~/.cache/sm120-doctor-tests/downloads]
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import argparse
 import json
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -46,13 +50,45 @@ def vllm_rows() -> list[dict[str, Any]]:
             libraries["flashinfer-python"] = flashinfer["version"]
         main = data["binaries"].get("vllm/_C.abi3.so") or data["binaries"].get("vllm/_C_stable_libtorch.abi3.so", {})
         rows.append({
-            "repository": "vllm/vllm-openai", "tag": f"v{release}", "engine": "vllm", "version": release,
+            "repository": "vllm/vllm-openai", "tag": f"v{release}", "any_variant": True, "engine": "vllm",
+            "version": release,
             "libraries": libraries, "torch": torch["version"], "cuda_major": int(nccl.rsplit("cu", 1)[1]),
             "sm12x_sass": sorted(a for a in main.get("sass", []) if a.startswith("sm_12")),
             "source": f"{data['wheel']}: {torch['file']} line {torch['line']} ({torch['requirement']}), "
                       f"{nccl} pin, vllm/_C fatbin (doctor/data/vllm/{path.name})",
         })
     return rows
+
+
+def sglang_rows(wheels: Path) -> list[dict[str, Any]]:
+    rows = []
+    for folder in sorted(wheels.glob("sglang-[0-9]*"), key=lambda p: Version(p.name.removeprefix("sglang-"))):
+        release = folder.name.removeprefix("sglang-")
+        wheel = next(iter(sorted(folder.glob("*.whl"))), None)
+        if wheel is None:
+            continue
+        pins = _requirement_pins(wheel, release)
+        libraries = {name: pins[key] for key, name in (("flashinfer_python", "flashinfer-python"),
+                                                       ("flashinfer_cubin", "flashinfer-cubin")) if key in pins}
+        rows.append({
+            "repository": "lmsysorg/sglang", "tag": f"v{release}", "any_variant": True, "engine": "sglang",
+            "version": release, "libraries": libraries, "torch": pins.get("torch"),
+            "source": f"{wheel.name}: sglang-{release}.dist-info/METADATA (" +
+                      ", ".join(f"{k}=={v}" for k, v in sorted(pins.items())) + ")",
+        })
+    return rows
+
+
+def _requirement_pins(wheel: Path, release: str) -> dict[str, str]:
+    """`Requires-Dist: NAME==VERSION` without a marker (what every install gets), by normalised name."""
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = archive.read(f"sglang-{release}.dist-info/METADATA").decode("utf-8")
+    pins = {}
+    for match in re.finditer(r"^Requires-Dist: ([A-Za-z0-9_.-]+)==([^\s;]+)\s*$", metadata, re.MULTILINE):
+        name = match.group(1).lower().replace("-", "_")
+        if name in ("flashinfer_python", "flashinfer_cubin", "torch"):
+            pins[name] = match.group(2)
+    return pins
 
 
 def ollama_rows(git_dir: Path) -> list[dict[str, Any]]:
@@ -111,7 +147,8 @@ def render(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         lines.append("[[image]]")
         for key, value in row.items():
-            lines.append(f"{key} = {_toml(value)}")
+            if value is not None:
+                lines.append(f"{key} = {_toml(value)}")
         lines.append("")
     return "\n".join(lines)
 
@@ -137,9 +174,10 @@ def _key(key: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ollama-git", type=Path, required=True, help="bare git mirror of ollama/ollama")
+    parser.add_argument("--sglang-wheels", type=Path, help="folder of sglang-X.Y.Z/*.whl (the test wheel cache)")
     parser.add_argument("-o", "--output", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    rows = vllm_rows() + ollama_rows(args.ollama_git)
+    rows = vllm_rows() + (sglang_rows(args.sglang_wheels) if args.sglang_wheels else []) + ollama_rows(args.ollama_git)
     args.output.write_text(render(rows), encoding="utf-8")
     print(f"{args.output}: {len(rows)} images")
     return 0

@@ -161,11 +161,19 @@ def image_facts(ref: str | None) -> ImageFacts | None:
     digest = "@" in ref
     floating = not digest and _floats(tag)
     platform = next((_PLATFORMS[w] for w in (tag or "").lower().split("-") if w in _PLATFORMS), None)
-    row = image_rows().get((repository, _row_tag(repository, tag)))
+    row = image_rows().get((repository, _row_tag(repository, tag))) or _release_row(ref, repository)
     base = ImageFacts(ref=ref, repository=repository, tag=tag, floating=floating, known=False, platform=platform)
     if row is not None:
         return _from_row(base, row)
     return _from_tag(base)
+
+
+def _release_row(ref: str, repository: str) -> dict[str, Any] | None:
+    """A row that holds for every variant tag of its release (`v0.5.8-cu129`, `v0.24.0-ubuntu2404`): what the
+    release's wheel pins; the variant's CUDA comes from its tag."""
+    release = tag_release(ref)
+    row = image_rows().get((repository, f"v{release.version}")) if release else None
+    return row if row is not None and row.get("any_variant") else None
 
 
 def _tracked(ref: str, repository: str) -> bool:
@@ -189,8 +197,11 @@ def _row_tag(repository: str, tag: str | None) -> str | None:
 
 def _from_row(base: ImageFacts, row: dict[str, Any]) -> ImageFacts:
     libraries = dict(row.get("libraries", {}))
-    cuda = libraries.pop("cuda", None) or _tag_cuda(base.tag)
-    major = row.get("cuda_major") or (int(cuda.split(".")[0]) if cuda else None)
+    cuda = _tag_cuda(base.tag) or libraries.pop("cuda", None)
+    libraries.pop("cuda", None)
+    tag_major = _TAG_CUDA_MAJOR.search((base.tag or "").lower())
+    major = (int(cuda.split(".")[0]) if cuda else None) or (int(tag_major.group(1)) if tag_major else None) \
+        or row.get("cuda_major")
     return ImageFacts(ref=base.ref, repository=base.repository, tag=base.tag, floating=base.floating, known=True,
                       engine=row.get("engine"), version=row.get("version"), libraries=libraries,
                       torch=row.get("torch"), cuda=cuda,

@@ -155,3 +155,12 @@ def test_a_docker_build_argument_is_the_arch_list_of_the_image_the_script_runs(t
     assert target.report.facts.env["TORCH_CUDA_ARCH_LIST"] == "7.0 7.5 8.0 8.6 8.9 9.0+PTX"
     (with_120,) = _lint(tmp_path, "build.sh", BUILD_AND_RUN.format(archs="8.9 9.0 12.0"), engines=("vllm==0.9.2",))
     assert not {"BLD001", "BLD003"} & _ids(with_120)
+
+
+def test_an_sglang_release_image_brings_the_flashinfer_its_wheel_pins(tmp_path):
+    compose = ("services:\n  sglang:\n    image: lmsysorg/sglang:v0.5.8-cu130\n"
+               "    command: python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct\n")
+    (target,) = _lint(tmp_path, "compose.yaml", compose, hardware="dgx-spark")
+    assert target.launch["version"] == "0.5.8" and target.launch["image"]["cuda"] == "13.0"
+    assert target.report.facts.library("flashinfer-python").version == "0.6.1"
+    assert "IMG002" not in _ids(target)
