@@ -11,7 +11,7 @@ from doctor.diagnose.logfacts import LogFacts
 from doctor.engines.images import image_facts, tag_release
 
 FMT = "container image"
-_REPOSITORIES = (r"nvidia/[a-z0-9][\w.-]*(?:/[a-z0-9][\w.-]*)*|vllm/vllm-openai|lmsysorg/sglang|ggml-org/llama\.cpp"
+_REPOSITORIES = (r"nvidia/[a-z0-9][\w.-]*(?:/[a-z0-9][\w.-]*)*|vllm/vllm-openai|lmsysorg/[a-z0-9][\w.-]*|ggml-org/llama\.cpp"
                  r"|ggerganov/llama\.cpp|ollama/ollama|lmcache/vllm-openai")
 _REGISTRY = r"(?:(?:docker\.io|nvcr\.io|ghcr\.io|quay\.io|registry\.hub\.docker\.com)/)?"
 _TAG = r"(?::[\w][\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?"
