@@ -11,8 +11,8 @@ from doctor.diagnose.logfacts import LogFacts
 from doctor.engines.images import image_facts, tag_release
 
 FMT = "container image"
-_REPOSITORIES = (r"nvidia/[a-z0-9][\w.-]*(?:/[a-z0-9][\w.-]*)*|vllm/vllm-openai|lmsysorg/[a-z0-9][\w.-]*|ggml-org/llama\.cpp"
-                 r"|ggerganov/llama\.cpp|ollama/ollama|lmcache/vllm-openai")
+_REPOSITORIES = (r"nvidia/[a-z0-9][\w.-]*(?:/[a-z0-9][\w.-]*)*|vllm/vllm-openai|lmsysorg/[a-z0-9][\w.-]*"
+                 r"|ggml-org/llama\.cpp|ggerganov/llama\.cpp|ollama/ollama|lmcache/vllm-openai|pytorch/pytorch")
 _REGISTRY = r"(?:(?:docker\.io|nvcr\.io|ghcr\.io|quay\.io|registry\.hub\.docker\.com)/)?"
 _TAG = r"(?::[\w][\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?"
 # a reference with a tag anywhere after a word boundary that is no path (`site-packages/nvidia/cuda_runtime`
