@@ -14,7 +14,9 @@ Two mechanical sources, nothing typed in by hand:
   CMakePresets.json at the tag (each variant's CMAKE_CUDA_ARCHITECTURES), read from a git mirror of
   github.com/ollama/ollama (`--ollama-git DIR`, a bare repository).
 
-    python -m tools.image_table --ollama-git DIR [--sglang-wheels ~/.cache/sm120-doctor-tests/downloads]
+    python -m tools.image_table [--ollama-git DIR] [--sglang-wheels ~/.cache/sm120-doctor-tests/downloads]
+
+A source not given keeps the rows the table already holds for it; the vLLM rows are always regenerated.
 """
 
 from __future__ import annotations
@@ -171,13 +173,28 @@ def _key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
 
 
+def _committed_rows(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The rows the table holds now, by repository: a source not given this time keeps its rows."""
+    import tomllib
+
+    if not path.exists():
+        return {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in tomllib.loads(path.read_text(encoding="utf-8")).get("image", []):
+        out.setdefault(row["repository"], []).append(row)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ollama-git", type=Path, required=True, help="bare git mirror of ollama/ollama")
+    parser.add_argument("--ollama-git", type=Path, help="bare git mirror of ollama/ollama (else its rows are kept)")
     parser.add_argument("--sglang-wheels", type=Path, help="folder of sglang-X.Y.Z/*.whl (the test wheel cache)")
     parser.add_argument("-o", "--output", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    rows = vllm_rows() + (sglang_rows(args.sglang_wheels) if args.sglang_wheels else []) + ollama_rows(args.ollama_git)
+    kept = _committed_rows(args.output)
+    sglang = sglang_rows(args.sglang_wheels) if args.sglang_wheels else kept.get("lmsysorg/sglang", [])
+    ollama = ollama_rows(args.ollama_git) if args.ollama_git else kept.get("ollama/ollama", [])
+    rows = vllm_rows() + sglang + ollama
     args.output.write_text(render(rows), encoding="utf-8")
     print(f"{args.output}: {len(rows)} images")
     return 0
