@@ -175,7 +175,10 @@ def _key(key: str) -> str:
 
 def _committed_rows(path: Path) -> dict[str, list[dict[str, Any]]]:
     """The rows the table holds now, by repository: a source not given this time keeps its rows."""
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
 
     if not path.exists():
         return {}
