@@ -31,8 +31,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver", "gpu", "launch",
-                   "note", "image", "recipe"}
+DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver", "gpu", "link",
+                   "launch", "note", "image", "recipe"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ class Deployment:
     host: dict[str, Any] = dataclasses.field(default_factory=dict)
     driver: dict[str, Any] = dataclasses.field(default_factory=dict)  # driver facts stated (`driver_version`)
     gpu: dict[str, Any] = dataclasses.field(default_factory=dict)  # facts of every GPU (`display_active`)
+    link: dict[str, Any] = dataclasses.field(default_factory=dict)  # facts of every GPU pair (`p2p_read`, NVML's)
     launch: tuple[str, ...] = ()
     note: str = ""
     image: str | None = None  # the container image the launch runs in, read as `lint` reads it
@@ -81,11 +82,14 @@ def facts_for(dep: Deployment, models: Path) -> Facts:
     if dep.env or recipe:
         facts = facts.replace(env={**dep.env, **(recipe or {}).get("variables", {})})
     if dep.host:
-        facts = facts.replace(host=dataclasses.replace(facts.host, **dep.host))
+        host = {k: tuple(v) if isinstance(v, list) else v for k, v in dep.host.items()}
+        facts = facts.replace(host=dataclasses.replace(facts.host, **host))
     if dep.driver:
         facts = facts.replace(driver=dataclasses.replace(facts.driver, **dep.driver))
     if dep.gpu:
         facts = facts.replace(gpus=tuple(dataclasses.replace(g, **dep.gpu) for g in facts.gpus))
+    if dep.link:
+        facts = facts.replace(topology=tuple(dataclasses.replace(k, **dep.link) for k in facts.topology))
     if dep.model:
         facts = facts.replace(model=load_model(model_spec(models, dep.model), {}, offline=True))
     return facts
