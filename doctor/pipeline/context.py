@@ -54,7 +54,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "env": dict(facts.env),
         "topology": _topology(facts, analysis.tp, _int_value(launch.get("pp"), 1)),
         "engine": _engine(analysis),
-        "build": build_view(dict(facts.env), _capability(facts)),
+        "build": _build(facts, launch_file),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values),
         "image": _image(image, facts),
@@ -83,6 +83,22 @@ def _newer_minor(image_cuda: str | None, driver_cuda: str | None) -> bool | None
 def _recipe(launch_file: Mapping[str, Any] | None, capability: tuple[int, int] | None) -> dict[str, Any] | None:
     recipe = (launch_file or {}).get("recipe")
     return {**recipe, **toolkit_view(recipe, capability)} if recipe else None
+
+
+def _build(facts: Facts, launch_file: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`build.*`: the arch lists the environment sets, and what the build's toolkit can compile of them. The
+    toolkit is the recipe's build stage where `lint` read one; an image build without one has none known; else
+    the nvcc the facts hold (this machine's, the snapshot's, a log's)."""
+    capability = _capability(facts)
+    view = build_view(dict(facts.env), capability)
+    recipe = (launch_file or {}).get("recipe") or {}
+    toolkit, source = recipe.get("toolkit"), recipe.get("toolkit_source")
+    nvcc = facts.library("nvcc")
+    if toolkit is None and not recipe.get("in_image") and nvcc is not None:
+        toolkit, source = nvcc.version, f"nvcc {nvcc.version}" + (f" ({nvcc.location})" if nvcc.location else "")
+    variables = {entry["name"]: entry["value"] for entry in view["lists"]}
+    return {**view, "toolkit": toolkit, "toolkit_source": source,
+            **toolkit_view({"variables": variables, "toolkit": toolkit}, capability)}
 
 
 def _engine(analysis: Analysis) -> dict[str, Any] | None:

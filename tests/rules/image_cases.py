@@ -9,7 +9,7 @@ from typing import Any
 from doctor.engines.images import image_facts
 from doctor.lint.recipes import recipe_from_text
 from doctor.pipeline.facts import Facts
-from tests.rules.builders import Case, build
+from tests.rules.builders import Case, build, lib
 
 PRO, R5090, SPARK = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark"
 
@@ -29,6 +29,11 @@ def case(rule: str, fires: bool, why: str, profile: str, image: str | None = Non
         return {"image": image_facts(image), "recipe": _recipe(recipe, kind)}
 
     return Case(rule, fires, facts, (), (), why, launch_file)
+
+
+def with_nvcc(rule: str, fires: bool, why: str, profile: str, env: dict[str, str], nvcc: str) -> Case:
+    """A build on the machine itself: the arch list in its environment, the nvcc the probe found."""
+    return Case(rule, fires, lambda: build(profile, env=env, libs=(lib("nvcc", nvcc),)), (), (), why)
 
 
 def llama_build(base: str, archs: str | None, native: str | None = "OFF") -> str:
@@ -67,6 +72,13 @@ CUDA = "nvidia/cuda:{}-devel-ubuntu22.04".format
 OLD_DRIVER, CUDA13_DRIVER = ("570.133.07", "12.8"), ("580.65.06", "13.0")
 
 IMAGE_CASES: list[Case] = [
+    with_nvcc("BLD010", True, "host nvcc 12.8 and 121a-real", SPARK, {"CMAKE_CUDA_ARCHITECTURES": "121a-real"},
+              "12.8.93"),
+    with_nvcc("BLD010", False, "host nvcc 12.9 and 121a-real", SPARK, {"CMAKE_CUDA_ARCHITECTURES": "121a-real"},
+              "12.9.86"),
+    with_nvcc("BLD015", True, "host nvcc 12.8 and TORCH_CUDA_ARCH_LIST 12.1a", SPARK, {"TORCH_CUDA_ARCH_LIST": "12.1a"},
+              "12.8.93"),
+    with_nvcc("BLD015", False, "host nvcc 13.0 and 12.1a", SPARK, {"TORCH_CUDA_ARCH_LIST": "12.1a"}, "13.0.88"),
     case("IMG001", True, "latest", PRO, "vllm/vllm-openai:latest"),
     case("IMG001", True, "no tag", PRO, "docker.io/lmsysorg/sglang"),
     case("IMG001", True, "device tag spark", SPARK, "lmsysorg/sglang:spark"),
