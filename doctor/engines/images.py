@@ -19,6 +19,7 @@ from doctor.binaries.archs import SASS, runs
 from doctor.buildargs import parse_arch_list
 from doctor.engines import registry
 
+_DATE = re.compile(r"(?:^|\D)20\d{2}-?[01]\d-?[0-3]\d(?:$|\D)")
 _PINNED_WORD = re.compile(r"^(?:v?\d+(?:\.\d+)+.*|\d{8}|[0-9a-f]{7,40}|b\d{3,})$")  # a release, a date, a commit
 # CUDA as a tag states it: `v0.5.8-cu129`, `mlpinf-v3.1-cuda12.2-...`; the major only: `server-cuda13`, `-cu13-`
 _TAG_CUDA = re.compile(r"(?:^|-)(?:cu(1\d)(\d)|cuda(1\d)\.(\d+))(?:$|-)")
@@ -185,6 +186,8 @@ def _floats(tag: str | None) -> bool:
     """No tag, or one with no release, date, commit or build number in it (`latest`, `spark`, `server-cuda`)."""
     if tag is None:
         return True
+    if _DATE.search(tag):  # nightly-2025-06-24
+        return False
     return not any(_PINNED_WORD.match(w) for w in re.split(r"[-_]", tag.lower()))
 
 

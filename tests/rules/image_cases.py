@@ -84,6 +84,7 @@ IMAGE_CASES: list[Case] = [
     case("IMG001", True, "device tag spark", SPARK, "lmsysorg/sglang:spark"),
     case("IMG001", False, "release tag", PRO, "vllm/vllm-openai:v0.11.0"),
     case("IMG001", False, "nightly by commit", PRO, "vllm/vllm-openai:nightly-2671fedf"),
+    case("IMG001", False, "a dated nightly", PRO, "lmcache/vllm-openai:nightly-2025-06-24"),
     case("IMG001", False, "digest", PRO, "vllm/vllm-openai@sha256:" + "0" * 64),
     case("IMG001", False, "not a GPU stack image", PRO, "ubuntu:latest"),
     case("IMG002", True, "tag states engine and CUDA only", PRO, "lmsysorg/sglang:v0.5.7-cu129"),
