@@ -48,11 +48,51 @@ class Recipe:
 
 
 def recipe_from_text(text: str, kind: str) -> Recipe:
-    recipe = Recipe(dockerfile=kind == "dockerfile")
+    recipe = Recipe(dockerfile=kind in ("dockerfile", "yaml"))
+    if kind == "yaml":
+        _compose_build_args(text, recipe)
+        return recipe
     commands = _dockerfile_commands(text, recipe) if kind == "dockerfile" else _shell_commands(text)
     for line, argv, env in commands:
         _read_command(recipe, line, argv, env)
     return recipe
+
+
+def _compose_build_args(text: str, recipe: Recipe) -> None:
+    """docker-compose `build: {args: {torch_cuda_arch_list: "12.0"}}` (a mapping or `- NAME=VALUE` list): the
+    image the service builds takes them as its build arguments."""
+    import yaml
+
+    try:
+        documents = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    except (yaml.YAMLError, RecursionError):
+        return  # the launch extractor reports unreadable YAML
+    for node in documents:
+        for args in _build_args_nodes(node, depth=0):
+            _record(recipe, _yaml_pairs(args), args.start_mark.line + 1)
+
+
+def _build_args_nodes(node: Any, depth: int) -> Iterator[Any]:
+    import yaml
+
+    if depth > 8 or not isinstance(node, yaml.MappingNode):
+        return
+    for key, value in node.value:
+        if key.value == "build" and isinstance(value, yaml.MappingNode):
+            yield from (v for k, v in value.value if k.value == "args")
+        else:
+            yield from _build_args_nodes(value, depth + 1)
+
+
+def _yaml_pairs(node: Any) -> dict[str, str]:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return {str(k.value): str(v.value) for k, v in node.value if isinstance(v, yaml.ScalarNode)}
+    if isinstance(node, yaml.SequenceNode):
+        pairs = (str(item.value).partition("=") for item in node.value if isinstance(item, yaml.ScalarNode))
+        return {name: value for name, eq, value in pairs if eq}
+    return {}
 
 
 def _shell_commands(text: str) -> Iterator[tuple[int, list[str], dict[str, str]]]:

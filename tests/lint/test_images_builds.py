@@ -164,3 +164,22 @@ def test_an_sglang_release_image_brings_the_flashinfer_its_wheel_pins(tmp_path):
     assert target.launch["version"] == "0.5.8" and target.launch["image"]["cuda"] == "13.0"
     assert target.report.facts.library("flashinfer-python").version == "0.6.1"
     assert "IMG002" not in _ids(target)
+
+
+COMPOSE_BUILD = """services:
+  vllm:
+    build:
+      context: .
+      dockerfile: docker/Dockerfile
+      args:
+        torch_cuda_arch_list: "{archs}"
+    command: ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]
+"""
+
+
+def test_compose_build_args_are_the_arch_list_of_the_image_the_service_builds(tmp_path):
+    (target,) = _lint(tmp_path, "compose.yml", COMPOSE_BUILD.format(archs="8.0 8.6 8.9 9.0+PTX"),
+                      engines=("vllm==0.10.1",))
+    assert "BLD003" in _ids(target) and target.launch["recipe"]["lines"]["TORCH_CUDA_ARCH_LIST"] == 7
+    (with_120,) = _lint(tmp_path, "compose.yml", COMPOSE_BUILD.format(archs="8.9 9.0 12.0"), engines=("vllm==0.10.1",))
+    assert not {"BLD001", "BLD003"} & _ids(with_120)
