@@ -51,6 +51,9 @@ def recipe_from_text(text: str, kind: str) -> Recipe:
     recipe = Recipe(dockerfile=kind in ("dockerfile", "yaml"))
     if kind == "yaml":
         _compose_build_args(text, recipe)
+        commands: Iterator[tuple[int, list[str], dict[str, str]]] = _yaml_scripts(text)
+        for line, argv, env in commands:
+            _read_command(recipe, line, argv, env)
         return recipe
     commands = _dockerfile_commands(text, recipe) if kind == "dockerfile" else _shell_commands(text)
     for line, argv, env in commands:
@@ -70,6 +73,36 @@ def _compose_build_args(text: str, recipe: Recipe) -> None:
     for node in documents:
         for args in _build_args_nodes(node, depth=0):
             _record(recipe, _yaml_pairs(args), args.start_mark.line + 1)
+
+
+def _yaml_scripts(text: str) -> Iterator[tuple[int, list[str], dict[str, str]]]:
+    """The shell a container runs (`command: bash -c "pip install ... && vllm serve ..."`, a `|` block)."""
+    import yaml
+
+    try:
+        documents = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    except (yaml.YAMLError, RecursionError):
+        return
+    for node in documents:
+        for scalar in _scalars(node, depth=0):
+            if any(word in scalar.value for word in ("pip", "cmake", "docker build")):
+                for command in shell_commands(scalar.value, first_line=scalar.start_mark.line + 1, one_line=True):
+                    yield command.line, list(command.argv), dict(command.env)
+
+
+def _scalars(node: Any, depth: int) -> Iterator[Any]:
+    import yaml
+
+    if depth > 32:
+        return
+    if isinstance(node, yaml.ScalarNode):
+        yield node
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            yield from _scalars(item, depth + 1)
+    elif isinstance(node, yaml.MappingNode):
+        for _, value in node.value:
+            yield from _scalars(value, depth + 1)
 
 
 def _build_args_nodes(node: Any, depth: int) -> Iterator[Any]:
@@ -160,7 +193,10 @@ def _read_command(recipe: Recipe, line: int, argv: list[str], env: dict[str, str
     if not words:
         return
     program = words[0].rsplit("/", 1)[-1]
-    if program == "cmake":
+    if program in ("sh", "bash", "dash", "zsh") and len(words) > 2 and words[1].startswith("-") and "c" in words[1]:
+        for command in shell_commands(words[2], first_line=line, one_line=True):
+            _read_command(recipe, command.line, list(command.argv), {**env, **command.env})
+    elif program == "cmake":
         _cmake(recipe, words[1:], line)
     elif program in ("docker", "podman", "buildah") and "build" in words[1:3]:
         _record(recipe, _build_args(words), line)

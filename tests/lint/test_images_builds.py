@@ -183,3 +183,11 @@ def test_compose_build_args_are_the_arch_list_of_the_image_the_service_builds(tm
     assert "BLD003" in _ids(target) and target.launch["recipe"]["lines"]["TORCH_CUDA_ARCH_LIST"] == 7
     (with_120,) = _lint(tmp_path, "compose.yml", COMPOSE_BUILD.format(archs="8.9 9.0 12.0"), engines=("vllm==0.10.1",))
     assert not {"BLD001", "BLD003"} & _ids(with_120)
+
+
+def test_a_container_command_script_that_installs_cu126_torch_is_read(tmp_path):
+    compose = ('services:\n  vllm:\n    image: python:3.12\n    command: bash -c "pip install torch==2.7.0 '
+               '--index-url https://download.pytorch.org/whl/cu126 && pip install vllm==0.9.2 && '
+               'vllm serve meta-llama/Llama-3.1-8B-Instruct"\n')
+    (target,) = _lint(tmp_path, "compose.yml", compose)
+    assert "BLD012" in _ids(target) and target.launch["version"] == "0.9.2"
