@@ -70,8 +70,9 @@ def _compose_build_args(text: str, recipe: Recipe) -> None:
         documents = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     except (yaml.YAMLError, RecursionError):
         return  # the launch extractor reports unreadable YAML
+    seen: set[int] = set()
     for node in documents:
-        for args in _build_args_nodes(node, depth=0):
+        for args in _build_args_nodes(node, 0, seen):
             _record(recipe, _yaml_pairs(args), args.start_mark.line + 1)
 
 
@@ -83,38 +84,42 @@ def _yaml_scripts(text: str) -> Iterator[tuple[int, list[str], dict[str, str]]]:
         documents = list(yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     except (yaml.YAMLError, RecursionError):
         return
+    seen: set[int] = set()
     for node in documents:
-        for scalar in _scalars(node, depth=0):
+        for scalar in _scalars(node, 0, seen):
             if any(word in scalar.value for word in ("pip", "cmake", "docker build")):
                 for command in shell_commands(scalar.value, first_line=scalar.start_mark.line + 1, one_line=True):
                     yield command.line, list(command.argv), dict(command.env)
 
 
-def _scalars(node: Any, depth: int) -> Iterator[Any]:
+def _scalars(node: Any, depth: int, seen: set[int]) -> Iterator[Any]:
+    """Every scalar under `node`, each node once: an alias bomb is one node per anchor, not a billion walks."""
     import yaml
 
-    if depth > 32:
+    if depth > 32 or id(node) in seen:
         return
+    seen.add(id(node))
     if isinstance(node, yaml.ScalarNode):
         yield node
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            yield from _scalars(item, depth + 1)
+            yield from _scalars(item, depth + 1, seen)
     elif isinstance(node, yaml.MappingNode):
         for _, value in node.value:
-            yield from _scalars(value, depth + 1)
+            yield from _scalars(value, depth + 1, seen)
 
 
-def _build_args_nodes(node: Any, depth: int) -> Iterator[Any]:
+def _build_args_nodes(node: Any, depth: int, seen: set[int]) -> Iterator[Any]:
     import yaml
 
-    if depth > 8 or not isinstance(node, yaml.MappingNode):
+    if depth > 8 or id(node) in seen or not isinstance(node, yaml.MappingNode):
         return
+    seen.add(id(node))
     for key, value in node.value:
         if key.value == "build" and isinstance(value, yaml.MappingNode):
             yield from (v for k, v in value.value if k.value == "args")
         else:
-            yield from _build_args_nodes(value, depth + 1)
+            yield from _build_args_nodes(value, depth + 1, seen)
 
 
 def _yaml_pairs(node: Any) -> dict[str, str]:
