@@ -39,6 +39,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
     """`launch_file`: the container image (an object with `view(capability)`) and build recipe (a mapping)
     `lint` read beside the launch; `image` and `recipe` are None otherwise."""
     image = (launch_file or {}).get("image")
+    engine_views = _engine_views(analysis)
     return {
         "source": to_jsonable(facts.source),
         "gpu": _gpu(facts),
@@ -56,10 +57,11 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "engine": _engine(analysis),
         "build": _build(facts, launch_file),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
-        "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values),
+        "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values,
+                        _default_utilization(engine_views)),
         "image": _image(image, facts),
         "recipe": _recipe(launch_file, _capability(facts)),
-        **_engine_views(analysis),
+        **engine_views,
     }
 
 
@@ -99,6 +101,12 @@ def _build(facts: Facts, launch_file: Mapping[str, Any] | None) -> dict[str, Any
     variables = {entry["name"]: entry["value"] for entry in view["lists"]}
     return {**view, "toolkit": toolkit, "toolkit_source": source,
             **toolkit_view({"variables": variables, "toolkit": toolkit}, capability)}
+
+
+def _default_utilization(engine_views: dict[str, Any]) -> float | None:
+    """The vLLM release's --gpu-memory-utilization default, from its own rule view (None without a vLLM run)."""
+    view = engine_views.get("vllm")
+    return view.get("default_gpu_memory_utilization") if isinstance(view, dict) else None
 
 
 def _engine(analysis: Analysis) -> dict[str, Any] | None:
