@@ -46,7 +46,9 @@ TARGETS: list[tuple[str, str, str]] = [
     *[("flashinfer-cubin", v, X86) for v in ("0.6.10", "0.6.11", "0.6.12")],
     # LMCache: its c_ops carry the KV connector's GPU kernels (LMCache#2853: 0.3.9 lacks sm_120); the
     # TORCH_CUDA_ARCH_LIST of its wheel build gained 12.0 in LMCache PR 3275 (May 2026)
-    *[("lmcache", v, X86) for v in ("0.3.9", "0.3.15", "0.4.2", "0.4.3", "0.4.4", "0.4.5", "0.4.6", "0.4.7",
+    # 0.3.1-0.3.7: every LMCache wheel on PyPI up to 2025-10-29, the images of LMCache#1646 and gpustack#2965
+    *[("lmcache", v, X86) for v in ("0.3.1", "0.3.1.post1", "0.3.2", "0.3.3", "0.3.4", "0.3.5", "0.3.6", "0.3.7",
+                                    "0.3.9", "0.3.15", "0.4.2", "0.4.3", "0.4.4", "0.4.5", "0.4.6", "0.4.7",
                                     "0.5.0", "0.5.6")],
     # vLLM: the releases before and after the first sm_120 build (0.9.2), then every minor release and the
     # 0.15.1 patch that added the SM12x cutlass_scaled_mm kernels (vllm#32109)
