@@ -167,9 +167,11 @@ def main() -> None:
              "generated_by": f"python -m tools.engine_oracle {args.engine} {args.release}",
              "method": METHODS[args.engine],
              "pinned": {**pinned_inputs(env, variables),
-                        **({"driver": PINNED_DRIVER} if args.engine == "sglang" else {})}, "jit_archs": jit_archs.scan(env.site_packages),
+                        **({"driver": PINNED_DRIVER} if args.engine == "sglang" else {})},
+             "jit_archs": jit_archs.scan(env.site_packages),
              "crashes": crashes, "entries": entries,
-             "cost": {"seconds_per_capability": timing, "import_s": _import_seconds(plan, runs), "total_s": round(time.monotonic() - started),
+             "cost": {"seconds_per_capability": timing, "import_s": _import_seconds(plan, runs),
+                      "total_s": round(time.monotonic() - started),
                       "env_bytes": disk_bytes(env.root),
                       "install_s": json.loads((env.root / "install.json").read_text()).get("install_s")
                       if (env.root / "install.json").exists() else None}}
