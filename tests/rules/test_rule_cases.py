@@ -717,6 +717,15 @@ def _area_error_cases():
 CASES += _area_error_cases()
 
 
+def _derived_sglang_cases():
+    from tests.rules.derived_sglang_cases import DERIVED_SGLANG_CASES
+
+    return DERIVED_SGLANG_CASES
+
+
+CASES += _derived_sglang_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels)

@@ -130,7 +130,9 @@ def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     asked = {(e["capability"], e["grid"]) for e in new["entries"]}
     kept = [e for e in old["entries"] if (e["capability"], e["grid"]) not in asked]
     queries = GRIDS[new["engine"]]
-    order = {(q.id): i for i, q in enumerate(queries() + queries(control=True))}
+    order: dict[str, int] = {}
+    for index, query in enumerate(queries() + queries(control=True)):
+        order.setdefault(query.id, index)
     entries = sorted(kept + new["entries"], key=lambda e: (e["capability"], order.get(e["grid"], 0)))
     cost = dict(old["cost"])
     cost["partial_runs"] = [*old["cost"].get("partial_runs", []), new["cost"]]

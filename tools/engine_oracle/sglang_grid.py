@@ -32,6 +32,17 @@ FORCED_MOE: dict[tuple[str, str], tuple[str, ...]] = {
     ("gqa-h64-swa-sinks-moe", "native"): ("triton_kernel", "flashinfer_mxfp4", "marlin", "triton"),
 }
 DEEP_GEMM_VARIANTS = {("mla-moe", "native"), ("gqa-h128-moe", "fp8-block"), ("gqa-h128-dense", "fp8-block")}
+# Block-FP8 shapes are also asked with each explicit `--fp8-gemm-backend` (from 0.5.7; older releases refuse the
+# flag: kind `flag`), so a table shows which explicit GEMM avoids a kernel with no code for the GPU.
+FORCED_FP8_GEMM = ("triton", "cutlass", "flashinfer_trtllm")
+
+
+def _as_shipped(shape: str, config: dict) -> dict:
+    """The DeepSeek-V3.2 checkpoints ship no `auto_map` (SGLang then loads their `deepseek_v32` config its own
+    way, hf_transformers_utils._load_deepseek_v32_model); the grid's V3.2 shape is V3's config, which has one."""
+    if shape != "mla-sparse-moe":
+        return config
+    return {k: v for k, v in config.items() if k != "auto_map"}
 
 
 def _flags(quant: str, *extra: str) -> tuple[str, ...]:
@@ -44,7 +55,7 @@ def queries(control: bool = False) -> list[Query]:
     asked = []
     for shape in shapes():
         for quant in shape.controls if control else shape.quants:
-            config = with_quant(shape.config, quant)
+            config = _as_shipped(shape.name, with_quant(shape.config, quant))
             asked.append(Query(f"{shape.name}:{quant}", shape.name, quant, _flags(quant), config))
             if quant in FORMAT_FLAGS and not control:  # the checkpoint launched without the format flag
                 asked.append(Query(f"{shape.name}:{quant}+bare", shape.name, quant, BASE_FLAGS, config))
@@ -59,6 +70,9 @@ def queries(control: bool = False) -> list[Query]:
             for backend in FORCED_MOE.get((shape.name, quant), ()):
                 asked.append(Query(f"{shape.name}:{quant}+moe={backend}", shape.name, quant,
                                    _flags(quant, "--moe-runner-backend", backend), config))
+            for backend in FORCED_FP8_GEMM if (shape.name, quant) in DEEP_GEMM_VARIANTS else ():
+                asked.append(Query(f"{shape.name}:{quant}+fp8-gemm={backend}", shape.name, quant,
+                                   _flags(quant, "--fp8-gemm-backend", backend), config))
             if (shape.name, quant) in DEEP_GEMM_VARIANTS:
                 suffix = ",".join(f"{k}={v}" for k, v in NO_DEEP_GEMM)
                 asked.append(Query(f"{shape.name}:{quant}+env={suffix}", shape.name, quant, _flags(quant),

@@ -19,10 +19,15 @@ DECISION_LINE = re.compile(r"backend|[Ff]all(ing)? ?back|not supported|[Dd]isabl
                            r"instead|[Uu]se .* by default|[Dd]etected|[Ff]orc|only support", re.S)
 FORCED_FLAGS = {"--attention-backend": "attention_backend", "--moe-runner-backend": "moe_runner_backend",
                 "--quantization": "quantization", "--prefill-attention-backend": "prefill_attention_backend",
-                "--decode-attention-backend": "decode_attention_backend"}
+                "--decode-attention-backend": "decode_attention_backend", "--fp8-gemm-backend": "fp8_gemm_backend"}
 FEATURES = ("disable_cuda_graph", "disable_overlap_schedule", "disable_radix_cache",
             "disable_chunked_prefix_cache", "enable_piecewise_cuda_graph", "disable_piecewise_cuda_graph",
             "disable_shared_experts_fusion", "disable_hybrid_swa_memory")
+
+
+# Messages that come from the grid's config directory (no weights, no custom code), not from a check.
+GRID_ARTEFACT = re.compile(r"contains custom code|trust_remote_code|does not appear to have a file named|"
+                           r"safetensors|No such file", re.S)
 
 
 def error_kind(error: dict[str, Any]) -> str:
@@ -30,7 +35,8 @@ def error_kind(error: dict[str, Any]) -> str:
     `rejection`: SGLang refuses the model, flags or device on purpose; `emulation`: the emulation's own limit."""
     if error["type"] == "SystemExit" and error["stage"] == "server_args":
         return "flag"
-    if EMULATION_ARTEFACT.search(error["message"]) or error["type"] not in REJECTION_TYPES:
+    if EMULATION_ARTEFACT.search(error["message"]) or GRID_ARTEFACT.search(error["message"]) \
+            or error["type"] not in REJECTION_TYPES:
         return "emulation"
     return "rejection"
 

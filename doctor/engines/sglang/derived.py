@@ -22,7 +22,7 @@ ENGINE = "sglang"
 ENV_KEYS = ("SGLANG_ENABLE_JIT_DEEPGEMM",)
 # The flags whose value selects a grid entry: a value the grid did not ask is "not derived".
 FORCED = ("attention_backend", "prefill_attention_backend", "decode_attention_backend", "moe_runner_backend",
-          "quantization")
+          "quantization", "fp8_gemm_backend")
 JIT_LIBRARIES = {"deep_gemm": ("deepgemm", "deep_gemm", "DeepGemm", "DEEP_GEMM")}
 SLOW_PATHS = ("marlin", "Marlin", "MARLIN")
 # Formats with their own tensor-core kernels: Marlin for these is a fallback (for INT4 weights it is the native
@@ -117,26 +117,42 @@ def _spelled(entry: dict[str, Any]) -> str:
 def rejection_fix(entry: dict[str, Any], release: str) -> str:
     """What the tables show builds: the same release with the fewest changes to the user's choices (a forced
     value dropped, the format flag added, the KV dtype left auto), else the nearest release that builds."""
-    options = [e for e in _siblings(entry, release) if _builds(e) and not e["env"]]
+    options = [e for e in _siblings(entry, release) if _builds(e) and not e["env"] and without_code(e, release) is None]
     changed = sorted(options, key=lambda e: (len(set(e["forced"].items()) ^ set(entry["forced"].items()))
                                              + (e["kv_cache_dtype"] != entry["kv_cache_dtype"])))
     if changed:
         best = changed[0]
-        attention = (best.get("attention") or {}).get("backend") or "its own choice"
         return f"Launch with {_spelled(best)}: SGLang {release} accepts it for this shape class on capability " \
-               f"{entry['capability']} (attention {attention})"
+               f"{entry['capability']} ({picked(best)})"
     works = elsewhere(entry, release, lambda _, e: _builds(e))
     if works:
         return f"SGLang {works} accepts this shape class with these flags on capability {entry['capability']}"
     return "No tabulated SGLang release accepts this shape class with these flags on this GPU"
 
 
+def _kernel_names(kernels: dict[str, str]) -> list[str]:
+    """The kernels a method holds, without its on/off switches."""
+    return [v for v in kernels.values() if v not in ("True", "False")]
+
+
 def _decision_names(entry: dict[str, Any]) -> list[tuple[str, str]]:
     moe = entry.get("moe") or {}
-    names = [("MoE experts", str(n)) for n in (moe.get("runner_backend"), moe.get("fused_func"),
-                                               *(moe.get("kernels") or {}).values()) if n]
-    names += [("linear layers", k) for group in entry.get("linear") or [] for k in group["kernels"].values()]
+    names = [("MoE experts", str(n)) for n in (moe.get("runner_backend"), moe.get("runner"), moe.get("fused_func"),
+                                               *_kernel_names(moe.get("kernels") or {})) if n]
+    names += [("linear layers", k) for group in entry.get("linear") or [] for k in _kernel_names(group["kernels"])]
     return names
+
+
+def picked(entry: dict[str, Any]) -> str:
+    """What the entry runs, in a few words: the attention backend, the MoE runner, the block-FP8 GEMM."""
+    moe = entry.get("moe") or {}
+    gemm = sorted({k for group in entry.get("linear") or [] for name, k in group["kernels"].items()
+                   if name == "w8a8_block_fp8_linear"})
+    parts = [f"attention {(entry.get('attention') or {}).get('backend')}"]
+    runner = moe.get("runner_backend") if moe.get("runner_backend") not in (None, "auto") else moe.get("runner")
+    parts += [f"MoE runner {runner}"] if runner else []
+    parts += [f"block-FP8 GEMM {', '.join(gemm)}"] if gemm else []
+    return ", ".join(parts)
 
 
 def _picks(entry: dict[str, Any], library: str) -> tuple[str, str] | None:
@@ -155,23 +171,32 @@ def without_code(entry: dict[str, Any], release: str) -> dict[str, str] | None:
     family = f"sm{entry['capability'].split('.')[0]}0"
     for library in JIT_LIBRARIES:
         shipped = table(ENGINE, release).get("jit_archs", {}).get(library)
-        picked = _picks(entry, library)
-        if shipped is None or family in shipped["archs"] or picked is None:
+        choice = _picks(entry, library)
+        if shipped is None or family in shipped["archs"] or choice is None:
             continue
-        return {"where": picked[0], "choice": picked[1], "library": library, "source": shipped["source"],
+        return {"where": choice[0], "choice": choice[1], "library": library, "source": shipped["source"],
                 "archs": ", ".join(shipped["archs"]), "family": family,
                 "fix": _no_code_fix(entry, release, library, family)}
     return None
 
 
+def _one_step(entry: dict[str, Any], other: dict[str, Any]) -> bool:
+    """The user's launch plus one grid environment variable or one explicit GEMM backend."""
+    added = set(other["forced"].items()) - set(entry["forced"].items())
+    kept = set(entry["forced"].items()) <= set(other["forced"].items())
+    gemm_only = {k for k, _ in added} <= {"fp8_gemm_backend"}
+    return other["kv_cache_dtype"] == entry["kv_cache_dtype"] and kept and gemm_only and \
+        bool(added or other["env"]) and not (added and other["env"])
+
+
 def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str) -> str:
     fixes = []
     for other in _siblings(entry, release):
-        if other["env"] and other["forced"] == entry["forced"] and other["kv_cache_dtype"] == entry["kv_cache_dtype"] \
-                and _has_code(other, release, library, family):
-            setting = " ".join(f"{k}={v}" for k, v in other["env"].items())
-            picked = ", ".join(sorted({n for _, n in _decision_names(other)})) or "other kernels"
-            fixes.append(f"set {setting}: SGLang {release} then picks {picked} here")
+        if _one_step(entry, other) and _has_code(other, release, library, family) and _picks(other, library) is None:
+            fixes.append(f"{_spelled(other)}: SGLang {release} then runs {picked(other)}")
+    # the grid's own order of alternatives (Triton first), two at most: the table says what each picks, not
+    # whether that kernel has code for this GPU (another finding says so)
+    fixes = fixes[:2]
     newer = elsewhere(entry, release, lambda other, e: _has_code(e, other, library, family))
     if newer and Version(newer) > Version(release):
         fixes.append(f"or upgrade to SGLang {newer}")
@@ -210,7 +235,8 @@ def view(run: EngineRun) -> dict[str, Any]:
     }
     error = first_error(entry, "rejection")
     if error is not None:
-        out["rejection"] = {**error, "message": error["message"].strip().splitlines()[0][:1200],
+        first_line = (error["message"].strip().splitlines() or [f"(no message; raised at {error['where']})"])[0]
+        out["rejection"] = {**error, "message": first_line[:1200],
                             "fix": rejection_fix(entry, release)}
         return out
     out["no_code"] = without_code(entry, release)

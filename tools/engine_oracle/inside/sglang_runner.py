@@ -59,7 +59,9 @@ class Capture(logging.Handler):
 def _error(stage: str, error: BaseException) -> dict[str, Any]:
     frames = [f for f in traceback.extract_tb(error.__traceback__) if "/sglang/" in f.filename]
     where = f"{frames[-1].filename.split('/site-packages/')[-1]}:{frames[-1].lineno}" if frames else ""
-    return {"stage": stage, "type": type(error).__name__, "message": str(error)[:2000], "where": where}
+    # a bare `assert` says nothing: its source line is the message
+    code = (frames[-1].line or "") if frames else ""
+    return {"stage": stage, "type": type(error).__name__, "message": str(error)[:2000] or code, "where": where}
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,53 @@
+"""Cases of the SGLang derived findings (DSP020-DSP029): what SGLang's own selection decided on an emulated
+device (doctor/data/derived/sglang/<release>.json), each positive with negatives just outside it (the other
+capabilities, the same launch with one choice changed, a release the tables do not hold)."""
+
+from __future__ import annotations
+
+from tests.rules.builders import a, build
+
+PRO, SPARK, H100, B200 = "rtx-pro-6000-x8", "dgx-spark", "h100-sxm-x8", "b200-x8"
+DSV3, LLAMA, GPTOSS = "deepseek-ai/DeepSeek-V3", "meta-llama/Llama-3.1-8B-Instruct", "openai/gpt-oss-120b"
+QWEN235_FP8, KIMI = "Qwen/Qwen3-235B-A22B-FP8", "moonshotai/Kimi-K2.5"
+NVFP4_MOE = {"scheme": "nvfp4", "method": "modelopt", "quantized": ("routed_experts",)}
+NO_DEEP_GEMM = {"SGLANG_ENABLE_JIT_DEEPGEMM": "0"}
+
+
+def sg(version, model=LLAMA, profile=PRO, **kw):
+    return lambda: build(profile, model, (f"sglang=={version}",), **kw)
+
+
+DERIVED_SGLANG_CASES = [
+    # SGLang refuses the launch (server args or model construction) for this shape on this GPU
+    a("DSP020", True, "TRT-LLM MHA forced on 12.0: SM100 only", sg("0.5.9"), "--attention-backend", "trtllm_mha"),
+    a("DSP020", True, "and on 12.1", sg("0.5.9", profile=SPARK), "--attention-backend", "trtllm_mha"),
+    a("DSP020", False, "FlashInfer forced on 12.0: accepted", sg("0.5.9"), "--attention-backend", "flashinfer"),
+    a("DSP020", False, "no override", sg("0.5.9")),
+    a("DSP020", False, "TRT-LLM MHA on 10.0: not in the control grid", sg("0.5.9", profile=B200),
+      "--attention-backend", "trtllm_mha"),
+    a("DSP020", True, "gpt-oss with FlashInfer attention: the model's own backend list", sg("0.5.9", GPTOSS),
+      "--attention-backend", "flashinfer"),
+    a("DSP020", False, "gpt-oss with Triton attention", sg("0.5.9", GPTOSS), "--attention-backend", "triton"),
+    a("DSP020", True, "CUTLASS FP8 MoE forced on 12.0: SM90/SM100 only", sg("0.5.9", DSV3),
+      "--moe-runner-backend", "cutlass"),
+    a("DSP020", False, "Triton MoE forced on 12.0", sg("0.5.9", DSV3), "--moe-runner-backend", "triton"),
+    a("DSP020", True, "ModelOpt NVFP4 without --quantization modelopt_fp4", sg("0.5.9", "Qwen/Qwen3-30B-A3B",
+                                                                           quant=NVFP4_MOE)),
+    a("DSP020", False, "with --quantization modelopt_fp4", sg("0.5.9", "Qwen/Qwen3-30B-A3B", quant=NVFP4_MOE),
+      "--quantization", "modelopt_fp4"),
+    # a JIT DeepGEMM kernel picked where the installed DeepGEMM has no sources for the architecture
+    a("DSP021", True, "block-FP8 linear layers on DeepGEMM on 12.0", sg("0.5.9", DSV3)),
+    a("DSP021", True, "and on 12.1", sg("0.5.9", DSV3, SPARK)),
+    a("DSP021", True, "block-FP8 MoE model", sg("0.5.9", QWEN235_FP8)),
+    a("DSP021", False, "DeepGEMM off", sg("0.5.9", DSV3, env=NO_DEEP_GEMM)),
+    a("DSP021", False, "explicit Triton FP8 GEMM", sg("0.5.9", DSV3), "--fp8-gemm-backend", "triton"),
+    a("DSP021", False, "Hopper: sm90 sources", sg("0.5.9", DSV3, H100)),
+    a("DSP021", False, "B200: sm100 sources", sg("0.5.9", DSV3, B200)),
+    a("DSP021", False, "BF16 model", sg("0.5.9")),
+    # the tables hold no entry: said, never guessed
+    a("DSP029", True, "INT4 MLA experts: not in the grid", sg("0.5.9", KIMI)),
+    a("DSP029", True, "a release without a table", sg("0.5.5")),
+    a("DSP029", True, "a forced backend the grid did not ask", sg("0.5.9"), "--attention-backend", "torch_native"),
+    a("DSP029", False, "Llama BF16 on 0.5.9: derived", sg("0.5.9")),
+    a("DSP029", False, "Hopper: a note for SM12x only", sg("0.5.5", profile=H100)),
+]
