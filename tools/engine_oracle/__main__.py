@@ -78,8 +78,17 @@ def _run_one(env: Any, cap: str, asked: list[grid.Query], variables: dict[str, s
             records = _per_environment(env, cap, jobs, variables)
         else:
             records = run_capability(env, cap, jobs, variables)
-    (raw / f"{cap}.json").write_text(json.dumps(records, indent=1))
+    _keep_raw(raw / f"{cap}.json", records)
     return {"records": records, "seconds": round(time.monotonic() - started, 1)}
+
+
+def _keep_raw(path: Path, records: list[dict[str, Any]]) -> None:
+    """The raw records of a capability, a partial run's merged into the last full run's (so --from-raw
+    rebuilds the whole table)."""
+    asked = {r["id"] for r in records if "id" in r}
+    old = json.loads(path.read_text()) if path.exists() else []
+    kept = [r for r in old[1:] if "id" in r and r["id"] not in asked]
+    path.write_text(json.dumps(records[:1] + kept + records[1:], indent=1))
 
 
 def _per_environment(env: Any, cap: str, jobs: list[dict[str, Any]], variables: dict[str, str]) -> list[Any]:

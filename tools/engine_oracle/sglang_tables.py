@@ -14,7 +14,10 @@ from tools.engine_oracle.tables import EMULATION_ARTEFACT, classify
 
 # What SGLang raises on purpose when it refuses a model, flags or device: its server-args checks are asserts
 # and RuntimeErrors as often as ValueErrors.
-REJECTION_TYPES = ("ValueError", "NotImplementedError", "AssertionError", "RuntimeError", "TypeError")
+REJECTION_TYPES = ("ValueError", "NotImplementedError", "AssertionError", "RuntimeError")
+# The oracle's own set-up of the scheduler's globals and the distributed world: a failure there is the
+# emulation's limit (a release that sets them up another way), never SGLang's answer.
+HARNESS_STAGES = ("setup",)
 DECISION_LINE = re.compile(r"backend|[Ff]all(ing)? ?back|not supported|[Dd]isabl|[Ee]nabl|[Ss]witch|[Oo]verrid|"
                            r"instead|[Uu]se .* by default|[Dd]etected|[Ff]orc|only support", re.S)
 FORCED_FLAGS = {"--attention-backend": "attention_backend", "--moe-runner-backend": "moe_runner_backend",
@@ -35,8 +38,8 @@ def error_kind(error: dict[str, Any]) -> str:
     `rejection`: SGLang refuses the model, flags or device on purpose; `emulation`: the emulation's own limit."""
     if error["type"] == "SystemExit" and error["stage"] == "server_args":
         return "flag"
-    if EMULATION_ARTEFACT.search(error["message"]) or GRID_ARTEFACT.search(error["message"]) \
-            or error["type"] not in REJECTION_TYPES:
+    if error["stage"] in HARNESS_STAGES or EMULATION_ARTEFACT.search(error["message"]) \
+            or GRID_ARTEFACT.search(error["message"]) or error["type"] not in REJECTION_TYPES:
         return "emulation"
     return "rejection"
 

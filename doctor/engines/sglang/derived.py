@@ -219,8 +219,8 @@ def view(run: EngineRun) -> dict[str, Any]:
     with the fix the tables show."""
     release, entry, why = lookup(run)
     stopped = first_error(entry, "emulation") if entry is not None else None
-    if entry is not None and stopped is not None and first_error(entry, "rejection") is None:
-        why, entry = f"the emulation of SGLang {release} stopped at {stopped['stage']}: {stopped['type']}", None
+    if entry is not None and stopped is not None and stopped["stage"] == "server_args":
+        why, entry = f"the emulation of SGLang {release} stopped at server_args: {stopped['type']}", None
     if entry is None or release is None:
         return {"status": "not_derived", "why": why, "release": release}
     attention = entry.get("attention") or {}
@@ -232,6 +232,8 @@ def view(run: EngineRun) -> dict[str, Any]:
         "fp8_gemm": resolved.get("fp8_gemm_runner_backend"), "features": entry.get("features") or {},
         "source": f"doctor/data/derived/sglang/{release}.json ({entry['grid']}, capability {entry['capability']})",
         "rejection": None, "no_code": None, "fallback": None,
+        # server args derived, the model's construction not: its kernels are not in this entry
+        "partial": f"model construction stopped at {stopped['stage']}: {stopped['type']}" if stopped else None,
     }
     error = first_error(entry, "rejection")
     if error is not None:

@@ -84,7 +84,18 @@ def _server_args(argv: list[str]) -> tuple[Any, dict[str, Any]]:
     ServerArgs.add_cli_args(parser)
     raw = parser.parse_args(argv)
     given = {name: getattr(raw, name) for name in vars(raw)}
-    return ServerArgs.from_cli_args(raw), given
+    args = ServerArgs.from_cli_args(raw)
+    if callable(getattr(args, "resolve_once", None)):  # 0.5.2x: launch_server resolves the record explicitly
+        args.resolve_once()
+    return args, given
+
+
+def _values(args: Any) -> dict[str, Any]:
+    """Every field as resolved: the record's own `resolved_dict()` where it has one (0.5.2x arg groups), else the
+    dataclass fields `__post_init__` wrote."""
+    if callable(getattr(args, "resolved_dict", None)):
+        return dict(args.resolved_dict())
+    return {f.name: getattr(args, f.name) for f in dataclasses.fields(args)}
 
 
 # Fields __post_init__ fills that depend on the path or a random draw, not on the device or model.
@@ -93,11 +104,11 @@ NOT_DECISIONS = ("model_path", "tokenizer_path", "served_model_name", "random_se
 
 
 def _decisions(args: Any, given: dict[str, Any]) -> dict[str, Any]:
-    fields = {f.name for f in dataclasses.fields(args)}
-    chosen = {name: _plain(getattr(args, name)) for name in DECISIONS if name in fields}
-    changed = {name: {"given": _plain(given[name]), "now": _plain(getattr(args, name))}
-               for name in sorted(fields & set(given))
-               if _plain(given[name]) != _plain(getattr(args, name)) and name not in NOT_DECISIONS}
+    values = _values(args)
+    chosen = {name: _plain(values[name]) for name in DECISIONS if name in values}
+    changed = {name: {"given": _plain(given[name]), "now": _plain(values[name])}
+               for name in sorted(set(values) & set(given))
+               if _plain(given[name]) != _plain(values[name]) and name not in NOT_DECISIONS}
     return {"server_args": chosen, "changed": changed}
 
 
@@ -263,8 +274,7 @@ def _prepare_build(session: Session, args: Any, config: Any) -> list[str]:
     with contextlib.suppress(ImportError):
         from sglang.srt.layers.dp_attention import initialize_dp_attention
         params = inspect.signature(initialize_dp_attention).parameters
-        if "server_args" in params:
-            initialize_dp_attention(server_args=args, model_config=config)
+        initialize_dp_attention(**{k: v for k, v in (("server_args", args), ("model_config", config)) if k in params})
     return _scheduler_globals(args, config)
 
 
@@ -295,17 +305,22 @@ def _configure_and_build(session: Session, query: dict[str, Any], result: dict[s
         result["errors"].append(_error("server_args", error))
         return
     result.update(_decisions(args, given))
+    # stages: SGLang's model config, the oracle's own set-up of what the scheduler sets up (its failures are
+    # the emulation's limits, never SGLang's answer), then SGLang's loader building the model
+    stage = "model_config"
     try:
         config = _model_config(args)
         result["model_config"] = _model_summary(config)
+        stage = "setup"
         result["scheduler_init"] = _prepare_build(session, args, config)
         result["resolved"] = _resolved_globals()
+        stage = "build"
         model = _build(args, config)
         result["resolved_after_build"] = _resolved_globals()
         result["layers"] = walk_layers(model)
         del model
     except BaseException as error:
-        result["errors"].append(_error("build", error))
+        result["errors"].append(_error(stage, error))
 
 
 def main() -> None:
