@@ -25,6 +25,10 @@ DERIVED_SGLANG_CASES = [
     a("DSP020", False, "no override", sg("0.5.9")),
     a("DSP020", False, "TRT-LLM MHA on 10.0: not in the control grid", sg("0.5.9", profile=B200),
       "--attention-backend", "trtllm_mha"),
+    a("DSP020", False, "TRT-LLM MHA forced on 12.0 in 0.5.23: accepted (server args)", sg("0.5.23"),
+      "--attention-backend", "trtllm_mha"),
+    a("DSP020", True, "gpt-oss with FlashInfer attention in 0.5.23 too", sg("0.5.23", GPTOSS),
+      "--attention-backend", "flashinfer"),
     a("DSP020", True, "gpt-oss with FlashInfer attention: the model's own backend list", sg("0.5.9", GPTOSS),
       "--attention-backend", "flashinfer"),
     a("DSP020", False, "gpt-oss with Triton attention", sg("0.5.9", GPTOSS), "--attention-backend", "triton"),
@@ -44,6 +48,7 @@ DERIVED_SGLANG_CASES = [
     a("DSP021", False, "Hopper: sm90 sources", sg("0.5.9", DSV3, H100)),
     a("DSP021", False, "B200: sm100 sources", sg("0.5.9", DSV3, B200)),
     a("DSP021", False, "BF16 model", sg("0.5.9")),
+    a("DSP021", False, "0.5.23: model construction not emulated, no kernel is claimed", sg("0.5.23", DSV3)),
     # the tables hold no entry: said, never guessed
     a("DSP029", True, "INT4 MLA experts: not in the grid", sg("0.5.9", KIMI)),
     a("DSP029", True, "a release without a table", sg("0.5.5")),
