@@ -28,8 +28,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver", "gpu", "launch",
-                   "note"}
+DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver", "gpu", "link",
+                   "launch", "note"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Deployment:
     host: dict[str, Any] = dataclasses.field(default_factory=dict)
     driver: dict[str, Any] = dataclasses.field(default_factory=dict)  # driver facts stated (`driver_version`)
     gpu: dict[str, Any] = dataclasses.field(default_factory=dict)  # facts of every GPU (`display_active`)
+    link: dict[str, Any] = dataclasses.field(default_factory=dict)  # facts of every GPU pair (`p2p_read`, NVML's)
     launch: tuple[str, ...] = ()
     note: str = ""
 
@@ -75,11 +76,14 @@ def facts_for(dep: Deployment, models: Path) -> Facts:
     if dep.env:
         facts = facts.replace(env=dict(dep.env))
     if dep.host:
-        facts = facts.replace(host=dataclasses.replace(facts.host, **dep.host))
+        host = {k: tuple(v) if isinstance(v, list) else v for k, v in dep.host.items()}
+        facts = facts.replace(host=dataclasses.replace(facts.host, **host))
     if dep.driver:
         facts = facts.replace(driver=dataclasses.replace(facts.driver, **dep.driver))
     if dep.gpu:
         facts = facts.replace(gpus=tuple(dataclasses.replace(g, **dep.gpu) for g in facts.gpus))
+    if dep.link:
+        facts = facts.replace(topology=tuple(dataclasses.replace(k, **dep.link) for k in facts.topology))
     if dep.model:
         facts = facts.replace(model=load_model(model_spec(models, dep.model), {}, offline=True))
     return facts

@@ -4,12 +4,12 @@
     python tools/refresh --dry-run       # print what would be read and the commands, change nothing
     python tools/refresh --only vllm     # one package's tables
 
-For each table of doctor/data_tables.py (SGLang and vLLM facts, the wheel-arch audits of torch, vLLM,
+For each table of doctor/data_tables.py (SGLang, vLLM and Triton facts, the wheel-arch audits of torch, vLLM,
 sgl-kernel, sglang-kernel, flashinfer-cubin and LMCache) it reads the newest release the table holds, asks
 PyPI (`pip index versions`, the ordinary client) for the final releases after it, and runs the table's own
 generator for exactly those: tools/sglang_facts.py (and appends them to doctor/engines/sglang/releases.py,
-whose list says "every release"), `python -m tools.vllm_facts --versions`, tools/wheel_archs.py --target.
-Wheels go to $SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
+whose list says "every release"), `python -m tools.vllm_facts --versions`, `python -m tools.triton_facts`,
+tools/wheel_archs.py --target. Wheels go to $SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ class Step:
         python = sys.executable
         if self.table.path == "sglang_facts.json":
             return [python, "tools/sglang_facts.py", "--cache", str(cache / "downloads"), *self.new]
+        if self.table.path == "triton_facts.json":
+            return [python, "-m", "tools.triton_facts", "--drop-sites", *self.new]
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
                     "--delete-wheels"]

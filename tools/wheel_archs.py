@@ -16,6 +16,7 @@ import argparse
 import datetime
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -45,7 +46,9 @@ TARGETS: list[tuple[str, str, str]] = [
     *[("flashinfer-cubin", v, X86) for v in ("0.6.10", "0.6.11", "0.6.12")],
     # LMCache: its c_ops carry the KV connector's GPU kernels (LMCache#2853: 0.3.9 lacks sm_120); the
     # TORCH_CUDA_ARCH_LIST of its wheel build gained 12.0 in LMCache PR 3275 (May 2026)
-    *[("lmcache", v, X86) for v in ("0.3.9", "0.3.15", "0.4.2", "0.4.3", "0.4.4", "0.4.5", "0.4.6", "0.4.7",
+    # 0.3.1-0.3.7: every LMCache wheel on PyPI up to 2025-10-29, the images of LMCache#1646 and gpustack#2965
+    *[("lmcache", v, X86) for v in ("0.3.1", "0.3.1.post1", "0.3.2", "0.3.3", "0.3.4", "0.3.5", "0.3.6", "0.3.7",
+                                    "0.3.9", "0.3.15", "0.4.2", "0.4.3", "0.4.4", "0.4.5", "0.4.6", "0.4.7",
                                     "0.5.0", "0.5.6")],
     # vLLM: the releases before and after the first sm_120 build (0.9.2), then every minor release and the
     # 0.15.1 patch that added the SM12x cutlass_scaled_mm kernels (vllm#32109)
@@ -61,14 +64,21 @@ CUDA_MEMBER = re.compile(r"\.(so(\.\d+)*|cubin)$")
 TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 
 
+def pypi_only_env() -> dict[str, str]:
+    """pip with no configuration file and no PIP_* variable: only PyPI, never a local find-links directory
+    holding another build of the same version, and no machine-wide constraint (a host that caps torch
+    for its own installs must not stop the audit of a newer torch wheel)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    return {**env, "PIP_CONFIG_FILE": os.devnull}
+
+
 def download(package: str, version: str, machine: str, cache: Path) -> Path:
     dest = cache / f"{package}-{version}-{machine}"
     wheels = sorted(dest.glob("*.whl"))
     for tag in TAGS if not wheels else ():
-        # --isolated: only PyPI, never a local find-links directory holding another build of the same version
-        cmd = [sys.executable, "-m", "pip", "--isolated", "download", "--no-deps", "--only-binary=:all:", "-q",
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
                "--platform", tag.format(machine), "-d", str(dest), f"{package}=={version}"]
-        if subprocess.run(cmd, timeout=3600).returncode == 0:
+        if subprocess.run(cmd, timeout=3600, env=pypi_only_env()).returncode == 0:
             break
     wheels = sorted(dest.glob("*.whl"))
     if not wheels:

@@ -19,7 +19,8 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from doctor.fix.patches import PATCHES, patched_source
+from doctor.engines.sglang.patches import PATCHES
+from doctor.fix.patches import patched_source
 
 OPS = "sglang/srt/layers/attention/triton_ops"
 

@@ -8,7 +8,7 @@ import re
 from doctor.located import ALL_RULES
 
 COMMENT = re.compile(r"[#;]\s*sm120-doctor:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
-RULE_ID = re.compile(r"^(?:[a-z0-9][a-z0-9._-]*/)?[A-Z]{2,5}\d{3}$")  # SGL101, or a plug-in's lmdeploy/LMD001
+RULE_ID = re.compile(r"^(?:[a-z0-9][a-z0-9._-]*/)?[A-Z][A-Z0-9]{1,4}\d{3}$")  # SGL101, or a plug-in's lmdeploy/LMD001
 
 
 def suppressed_at(lines: list[str], line: int, end_line: int) -> frozenset[str]:

@@ -9,6 +9,7 @@ from packaging.version import InvalidVersion, Version
 from doctor.buildargs import build_view
 from doctor.engines import registry
 from doctor.hardware import smem_per_block_optin
+from doctor.hardware.p2p import forced_p2p_signs, is_geforce
 from doctor.launch import Launch
 from doctor.pipeline.analysis import Analysis
 from doctor.pipeline.facts import Facts, to_jsonable
@@ -91,9 +92,17 @@ def _gpu(facts: Facts) -> dict[str, Any]:
         "mixed": len({(g.name, g.compute_capability) for g in facts.gpus}) > 1,
         "names": sorted({g.name for g in facts.gpus}),
         "displays": [g.index for g in facts.gpus if g.display_active],
+        "geforce": is_geforce(first.name),
+        "bar1_short": [g.index for g in facts.gpus if _bar1_short(g)],
+        "bar1_mib": first.bar1_total_bytes // (1 << 20) if first.bar1_total_bytes else None,
         "smem_table": smem_per_block_optin((major, minor)),
         "smem_matches_table": _smem_matches(first.smem_per_block_optin, smem_per_block_optin((major, minor))),
     }
+
+
+def _bar1_short(gpu: Any) -> bool:
+    """BAR1 smaller than the framebuffer: PCIe BAR1 P2P, which maps the whole framebuffer, cannot reach it all."""
+    return bool(gpu.bar1_total_bytes and gpu.memory_total_bytes and gpu.bar1_total_bytes < gpu.memory_total_bytes)
 
 
 def _smem_matches(reported: int | None, table: int | None) -> bool | None:
@@ -148,7 +157,8 @@ def _topology(facts: Facts, tp: int, pp: int) -> dict[str, Any]:
     group = facts.link_index.sys_free_group(facts.gpus)  # doctor.topology: computed once per topology
     return {**facts.link_index.summary(facts.topology), "numa_group_size": group,
             "numa_groups": len(facts.gpus) // group if group else None,
-            "tp_group": _tp_groups(facts, tp, pp)}
+            "tp_group": _tp_groups(facts, tp, pp),
+            "forced_p2p": forced_p2p_signs(facts.gpus, facts.topology, facts.host.nvidia_registry_dwords)}
 
 
 def _tp_groups(facts: Facts, tp: int, pp: int) -> dict[str, Any]:

@@ -35,6 +35,11 @@ class Host:
     wsl: bool | None = None  # Windows Subsystem for Linux 2 (probe/host.py: is_wsl)
     nvidia_module: str | None = None  # open | proprietary: /proc/driver/nvidia/version
     nvidia_module_build: str | None = None  # NVIDIA's build host (dvs-builder) or a local source build
+    # the nvidia module's NVreg_RegistryDwords entries ("ForceP2P=17", ...): /proc/driver/nvidia/params
+    nvidia_registry_dwords: tuple[str, ...] = ()
+    # bridges above the GPUs with ACS P2P redirect on (probe/pcie_acs.py); None: config space not readable (not root)
+    acs_redirect: tuple[str, ...] | None = None
+    ld_so_preload: str | None = None  # /etc/ld.so.preload: libraries preloaded into every process (HAMi's libvgpu.so)
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ class Gpu:
     unified_memory: bool = False
     unsupported: tuple[str, ...] = ()
     display_active: bool | None = None  # NVML: a display is initialised on this GPU (it drives a desktop)
+    bar1_total_bytes: int | None = None  # NVML BAR1 aperture: PCIe BAR1 P2P maps the framebuffer through it
 
     @property
     def capability(self) -> tuple[int, int]:

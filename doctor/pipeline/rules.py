@@ -29,10 +29,10 @@ from doctor.pipeline.conditions import (
 )
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
 
-RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")  # a built-in rule
+RULE_ID = re.compile(r"^[A-Z][A-Z0-9]{1,4}\d{3}$")  # a built-in rule
 # A plug-in engine's rule: `<engine name>/` then a built-in-shaped ID, so no plug-in ID can equal a built-in's
 # or another plug-in's (engine names are unique in the registry).
-PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z]{2,5}\d{3}$")
+PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z][A-Z0-9]{1,4}\d{3}$")
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
              "fixes", "references", "engine_references",
              "signatures"}  # signatures: read by doctor/diagnose/signatures.py
@@ -212,7 +212,8 @@ def _validate_id(raw: dict[str, Any], where: str, namespace: str | None) -> None
     rule_id = str(raw["id"])
     if namespace is None:
         if not RULE_ID.match(rule_id):
-            raise RuleError(f"{where}: id must look like SGL101 (letters then three digits)")
+            raise RuleError(f"{where}: id must look like SGL101 (letters then three digits; "
+                            "a digit may stand inside the letters: P2P001)")
         return
     if rule_namespace(rule_id) != namespace:
         raise RuleError(f"{where}: a rule of the {namespace!r} engine needs an id like {namespace}/ABC101")

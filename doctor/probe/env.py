@@ -6,7 +6,10 @@ import re
 from collections.abc import Mapping
 
 PREFIXES = ("SGLANG_", "VLLM_", "TRITON_", "FLASHINFER_", "NCCL_", "TORCH_", "CUDA_", "TRTLLM_", "HF_HUB_")
-EXACT = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "LD_LIBRARY_PATH", "HF_HOME")
+EXACT = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "LD_LIBRARY_PATH", "HF_HOME",
+         # torch's allocator (expandable segments break vLLM's custom all-reduce: COMM020), interposers such as
+         # HAMi's libvgpu.so, llama.cpp's CUDA-graph switch (DRV010)
+         "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "LD_PRELOAD", "GGML_CUDA_DISABLE_GRAPHS")
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|AUTH|PRIVATE", re.IGNORECASE)
 _URL_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
 REDACTED = "<redacted>"

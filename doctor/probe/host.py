@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from doctor.pipeline.facts import Host
+from doctor.probe.pcie_acs import acs_redirect
 
 
 def probe_host(root: Path = Path("/")) -> Host:
@@ -24,6 +25,9 @@ def probe_host(root: Path = Path("/")) -> Host:
         iommu_mode=iommu,
         iommu_source=iommu_source,
         wsl=is_wsl(root, platform.release()),
+        nvidia_registry_dwords=nvidia_registry_dwords(root),
+        ld_so_preload=ld_so_preload(root),
+        acs_redirect=_tuple(acs_redirect(root / "sys")),
         **nvidia_module(root),
     )
 
@@ -53,6 +57,36 @@ def nvidia_module(root: Path = Path("/")) -> dict[str, str | None]:
     return {"nvidia_module": flavour, "nvidia_module_build": build}
 
 
+_REGISTRY_LINE = re.compile(r'^RegistryDwords:\s*"?(?P<value>[^"]*)"?\s*$')
+
+
+def nvidia_registry_dwords(root: Path = Path("/")) -> tuple[str, ...]:
+    """The `NVreg_RegistryDwords` the loaded nvidia module was given (`ForceP2P=17;RMForceStaticBar1=1`: the
+    switches the patched P2P modules for GeForce cards are run with), readable without root from
+    /proc/driver/nvidia/params (`RegistryDwords: "..."`) or /sys/module/nvidia/parameters/NVreg_RegistryDwords."""
+    for line in _lines(root / "proc/driver/nvidia/params"):
+        match = _REGISTRY_LINE.match(line.strip())
+        if match:
+            return _dwords(match.group("value"))
+    sysfs = _lines(root / "sys/module/nvidia/parameters/NVreg_RegistryDwords")
+    return _dwords(sysfs[0]) if sysfs else ()
+
+
+def _dwords(value: str) -> tuple[str, ...]:
+    value = value.strip().strip('"')
+    if value in ("", "(null)"):
+        return ()
+    return tuple(entry.strip() for entry in value.split(";") if entry.strip())
+
+
+def ld_so_preload(root: Path = Path("/")) -> str | None:
+    """What /etc/ld.so.preload loads into every process (GPU-sharing interposers such as HAMi's libvgpu.so
+    are installed this way in containers, as well as through LD_PRELOAD)."""
+    entries = [w for line in _lines(root / "etc/ld.so.preload") if not line.lstrip().startswith("#")
+               for w in line.split()]
+    return " ".join(entries) or None
+
+
 def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:
     """How the IOMMU treats device DMA, without root: the default domain type of the IOMMU groups
     (DMA/DMA-FQ translate, identity passes through), else the kernel command line. (mode, where it was read)."""
@@ -72,6 +106,10 @@ def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:
     if (root / "sys/kernel").is_dir() and not present:
         return "off", "/sys/kernel/iommu_groups: no groups"
     return None, None
+
+
+def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
+    return None if values is None else tuple(values)
 
 
 def _cpu_model(cpuinfo: Path) -> str | None:

@@ -136,6 +136,8 @@ def _gpu(nvml: Any, index: int, handle: Any, sysfs: Path) -> Gpu:
     get("ecc_mode", nvml.nvmlDeviceGetEccMode)
     display_active = getattr(nvml, "nvmlDeviceGetDisplayActive", None)
     display = _flag(get("display_active", display_active)) if display_active else None
+    bar1_info = getattr(nvml, "nvmlDeviceGetBAR1MemoryInfo", None)
+    bar1 = get("bar1_memory_info", bar1_info) if bar1_info else None
     get("mig_mode", nvml.nvmlDeviceGetMigMode)
     get("nvlink", nvml.nvmlDeviceGetNvLinkState, 0)
     return Gpu(
@@ -153,6 +155,7 @@ def _gpu(nvml: Any, index: int, handle: Any, sysfs: Path) -> Gpu:
         unified_memory=memory is None and capability >= (11, 0),
         unsupported=tuple(unsupported),
         display_active=display,
+        bar1_total_bytes=int(bar1.bar1Total) if bar1 is not None else None,
     )
 
 

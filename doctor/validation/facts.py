@@ -67,6 +67,7 @@ def _gpu(gpu: Gpu, where: str) -> None:
         raise InputError(f"{where}.name {shown(gpu.name)} is not a GPU name (1..256 characters)")
     _optional(gpu.sm_count, f"{where}.sm_count", 1, MAX_SMS)
     _optional(gpu.memory_total_bytes, f"{where}.memory_total_bytes", 1, MAX_GPU_MEMORY, "bytes")
+    _optional(gpu.bar1_total_bytes, f"{where}.bar1_total_bytes", 1, MAX_GPU_MEMORY, "bytes")
     _optional(gpu.smem_per_block_optin, f"{where}.smem_per_block_optin", 1024, MAX_SMEM_PER_BLOCK, "bytes")
     _optional(gpu.numa_node, f"{where}.numa_node", 0, 4095)
     if gpu.pcie is not None:

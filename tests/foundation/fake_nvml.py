@@ -38,6 +38,7 @@ class FakeGpu:
     nvlinks: dict[int, str] = field(default_factory=dict)  # link -> remote bus id
     numa_supported: bool = False
     display_active: int | None = None  # NVML_FEATURE_ENABLED (1) / DISABLED (0); None: not supported
+    bar1: int | None = None  # nvmlDeviceGetBAR1MemoryInfo().bar1Total; None: the call is absent (older bindings)
 
 
 def make_pynvml(gpus: list[FakeGpu], ancestor: dict[tuple[int, int], int], p2p_ok: bool,
@@ -90,6 +91,11 @@ def make_pynvml(gpus: list[FakeGpu], ancestor: dict[tuple[int, int], int], p2p_o
             raise NVMLError_NotSupported("Not Supported")
         return gpus[i].display_active
 
+    def bar1_info(i):
+        if gpus[i].bar1 is None:
+            raise NVMLError_NotSupported("Not Supported")
+        return types.SimpleNamespace(bar1Total=gpus[i].bar1, bar1Free=gpus[i].bar1, bar1Used=0)
+
     def unsupported(*_args):
         raise NVMLError_NotSupported("Not Supported")
 
@@ -117,4 +123,6 @@ def make_pynvml(gpus: list[FakeGpu], ancestor: dict[tuple[int, int], int], p2p_o
     module.nvmlDeviceGetNvLinkRemotePciInfo = nvlink_remote
     module.nvmlDeviceGetTopologyCommonAncestor = common_ancestor
     module.nvmlDeviceGetP2PStatus = p2p_status
+    if any(g.bar1 is not None for g in gpus):
+        module.nvmlDeviceGetBAR1MemoryInfo = bar1_info
     return module

@@ -107,3 +107,21 @@ def test_display_active_is_read_per_gpu(install, tmp_path):
     result = probe_nvml({}, sysfs=tmp_path)
     assert [g.display_active for g in result.gpus] == [True, False, None, None]
     assert any(u.startswith("display_active") for u in result.gpus[2].unsupported)
+
+
+def test_bar1_aperture_is_read_per_gpu(install, tmp_path):
+    """A 5090 comes up with a 256 MiB BAR1 unless Resizable BAR is on (then 32 GiB covers its framebuffer):
+    the patched P2P modules map the whole framebuffer through BAR1."""
+    gpus, ancestor = four_pcie_gpus()
+    gpus[0].bar1, gpus[1].bar1 = 256 << 20, 32 << 30
+    install(make_pynvml(gpus, ancestor, p2p_ok=True))
+    result = probe_nvml({}, sysfs=tmp_path)
+    assert [g.bar1_total_bytes for g in result.gpus][:2] == [256 << 20, 32 << 30]
+
+
+def test_bar1_unknown_when_the_bindings_lack_it(install, tmp_path):
+    gpus, ancestor = four_pcie_gpus()
+    install(make_pynvml(gpus, ancestor, p2p_ok=True))
+    result = probe_nvml({}, sysfs=tmp_path)
+    assert all(g.bar1_total_bytes is None for g in result.gpus)
+    assert not any(u.startswith("bar1") for u in result.gpus[0].unsupported)

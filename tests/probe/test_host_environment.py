@@ -86,3 +86,44 @@ def test_a_unified_gpu_without_nvml_memory_takes_the_hosts():
     filled = unified_pool((gb10, discrete), 128_000_000_000)
     assert filled[0].memory_total_bytes == 128_000_000_000 and filled[1].memory_total_bytes == 32 << 30
     assert unified_pool((gb10,), None)[0].memory_total_bytes is None
+
+
+# /proc/driver/nvidia/params as the open modules print it (one `Name: value` per line; strings quoted), with
+# the switches aikitoria/open-gpu-kernel-modules#21 ran its 595.58.03-p2p module with
+PARAMS_P2P = ('ResmanDebugLevel: 4294967295\nRmLogonRC: 1\nEnableGpuFirmware: 18\nDmaRemapPeerMmio: 1\n'
+              'RegistryDwords: "ForceP2P=17;RMForceP2PType=1;RMPcieP2PType=1;PeerMappingOverride=1;'
+              'RMForceStaticBar1=1"\nRegistryDwordsPerDevice: ""\nRmMsg: ""\n')
+PARAMS_STOCK = 'ResmanDebugLevel: 4294967295\nRegistryDwords: ""\nRegistryDwordsPerDevice: ""\n'
+
+
+def test_registry_dwords_from_proc_params(tmp_path):
+    from doctor.probe.host import nvidia_registry_dwords
+
+    root = proc(tmp_path / "p2p")
+    (root / "proc/driver/nvidia/params").write_text(PARAMS_P2P)
+    assert nvidia_registry_dwords(root) == ("ForceP2P=17", "RMForceP2PType=1", "RMPcieP2PType=1",
+                                            "PeerMappingOverride=1", "RMForceStaticBar1=1")
+    stock = proc(tmp_path / "stock")
+    (stock / "proc/driver/nvidia/params").write_text(PARAMS_STOCK)
+    assert nvidia_registry_dwords(stock) == ()
+    assert nvidia_registry_dwords(tmp_path / "nowhere") == ()
+
+
+def test_registry_dwords_from_sysfs_when_proc_says_nothing(tmp_path):
+    from doctor.probe.host import nvidia_registry_dwords
+
+    params = tmp_path / "sys/module/nvidia/parameters"
+    params.mkdir(parents=True)
+    (params / "NVreg_RegistryDwords").write_text("RMForceP2PType=1\n")
+    assert nvidia_registry_dwords(tmp_path) == ("RMForceP2PType=1",)
+    (params / "NVreg_RegistryDwords").write_text("(null)\n")
+    assert nvidia_registry_dwords(tmp_path) == ()
+
+
+def test_ld_so_preload_lists_the_interposers(tmp_path):
+    from doctor.probe.host import ld_so_preload
+
+    (tmp_path / "etc").mkdir()
+    assert ld_so_preload(tmp_path) is None
+    (tmp_path / "etc/ld.so.preload").write_text("# HAMi\n/usr/local/vgpu/libvgpu.so\n")
+    assert ld_so_preload(tmp_path) == "/usr/local/vgpu/libvgpu.so"

@@ -152,3 +152,7 @@ DRIVER_CASES = [
     a("DRV005", False, "profile with gpus", on(R5090, host={"nvidia_module": "proprietary"})),
 ]
 AREA_CASES += DRIVER_CASES
+
+from tests.rules.p2p_cases import CASES as P2P_DRIVER_CASES  # noqa: E402
+
+AREA_CASES += P2P_DRIVER_CASES

@@ -711,7 +711,7 @@ def _area_error_cases():
     (the rest of tests/rules/area_cases.py needs engine-parsed flags and runs in test_area_rules.py)."""
     from tests.rules.area_cases import AREA_CASES
 
-    return [c for c in AREA_CASES if c.rule in ("TPK001", "VLLM031", "VLLM040", "DRV004")]
+    return [c for c in AREA_CASES if c.rule in ("TPK001", "VLLM031", "VLLM040", "DRV004", "P2P001")]
 
 
 CASES += _area_error_cases()
@@ -724,6 +724,16 @@ def _derived_sglang_cases():
 
 
 CASES += _derived_sglang_cases()
+
+
+def _vllm_2026_cases():
+    """The rules of rules/vllm_2026.toml (tests/rules/vllm_2026_cases.py)."""
+    from tests.rules.vllm_2026_cases import VLLM_2026_CASES
+
+    return VLLM_2026_CASES
+
+
+CASES += _vllm_2026_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -19,6 +19,7 @@ from typing import Any
 from doctor.engines.spi import EngineRun
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.evaluate import UNKNOWN, NotStatic, Stub, run_function
+from doctor.hardware.p2p import forcing_dwords, is_geforce
 
 TRUE = ("1", "true", "yes", "on")
 FALSE = ("0", "false", "no", "off", "")
@@ -74,7 +75,10 @@ def p2p(run: EngineRun, facts: dict[str, Any], links: list[Any]) -> P2P:
     if links and all(link.p2p_read and link.p2p_write for link in links):
         return P2P(True, "the facts record P2P read and write as supported", check)
     gpu = run.gpu
-    if gpu is not None and "geforce" in gpu.name.lower():
+    switches = forcing_dwords(run.facts.host.nvidia_registry_dwords)
+    if gpu is not None and is_geforce(gpu.name) and switches:
+        return P2P(True, f"{gpu.name} with P2P forced by a patched module ({';'.join(switches)})", check)
+    if gpu is not None and is_geforce(gpu.name):
         return P2P(False, f"{gpu.name} is a GeForce card: no PCIe P2P (nvidia/nccl-tests#287)", check)
     return P2P(True, "P2P not recorded; taken as reported by the driver, as on RTX PRO and data-centre boards",
                check)

@@ -29,6 +29,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
+        view["startup"] = startup_view(run, facts)
     if run.gpu is not None and run.facts.model is not None:
         view["attention"] = _choice(backends.attention_backend(run))
         moe = backends.moe_backend(run)
@@ -41,6 +42,21 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["families"] = verdicts
         view["families_without_code"] = [v for v in verdicts if v["verdict"] == "none" and not v["deliberate"]]
     return view
+
+
+def startup_view(run: EngineRun, facts: dict[str, Any]) -> dict[str, Any]:
+    """vLLM's startup check (vllm/v1/worker/utils.py in 0.33.0, gpu_worker before it): it asks for
+    ceil(total x gpu_memory_utilization) and refuses to start ("Free memory on device ... on startup is less than
+    desired GPU memory utilization") when less is free; `headroom_gib` is what the rest of the machine may hold."""
+    value = run.launch.values.get("gpu_memory_utilization")
+    default = float((facts["flags"].get("--gpu-memory-utilization") or {}).get("default") or 0.9)
+    util = value if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1 else default
+    total = run.gpu.memory_total_bytes if run.gpu is not None else None
+    if not total:
+        return {"utilization": util, "requested_gib": None, "headroom_gib": None, "total_gib": None}
+    requested = total * util
+    return {"utilization": util, "requested_gib": round(requested / (1 << 30), 2),
+            "headroom_gib": round((total - requested) / (1 << 30), 2), "total_gib": round(total / (1 << 30), 2)}
 
 
 def flashinfer_view(run: EngineRun) -> dict[str, Any]:
