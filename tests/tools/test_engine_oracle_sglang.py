@@ -42,6 +42,10 @@ def test_the_deepseek_v32_shape_is_asked_without_v3s_auto_map():
      "emulation"),
     ({"stage": "build", "type": "TypeError", "message": "unsupported operand"}, "emulation"),
     ({"stage": "build", "type": "RuntimeError", "message": "CUDA runtime error (deep_gemm jit device)"}, "emulation"),
+    ({"stage": "build", "type": "RuntimeError", "message": "Found no NVIDIA driver on your system."}, "emulation"),
+    ({"stage": "build", "type": "RuntimeError", "message": "FlashInfer FP8 GEMM requested via "
+      "--fp8-gemm-backend=flashinfer_trtllm, but FlashInfer is not available or not supported on this hardware."},
+     "rejection"),
     ({"stage": "server_args", "type": "ValueError", "message": "The repository /tmp/q contains custom code which "
       "must be executed"}, "emulation"),
     ({"stage": "build", "type": "NotImplementedError", "message": "Cannot copy out of meta tensor"}, "emulation"),

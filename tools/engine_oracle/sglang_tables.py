@@ -31,7 +31,7 @@ FEATURES = ("disable_cuda_graph", "disable_overlap_schedule", "disable_radix_cac
 # Messages that come from the grid's config directory (no weights, no custom code) or from a kernel library asking
 # the (absent) GPU, not from a check.
 GRID_ARTEFACT = re.compile(r"contains custom code|trust_remote_code|does not appear to have a file named|"
-                           r"CUDA runtime error|safetensors|No such file", re.S)
+                           r"CUDA runtime error|Found no NVIDIA driver|safetensors|No such file", re.S)
 
 
 def error_kind(error: dict[str, Any]) -> str:
