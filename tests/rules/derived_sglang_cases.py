@@ -39,6 +39,14 @@ DERIVED_SGLANG_CASES = [
                                                                            quant=NVFP4_MOE)),
     a("DSP020", False, "with --quantization modelopt_fp4", sg("0.5.9", "Qwen/Qwen3-30B-A3B", quant=NVFP4_MOE),
       "--quantization", "modelopt_fp4"),
+    a("DSP020", True, "explicit FlashInfer TRT-LLM FP8 GEMM on 12.0 in 0.5.10: SM100 gate", sg("0.5.10", DSV3),
+      "--fp8-gemm-backend", "flashinfer_trtllm"),
+    a("DSP020", True, "and on 12.1", sg("0.5.10", DSV3, SPARK), "--fp8-gemm-backend", "flashinfer_trtllm"),
+    a("DSP020", False, "0.5.9 builds it (its kernels are SGL109's business)", sg("0.5.9", DSV3),
+      "--fp8-gemm-backend", "flashinfer_trtllm"),
+    a("DSP020", False, "explicit Triton FP8 GEMM in 0.5.10", sg("0.5.10", DSV3), "--fp8-gemm-backend", "triton"),
+    a("DSP020", False, "NVFP4 without the format flag in 0.5.10: detected", sg("0.5.10", "Qwen/Qwen3-30B-A3B",
+                                                                             quant=NVFP4_MOE)),
     # a JIT DeepGEMM kernel picked where the installed DeepGEMM has no sources for the architecture
     a("DSP021", True, "block-FP8 linear layers on DeepGEMM on 12.0", sg("0.5.9", DSV3)),
     a("DSP021", True, "and on 12.1", sg("0.5.9", DSV3, SPARK)),
@@ -48,6 +56,7 @@ DERIVED_SGLANG_CASES = [
     a("DSP021", False, "Hopper: sm90 sources", sg("0.5.9", DSV3, H100)),
     a("DSP021", False, "B200: sm100 sources", sg("0.5.9", DSV3, B200)),
     a("DSP021", False, "BF16 model", sg("0.5.9")),
+    a("DSP021", False, "0.5.10: block-FP8 auto is Triton on SM120", sg("0.5.10", DSV3)),
     a("DSP021", False, "0.5.23: model construction not emulated, no kernel is claimed", sg("0.5.23", DSV3)),
     # the tables hold no entry: said, never guessed
     a("DSP029", True, "INT4 MLA experts: not in the grid", sg("0.5.9", KIMI)),

@@ -28,10 +28,12 @@ FEATURES = ("disable_cuda_graph", "disable_overlap_schedule", "disable_radix_cac
             "disable_shared_experts_fusion", "disable_hybrid_swa_memory")
 
 
-# Messages that come from the grid's config directory (no weights, no custom code) or from a kernel library asking
-# the (absent) GPU, not from a check.
+# Messages that come from the grid's config directory (no weights, no custom code), from a kernel library asking
+# the (absent) GPU, or from the grid's synthetic block-FP8 config quantizing a layer real checkpoints leave in
+# BF16 (Qwen3-Next's in_proj_ba, 32 wide): not from a check the user's checkpoint meets.
 GRID_ARTEFACT = re.compile(r"contains custom code|trust_remote_code|does not appear to have a file named|"
-                           r"CUDA runtime error|Found no NVIDIA driver|safetensors|No such file", re.S)
+                           r"CUDA runtime error|Found no NVIDIA driver|safetensors|No such file|"
+                           r"is not divisible by weight quantization block", re.S)
 
 
 def error_kind(error: dict[str, Any]) -> str:
