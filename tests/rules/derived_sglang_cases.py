@@ -58,6 +58,17 @@ DERIVED_SGLANG_CASES = [
     a("DSP021", False, "BF16 model", sg("0.5.9")),
     a("DSP021", False, "0.5.10: block-FP8 auto is Triton on SM120", sg("0.5.10", DSV3)),
     a("DSP021", False, "0.5.23: model construction not emulated, no kernel is claimed", sg("0.5.23", DSV3)),
+    # a slow fallback for a format with native kernels
+    a("DSP022", True, "gpt-oss MXFP4 experts on Marlin on 12.0 (0.5.14)", sg("0.5.14", GPTOSS)),
+    a("DSP022", True, "and on 12.1", sg("0.5.14", GPTOSS, SPARK)),
+    a("DSP022", False, "0.5.10: triton_kernel", sg("0.5.10", GPTOSS)),
+    a("DSP022", False, "0.5.9: flashinfer_mxfp4", sg("0.5.9", GPTOSS)),
+    a("DSP022", False, "Marlin asked for explicitly", sg("0.5.14", GPTOSS), "--moe-runner-backend", "marlin"),
+    a("DSP022", False, "B200 on 0.5.14", sg("0.5.14", GPTOSS, B200)),
+    a("DSP020", True, "flashinfer_mxfp4 forced on 12.0 in 0.5.14: SM90/SM100 only", sg("0.5.14", GPTOSS),
+      "--moe-runner-backend", "flashinfer_mxfp4"),
+    a("DSP020", False, "flashinfer_mxfp4 forced in 0.5.9: built", sg("0.5.9", GPTOSS),
+      "--moe-runner-backend", "flashinfer_mxfp4"),
     # the tables hold no entry: said, never guessed
     a("DSP029", True, "INT4 MLA experts: not in the grid", sg("0.5.9", KIMI)),
     a("DSP029", True, "a release without a table", sg("0.5.5")),

@@ -135,9 +135,17 @@ def _kernel_names(kernels: dict[str, str]) -> list[str]:
     return [v for v in kernels.values() if v not in ("True", "False")]
 
 
+def moe_runner(entry: dict[str, Any]) -> str | None:
+    """The MoE runner the layers hold, else the one the server args resolved (a release whose model
+    construction the emulation does not reach still logs and records its runner choice)."""
+    moe = entry.get("moe") or {}
+    chosen = [moe.get("runner_backend"), moe.get("runner"), (entry.get("server_args") or {}).get("moe_runner_backend")]
+    return next((c for c in chosen if c and c != "auto"), None)
+
+
 def _decision_names(entry: dict[str, Any]) -> list[tuple[str, str]]:
     moe = entry.get("moe") or {}
-    names = [("MoE experts", str(n)) for n in (moe.get("runner_backend"), moe.get("runner"), moe.get("fused_func"),
+    names = [("MoE experts", str(n)) for n in (moe_runner(entry), moe.get("fused_func"),
                                                *_kernel_names(moe.get("kernels") or {})) if n]
     names += [("linear layers", k) for group in entry.get("linear") or [] for k in _kernel_names(group["kernels"])]
     return names
@@ -145,11 +153,10 @@ def _decision_names(entry: dict[str, Any]) -> list[tuple[str, str]]:
 
 def picked(entry: dict[str, Any]) -> str:
     """What the entry runs, in a few words: the attention backend, the MoE runner, the block-FP8 GEMM."""
-    moe = entry.get("moe") or {}
     gemm = sorted({k for group in entry.get("linear") or [] for name, k in group["kernels"].items()
                    if name == "w8a8_block_fp8_linear"})
     parts = [f"attention {(entry.get('attention') or {}).get('backend')}"]
-    runner = moe.get("runner_backend") if moe.get("runner_backend") not in (None, "auto") else moe.get("runner")
+    runner = moe_runner(entry)
     parts += [f"MoE runner {runner}"] if runner else []
     parts += [f"block-FP8 GEMM {', '.join(gemm)}"] if gemm else []
     return ", ".join(parts)
@@ -204,12 +211,19 @@ def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str)
 
 
 def slow_path(entry: dict[str, Any]) -> dict[str, str] | None:
+    """A Marlin kernel for a format with native tensor-core kernels, not asked for by the user."""
     if entry["shape"]["quant"] not in NATIVE_FORMATS or "moe_runner_backend" in entry["forced"]:
         return None
     for where, name in _decision_names(entry):
         if any(word in name for word in SLOW_PATHS):
             return {"where": where, "choice": name}
     return None
+
+
+def _known_path(entry: dict[str, Any]) -> bool:
+    """The entry names what its layers run (built, or a runner the server args resolved): a release that is
+    silent about its choice is never offered as the faster one."""
+    return bool(entry.get("moe") or entry.get("linear") or moe_runner(entry))
 
 
 def view(run: EngineRun) -> dict[str, Any]:
@@ -244,7 +258,9 @@ def view(run: EngineRun) -> dict[str, Any]:
     out["no_code"] = without_code(entry, release)
     slow = slow_path(entry)
     if slow is not None:
-        faster = elsewhere(entry, release, lambda _, e: _builds(e) and slow_path(e) is None)
-        out["fallback"] = {**slow, "fix": f"SGLang {faster} picks a native path for this shape on this GPU"
-                           if faster else "no tabulated release picks another path for this shape on this GPU"}
+        faster = elsewhere(entry, release, lambda _, e: _builds(e) and _known_path(e) and slow_path(e) is None)
+        other = matching(table(ENGINE, faster)["entries"], entry["capability"], entry["shape"],
+                         entry["kv_cache_dtype"], entry["forced"], entry["env"]) if faster else None
+        out["fallback"] = {**slow, "fix": f"SGLang {faster} runs {picked(other)} for this shape on this GPU"
+                           if other else "no tabulated release picks another path for this shape on this GPU"}
     return out
