@@ -8,8 +8,9 @@ For each table of doctor/data_tables.py (SGLang, vLLM and Triton facts, the whee
 sgl-kernel, sglang-kernel, flashinfer-cubin and LMCache) it reads the newest release the table holds, asks
 PyPI (`pip index versions`, the ordinary client) for the final releases after it, and runs the table's own
 generator for exactly those: tools/sglang_facts.py (and appends them to doctor/engines/sglang/releases.py,
-whose list says "every release"), `python -m tools.vllm_facts --versions`, `python -m tools.triton_facts`,
-tools/wheel_archs.py --target. Wheels go to $SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
+whose list says "every release"), `python -m tools.vllm_facts --versions` (after tools/vllm_moe_activations.py on
+the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target. Wheels go to
+$SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ class Step:
     table: Table
     known: str | None
     new: tuple[str, ...]
+
+    def before(self) -> list[list[str]]:
+        """Generators that read the same wheels first (the main command deletes them once read): for vLLM, the
+        forced --moe-backend table (tools/vllm_moe_activations.py, doctor/data/vllm/moe-activations.json)."""
+        if self.table.path == "vllm/index.json":
+            return [[sys.executable, "tools/vllm_moe_activations.py", *self.new]]
+        return []
 
     def command(self, cache: Path) -> list[str]:
         python = sys.executable
@@ -115,11 +123,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(step.new) or 'none'}", flush=True)
         if not step.new:
             continue
-        command = step.command(cache_root())
-        print("  " + " ".join(command), flush=True)
+        commands = [*step.before(), step.command(cache_root())]
+        for command in commands:
+            print("  " + " ".join(command), flush=True)
         if args.dry_run:
             continue
-        if subprocess.run(command, cwd=REPO).returncode != 0:
+        codes = [subprocess.run(command, cwd=REPO).returncode for command in commands]  # each runs
+        if any(codes):
             print(f"  {step.table.name}: the generator failed; the table keeps what it had", flush=True)
             failed += 1
             continue

@@ -34,6 +34,7 @@ def context_roots() -> tuple[str, ...]:
 
 
 def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str, Any]:
+    engine_views = _engine_views(analysis)
     return {
         "source": to_jsonable(facts.source),
         "gpu": _gpu(facts),
@@ -51,9 +52,16 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "engine": _engine(analysis),
         "build": build_view(dict(facts.env), _capability(facts)),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
-        "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values),
-        **_engine_views(analysis),
+        "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values,
+                        _default_utilization(engine_views)),
+        **engine_views,
     }
+
+
+def _default_utilization(engine_views: dict[str, Any]) -> float | None:
+    """The vLLM release's --gpu-memory-utilization default, from its own rule view (None without a vLLM run)."""
+    view = engine_views.get("vllm")
+    return view.get("default_gpu_memory_utilization") if isinstance(view, dict) else None
 
 
 def _engine(analysis: Analysis) -> dict[str, Any] | None:

@@ -146,6 +146,11 @@ class Moe:
     intermediate_size: int
     shared_experts: int = 0
     first_dense_layers: int = 0
+    # The MLP activation the config names and the field naming it (Nemotron-H: mlp_hidden_act relu2; Gemma 4:
+    # hidden_activation gelu_pytorch_tanh); engines map it to their experts' activation per release.
+    hidden_act: str | None = None
+    hidden_act_field: str | None = None
+    swiglu_limited: bool = False  # a non-zero per-layer `swiglu_limits` entry (Step-3.5: clamped SwiGLU experts)
 
 
 @dataclass(frozen=True)

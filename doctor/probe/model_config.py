@@ -33,6 +33,8 @@ def _touch_modelled_fields(text: ReadTracking) -> None:
     for key in fields:
         text.get(key)
 TOP_K_KEYS = ("num_experts_per_tok", "top_k_experts", "moe_top_k", "num_experts_per_token")
+# Where configs name the MLP activation, the MoE-specific field first (Nemotron-H keeps hidden_act for Mamba).
+ACT_FIELDS = ("mlp_hidden_act", "hidden_act", "hidden_activation")
 
 
 def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, source_path: str | None,
@@ -165,8 +167,15 @@ def _moe(text: dict[str, Any]) -> Moe | None:
     if isinstance(text.get("mlp_only_layers"), list):
         dense = max(dense, len(text["mlp_only_layers"]))
     shared = _nonneg(text, "n_shared_experts") or int(bool(text.get("shared_expert_intermediate_size")))
+    act_field = next((k for k in ACT_FIELDS if isinstance(text.get(k), str)), None)
     return Moe(routed_experts=experts, top_k=top_k, intermediate_size=size, shared_experts=shared,
-               first_dense_layers=dense)
+               first_dense_layers=dense, hidden_act=text.get(act_field) if act_field else None,
+               hidden_act_field=act_field, swiglu_limited=_swiglu_limited(text.get("swiglu_limits")))
+
+
+def _swiglu_limited(limits: Any) -> bool:
+    return isinstance(limits, list) and any(isinstance(v, int | float) and not isinstance(v, bool) and v
+                                            for v in limits)
 
 
 def _vision(config: dict[str, Any]) -> Vision | None:

@@ -37,3 +37,26 @@ def test_vllm_request_and_shortfall_match_the_log(log):
     report = check_facts(with_engines(spark, ["vllm==0.24.0"]),
                          ["--gpu-memory-utilization", str(log["gpu_memory_utilization"])])
     assert "UMA001" in {f.id for f in report.findings}
+
+
+@pytest.mark.parametrize(("vllm", "default", "fires"), [("0.19.0", 0.9, False), ("0.20.0", 0.92, True)])
+def test_the_request_without_the_flag_is_the_releases_default_share(vllm, default, fires):
+    """vLLM's --gpu-memory-utilization default moved from 0.9 to 0.92 in 0.20.0 (the wheels' flag tables): with
+    110 GiB available and no flag, 0.19.0 asks 109.52 GiB and starts, 0.20.0 asks 111.95 GiB and is refused."""
+    spark = load_profile("dgx-spark")
+    spark = spark.replace(host=dataclasses.replace(spark.host, memory_available_bytes=110 * GiB))
+    report = check_facts(with_engines(spark, [f"vllm=={vllm}"]), [])
+    [finding] = [f for f in report.findings if f.id == "UMA001"] or [None]
+    assert (finding is not None) is fires
+    view = uma_view(spark, "vllm", {}, default)
+    assert view["requested_gib"] == round(default * GB10_POOL_BYTES / GiB, 2) and view["utilization_is_default"]
+
+
+@pytest.mark.parametrize(("utilization", "fires"), [(0.83, False), (0.84, True), (0.87, True)])
+def test_the_reports_own_fix_clears_the_startup_check(utilization, fires):
+    """MiaAI-Lab ...#47: 101.3-102.2 GiB free at boot; the report runs at 0.82-0.83 (101.0 GiB asked) and 0.87
+    (105.87) never starts; 0.84 (102.22) is just over the 102.2 GiB it saw at best."""
+    spark = load_profile("dgx-spark")
+    spark = spark.replace(host=dataclasses.replace(spark.host, memory_available_bytes=int(102.2 * GiB)))
+    report = check_facts(with_engines(spark, ["vllm==0.24.0"]), ["--gpu-memory-utilization", str(utilization)])
+    assert ("UMA001" in {f.id for f in report.findings}) is fires

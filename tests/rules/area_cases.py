@@ -9,6 +9,7 @@ from typing import Any
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build, lib
+from tests.rules.feature_cases import FORCED_MOE_CASES, XQA_HEAD_512_CASES
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -105,6 +106,8 @@ MODEL_FEATURE_CASES = [
     a("VLLM030", False, "head 128 flashinfer", vllm_on_pro("0.19.1", LLAMA), "--attention-backend", "FLASHINFER"),
 ]
 AREA_CASES += MODEL_FEATURE_CASES
+AREA_CASES += FORCED_MOE_CASES
+AREA_CASES += XQA_HEAD_512_CASES
 
 DSV3 = "deepseek-ai/DeepSeek-V3"
 MLA_CASES = [

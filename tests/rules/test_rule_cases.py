@@ -711,7 +711,8 @@ def _area_error_cases():
     (the rest of tests/rules/area_cases.py needs engine-parsed flags and runs in test_area_rules.py)."""
     from tests.rules.area_cases import AREA_CASES
 
-    return [c for c in AREA_CASES if c.rule in ("TPK001", "VLLM031", "VLLM040", "DRV004", "P2P001")]
+    swept = ("TPK001", "VLLM031", "VLLM040", "DRV004", "P2P001", "MOE020", "MOE021", "MOE022", "VLLM050")
+    return [c for c in AREA_CASES if c.rule in swept]
 
 
 CASES += _area_error_cases()

@@ -74,9 +74,11 @@ class SGLang(Engine):
             value = launch.get(key)
             return value if isinstance(value, int | float) and value > 0 else None
 
+        unified = run.gpu is not None and run.gpu.unified_memory
         return SGLangMemory(run.library.version, mem_fraction_static=knob("mem_fraction_static"),
                             chunked_prefill_size=launch.get("chunked_prefill_size"),  # type: ignore[arg-type]
-                            cuda_graph_max_bs=knob("cuda_graph_max_bs"), page_size=knob("page_size"))
+                            cuda_graph_max_bs=knob("cuda_graph_max_bs"), page_size=knob("page_size"),
+                            host_available_bytes=run.facts.host.memory_available_bytes if unified else None)
 
     def rule_view(self, run: EngineRun) -> dict[str, Any]:
         from doctor.engines.sglang.defaults import sglang_view

@@ -39,9 +39,14 @@ MiB = 1 << 20
 #   TP4) needs 2.7 GiB gone before load to print its 367,404 KV tokens with the weights this planner computes:
 #   per peer the model would say 1.9 GiB (KV +4.6 %), flat 3.0 GiB (KV -1.9 %).
 # SGLang leaves NVLS off unless --enable-nccl-nvls (0.5.9 entrypoints/engine.py `_set_envs_and_config`
-# sets NCCL_NVLS_ENABLE=0), so NVLink SHARP buffers are not part of it. Unified memory (GB10) is measured
-# from the host's available memory instead (utils/common.py `get_available_gpu_memory`, `is_integrated`);
-# the same estimate stands in for it.
+# sets NCCL_NVLS_ENABLE=0), so NVLink SHARP buffers are not part of it.
+# Unified memory (GB10): from 0.5.9 `get_available_gpu_memory` reads the host's available memory
+# (`psutil.virtual_memory().available`, MemAvailable) when `props.is_integrated` (utils/common.py; absent in the
+# 0.5.3-0.5.8 wheels, present in 0.5.9 and 0.5.23), so what the host holds of the pool (its own use, other
+# engines, unreclaimable memory) comes off SGLang's base. With the host probed the doctor starts from MemAvailable;
+# before 0.5.9 SGLang reads cudaMemGetInfo's free (MemFree, which the probe does not record) and the total-based
+# estimate stands in.
+INTEGRATED_AVAILABLE_FROM = Version("0.5.9")
 CONTEXT_BASE_BYTES = int(0.73 * GiB)
 CONTEXT_SHARE_OF_BOARD = 0.0033
 # custom_all_reduce.py (0.5.9, `CustomAllreduce.__init__`): meta (meta_size + max_size), the registered IPC
@@ -193,17 +198,24 @@ class SGLangMemory(MemoryModel):
 
     def __init__(self, version: str, mem_fraction_static: float | None = None,
                  chunked_prefill_size: int | None = None, cuda_graph_max_bs: int | None = None,
-                 page_size: int | None = None) -> None:
+                 page_size: int | None = None, host_available_bytes: int | None = None) -> None:
+        """`host_available_bytes`: on unified memory, the host's MemAvailable when probed (SGLang's base there)."""
         self.version = version
         self.knobs = {"mem_fraction_static": mem_fraction_static, "chunked_prefill_size": chunked_prefill_size,
                       "cuda_graph_max_bs": cuda_graph_max_bs, "page_size": page_size}
+        self.host_available = host_available_bytes
 
     def cache_key(self) -> tuple[Any, ...]:
-        return ("sglang", self.version, tuple(sorted(self.knobs.items())))
+        return ("sglang", self.version, tuple(sorted(self.knobs.items())), self.host_available)
 
     def arithmetic_key(self) -> tuple[Any, ...]:
-        """Only the 0.5.14 tier change moves SGLang's memory arithmetic between releases (`tiers`)."""
-        return ("sglang", Version(self.version) >= TIER_CHANGE, tuple(sorted(self.knobs.items())))
+        """The 0.5.14 tier change (`tiers`) and, on unified memory, the 0.5.9 switch to the host's available memory
+        move SGLang's memory arithmetic between releases."""
+        return ("sglang", Version(self.version) >= TIER_CHANGE, tuple(sorted(self.knobs.items())),
+                self.reads_host_available() and self.host_available)
+
+    def reads_host_available(self) -> bool:
+        return self.host_available is not None and Version(self.version) >= INTEGRATED_AVAILABLE_FROM
 
     def load_extras(self, model: Model) -> list[Piece]:
         return load_extra_pieces(model)
@@ -222,7 +234,16 @@ class SGLangMemory(MemoryModel):
                                vision=vision_of(model), **self.knobs).to_dict()
 
     def preload_free(self, total_bytes: int, world_size: int, unified_memory: bool) -> int:
-        return preload_free_bytes(total_bytes, world_size, unified_memory)
+        return self.unified_base(preload_free_bytes(total_bytes, world_size, unified_memory), total_bytes,
+                                 unified_memory)
+
+    def unified_base(self, preload_free: int, total_bytes: int, unified_memory: bool) -> int:
+        """On unified memory from 0.5.9, the host's available memory less what the total-based estimate spends
+        before the weights (CUDA context, distributed init): never more than that estimate."""
+        if not unified_memory or not self.reads_host_available():
+            return preload_free
+        assert self.host_available is not None
+        return max(0, min(preload_free, self.host_available - (total_bytes - preload_free)))
 
     def preload_free_with(self, total_bytes: int, world_size: int, unified_memory: bool, comm: Comm | None) -> int:
         """The distributed term depends on the link and on custom all-reduce. Any NVLink group (a TP group on
@@ -231,7 +252,8 @@ class SGLangMemory(MemoryModel):
             return self.preload_free(total_bytes, world_size, unified_memory)
         links = [link for link in (comm.tp_link, comm.pp_link) if link]
         nvlink = "NV" in links if links else None
-        return preload_free_bytes(total_bytes, world_size, unified_memory, nvlink, comm.custom_all_reduce)
+        return self.unified_base(preload_free_bytes(total_bytes, world_size, unified_memory, nvlink,
+                                                    comm.custom_all_reduce), total_bytes, unified_memory)
 
     def kv_budget(self, preload_free: int, weights: int, settings: dict[str, Any]) -> int:
         return kv_budget_bytes(preload_free, weights, settings["mem_fraction_static"])

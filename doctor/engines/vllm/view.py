@@ -6,10 +6,11 @@ release's own selection decided for this shape class on this GPU (`derived`, fro
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from doctor.engines.spi import EngineRun, closest
-from doctor.engines.vllm import allreduce, backends, derived, families, flags, gemm, knowledge
+from doctor.engines.vllm import allreduce, backends, derived, families, flags, gemm, knowledge, moe_activation
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
              "--disable-custom-all-reduce", "--kv-cache-dtype")
@@ -22,10 +23,12 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
     view: dict[str, Any] = {
         "version": run.library.version, "release": release, "exact_release": release == str(run.version),
         "has_flag": {f.lstrip("-").replace("-", "_"): f in facts["flags"] for f in KEY_FLAGS},
+        "default_gpu_memory_utilization": _default_utilization(facts),
         "flag_problems": [{"problem": p} for p in flags.check_flags(list(run.launch.args), run.version)],
         **env_view(run, facts),
         "nccl": allreduce.nccl(run),
         "flashinfer": flashinfer_view(run),
+        "trtllm_attention_off": trtllm_attention_off(run.launch.args),
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
@@ -36,6 +39,8 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["moe"] = _choice(moe) if moe else None
         view["linear"] = _linear(gemm.linear_backend(run))
         view["derived"] = derived.view(run)
+    if run.facts.model is not None:
+        view["forced_moe"] = moe_activation.view(run)
     if run.gpu is not None:
         binaries = families.installed_binaries(run.library.details) or facts.get("binaries", {})
         verdicts = families.family_verdicts(binaries, run.gpu.capability)
@@ -44,12 +49,27 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
     return view
 
 
+def _default_utilization(facts: dict[str, Any]) -> float | None:
+    """--gpu-memory-utilization's default in this release's wheel (0.9 up to 0.19.x, 0.92 from 0.20.0)."""
+    default = facts["flags"].get("--gpu-memory-utilization", {}).get("default")
+    return float(default) if default is not None else None
+
+
+TRTLLM_OFF = re.compile(r"use_trtllm_attention\W+(?:false|0)\b", re.IGNORECASE)
+
+
+def trtllm_attention_off(args: tuple[str, ...] | list[str]) -> bool:
+    """`--attention-config.use_trtllm_attention=0` (or the JSON form): FlashInfer never takes its TRT-LLM/XQA
+    kernels (`force_use_trtllm_attention() is False`, vllm/utils/flashinfer.py)."""
+    return bool(TRTLLM_OFF.search(" ".join(str(a) for a in args)))
+
+
 def startup_view(run: EngineRun, facts: dict[str, Any]) -> dict[str, Any]:
     """vLLM's startup check (vllm/v1/worker/utils.py in 0.33.0, gpu_worker before it): it asks for
     ceil(total x gpu_memory_utilization) and refuses to start ("Free memory on device ... on startup is less than
     desired GPU memory utilization") when less is free; `headroom_gib` is what the rest of the machine may hold."""
     value = run.launch.values.get("gpu_memory_utilization")
-    default = float((facts["flags"].get("--gpu-memory-utilization") or {}).get("default") or 0.9)
+    default = _default_utilization(facts) or 0.9
     util = value if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1 else default
     total = run.gpu.memory_total_bytes if run.gpu is not None else None
     if not total:
