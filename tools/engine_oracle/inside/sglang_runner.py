@@ -61,6 +61,8 @@ def _error(stage: str, error: BaseException) -> dict[str, Any]:
     where = f"{frames[-1].filename.split('/site-packages/')[-1]}:{frames[-1].lineno}" if frames else ""
     # a bare `assert` says nothing: its source line is the message
     code = (frames[-1].line or "") if frames else ""
+    if os.environ.get("ORACLE_TRACEBACKS"):
+        traceback.print_exception(error, file=sys.stderr)
     return {"stage": stage, "type": type(error).__name__, "message": str(error)[:2000] or code, "where": where}
 
 
@@ -274,7 +276,9 @@ def _prepare_build(session: Session, args: Any, config: Any) -> list[str]:
     with contextlib.suppress(ImportError):
         from sglang.srt.layers.dp_attention import initialize_dp_attention
         params = inspect.signature(initialize_dp_attention).parameters
-        initialize_dp_attention(**{k: v for k, v in (("server_args", args), ("model_config", config)) if k in params})
+        with emulated_device.CudaToMeta():  # 0.5.8 builds the attention-TP group here, marker tensor included
+            initialize_dp_attention(**{k: v for k, v in (("server_args", args), ("model_config", config))
+                                       if k in params})
     return _scheduler_globals(args, config)
 
 
