@@ -25,6 +25,7 @@ DERIVED_SGLANG_CASES = [
     a("DSP020", False, "no override", sg("0.5.9")),
     a("DSP020", False, "TRT-LLM MHA on 10.0: not in the control grid", sg("0.5.9", profile=B200),
       "--attention-backend", "trtllm_mha"),
+    a("DSP020", True, "TRT-LLM MHA prefill forced on 12.0 in 0.5.16", sg("0.5.16"), "--attention-backend", "trtllm_mha"),
     a("DSP020", False, "TRT-LLM MHA forced on 12.0 in 0.5.23: accepted (server args)", sg("0.5.23"),
       "--attention-backend", "trtllm_mha"),
     a("DSP020", True, "gpt-oss with FlashInfer attention in 0.5.23 too", sg("0.5.23", GPTOSS),
@@ -50,6 +51,7 @@ DERIVED_SGLANG_CASES = [
     # a JIT DeepGEMM kernel picked where the installed DeepGEMM has no sources for the architecture
     a("DSP021", True, "block-FP8 linear layers on DeepGEMM on 12.0", sg("0.5.9", DSV3)),
     a("DSP021", True, "and on 12.1", sg("0.5.9", DSV3, SPARK)),
+    a("DSP021", True, "0.5.8: the same DeepGEMM (sgl-kernel 0.3.21)", sg("0.5.8", DSV3)),
     a("DSP021", True, "block-FP8 MoE model", sg("0.5.9", QWEN235_FP8)),
     a("DSP021", False, "DeepGEMM off", sg("0.5.9", DSV3, env=NO_DEEP_GEMM)),
     a("DSP021", False, "explicit Triton FP8 GEMM", sg("0.5.9", DSV3), "--fp8-gemm-backend", "triton"),
