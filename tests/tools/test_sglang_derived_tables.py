@@ -95,13 +95,17 @@ PUBLIC_MESSAGES = [
     # sglang#9140, RTX 5090 (sm_120a): --attention-backend trtllm_mha refused
     ("https://github.com/sgl-project/sglang/issues/9140", "0.5.9", "12.0", "gqa-h128-dense:bf16+attn=trtllm_mha",
      "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend."),
+    # sglang PR #31959, RTX PRO 6000 Server, SGLang main of July 2026 with torch 2.11.0+cu130 and FlashInfer
+    # 0.6.14 (the 0.5.16 wheel set): `sglang serve --model Qwen/Qwen3.5-27B --attention-backend trtllm_mha`
+    ("https://github.com/sgl-project/sglang/pull/31959", "0.5.16", "12.0", "gqa-h128-dense:bf16+attn=trtllm_mha",
+     "TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100)."),
 ]
 
 
 @pytest.mark.parametrize("url, release, capability, grid, message", PUBLIC_MESSAGES)
 def test_the_tables_say_what_sglang_said_on_real_machines(url, release, capability, grid, message):
     errors = entry(release, capability, grid)["errors"]
-    assert any(e["kind"] == "rejection" and e["message"].strip() == message for e in errors), url
+    assert any(e["kind"] == "rejection" and e["message"].strip().startswith(message) for e in errors), url
 
 
 def test_the_control_devices_keep_their_own_choices():
