@@ -26,8 +26,9 @@ sys.path.insert(0, str(REPO))
 from packaging.version import Version  # noqa: E402
 
 from doctor.engines.tensorrt_llm.memory import TensorRTLLMMemory, estimation_tokens  # noqa: E402
-from doctor.engines.vllm.memory import VLLMMemory  # noqa: E402
+from doctor.engines.vllm.memory import VLLMMemory, logged_kv_cache_size  # noqa: E402
 from doctor.hardware import load_profile  # noqa: E402
+from doctor.plan import kv as kvmod  # noqa: E402
 from doctor.plan.layouts import Layout  # noqa: E402
 from doctor.plan.memory import LayoutShape  # noqa: E402
 from doctor.plan.planner import Plan, PlanRequest, plan_layout  # noqa: E402
@@ -80,6 +81,57 @@ def pair_delta(pair: dict[str, Any]) -> tuple[float, float]:
     return predicted / GiB, high["kv_cache_gib"] - low["kv_cache_gib"]
 
 
+def vllm_absolute_rows() -> list[dict[str, Any]]:
+    return load("gb10/vllm_absolute.json")["rows"]
+
+
+def absolute_memory(row: dict[str, Any]) -> VLLMMemory:
+    spark = load_profile("dgx-spark")
+    return VLLMMemory(Version(row["vllm"]), (12, 1), spark.gpus[0].name,
+                      utilization=row["gpu_memory_utilization"], enforce_eager=row["enforce_eager"])
+
+
+@cache
+def absolute_predicted(row_id: str) -> dict[str, float]:
+    """The doctor's weights, KV budget and token count for one logged GB10 deployment, and the tokens its count
+    gives for the log's own budget (which separates the token arithmetic from the budget's)."""
+    row = next(row for row in vllm_absolute_rows() if row["id"] == row_id)
+    spark, model, memory = load_profile("dgx-spark"), load_model(str(REPO / row["config"]), {}, offline=True), \
+        absolute_memory(row)
+    plan = plan_layout(spark, model, Layout(1, 1, 1), PlanRequest(memory=memory,
+                                                                  kv_cache_dtype=row["kv_cache_dtype"]))
+    settings = memory.settings(plan.gpu_memory_bytes, LayoutShape(1, 1, 1), model, False)
+    shape = kvmod.kv_shape(model, 1, 0, model.num_layers, kvmod.resolve_kv_dtype(model, row["kv_cache_dtype"]),
+                           memory.kv_cell_bytes)
+    logged_budget = int(row["reported"]["kv_cache_gib"] * GiB)
+    return {"weights_gib": plan.weights_per_gpu_bytes / GiB, "kv_cache_gib": plan.kv_budget_bytes / GiB,
+            "kv_tokens": plan.kv_capacity_tokens,
+            "tokens_at_logged_budget": logged_kv_cache_size(memory.release, memory.kv_tokens(logged_budget, shape,
+                                                                                             settings), shape),
+            "residual_gib": (settings["activation_bytes"] + settings["non_torch_bytes"]) / GiB}
+
+
+def logged_residual(row: dict[str, Any], weights_gib: float) -> float:
+    """What the log leaves for activation + non-torch memory: share x pool - weights - KV."""
+    return row["gpu_memory_utilization"] * GB10_POOL_BYTES / GiB - weights_gib - row["reported"]["kv_cache_gib"]
+
+
+def gb10_absolute_table() -> str:
+    rows = ["| log | vLLM (planned as) | model, flags | weights GiB pred / log | KV GiB pred / log | "
+            "GPU KV cache size at the log's KV budget, pred / log | activation + non-torch GiB pred / log |",
+            "|---|---|---|---|---|---|---|"]
+    for row in vllm_absolute_rows():
+        p, r = absolute_predicted(row["id"]), row["reported"]
+        weights = cell(p["weights_gib"], r["weights_gib"], 2) if "weights_gib" in r else \
+            f"{p['weights_gib']:.2f} / not logged"
+        tokens = cell(p["tokens_at_logged_budget"], r["kv_tokens"], 0) if "kv_tokens" in r else "- / not logged"
+        residual = logged_residual(row, r.get("weights_gib", p["weights_gib"]))
+        kv = cell(p["kv_cache_gib"], r["kv_cache_gib"], 2) + (" xfail" if "kv_not_bounded" in row else "")
+        rows.append(f"| [{row['id']}]({row['url']}) | {row['vllm']} | {row['model']}; "
+                    f"{row['flags']} | {weights} | {kv} | {tokens} | {p['residual_gib']:.2f} / {residual:.2f} |")
+    return "\n".join(rows)
+
+
 def gb10_pool_table() -> str:
     rows = ["| log | logged pool (GiB) | doctor (GiB) | error | vLLM request logged | doctor (util x pool) | error |",
             "|---|---|---|---|---|---|---|"]
@@ -103,7 +155,7 @@ def gb10_pair_table() -> str:
         rows.append(f"| [{pair['id']}]({pair['url']}) | {pair['vllm_logged'] or 'not stated'} | {pair['model']}, "
                     f"{pair['gpu']} | {low['gpu_memory_utilization']} -> {high['gpu_memory_utilization']} | "
                     f"{low['kv_cache_gib']} -> {high['kv_cache_gib']} | {logged:.2f} | {predicted:.2f} | "
-                    f"**{error(predicted, logged):+.1%}** |")
+                    f"**{error(predicted, logged):+.1%}**{' xfail' if 'not_bounded' in pair else ''} |")
     return "\n".join(rows)
 
 
@@ -219,7 +271,7 @@ def trtllm_component_table() -> str:
 
 
 TABLES = {
-    "gb10": {"pool": gb10_pool_table, "vllm-pairs": gb10_pair_table},
+    "gb10": {"pool": gb10_pool_table, "vllm-pairs": gb10_pair_table, "vllm-absolute": gb10_absolute_table},
     "trtllm": {"full": trtllm_full_table, "estimation": trtllm_estimation_table, "components": trtllm_component_table},
 }
 

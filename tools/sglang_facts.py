@@ -1,13 +1,14 @@
 """Maintainers' script: read SGLang facts from each release wheel, statically (zipfile + ast, never import).
 
 For every release in doctor/engines/sglang/releases.py it runs `pip download --no-deps sglang==X`, then records,
-with provenance (wheel, file, line): each `--flag` of sglang/srt/server_args.py with its literal choices and
-default, the server_args.py lines that name an MXFP4 MoE runner, the shipped fused-MoE tuned-config file
-names, and the extend-attention tiles its tile function picks per GPU and head dims (evaluated statically, as
-the engine does for an installed SGLang). Output: doctor/data/sglang_facts.json (one entry per version; rerun
-to refresh, existing entries kept).
+with provenance (wheel, file, line): each `--flag` of sglang/srt/server_args.py with its literal choices and default
+(a named list such as `ATTENTION_BACKEND_CHOICES` resolved to its items, and the per-release choice lists also
+written compactly to doctor/data/sglang_choices.json), the server_args.py lines that name an MXFP4 MoE runner, the
+shipped fused-MoE tuned-config file names, and the extend-attention tiles its tile function picks per GPU and head
+dims (evaluated statically, as the engine does for an installed SGLang). Output: doctor/data/sglang_facts.json (one
+entry per version; rerun to refresh, existing entries kept).
 
-Usage: python tools/sglang_facts.py [--cache DIR] [VERSION ...]
+Usage: python tools/sglang_facts.py [--cache DIR] [VERSION ...]   (or --choices-only)
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from doctor.engines.sglang.releases import RELEASES  # noqa: E402
 from doctor.engines.sglang.source import extend_tiles_from_source  # noqa: E402
 
 OUT = REPO / "doctor" / "data" / "sglang_facts.json"
+# the flag choices alone, small enough for `check` to read (doctor/engines/sglang/flags.py)
+CHOICES_OUT = REPO / "doctor" / "data" / "sglang_choices.json"
 SERVER_ARGS = "sglang/srt/server_args.py"
 ARG_GROUPS = "sglang/srt/arg_groups/"
 TUNED_DIRS = ("sglang/srt/layers/moe/fused_moe_triton/configs/",  # through 0.5.10
@@ -114,12 +117,80 @@ def annotated_fields(source: str, path: str) -> dict[str, dict]:
     return flags
 
 
+def _args_sources(files: dict[str, bytes]) -> list[str]:
+    return sorted(p for p in files if p.endswith(".py") and (p == SERVER_ARGS or p.startswith(ARG_GROUPS)))
+
+
+def module_constants(files: dict[str, bytes]) -> dict[str, list]:
+    """Module-level `NAME = [...]` / `{...}` / `(...)` of string literals (`[*OTHER, "x"]` included) in
+    server_args.py and arg_groups/: the lists `choices=NAME` refers to (stock SGLang; the `add_*_choices`
+    hooks only extend them when a platform plug-in is loaded)."""
+    constants: dict[str, list] = {}
+    for path in _args_sources(files):
+        for node in ast.parse(files[path].decode()).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                values = _string_items(node.value, constants)
+                if values is not None:
+                    constants[node.targets[0].id] = values
+    return constants
+
+
+def _string_items(node: ast.AST, known: dict[str, list]) -> list | None:
+    """A list of strings from a literal, a known name, `[*NAME, "x"]` or `NAME + [...]`; None otherwise."""
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _string_items(node.left, known), _string_items(node.right, known)
+        return None if left is None or right is None else left + right
+    if not isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return None
+    items: list = []
+    for element in node.elts:
+        if isinstance(element, ast.Starred) and isinstance(element.value, ast.Name) and element.value.id in known:
+            items += known[element.value.id]
+        elif isinstance(element, ast.Constant) and isinstance(element.value, str):
+            items.append(element.value)
+        else:
+            return None
+    return sorted(items) if isinstance(node, ast.Set) else items
+
+
 def all_flags(files: dict[str, bytes]) -> dict[str, dict]:
     flags = server_flags(files[SERVER_ARGS].decode())
-    for path in sorted(p for p in files if p.endswith(".py") and (p == SERVER_ARGS or p.startswith(ARG_GROUPS))):
+    for path in _args_sources(files):
         for name, fact in annotated_fields(files[path].decode(), path).items():
             flags.setdefault(name, fact)
+    constants = module_constants(files)
+    for fact in flags.values():
+        named = fact.get("choices")
+        if isinstance(named, str):
+            try:
+                resolved = _string_items(ast.parse(named, mode="eval").body, constants)
+            except SyntaxError:  # a plain string literal, not an expression
+                resolved = None
+            if resolved is not None:
+                fact["choices"], fact["choices_from"] = resolved, named
     return flags
+
+
+def choice_segments(data: dict[str, dict], releases: tuple[str, ...]) -> dict[str, list[dict]]:
+    """Per flag with a literal choice list, the releases (oldest first) where that list changes:
+    [{"from": release, "choices": [...]}, ...]; a release whose list is not literal ends a segment with
+    `"choices": null` (unknown there)."""
+    segments: dict[str, list[dict]] = {}
+    for release in releases:
+        flags = data.get(release, {}).get("flags")
+        if flags is None:
+            continue
+        # a tuple in memory (literal_eval of `choices=(...)`) is a list once written as JSON
+        names = {n for n, f in flags.items() if isinstance(f.get("choices"), list | tuple)} | set(segments)
+        for name in sorted(names):
+            fact = flags.get(name, {})
+            choices = list(fact["choices"]) if isinstance(fact.get("choices"), list | tuple) else None
+            runs = segments.setdefault(name, [])
+            if not runs or runs[-1]["choices"] != choices:
+                runs.append({"from": release, "choices": choices})
+    return segments
 
 
 def runner_lines(source: str) -> list[dict]:
@@ -163,9 +234,14 @@ def facts_for(wheel: Path) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "sm120-doctor-tests" / "downloads")
+    parser.add_argument("--choices-only", action="store_true",
+                        help="rebuild doctor/data/sglang_choices.json from the facts already read")
     parser.add_argument("versions", nargs="*")
     args = parser.parse_args()
     data = json.loads(OUT.read_text()) if OUT.exists() else {}
+    if args.choices_only:
+        write_choices(data)
+        return 0
     for version in args.versions or RELEASES:
         try:
             data[version] = facts_for(download(version, args.cache))
@@ -173,7 +249,15 @@ def main() -> int:
             data[version] = {"error": f"pip download sglang=={version} found no distribution for this Python"}
         OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         print(version, len(data[version].get("flags", {})), "flags", file=sys.stderr)
+    write_choices(data)
     return 0
+
+
+def write_choices(data: dict[str, dict]) -> None:
+    table = {"source": "tools/sglang_facts.py: argparse choices of each release wheel's server_args.py and "
+                       "arg_groups/ (named lists resolved)", "releases": list(RELEASES),
+             "flags": choice_segments(data, RELEASES)}
+    CHOICES_OUT.write_text(json.dumps(table, indent=1) + "\n")
 
 
 if __name__ == "__main__":

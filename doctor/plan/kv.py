@@ -37,6 +37,7 @@ class KvShape:
     layers: int
     full_layers: int
     swa_layers: int
+    linear_layers: int = 0  # linear-attention/Mamba layers of this stage: a recurrent state, no KV
 
 
 def resolve_kv_dtype(model: Model, requested: str | None) -> str:
@@ -92,7 +93,7 @@ def kv_shape(model: Model, attn_tp: int, start: int, end: int, dtype: str,
     full, swa = attention_layers(model, start, end)
     cell = engine_cell(model, attn_tp, full + swa, dtype) if engine_cell else None
     return KvShape(dtype, cell if cell is not None else cell_bytes(model, attn_tp, full + swa, dtype), full + swa,
-                   full, swa)
+                   full, swa, (end - start) - full - swa)
 
 
 def tokens_for_bytes(budget: int, shape: KvShape, page_size: int = 1) -> int:

@@ -23,6 +23,7 @@ TRACKED: dict[str, tuple[str, ...]] = {
     "transformers": ("transformers",),
     "nvidia-cutlass-dsl": ("nvidia-cutlass-dsl",),
     "lmcache": ("lmcache",),
+    "sgl-deep-gemm": ("sgl-deep-gemm",),
     "cudnn": ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12", "nvidia-cudnn-cu11"),
     "nccl": ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"),
     "nvidia-ml-py": ("nvidia-ml-py",),

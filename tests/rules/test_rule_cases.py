@@ -486,7 +486,10 @@ CASES = [
     a("MEM004", True, "Kimi K2.5 INT4 TP8: KV pool near zero", sg("0.5.8")),
     a("MEM004", False, "Llama 8B on 8x96 GB", sg("0.5.8", LLAMA)),
     # issue 14: builds, torch builds, wheels, communication, MoE/attention backends, checkpoints
-    a("SGL109", True, "0.5.8 auto on block fp8", sg("0.5.8", DSV3)),
+    a("SGL109", True, "0.5.8 auto on block fp8, DeepGEMM off",
+      sg("0.5.8", DSV3, env={"SGLANG_ENABLE_JIT_DEEPGEMM": "0"})),
+    a("SGL109", True, "0.5.8 auto on block fp8 on GB10", sg("0.5.8", DSV3, SPARK)),
+    a("SGL109", False, "0.5.8 auto on block fp8 on 12.0: DeepGEMM first (DG002)", sg("0.5.8", DSV3)),
     a("SGL109", False, "0.5.10 auto on block fp8", sg("0.5.10", DSV3)),
     a("SGL109", False, "per-channel fp8 forced", sg("0.5.23", GLM), "--fp8-gemm-backend", "flashinfer_trtllm"),
     a("SGL110", True, "0.5.5 default", sg("0.5.5", GPTOSS)),
@@ -725,6 +728,15 @@ def _derived_sglang_cases():
 
 
 CASES += _derived_sglang_cases()
+
+
+def _sgl_trt_cases():
+    from tests.rules.sgl_trt_cases import SGL_TRT_CASES
+
+    return SGL_TRT_CASES
+
+
+CASES += _sgl_trt_cases()
 
 
 def _vllm_2026_cases():

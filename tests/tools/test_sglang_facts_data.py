@@ -110,3 +110,19 @@ def test_sm12x_tuned_configs_known_for_what_if_versions_match_every_wheel():
         if shipped != known:
             wrong.append((release, sorted(shipped - known), sorted(known - shipped)))
     assert wrong == []
+
+
+def test_choice_segments_start_where_a_list_changes_and_read_tuples_as_lists():
+    from tools.sglang_facts import choice_segments
+
+    data = {"1": {"flags": {"--a": {"choices": ("x", "y")}}}, "2": {"flags": {"--a": {"choices": ["x", "y"]}}},
+            "3": {"flags": {"--a": {"choices": "NAME_NOT_RESOLVED"}}}, "4": {"error": "no wheel"}}
+    assert choice_segments(data, ("1", "2", "3", "4")) == {
+        "--a": [{"from": "1", "choices": ["x", "y"]}, {"from": "3", "choices": None}]}
+
+
+def test_the_check_time_choice_table_is_the_facts_tables_own():
+    from tools.sglang_facts import CHOICES_OUT, OUT, choice_segments
+
+    facts = json.loads(OUT.read_text())
+    assert json.loads(CHOICES_OUT.read_text())["flags"] == choice_segments(facts, RELEASES)

@@ -39,7 +39,20 @@ def attention_backend(run: EngineRun) -> tuple[str, str]:
     assert run.facts.model is not None and run.gpu is not None
     default = sglang_attention.default_attention_backend(
         run.version, run.facts.model, run.gpu.capability,
-        flashinfer_available="flashinfer-python" in run.facts.libraries or run.library.what_if)
+        flashinfer_available="flashinfer-python" in run.facts.libraries or run.library.what_if,
+        no_spec_or_topk_one=no_spec_or_topk_one(run.launch.args, run.launch.get("page_size")))
     if refused:  # SGLang would refuse to start (SGL119): analyse what it runs once the value is fixed or dropped
         return default, f"SGLang {run.library.version} default (your value {chosen!r} is not one of its choices)"
     return default, f"SGLang {run.library.version} default for this GPU and model"
+
+
+def no_spec_or_topk_one(args: tuple[str, ...], page_size: object) -> bool:
+    """SGLang's `is_no_spec_infer_or_topk_one`: no --speculative-eagle-topk, or 1 with page size 1 (or unset)."""
+    topk = None
+    for i, arg in enumerate(args):
+        flag, _, value = arg.partition("=")
+        if flag.replace("_", "-") == "--speculative-eagle-topk":
+            topk = value or (args[i + 1] if i + 1 < len(args) else None)
+    if topk is None:
+        return True
+    return str(topk) == "1" and page_size in (None, 1)

@@ -42,8 +42,19 @@ class ExtendTiles:
     num_stages: int = 1
 
 
+# 0.5.6.post1 and 0.5.6.post2 pick trtllm_mha for MHA models when `is_blackwell()` (majors 10 and 12; PR #14291);
+# 0.5.7 narrows it to `is_sm100_supported()` (PR #14842). Read from the 0.5.6, 0.5.6.post1, 0.5.6.post2 and 0.5.7
+# wheels: sglang/srt/server_args.py `_handle_attention_backend_compatibility`, sglang/srt/utils/common.py.
+TRTLLM_MHA_ON_SM12X = (Version("0.5.6.post1"), Version("0.5.7"))  # [first, end)
+# architectures whose model-specific branch picks the backend first in those releases (Llama4: triton off SM100/SM90;
+# Olmo2: fa3 on sm >= 80)
+OWN_DEFAULT_ARCHS = ("Llama4", "Olmo2ForCausalLM")
+
+
 def default_attention_backend(version: Version, model: Model, capability: tuple[int, int],
-                              flashinfer_available: bool = True) -> str:
+                              flashinfer_available: bool = True, no_spec_or_topk_one: bool = True) -> str:
+    """`no_spec_or_topk_one`: SGLang's `is_no_spec_infer_or_topk_one` (no --speculative-eagle-topk, or 1 with a
+    page size of 1), which the trtllm_mha defaults require."""
     major = capability[0]
     if model.attention.kind == "mla":
         return {9: "fa3", 10: "flashinfer"}.get(major, "triton")
@@ -51,7 +62,9 @@ def default_attention_backend(version: Version, model: Model, capability: tuple[
         return {9: "fa3", 10: "trtllm_mha"}.get(major, "triton")
     if major == 9:
         return "fa3"
-    if major == 10:
+    first, end = TRTLLM_MHA_ON_SM12X
+    if major == 10 or (major == 12 and first <= version < end and no_spec_or_topk_one
+                       and not any(a in model.architecture for a in OWN_DEFAULT_ARCHS)):
         return "trtllm_mha"
     if model.attention.sinks and release(version) >= Version("0.5.23"):
         return "triton"

@@ -1,4 +1,5 @@
-"""SGLang server flags per release: which spellings exist, which are deprecated, which choices they take.
+"""SGLang server flags per release: which spellings exist, which are deprecated, which choices they take
+(the choices: doctor/data/sglang_choices.json, every release's own lists).
 
 Read from the released wheels' argument definitions (`sglang/srt/server_args.py` `add_argument` calls
 through 0.5.16; from 0.5.14 also annotated `A[...]` fields, in `sglang/srt/arg_groups/fields/*.py` by 0.5.23).
@@ -12,7 +13,11 @@ checked releases the boundary comes from the research notes, or is the checked r
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
 from packaging.version import Version
 
@@ -90,49 +95,26 @@ ABBREVIATIONS = {"--tp": "--tp-size", "--pp": "--pp-size", "--dp": "--dp-size"}
 AMBIGUOUS = {"--pp": ("--pp-size", "--pp-async-batch-depth", "--pp-max-micro-batch-size")}
 
 
-@dataclass(frozen=True)
-class Choice:
-    """One value of a flag with choices, and the releases that accept it."""
-
-    value: str
-    added: str | None = None
-    removed: str | None = None
-
-    def valid(self, version: Version) -> bool:
-        v = release(version)
-        return (self.added is None or v >= Version(self.added)) and (self.removed is None or v < Version(self.removed))
+CHOICES_TABLE = Path(__file__).resolve().parents[2] / "data" / "sglang_choices.json"
 
 
-CHOICES: dict[str, dict[str, Choice]] = {
-    "--attention-backend": {c.value: c for c in (
-        Choice("triton"), Choice("torch_native"), Choice("flex_attention"), Choice("flashinfer"),
-        Choice("fa3"), Choice("fa4"), Choice("flashmla"), Choice("trtllm_mla"), Choice("trtllm_mha"),
-        Choice("cutlass_mla", removed="0.5.23"),
-    )},
-    "--mm-attention-backend": {c.value: c for c in (
-        Choice("sdpa"), Choice("fa3"), Choice("triton_attn"), Choice("fa4", added="0.5.9"),
-        Choice("flashinfer_cudnn", added="0.5.13"),
-    )},
-    "--moe-runner-backend": {c.value: c for c in (
-        Choice("auto"), Choice("triton"), Choice("triton_kernel"), Choice("flashinfer_trtllm"),
-        Choice("flashinfer_cutlass"), Choice("flashinfer_mxfp4"), Choice("cutlass"), Choice("deep_gemm"),
-        Choice("marlin", added="0.5.13"), Choice("flashinfer_trtllm_routed", added="0.5.13"),
-    )},
-    "--fp8-gemm-backend": {c.value: c for c in (
-        Choice("auto"), Choice("triton"), Choice("cutlass"), Choice("deep_gemm"), Choice("flashinfer_trtllm"),
-        Choice("flashinfer_cutlass", added="0.5.13"),
-    )},
-    "--fp4-gemm-backend": {c.value: c for c in (
-        Choice("auto"), Choice("flashinfer_cutlass"), Choice("flashinfer_cudnn"), Choice("flashinfer_trtllm"),
-        Choice("cutlass", added="0.5.13", removed="0.5.16"), Choice("marlin", added="0.5.13"),
-    )},
-    "--kv-cache-dtype": {c.value: c for c in (
-        Choice("auto"), Choice("fp8_e4m3"), Choice("fp8_e5m2"), Choice("bf16"),
-        Choice("fp4_e2m1", removed="0.5.23"), Choice("nvfp4", added="0.5.16"),
-    )},
-    "--cuda-graph-backend-decode": {"disabled": Choice("disabled", added="0.5.14")},
-    "--cuda-graph-backend-prefill": {"disabled": Choice("disabled", added="0.5.14")},
-}
+@lru_cache(maxsize=1)
+def _choices_table() -> dict[str, Any]:
+    return json.loads(CHOICES_TABLE.read_text(encoding="utf-8"))
+
+
+def release_choices(flag: str, version: Version) -> tuple[list[str] | None, bool]:
+    """The choices SGLang `version`'s argparse declares for `flag` (read from the release wheels by
+    tools/sglang_facts.py) and whether `version` lies within the releases read: a release newer than the
+    table may accept more, one older than it is not known. (None, ...) where the flag takes any value or
+    its list is not a literal in that release."""
+    table = _choices_table()
+    releases = [Version(r) for r in table["releases"]]
+    v = release(version)
+    if v < releases[0]:
+        return None, False
+    runs = [run for run in table["flags"].get(canonical(flag), []) if Version(run["from"]) <= v]
+    return (runs[-1]["choices"] if runs else None), v <= releases[-1]
 
 
 def canonical(flag: str) -> str:
@@ -148,11 +130,14 @@ def flag_exists(flag: str, version: Version) -> bool | None:
 
 
 def choice_valid(flag: str, value: str, version: Version) -> bool | None:
-    choices = CHOICES.get(canonical(flag))
+    """False only where the release's own choice list refuses the value; None where the doctor cannot tell
+    (no list, or a release newer than the table that may have added it)."""
+    choices, within = release_choices(flag, version)
     if choices is None:
         return None
-    choice = choices.get(value)
-    return False if choice is None else choice.valid(version)
+    if value in choices:
+        return True
+    return False if within else None
 
 
 def _takes_value(flag: str) -> bool:
@@ -206,7 +191,7 @@ def bad_values(args: list[str], version: Version | None) -> list[str]:
     out = []
     for flag, value in flag_pairs(args, is_switch=_is_switch, takes_value=_takes_value):
         if value is not None and choice_valid(flag, value, version) is False:
-            known = sorted(c for c, choice in CHOICES[canonical(flag)].items() if choice.valid(version))
+            known = sorted(release_choices(flag, version)[0] or [])
             close = closest(value, known)
             hint = f"did you mean {close}?" if close else f"choices: {', '.join(known)}"
             out.append(f"{canonical(flag)} {value} ({hint})")

@@ -14,7 +14,8 @@ The CUDA-graph pool is subtracted only where the release measures it (`VLLM_MEMO
 read from 0.18.0, default from the data); elsewhere graphs are captured after the KV cache, out of the
 `1 - utilization` headroom.
 KV tokens are counted as `get_kv_cache_config_from_groups` and `_report_kv_cache_config` do: blocks =
-budget // (page bytes x layers per group), "GPU KV cache size" = blocks // groups x block_size.
+budget // (page bytes x layers per group), "GPU KV cache size" = blocks // groups x block_size; for a model with
+linear-attention/Mamba layers the plan keeps what the pool holds and `logged_kv_cache_size` gives the log line.
 The activation, non-torch and graph figures are estimates from the model's shapes (the runtime measures
 them); the weights and the formula are vLLM's.
 """
@@ -133,6 +134,35 @@ def sampler_activation(model: Model, seqs: int, sorts: bool) -> int:
     return seqs * model.vocab_size * (SORT_SAMPLER_BYTES_PER_LOGIT if sorts else INPLACE_SAMPLER_BYTES_PER_LOGIT)
 
 
+def hybrid_state_groups(attention_layers: int, state_layers: int) -> tuple[int, int]:
+    """(layers per group, groups) of a model whose linear-attention/Mamba layers share the KV pool with its
+    attention layers. `_get_kv_cache_groups_uniform_page_size` (kv_cache_utils.py in the 0.13.0, 0.14.0 and
+    0.24.0 wheels): one type per spec, the group size is the smallest type's layer count (the largest's when it
+    is under 1.5x that), each type split into cdiv(layers, group size) groups; the state layers' pages are padded
+    to the attention page. Qwen3.5/3.6-35B-A3B: 10 attention and 30 Gated-DeltaNet layers, 4 groups of 10."""
+    counts = [count for count in (attention_layers, state_layers) if count]
+    group = min(counts)
+    if max(counts) < 1.5 * group:
+        group = max(counts)
+    return group, sum(-(-count // group) for count in counts)
+
+
+# From 0.24.0 (`get_kv_cache_capacity` in the 0.24.0 and 0.29.0 wheels) "GPU KV cache size" is max concurrency x
+# max_model_len; 0.19-0.23 were not read, the older count is assumed there.
+CAPACITY_REPORT_FROM = Version("0.24.0")
+
+
+def logged_kv_cache_size(release: str, capacity_tokens: int, shape: KvShape) -> int:
+    """The "GPU KV cache size" line for a pool that holds `capacity_tokens` of attention context. Up to 0.23.x it is
+    num_blocks // len(kv_cache_groups) x block size (`_report_kv_cache_config`, 0.13.0 and 0.14.0 wheels): a hybrid
+    model's state groups divide the figure by their count although each takes one page per request, so the log
+    understates what the pool holds (Qwen3.5-35B-A3B on a Spark: 581,856 tokens logged for a pool vLLM itself
+    gives 2.21 requests of 1,048,576). The doctor plans with the capacity; this is only the log line."""
+    if not shape.linear_layers or Version(release) >= CAPACITY_REPORT_FROM:
+        return capacity_tokens
+    return capacity_tokens // hybrid_state_groups(shape.layers, shape.linear_layers)[1]
+
+
 FP8_BLOCK_REFINE_FROM = Version("0.29.0")
 
 
@@ -246,9 +276,10 @@ class VLLMMemory(MemoryModel):
         per_layer = shape.cell_bytes // shape.layers
         if shape.swa_layers and shape.full_layers:
             group = math.gcd(shape.full_layers, shape.swa_layers)
+            groups = shape.layers // group
         else:
             group = shape.layers
-        groups = shape.layers // group
+            groups = 1
         block = settings["page_size"]
         blocks = budget // (per_layer * block) // group
         return blocks // groups * block
