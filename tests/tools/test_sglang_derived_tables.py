@@ -74,20 +74,24 @@ def test_block_fp8_gemm_without_deep_gemm_is_the_one_read_from_the_wheel(release
     e = entry(release, "12.0", "gqa-h128-dense:fp8-block+env=SGLANG_ENABLE_JIT_DEEPGEMM=0")
     if not built(e):
         pytest.skip(f"SGLang {release}'s model construction is not reached by the emulation")
-    expected = GEMM_FUNCTION[defaults.default_fp8_gemm_backend(Version(release), 12)]
+    expected = GEMM_FUNCTION[defaults.default_fp8_gemm_backend(Version(release), (12, 0),
+                                                               {"SGLANG_ENABLE_JIT_DEEPGEMM": "0"})]
     assert {group["kernels"].get("w8a8_block_fp8_linear") for group in e["linear"]} == {expected}
 
 
-def test_deep_gemm_is_sglang_0_5_9s_first_choice_on_sm120_where_it_imports():
-    """What the wheel-read default missed: `_dispatch_auto_backend` tries DeepGEMM before FlashInfer, and
-    `deep_gemm_wrapper` enables it on every GPU of capability >= 9.0 where `deep_gemm` imports (sgl-kernel
-    0.3.21 ships it). sglang#18870 (0.5.8.post1, 8x RTX PRO 6000, MiniMax-M2.5 FP8): 'FP8 GEMM | DeepGemm
-    (default) | FAIL'."""
+@pytest.mark.parametrize("release", RELEASES)
+def test_block_fp8_gemm_with_deep_gemm_on_is_the_one_read_from_the_wheel(release):
+    """With SGLang's defaults on 12.0: `_dispatch_auto_backend` tries DeepGEMM first where `deep_gemm` imports
+    (sgl-kernel 0.3.21 ships it: 0.5.8, 0.5.9), then what defaults.py read. sglang#18870 (0.5.8.post1, 8x RTX PRO
+    6000, MiniMax-M2.5 FP8): 'FP8 GEMM | DeepGemm (default) | FAIL'."""
+    functions = {**GEMM_FUNCTION, "deep_gemm": "deepgemm_w8a8_block_fp8_linear_with_fallback"}
     for grid in ("gqa-h128-moe:fp8-block", "mla-moe:native"):
-        e = entry("0.5.9", "12.0", grid)
-        assert {g["kernels"].get("w8a8_block_fp8_linear") for g in e["linear"] if g["method"] == "Fp8LinearMethod"} \
-            == {"deepgemm_w8a8_block_fp8_linear_with_fallback"}
-    assert table("sglang", "0.5.9")["jit_archs"]["deep_gemm"]["archs"] == ["sm90", "sm100"]
+        e = entry(release, "12.0", grid)
+        if not built(e):
+            pytest.skip(f"SGLang {release}'s model construction is not reached by the emulation")
+        expected = functions[defaults.default_fp8_gemm_backend(Version(release), (12, 0))]
+        assert {g["kernels"].get("w8a8_block_fp8_linear") for g in e["linear"]
+                if g["method"] == "Fp8LinearMethod"} == {expected}, grid
 
 
 # SGLang's own words in public reports from SM12x machines, and the table entry that must say the same.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -177,7 +178,7 @@ def main() -> None:
     table = {"schema": SCHEMA, "engine": args.engine, "release": args.release,
              "generated_by": f"python -m tools.engine_oracle {args.engine} {args.release}",
              "method": METHODS[args.engine],
-             "pinned": {**pinned_inputs(env, variables),
+             "pinned": {**pinned_inputs(env, variables), "platform": platform.machine(),
                         **({"driver": PINNED_DRIVER} if args.engine == "sglang" else {})},
              "jit_archs": jit_archs.scan(env.site_packages),
              "crashes": crashes, "entries": entries,

@@ -172,9 +172,18 @@ def _has_code(entry: dict[str, Any], release: str, library: str, family: str) ->
     return _builds(entry) and (_picks(entry, library) is None or family in shipped["archs"])
 
 
+# Capabilities whose machines are aarch64 only (GB10, DGX Spark): the kernel packages installed there (sgl-kernel's
+# aarch64 wheels) are not the x86_64 set a table was built from, so which JIT library is importable is not known.
+AARCH64_ONLY = ("12.1",)
+
+
 def without_code(entry: dict[str, Any], release: str) -> dict[str, str] | None:
     """A picked kernel from a JIT library whose shipped sources have no implementation for this GPU's
-    architecture family (DeepGEMM's `smNN_*.cuh`: sm120 serves 12.0 and 12.1)."""
+    architecture family (DeepGEMM's `smNN_*.cuh`: sm120 serves 12.0 and 12.1); claimed only where the table's
+    wheel set is the one that GPU's machines install."""
+    platform = table(ENGINE, release).get("pinned", {}).get("platform", "x86_64")
+    if entry["capability"] in AARCH64_ONLY and platform != "aarch64":
+        return None
     family = f"sm{entry['capability'].split('.')[0]}0"
     for library in JIT_LIBRARIES:
         shipped = table(ENGINE, release).get("jit_archs", {}).get(library)
