@@ -111,6 +111,22 @@ def lcpp(build_number, model="tiny"):
     return lambda: build(R5090, gguf(model), (f"llama.cpp=={build_number}",))
 
 
+def lcpp_smem(build_number, smem_bytes):
+    return lambda: build(R5090, gguf("tiny"), (f"llama.cpp=={build_number}",), gpus=smem(smem_bytes))
+
+
+def lcpp_spark(build_number):
+    return lambda: build(SPARK, gguf("tiny"), (f"llama.cpp=={build_number}",))
+
+
+def with_os(facts, os_name):
+    return facts.replace(host=dataclasses.replace(facts.host, os=os_name))
+
+
+def lcpp_os(os_name, profile=R5090):
+    return lambda: with_os(build(profile, gguf("tiny"), ("llama.cpp==10488",)), os_name)
+
+
 def gguf(name):
     from tests.engines.llama_cpp.gguf_files import fixture
 
@@ -434,6 +450,37 @@ CASES = [
     a("LCPP011", False, "-ngl 99 -fa on at b99999", lcpp(99999), "-ngl", "99", "-fa", "on"),
     a("LCPP008", True, "q8_0 V cache, -fa off", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0", "-fa", "off"),
     a("LCPP008", False, "q8_0 V cache, -fa auto", lambda: build(R5090, gguf("tiny")), "-ctv", "q8_0"),
+    a("LCPP040", True, "smpbo 0x100000001 at b11434", lcpp_smem(11434, 4294967297)),
+    a("LCPP040", True, "smpbo 0x100000001, build unknown (llama-cpp-python)", lambda: build(
+        R5090, libs=(llama_cpp("sm_120a"),), gpus=smem(4294967297))),
+    a("LCPP040", False, "smpbo 0x100000001 at b11435 (newer than the source read)", lcpp_smem(11435, 4294967297)),
+    a("LCPP040", False, "smpbo 101376", lcpp_smem(11434, 101376)),
+    a("LCPP040", False, "smpbo 102400 (the SM's own size)", lcpp_smem(11434, 102400)),
+    a("LCPP040", True, "smpbo 102401", lcpp_smem(11434, 102401)),
+    a("LCPP040", False, "smpbo 0 (HW002 only)", lcpp_smem(11434, 0)),
+    a("LCPP040", False, "smpbo 0x100000001, no llama.cpp", lambda: build(R5090, gpus=smem(4294967297))),
+    a("LCPP040", False, "smpbo 0x100000001 under vLLM", lambda: build(R5090, LLAMA, ("vllm==0.24.0",),
+                                                                       gpus=smem(4294967297))),
+    a("LCPP041", True, "spark, b10362 default (mmap)", lcpp_spark(10362)),
+    a("LCPP041", False, "spark, b10380 default (load-mode auto: off on an iGPU)", lcpp_spark(10380)),
+    a("LCPP041", False, "spark, b10370 default (between the samples)", lcpp_spark(10370)),
+    a("LCPP041", False, "spark, b7100 --no-mmap", lcpp_spark(7100), "--no-mmap"),
+    a("LCPP041", True, "spark, b10800 --load-mode mmap", lcpp_spark(10800), "--load-mode", "mmap"),
+    a("LCPP041", True, "spark, b10800 -lm mmap+mlock", lcpp_spark(10800), "-lm", "mmap+mlock"),
+    a("LCPP041", False, "spark, b10800 --load-mode none", lcpp_spark(10800), "--load-mode", "none"),
+    a("LCPP041", True, "spark, b7800 --mmap", lcpp_spark(7800), "--mmap"),
+    a("LCPP041", False, "5090, b7100 default (discrete)", lcpp(7100)),
+    a("LCPP041", False, "spark, build unknown", lambda: build(SPARK, libs=(llama_cpp("sm_121a"),))),
+    a("LCPP042", True, "5090 under Windows", lcpp_os("Windows")),
+    a("LCPP042", True, "spark-class (12.1) under Windows", lcpp_os("Windows", SPARK)),
+    a("LCPP042", False, "5090 under Linux", lcpp_os("Linux")),
+    a("LCPP042", False, "H100 under Windows", lcpp_os("Windows", H100)),
+    a("LCPP042", False, "5090 under Windows, vLLM", lambda: with_os(build(R5090, LLAMA, ("vllm==0.24.0",)), "Windows")),
+    a("LCPP043", True, "IQ3_S GGUF at b11434 on a 5090", lcpp(11434, "iq3s")),
+    a("LCPP043", True, "IQ3_S GGUF at b10678 on a spark", lambda: build(SPARK, gguf("iq3s"), ("llama.cpp==10678",))),
+    a("LCPP043", False, "IQ3_S GGUF at b11435 (newer than the source read)", lcpp(11435, "iq3s")),
+    a("LCPP043", False, "Q4_K GGUF at b11434", lcpp(11434)),
+    a("LCPP043", False, "IQ3_S GGUF on an H100", lambda: build(H100, gguf("iq3s"), ("llama.cpp==11434",))),
     a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
     a("LCPP009", False, "--n-cpu-moe 6 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)),
       "--n-cpu-moe", "6"),
@@ -749,9 +796,20 @@ def _vllm_2026_cases():
 CASES += _vllm_2026_cases()
 
 
+def _image_cases():
+    """Container images and build recipes (rules/images.toml, BLD010-BLD014): tests/rules/image_cases.py."""
+    from tests.rules.image_cases import IMAGE_CASES
+
+    return IMAGE_CASES
+
+
+CASES += _image_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
-    found = findings(case.facts(), *case.args, kernels=case.kernels)
+    found = findings(case.facts(), *case.args, kernels=case.kernels,
+                     launch_file=case.launch_file() if case.launch_file else None)
     assert (case.rule in found) is case.fires, sorted(found)
 
 

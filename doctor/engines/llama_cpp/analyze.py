@@ -20,6 +20,7 @@ from doctor.probe.llama_cpp import ENV as BUILD_ENV
 FA_HEAD_DIMS = {40, 64, 72, 80, 96, 112, 128, 192, 256, 320, 512, 576}
 EVERY_LAYER = 999  # -ngl N with N past the layer count offloads every layer (llama.cpp clamps it)
 BLOCK_SCALED_TYPES = {"MXFP4", "NVFP4"}  # native FP4 MMA paths on Blackwell need sm_120a/121a
+SM120_SUSPECT_TYPES = {"IQ1_S", "IQ2_S", "IQ3_S"}  # get_int_b2 gave wrong dot products on sm_120 (llama.cpp#27902)
 
 
 def model_file(model: str) -> str:
@@ -153,12 +154,32 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "cache_type_v": options.cache_type_v, "quantized_v": options.cache_type_v not in ("f16", "f32", "bf16"),
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
         "model_is_gguf": gguf is not None,
+        "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
     }
     if gguf is not None:
         types = sorted(gguf.type_counts)
         view.update(tensor_types=types, block_scaled_types=sorted(BLOCK_SCALED_TYPES & set(types)),
+                    sm120_suspect_types=sorted(SM120_SUSPECT_TYPES & set(types)),
                     tensor_bytes=gguf.tensor_bytes, file_type=gguf.file_type)
     return view
+
+
+# `--load-mode auto` (llama.cpp#26081) became the default between b10362 and b10380: it turns mmap off where the
+# device reports no mmap support, which ggml-cuda says of every integrated GPU (cudaDeviceProp::integrated).
+LAST_MMAP_DEFAULT, FIRST_LOAD_MODE_AUTO = 10362, 10380
+
+
+def mmap_on_igpu(load_mode: str, build: int | None) -> str | None:
+    """Whether llama-server memory-maps the weights on an integrated GPU: "asked" (--mmap, --load-mode mmap),
+    "default" (a build from before load-mode auto, mmap on unless --no-mmap), "off", or None where the build
+    number does not settle the default."""
+    if load_mode in ("mmap", "mmap+mlock"):
+        return "asked"
+    if load_mode != "default":
+        return "off"
+    if build is None or LAST_MMAP_DEFAULT < build < FIRST_LOAD_MODE_AUTO:
+        return None
+    return "default" if build <= LAST_MMAP_DEFAULT else "off"
 
 
 def flag_table(run: EngineRun) -> llama_flags.FlagTable:

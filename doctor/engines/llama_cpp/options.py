@@ -36,6 +36,7 @@ class LlamaOptions:
     fit: bool = True
     n_cpu_moe: int = 0  # as given, for the report (already expanded into overrides)
     cpu_moe: bool = False
+    load_mode: str = "default"  # as given: --load-mode MODE, or "mmap"/"none" from --mmap/--no-mmap; else "default"
 
     @property
     def slots(self) -> int:
@@ -69,6 +70,10 @@ def parse_options(argv: list[str], table: FlagTable) -> LlamaOptions:
             n = _int(flag, value)
             overrides += [(rf"blk\.{i}{FFN_EXPS_REGEX}", "CPU") for i in range(n)]
             values["n_cpu_moe"] = n
+        elif flag in ("--mmap", "--no-mmap"):  # one entry with a negated spelling at some builds, two at others
+            values["load_mode"] = "mmap" if flag == "--mmap" else "none"
+        elif name == "--load-mode" and value is not None:
+            values["load_mode"] = value
         elif name in _SETTERS:
             key, convert = _SETTERS[name]
             values[key] = True if convert is None else convert(flag, value)

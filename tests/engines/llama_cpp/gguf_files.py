@@ -97,6 +97,7 @@ def write_gguf(path: Path, spec: Spec, split_max_tensors: int = 0) -> list[Path]
 
 FIXTURES = {
     "tiny": Spec(hidden=512),  # head_dim 64: ggml-cuda has flash-attention kernels for it
+    "iq3s": Spec(hidden=512, weight_type=Q.IQ3_S, file_type=LlamaFileType.MOSTLY_IQ3_S),
     "moe": Spec(arch="gpt-oss", layers=6, hidden=512, experts=32, experts_used=4, expert_ff=2048, sliding_window=128,
                 context=131072),
 }
