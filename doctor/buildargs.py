@@ -124,3 +124,59 @@ def suggested_value(name: str, value: str, capability: tuple[int, int] | None) -
 def _is_plain_sm12x(name: str, token: str) -> bool:
     parsed = _token(name, token) or []
     return any(a.major == 12 and a.variant == "" for a in parsed)
+
+
+# The first CUDA toolkit whose ptxas accepts a target, and the last one for targets CUDA 13.0 dropped. Measured
+# with `ptxas --gpu-name` of the nvidia-cuda-nvcc-cu12 wheels 12.6.85, 12.8.93, 12.9.86 and nvcc 13.0.88
+# (tests/lint/test_toolkit_targets.py): 12.8 knows sm_100/101/120 (+a); 12.9 adds sm_103, sm_121 and every
+# `f` target; 13.0 no longer knows sm_50 to sm_72.
+_FIRST_TOOLKIT = {100: "12.8", 101: "12.8", 103: "12.9", 110: "13.0", 120: "12.8", 121: "12.9"}
+_FAMILY_FIRST_TOOLKIT = "12.9"
+_OLDEST_IN_CUDA13 = 75
+
+
+def toolkit_view(recipe: dict[str, Any], capability: tuple[int, int] | None) -> dict[str, Any]:
+    """`recipe.*` facts on what the build's toolkit can compile of its arch lists."""
+    toolkit = recipe.get("toolkit")
+    targets = [(name, arch) for name, value in (recipe.get("variables") or {}).items()
+               for arch in parse_arch_list(name, value, capability)[0]]
+    too_new = sorted({a.token for name, a in targets
+                      if name in CMAKE_STYLE + NVCC_STYLE and a.major == 12 and _unknown_to(toolkit, a)})
+    skipped = sorted({a.token for name, a in targets
+                      if name in TORCH_STYLE and a.major == 12 and _unknown_to(toolkit, a)})
+    dropped = sorted({a.token for name, a in targets
+                      if name in CMAKE_STYLE + NVCC_STYLE and _dropped_by(toolkit, a)})
+    needed = [first for _, a in targets if a.major == 12 and (first := _first_toolkit(a))]
+    return {"sm12x_targets": sorted({a.token for _, a in targets if a.major == 12}),
+            "toolkit_rejects_sm12x": too_new, "toolkit_unknown_sm12x": skipped, "toolkit_rejects_old": dropped,
+            "toolkit_needed": max(needed, key=_release) if needed else None}
+
+
+def toolkit_knows(toolkit: str, token: str) -> bool | None:
+    """Does this CUDA toolkit's ptxas accept the target (`sm_121a`)? None for a target the table does not hold."""
+    arch = Arch.parse(token)
+    if _first_toolkit(arch) is None and arch.number >= _OLDEST_IN_CUDA13:
+        return None
+    return not (_unknown_to(toolkit, arch) or _dropped_by(toolkit, arch))
+
+
+def _first_toolkit(arch: Arch) -> str | None:
+    first = _FIRST_TOOLKIT.get(arch.number)
+    if arch.variant == "f" and first is not None:
+        return max(first, _FAMILY_FIRST_TOOLKIT, key=_release)
+    return first
+
+
+def _unknown_to(toolkit: str | None, arch: Arch) -> bool:
+    first = _first_toolkit(arch)
+    return bool(toolkit and first) and _release(toolkit) < _release(first)  # type: ignore[arg-type]
+
+
+def _dropped_by(toolkit: str | None, arch: Arch) -> bool:
+    return bool(toolkit) and _release(toolkit) >= (13, 0) and arch.number < _OLDEST_IN_CUDA13  # type: ignore[arg-type]
+
+
+def _release(version: str) -> tuple[int, int]:
+    parts = [int(p) for p in re.findall(r"\d+", version)[:2]]
+    major, minor = [*parts, 0, 0][:2]
+    return major, minor

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from doctor.engines.images import ImageFacts, image_facts
 from doctor.hardware import load_profile
+from doctor.lint.find import file_kind
+from doctor.lint.recipes import recipe_from_text
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.facts import Facts, Library
 from doctor.pipeline.gather import with_engines
@@ -29,7 +32,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver", "gpu", "link",
-                   "launch", "note"}
+                   "launch", "note", "image", "recipe"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ class Deployment:
     link: dict[str, Any] = dataclasses.field(default_factory=dict)  # facts of every GPU pair (`p2p_read`, NVML's)
     launch: tuple[str, ...] = ()
     note: str = ""
+    image: str | None = None  # the container image the launch runs in, read as `lint` reads it
+    recipe: str | None = None  # `./files/X`: a build recipe beside the table (Dockerfile or shell), read as `lint` does
 
 
 T = TypeVar("T", bound=Deployment)
@@ -65,7 +70,8 @@ def load_table(path: Path, kind: str, cls: type[T], keys: Iterable[str]) -> list
 
 
 def facts_for(dep: Deployment, models: Path) -> Facts:
-    facts = with_engines(load_profile(dep.hardware), list(dep.engines))
+    image, recipe = launch_file_for(dep, models.parent)
+    facts = with_engines(load_profile(dep.hardware), [*_image_engines(image), *dep.engines])
     if dep.gpus is not None:
         facts = _first_gpus(facts, dep.gpus)
     if dep.libraries:
@@ -73,8 +79,8 @@ def facts_for(dep: Deployment, models: Path) -> Facts:
                                                                                if k != "version"})
                  for name, d in dep.libraries.items()}
         facts = facts.replace(libraries={**facts.libraries, **extra})
-    if dep.env:
-        facts = facts.replace(env=dict(dep.env))
+    if dep.env or recipe:
+        facts = facts.replace(env={**dep.env, **(recipe or {}).get("variables", {})})
     if dep.host:
         host = {k: tuple(v) if isinstance(v, list) else v for k, v in dep.host.items()}
         facts = facts.replace(host=dataclasses.replace(facts.host, **host))
@@ -110,5 +116,25 @@ def launch_args(dep: Deployment, table_dir: Path) -> list[str]:
     return [str(table_dir / arg[2:]) if arg.startswith("./") else arg for arg in dep.launch]
 
 
+def launch_file_for(dep: Deployment, table_dir: Path) -> tuple[ImageFacts | None, dict[str, Any] | None]:
+    """The image and build recipe as `lint` reads them beside a launch (doctor/engines/images.py,
+    doctor/lint/recipes.py)."""
+    image = image_facts(dep.image) if dep.image else None
+    recipe = None
+    if dep.recipe:
+        path = table_dir / dep.recipe.removeprefix("./")
+        recipe = recipe_from_text(path.read_text(encoding="utf-8"), file_kind(path) or "shell").view()
+    return image, recipe
+
+
+def _image_engines(image: ImageFacts | None) -> list[str]:
+    """What lint takes from an image: its engine release (the file's pin) and the libraries it pins."""
+    if image is None:
+        return []
+    return ([f"{image.engine}=={image.version}"] if image.engine and image.version else []) + image.what_ifs()
+
+
 def run_deployment(dep: Deployment, models: Path) -> Report:
-    return check_facts(facts_for(dep, models), launch_args(dep, models.parent))
+    image, recipe = launch_file_for(dep, models.parent)
+    launch_file = {"image": image, "recipe": recipe} if image or recipe else None
+    return check_facts(facts_for(dep, models), launch_args(dep, models.parent), launch_file=launch_file)

@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from doctor.diagnose.gpus import capability_of
 from doctor.diagnose.logfacts import LogFacts, LoggedGpu, Stated
+from doctor.engines.images import ImageFacts, image_facts
 from doctor.errors import DoctorError
 from doctor.hardware import smem_per_block_optin
 from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Model
@@ -25,6 +26,7 @@ class Deployment:
     engine: str | None
     sources: dict[str, str] = field(default_factory=dict)  # fact → "log line N" | the base's name
     notes: list[str] = field(default_factory=list)
+    image: ImageFacts | None = None  # the container image the log names (doctor/engines/images.py)
 
 
 def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str, str]) -> Deployment:
@@ -33,7 +35,8 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
     engine = log.engine.value if log.engine else None
     if log.engine:
         sources["engine"] = _at(log.engine)
-    facts = base.replace(libraries=_libraries(log, base, engine, base_name, sources),
+    image = image_facts(log.image.value) if log.image else None
+    facts = base.replace(libraries=_with_image(image, log, _libraries(log, base, engine, base_name, sources), sources),
                          env={**base.env, **{k: str(v.value) for k, v in log.env.items()}})
     for name, stated in log.env.items():
         sources[f"env {name}"] = _at(stated)
@@ -48,7 +51,7 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
     argv = list(log.argv.value) if log.argv else []
     if log.argv:
         sources["launch flags"] = _at(log.argv)
-    return Deployment(facts=facts, argv=argv, engine=engine, sources=sources, notes=notes)
+    return Deployment(facts=facts, argv=argv, engine=engine, sources=sources, notes=notes, image=image)
 
 
 def _serving() -> set[str]:
@@ -88,6 +91,20 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
             libraries[name] = dataclasses.replace(lib, details=merged)
             for key, detail in details.items():
                 sources[f"{name} {key}"] = _at(detail)
+    return libraries
+
+
+def _with_image(image: ImageFacts | None, log: LogFacts, libraries: dict[str, Library],
+                sources: dict[str, str]) -> dict[str, Library]:
+    """The libraries the image pins (FlashInfer, torch, nvcc), where the log states no version of its own."""
+    if image is None:
+        return libraries
+    sources["image"] = _at(log.image)
+    for spec in image.what_ifs():
+        name, _, version = spec.partition("==")
+        if name not in log.versions:
+            libraries = {**libraries, name: Library(name=name, version=version, what_if=True)}
+            sources[f"{name} version"] = f"{_at(log.image)} (the image {image.ref})"
     return libraries
 
 

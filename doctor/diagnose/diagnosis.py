@@ -118,15 +118,16 @@ def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str],
     from doctor.pipeline.check import check_facts
     from doctor.pipeline.context import build_context
 
+    launch_file = {"image": deployment.image, "recipe": None} if deployment.image else None
     try:
-        report = check_facts(deployment.facts, deployment.argv, rules, dict(environ))
+        report = check_facts(deployment.facts, deployment.argv, rules, dict(environ), launch_file=launch_file)
     except DoctorError as exc:  # flags the log shows that this engine release would not parse
         notes.append(f"the logged launch flags were not usable ({exc}); checked without them")
         deployment.argv = []
-        report = check_facts(deployment.facts, [], rules, dict(environ))
+        report = check_facts(deployment.facts, [], rules, dict(environ), launch_file=launch_file)
     analysis = next((a for a in report.analyses if a.engine == deployment.engine), report.analysis)
     run_facts = analysis.run.facts if analysis.run else deployment.facts
-    context = build_context(run_facts, analysis, analysis.run.launch if analysis.run else Launch())
+    context = build_context(run_facts, analysis, analysis.run.launch if analysis.run else Launch(), launch_file)
     if not run_facts.gpus:
         context["gpu"] = {}  # a log that names no GPU says nothing of their count: unknown, not 0
     return report, context

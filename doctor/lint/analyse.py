@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from doctor.engines import registry
+from doctor.engines.images import ImageFacts, image_facts
 from doctor.errors import DoctorError
 from doctor.lint.find import expand_paths, launches_in_file
 from doctor.lint.site import LaunchSite
@@ -49,11 +50,17 @@ def lint(request: LintRequest) -> LintResult:
 
 def analyse(site: LaunchSite, request: LintRequest, installed: _Installed | None = None) -> Target:
     engines, version, source = engine_specs(site, request.engines, installed or _Installed(request))
+    image = image_facts(site.image)
+    recipe = dict(site.recipe or {})
     report = run_check(CheckRequest(model=site.model, hardware=request.hardware, facts_file=request.facts_file,
-                                    engines=engines, engine_args=site.engine_args, offline=request.offline,
-                                    environ={**request.environ, **site.env}))
+                                    engines=[*engines, *image_what_ifs(image, engines)],
+                                    engine_args=site.engine_args, offline=request.offline,
+                                    environ={**request.environ, **site.env},
+                                    build_env=recipe.get("variables", {}),
+                                    launch_file={"image": image, "recipe": recipe or None}))
     launch = {"engine": site.engine, "version": version, "version_source": source, "model": site.model,
-              "argv": list(site.argv), "engine_args": list(site.engine_args), "notes": list(site.notes)}
+              "argv": list(site.argv), "engine_args": list(site.engine_args), "notes": list(site.notes),
+              "image": image.view(None) if image else None, "recipe": recipe or None}
     return Target(report=report, span=Span(site.path, site.line, site.end_line), launch=launch,
                   suppressed=site.suppressed)
 
@@ -74,6 +81,14 @@ def engine_specs(site: LaunchSite, requested: Sequence[str], installed: _Install
     else:
         version, source = installed.version(package)
     return ([f"{site.engine}=={version}"] if version else []) + others, version, source
+
+
+def image_what_ifs(image: ImageFacts | None, engines: Sequence[str]) -> list[str]:
+    """The libraries the image pins (torch, FlashInfer, its nvcc), where the user named none of them."""
+    if image is None:
+        return []
+    named = {registry.parse_engine_spec(spec).name for spec in engines}
+    return [spec for spec in image.what_ifs() if registry.parse_engine_spec(spec).name not in named]
 
 
 def _package(engine: str) -> str:

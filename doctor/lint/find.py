@@ -8,10 +8,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from doctor.engines.images import image_engine
 from doctor.errors import InputError
 from doctor.lint.argv import EngineLaunch, Script, recognise
 from doctor.lint.dockerfile import dockerfile_commands
-from doctor.lint.pins import image_engine, image_pin, nearest_pin, pip_pins
+from doctor.lint.pins import image_pin, nearest_pin, pip_pins
+from doctor.lint.recipes import recipe_from_text
 from doctor.lint.shell import shell_commands
 from doctor.lint.site import Command, LaunchSite, Pin
 from doctor.lint.suppress import suppressed_at
@@ -83,7 +85,8 @@ def launches_in_file(path: Path, shown: str | None = None) -> list[LaunchSite]:
     sites: list[LaunchSite] = []
     for command in commands:
         sites.extend(_sites(command, shown or path.as_posix(), lines, pins, depth=0))
-    return sites
+    recipe = recipe_from_text(text, kind).view() if sites else None
+    return [replace(site, recipe=recipe) for site in sites] if recipe else sites
 
 
 def read_launch_file(path: Path) -> str:
@@ -134,4 +137,5 @@ def _site(found: EngineLaunch, command: Command, shown: str, lines: list[str], p
         notes.append("the launch names no model: analysed without one")
     return LaunchSite(path=shown, line=command.line, end_line=command.end_line, engine=found.engine, model=model,
                       engine_args=found.engine_args, argv=found.argv, env={**command.env, **found.env}, pin=pin,
-                      suppressed=suppressed_at(lines, command.line, command.end_line), notes=tuple(notes))
+                      suppressed=suppressed_at(lines, command.line, command.end_line), notes=tuple(notes),
+                      image=image)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -50,3 +51,5 @@ class LaunchSite:
     pin: Pin | None = None
     suppressed: frozenset[str] = frozenset()
     notes: tuple[str, ...] = ()
+    image: str | None = None  # the container image the launch runs in
+    recipe: Mapping[str, Any] | None = None  # the file's build recipe (doctor/lint/recipes.py: Recipe.view)

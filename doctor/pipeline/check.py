@@ -33,6 +33,8 @@ class CheckRequest:
     deep: bool = False
     offline: bool = False
     environ: Mapping[str, str] = field(default_factory=dict)
+    build_env: Mapping[str, str] = field(default_factory=dict)  # arch lists a launch file's build recipe sets
+    launch_file: Mapping[str, Any] | None = None  # what lint read beside the launch: `image`, `recipe`
 
 
 def run_check(request: CheckRequest) -> Report:
@@ -41,7 +43,10 @@ def run_check(request: CheckRequest) -> Report:
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
                          engines=request.engines, model=request.model, deep=request.deep,
                          offline=request.offline)
-    return check_facts(facts, list(request.engine_args), rules, dict(request.environ), options=request.options)
+    if request.build_env:
+        facts = facts.replace(env={**facts.env, **request.build_env})
+    return check_facts(facts, list(request.engine_args), rules, dict(request.environ), options=request.options,
+                       launch_file=request.launch_file)
 
 
 PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the plan rules judge it by
@@ -49,23 +54,25 @@ PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the p
 
 def check_facts(facts: Facts, argv: list[str], rules: list[Rule] | None = None,
                 environ: dict[str, str] | None = None, plan_for: PlanFor | None = None,
-                options: Mapping[str, int] | None = None) -> Report:
+                options: Mapping[str, int] | None = None, launch_file: Mapping[str, Any] | None = None) -> Report:
     """The pure part of `check`: facts already gathered → analyses, findings, launch commands. `plan_for`
     replaces each analysis' memory plan (a node of a cluster is judged by the multi-node plan); `options`:
-    the doctor's layout options, written into each engine's launch in its own spelling."""
+    the doctor's layout options, written into each engine's launch in its own spelling; `launch_file`: the
+    container image and build recipe `lint` read beside the launch (`image.*`, `recipe.*`)."""
     rules = load_rules() if rules is None else rules
     analyses = analyze_all(facts, argv, environ, options=options)
     if plan_for is not None:
         analyses = [dataclasses.replace(a, plan=plan_for(a)) for a in analyses]
-    results = [_check_one(rules, facts, analysis, plan_for) for analysis in analyses]
+    results = [_check_one(rules, facts, analysis, plan_for, launch_file) for analysis in analyses]
     return Report(facts=facts, analyses=tuple(a for a, _, _ in results), findings=_merge(results),
                   launches=tuple(launch for _, _, launch in results if launch is not None))
 
 
-def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: PlanFor | None = None
+def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: PlanFor | None = None,
+               launch_file: Mapping[str, Any] | None = None
                ) -> tuple[Analysis, tuple[Finding, ...], dict[str, Any] | None]:
     launch = analysis.run.launch if analysis.run else Launch()
-    findings = tuple(evaluate(rules, build_context(facts, analysis, launch)))
+    findings = tuple(evaluate(rules, build_context(facts, analysis, launch, launch_file)))
     findings = annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch), _errors(rules))
     if analysis.run is None:
         return analysis, findings, None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.buildargs import build_view
+from doctor.buildargs import build_view, toolkit_view
 from doctor.engines import registry
 from doctor.hardware import smem_per_block_optin
 from doctor.hardware.p2p import forced_p2p_signs, is_geforce
@@ -20,7 +21,7 @@ ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
 BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
-              "plan", "env", "topology", "engine", "build", "cluster", "uma")
+              "plan", "env", "topology", "engine", "build", "cluster", "uma", "image", "recipe")
 
 
 def engine_root(name: str) -> str:
@@ -33,7 +34,11 @@ def context_roots() -> tuple[str, ...]:
     return BASE_ROOTS + tuple(engine_root(name) for name in registry.engines())
 
 
-def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str, Any]:
+def build_context(facts: Facts, analysis: Analysis, launch: Launch,
+                  launch_file: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`launch_file`: the container image (an object with `view(capability)`) and build recipe (a mapping)
+    `lint` read beside the launch; `image` and `recipe` are None otherwise."""
+    image = (launch_file or {}).get("image")
     engine_views = _engine_views(analysis)
     return {
         "source": to_jsonable(facts.source),
@@ -50,12 +55,52 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch) -> dict[str,
         "env": dict(facts.env),
         "topology": _topology(facts, analysis.tp, _int_value(launch.get("pp"), 1)),
         "engine": _engine(analysis),
-        "build": build_view(dict(facts.env), _capability(facts)),
+        "build": _build(facts, launch_file),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values,
                         _default_utilization(engine_views)),
+        "image": _image(image, facts),
+        "recipe": _recipe(launch_file, _capability(facts)),
         **engine_views,
     }
+
+
+def _image(image: Any, facts: Facts) -> dict[str, Any] | None:
+    """`image.*`, with how the image's CUDA compares to the driver's (same major, newer minor)."""
+    if image is None:
+        return None
+    view = image.view(_capability(facts))
+    view["cuda_newer_minor"] = _newer_minor(view.get("cuda"), facts.driver.cuda_driver_version)
+    return view
+
+
+def _newer_minor(image_cuda: str | None, driver_cuda: str | None) -> bool | None:
+    try:
+        image, driver = Version(image_cuda).release[:2], Version(driver_cuda).release[:2]  # type: ignore[arg-type]
+    except (InvalidVersion, TypeError):
+        return None
+    return image[0] == driver[0] and image > driver
+
+
+def _recipe(launch_file: Mapping[str, Any] | None, capability: tuple[int, int] | None) -> dict[str, Any] | None:
+    recipe = (launch_file or {}).get("recipe")
+    return {**recipe, **toolkit_view(recipe, capability)} if recipe else None
+
+
+def _build(facts: Facts, launch_file: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`build.*`: the arch lists the environment sets, and what the build's toolkit can compile of them. The
+    toolkit is the recipe's build stage where `lint` read one; an image build without one has none known; else
+    the nvcc the facts hold (this machine's, the snapshot's, a log's)."""
+    capability = _capability(facts)
+    view = build_view(dict(facts.env), capability)
+    recipe = (launch_file or {}).get("recipe") or {}
+    toolkit, source = recipe.get("toolkit"), recipe.get("toolkit_source")
+    nvcc = facts.library("nvcc")
+    if toolkit is None and not recipe.get("in_image") and nvcc is not None:
+        toolkit, source = nvcc.version, f"nvcc {nvcc.version}" + (f" ({nvcc.location})" if nvcc.location else "")
+    variables = {entry["name"]: entry["value"] for entry in view["lists"]}
+    return {**view, "toolkit": toolkit, "toolkit_source": source,
+            **toolkit_view({"variables": variables, "toolkit": toolkit}, capability)}
 
 
 def _default_utilization(engine_views: dict[str, Any]) -> float | None:

@@ -170,7 +170,9 @@ def test_inline_suppression_above_or_on_the_launch(tmp_path, comment, suppressed
     ("lmsysorg/sglang:v0.5.8.post1-cu130-runtime", "sglang", "0.5.8.post1"),
     ("docker.io/vllm/vllm-openai:v0.11.0", "vllm", "0.11.0"),
     ("localhost:5000/vllm/vllm-openai:v0.10.1rc1@sha256:abc", "vllm", "0.10.1rc1"),
-    ("nvcr.io/nvidia/tensorrt-llm/release:1.0.0rc4", None, None),  # "release" names no engine
+    # TensorRT-LLM's NGC release containers are tagged with its version (ledger: 1.3.0rc22 in release:1.3.0rc22)
+    ("nvcr.io/nvidia/tensorrt-llm/release:1.0.0rc4", "tensorrt-llm", "1.0.0rc4"),
+    ("nvcr.io/nvidia/tensorrt-llm/release:spark-single-gpu-dev", None, None),
     ("lmsysorg/sglang:latest", None, None),
     ("lmsysorg/sglang:${TAG}", None, None),
     # NGC: the YY.MM tag is the container release; its release notes name the engine version

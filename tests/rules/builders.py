@@ -59,7 +59,8 @@ def lib(name: str, version: str, **details: Any) -> Library:
     return Library(name=name, version=version, details=details)
 
 
-def findings(facts: Facts, *launch_args: str, kernels: tuple[KernelCheck, ...] = ()) -> dict[str, list[Finding]]:
+def findings(facts: Facts, *launch_args: str, kernels: tuple[KernelCheck, ...] = (),
+             launch_file: dict[str, Any] | None = None) -> dict[str, list[Finding]]:
     launch = parse_launch(list(launch_args))
     analysis = analyze(facts, launch)
     if kernels:  # fixture kernels stand in for the analysis' own checks of the same kernel
@@ -67,7 +68,7 @@ def findings(facts: Facts, *launch_args: str, kernels: tuple[KernelCheck, ...] =
         kept = tuple(k for k in analysis.kernels if k.kernel not in replaced)
         analysis = dataclasses.replace(analysis, kernels=(*kept, *kernels))
     out: dict[str, list[Finding]] = {}
-    for finding in evaluate(RULES, build_context(facts, analysis, launch)):
+    for finding in evaluate(RULES, build_context(facts, analysis, launch, launch_file)):
         out.setdefault(finding.id, []).append(finding)
     return out
 
@@ -108,6 +109,7 @@ class Case:
     args: tuple[str, ...] = ()
     kernels: tuple[KernelCheck, ...] = field(default_factory=tuple)
     why: str = ""
+    launch_file: Callable[[], dict[str, Any]] | None = None  # what `lint` read beside a launch (image, recipe)
 
     @property
     def name(self) -> str:

@@ -787,9 +787,20 @@ def _vllm_2026_cases():
 CASES += _vllm_2026_cases()
 
 
+def _image_cases():
+    """Container images and build recipes (rules/images.toml, BLD010-BLD014): tests/rules/image_cases.py."""
+    from tests.rules.image_cases import IMAGE_CASES
+
+    return IMAGE_CASES
+
+
+CASES += _image_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
-    found = findings(case.facts(), *case.args, kernels=case.kernels)
+    found = findings(case.facts(), *case.args, kernels=case.kernels,
+                     launch_file=case.launch_file() if case.launch_file else None)
     assert (case.rule in found) is case.fires, sorted(found)
 
 
