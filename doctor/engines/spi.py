@@ -108,6 +108,7 @@ TOOLKIT = (
     "doctor.probe.gguf_model",   # GGUF metadata as a model (sliding-window layers)
     "doctor.probe.llama_cpp",    # where a llama.cpp build is found ($SM120_DOCTOR_LLAMA_CPP, llama-server)
     "doctor.engines.pysource",   # evaluates functions and assignments of an engine's installed source, unimported
+    "doctor.engines.derived_tables",  # the oracle's dispatch tables: shape class, KV class, reading a table
 )
 
 __all__ = [

@@ -101,7 +101,9 @@ def analyze_run(run: EngineRun, numbers_only: bool = False) -> Analysis:
 
 def analyze_without_engine(facts: Facts, launch: Launch) -> Analysis:
     names = ", ".join(sorted(registry.engines()))
-    notes = (f"no serving engine installed ({names}): pass --engine NAME==VERSION to analyse one",
+    unread = (f"; the launch flags ({' '.join(launch.args)}) were not checked against any engine"
+              if launch.args else "")
+    notes = (f"no serving engine installed ({names}): pass --engine NAME==VERSION to analyse one{unread}",
              *skipped_binary_notes(facts))
     plan = None
     if facts.model is not None and facts.gpus:

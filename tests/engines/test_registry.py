@@ -109,6 +109,9 @@ def test_check_analyses_every_installed_engine_and_says_when_none_is():
     nothing = check_facts(build("rtx-pro-6000-x8", "zai-org/GLM-4.7-FP8"), [])
     assert nothing.analysis.engine is None and not nothing.launches
     assert "no serving engine installed" in nothing.analysis.notes[0]
+    assert "launch flags" not in nothing.analysis.notes[0]
+    unread = check_facts(build("rtx-pro-6000-x8", "zai-org/GLM-4.7-FP8"), ["--kv-cache-dtype", "fp8"])
+    assert "the launch flags (--kv-cache-dtype fp8) were not checked" in unread.analysis.notes[0]
     assert nothing.analysis.plan["notes"][0] == "no engine installed: memory defaults of SGLang 0.5.9 assumed"
 
 

@@ -768,6 +768,15 @@ def _area_error_cases():
 CASES += _area_error_cases()
 
 
+def _derived_sglang_cases():
+    from tests.rules.derived_sglang_cases import DERIVED_SGLANG_CASES
+
+    return DERIVED_SGLANG_CASES
+
+
+CASES += _derived_sglang_cases()
+
+
 def _sgl_trt_cases():
     from tests.rules.sgl_trt_cases import SGL_TRT_CASES
 

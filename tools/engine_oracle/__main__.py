@@ -1,24 +1,26 @@
 """Regenerate the derived dispatch tables of one engine release:
 
     python -m tools.engine_oracle vllm 0.33.0 [--capabilities 12.0,12.1] [--controls 9.0,10.0] [--env VENV]
+    python -m tools.engine_oracle sglang 0.5.9
 
 installs vllm==0.33.0 into the oracle cache (SM120_DOCTOR_ORACLE_CACHE, default ~/.cache/sm120-doctor-oracle)
 unless --env names a venv that has it, runs the grid (tools/engine_oracle/grid.py) on each emulated capability
-(one process each) and writes doctor/data/derived/vllm/<release>.json. The raw records go next to the env."""
+(one process each) and writes doctor/data/derived/<engine>/<release>.json. The raw records go next to the env."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import platform
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from tools.engine_oracle import grid, jit_archs, tables
+from tools.engine_oracle import grid, jit_archs, sglang_grid, sglang_tables, tables
 from tools.engine_oracle.environment import DEFAULT_CACHE, disk_bytes, ensure_env, pinned_inputs
-from tools.engine_oracle.run_engine import run_capability
+from tools.engine_oracle.run_engine import PINNED_DRIVER, run_capability
 
 OUT = Path(__file__).resolve().parents[2] / "doctor" / "data" / "derived"
 SCHEMA = 1
@@ -29,7 +31,7 @@ PINNED_PATH = "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"
 
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tools.engine_oracle", description=__doc__.splitlines()[0])
-    parser.add_argument("engine", choices=["vllm"])
+    parser.add_argument("engine", choices=["vllm", "sglang"])
     parser.add_argument("release")
     parser.add_argument("--capabilities", default="12.0,12.1")
     parser.add_argument("--controls", default="9.0,10.0", help="capabilities asked the control subset")
@@ -42,14 +44,29 @@ def _args() -> argparse.Namespace:
     return parser.parse_args()
 
 
+# Per engine: its grid of queries, how a raw record becomes a table entry, and what the table says it ran.
+GRIDS = {"vllm": grid.queries, "sglang": sglang_grid.queries}
+ENTRIES = {"vllm": tables.entry, "sglang": sglang_tables.entry}
+METHODS = {
+    "vllm": "vLLM's own selection on an emulated device (tools/engine_oracle): EngineArgs from the flags, the "
+            "model skeleton built on meta as TP rank 0, decisions read from the layers, the platform's "
+            "get_valid_backends and vLLM's log",
+    "sglang": "SGLang's own selection on an emulated device (tools/engine_oracle): prepare_server_args(argv) as "
+              "launch_server calls it (argparse, then ServerArgs.__post_init__), the scheduler's MoE/GEMM runner "
+              "set-up, the model skeleton built on meta as TP rank 0 by SGLang's loader; decisions read from "
+              "ServerArgs, the runner globals, the layers and SGLang's log",
+}
+
+
 def _plan(args: argparse.Namespace) -> list[tuple[str, list[grid.Query]]]:
     only = set(args.only.split(",")) if args.only else None
+    queries = GRIDS[args.engine]
 
     def keep(query: grid.Query) -> bool:
         return only is None or query.shape in only
 
-    plan = [(cap, [q for q in grid.queries() if keep(q)]) for cap in args.capabilities.split(",") if cap]
-    plan += [(cap, [q for q in grid.queries(control=True) if keep(q)]) for cap in args.controls.split(",") if cap]
+    plan = [(cap, [q for q in queries() if keep(q)]) for cap in args.capabilities.split(",") if cap]
+    plan += [(cap, [q for q in queries(control=True) if keep(q)]) for cap in args.controls.split(",") if cap]
     return [(cap, qs) for cap, qs in plan if qs]
 
 
@@ -58,9 +75,34 @@ def _run_one(env: Any, cap: str, asked: list[grid.Query], variables: dict[str, s
     with grid_dirs(asked) as dirs:
         jobs = [{"id": q.id, "model_dir": str(dirs[q.id]), "flags": list(q.flags), "env": dict(q.env)}
                 for q in asked]
-        records = run_capability(env, cap, jobs, variables)
-    (raw / f"{cap}.json").write_text(json.dumps(records, indent=1))
+        if env.engine == "sglang":
+            records = _per_environment(env, cap, jobs, variables)
+        else:
+            records = run_capability(env, cap, jobs, variables)
+    _keep_raw(raw / f"{cap}.json", records)
     return {"records": records, "seconds": round(time.monotonic() - started, 1)}
+
+
+def _keep_raw(path: Path, records: list[dict[str, Any]]) -> None:
+    """The raw records of a capability, a partial run's merged into the last full run's (so --from-raw
+    rebuilds the whole table)."""
+    asked = {r["id"] for r in records if "id" in r}
+    old = json.loads(path.read_text()) if path.exists() else []
+    kept = [r for r in old[1:] if "id" in r and r["id"] not in asked]
+    path.write_text(json.dumps(records[:1] + kept + records[1:], indent=1))
+
+
+def _per_environment(env: Any, cap: str, jobs: list[dict[str, Any]], variables: dict[str, str]) -> list[Any]:
+    """SGLang reads its switches when a module is imported (deep_gemm_wrapper's ENABLE_JIT_DEEPGEMM): the
+    queries of each environment run in their own process, with the variables set from the start."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for job in jobs:
+        groups.setdefault(json.dumps(job["env"], sort_keys=True), []).append(job)
+    records: list[Any] = []
+    for key, group in groups.items():
+        part = run_capability(env, cap, group, {**variables, **json.loads(key)})
+        records += part if not records else part[1:]
+    return records
 
 
 class grid_dirs:
@@ -97,7 +139,10 @@ def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """A partial run (--only) replaces its own entries in the existing table and keeps the others."""
     asked = {(e["capability"], e["grid"]) for e in new["entries"]}
     kept = [e for e in old["entries"] if (e["capability"], e["grid"]) not in asked]
-    order = {(q.id): i for i, q in enumerate(grid.queries() + grid.queries(control=True))}
+    queries = GRIDS[new["engine"]]
+    order: dict[str, int] = {}
+    for index, query in enumerate(queries() + queries(control=True)):
+        order.setdefault(query.id, index)
     entries = sorted(kept + new["entries"], key=lambda e: (e["capability"], order.get(e["grid"], 0)))
     cost = dict(old["cost"])
     cost["partial_runs"] = [*old["cost"].get("partial_runs", []), new["cost"]]
@@ -109,6 +154,11 @@ def _install_record(root: Path) -> dict[str, Any]:
     record = json.loads((root / "install.json").read_text()) if (root / "install.json").exists() else {}
     return {"install_s": record.get("install_s"), "installer": record.get("installer"),
             "own_bytes": record.get("own_bytes")}
+
+
+def _import_seconds(plan: list[tuple[str, list[grid.Query]]], runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {cap: run["records"][0]["setup"].get("import_s") for (cap, _), run in zip(plan, runs, strict=True)
+            if run["records"] and "setup" in run["records"][0]}
 
 
 def main() -> None:
@@ -131,15 +181,16 @@ def main() -> None:
         records = run["records"][1:]
         by_id = {r["id"]: r for r in records if "id" in r}
         crashes += [{"capability": cap, **r} for r in records if "crash" in r]
-        entries += [tables.entry(cap, q, provenance[q.shape], by_id[q.id]) for q in asked if q.id in by_id]
+        entries += [ENTRIES[args.engine](cap, q, provenance[q.shape], by_id[q.id]) for q in asked if q.id in by_id]
     table = {"schema": SCHEMA, "engine": args.engine, "release": args.release,
              "generated_by": f"python -m tools.engine_oracle {args.engine} {args.release}",
-             "method": "vLLM's own selection on an emulated device (tools/engine_oracle): EngineArgs from the "
-                       "flags, the model skeleton built on meta as TP rank 0, decisions read from the layers, "
-                       "the platform's get_valid_backends and vLLM's log",
-             "pinned": pinned_inputs(env, variables), "jit_archs": jit_archs.scan(env.site_packages),
+             "method": METHODS[args.engine],
+             "pinned": {**pinned_inputs(env, variables), "platform": platform.machine(),
+                        **({"driver": PINNED_DRIVER} if args.engine == "sglang" else {})},
+             "jit_archs": jit_archs.scan(env.site_packages),
              "crashes": crashes, "entries": entries,
-             "cost": {"seconds_per_capability": timing, "total_s": round(time.monotonic() - started),
+             "cost": {"seconds_per_capability": timing, "import_s": _import_seconds(plan, runs),
+                      "total_s": round(time.monotonic() - started),
                       "env_bytes": disk_bytes(env.root), **_install_record(env.root)}}
     target = args.out / args.engine / f"{args.release}.json"
     target.parent.mkdir(parents=True, exist_ok=True)

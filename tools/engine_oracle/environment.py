@@ -23,8 +23,8 @@ from tools.engine_oracle.stub_libcuda import build_stub
 DEFAULT_CACHE = Path(os.environ.get("SM120_DOCTOR_ORACLE_CACHE", Path.home() / ".cache" / "sm120-doctor-oracle"))
 # Distributions whose presence or version changes what the engine picks (has_flashinfer, DeepGEMM, Triton).
 PINNED_DISTRIBUTIONS = ("vllm", "torch", "triton", "flashinfer-python", "flashinfer-cubin", "flashinfer-jit-cache",
-                        "deep-gemm", "deep_gemm", "transformers", "sglang", "sgl-kernel", "cuda-python",
-                        "cuda-bindings")
+                        "deep-gemm", "deep_gemm", "transformers", "sglang", "sgl-kernel", "sglang-kernel",
+                        "sgl-deep-gemm", "sgl-flash-mla", "cuda-python", "cuda-bindings")
 # The toolchain: with nvcc and ninja found, vLLM treats FlashInfer's JIT as usable (has_flashinfer()).
 TOOLCHAIN = ("nvcc", "ninja")
 

@@ -17,6 +17,8 @@ from tools.engine_oracle.environment import EngineEnv
 
 INSIDE = Path(__file__).resolve().parent / "inside"
 PLUGIN_ENTRY_POINTS = "[vllm.platform_plugins]\nsm120_oracle = vllm_platform:activate\n"
+# The driver version the emulated machine reports (nvidia-smi): SGLang gates some choices on it.
+PINNED_DRIVER = "580.95.05"
 
 
 def free_port() -> int:
@@ -51,6 +53,22 @@ def pinned_environment(env: EngineEnv, capability: str, overrides: dict[str, str
     return base
 
 
+def sglang_tools(env: EngineEnv, work: Path, path: str) -> dict[str, str]:
+    """SGLang asks `nvidia-smi` (memory, capability, driver) and Triton links its launcher against
+    `libcuda.so`: a fake nvidia-smi answering for the emulated device first on PATH, and the stub driver under
+    both names where Triton looks (TRITON_LIBCUDA_PATH)."""
+    tools = work / "bin"
+    tools.mkdir(exist_ok=True)
+    smi = tools / "nvidia-smi"
+    smi.write_text(f'#!/bin/sh\nexec "{env.python}" "{INSIDE / "fake_nvidia_smi.py"}" "$@"\n')
+    smi.chmod(0o755)
+    unversioned = env.stub_dir / "libcuda.so"
+    if not unversioned.exists():
+        unversioned.symlink_to("libcuda.so.1")
+    return {"PATH": f"{tools}{os.pathsep}{path}", "TRITON_LIBCUDA_PATH": str(env.stub_dir),
+            "ORACLE_DRIVER": PINNED_DRIVER}
+
+
 def run_capability(env: EngineEnv, capability: str, queries: list[dict[str, Any]], variables: dict[str, str],
                    timeout_s: int = 3600) -> list[dict[str, Any]]:
     """Every query on one emulated capability, in one process; each line of the runner's output is a query's
@@ -62,6 +80,8 @@ def run_capability(env: EngineEnv, capability: str, queries: list[dict[str, Any]
         environment = pinned_environment(env, capability, variables)
         environment["PYTHONPATH"] = os.pathsep.join([str(INSIDE), str(plugin_dir(work))])
         environment["ORACLE_PORT"] = str(free_port())
+        if env.engine == "sglang":
+            environment.update(sglang_tools(env, work, environment["PATH"]))
         done = subprocess.run([str(env.python), str(INSIDE / f"{env.engine}_runner.py"), str(job), str(out)],
                               env=environment, capture_output=True, text=True, timeout=timeout_s, cwd=work)
         records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []

@@ -83,7 +83,12 @@ class SGLang(Engine):
     def rule_view(self, run: EngineRun) -> dict[str, Any]:
         from doctor.engines.sglang.defaults import sglang_view
 
-        return sglang_view(run.facts, run.launch, run.version)
+        view = sglang_view(run.facts, run.launch, run.version)
+        if run.gpu is not None and run.facts.model is not None:
+            from doctor.engines.sglang.derived import view as derived_view
+
+            view["derived"] = derived_view(run)
+        return view
 
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
                      findings: Sequence[Finding] = ()) -> list[Action]:
