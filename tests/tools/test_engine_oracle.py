@@ -31,7 +31,7 @@ def test_symbol_scan_takes_undefined_driver_symbols_only():
 def test_every_grid_shape_is_its_own_shape_class():
     keys = {}
     for shape in grid.shapes():
-        for quant in shape.quants:
+        for quant in shape.all_quants:
             key = shape_key(tables.classify(grid.with_quant(shape.config, quant)))
             assert key not in keys, (shape.name, quant, keys.get(key))
             keys[key] = (shape.name, quant)

@@ -48,6 +48,14 @@ class Shape:
     controls: tuple[str, ...] = ()  # formats asked on the 9.0/10.0 control devices
     forced_moe: tuple[tuple[str, str], ...] = field(default=())  # (format, --moe-backend value) also asked
     env_variants: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = field(default=())  # (format, VLLM_* env)
+    # asked of vLLM only (the SGLang grid, sglang_grid.py, reads quants/kv_fp8/controls and has its own tables)
+    vllm_quants: tuple[str, ...] = ()
+    vllm_kv_fp8: tuple[str, ...] = ()
+    vllm_controls: tuple[str, ...] = ()
+
+    @property
+    def all_quants(self) -> tuple[str, ...]:
+        return self.quants + self.vllm_quants
 
 
 def bundled(repo: str) -> dict[str, Any]:
@@ -118,11 +126,11 @@ def shapes() -> list[Shape]:
               controls=("native",)),
         Shape("gqa-h128-dense", "meta-llama/Llama-3.1-8B-Instruct config.json, 2 layers", llama,
               ("bf16", "fp8-tensor", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16",), kv_nvfp4=("bf16",),
-              controls=("bf16", "fp8-tensor", "fp8-block")),
+              controls=("bf16",), vllm_controls=("fp8-tensor", "fp8-block")),
         Shape("gqa-h64-dense", "meta-llama/Llama-3.2-1B shape (head size 64), 2 layers", LLAMA_H64, ("bf16",)),
         Shape("gqa-h128-moe", "Qwen/Qwen3-30B-A3B config.json, 2 layers", qwen_moe,
               ("bf16", "fp8-block", "nvfp4", "awq", "gptq"), kv_fp8=("bf16", "fp8-block"), kv_nvfp4=("bf16",),
-              controls=("nvfp4", "bf16", "fp8-block"),
+              controls=("nvfp4",), vllm_controls=("bf16", "fp8-block"),
               forced_moe=(("nvfp4", "flashinfer_trtllm"), ("nvfp4", "marlin"), ("nvfp4", "cutlass")),
               env_variants=(("fp8-block", NO_DEEP_GEMM), ("nvfp4", NO_FLASHINFER_MOE_FP4))),
         Shape("gqa-h128-moe-fp8-channel", "zai-org/GLM-4.7-FP8 config.json (compressed-tensors FP8 per channel), "
@@ -132,7 +140,8 @@ def shapes() -> list[Shape]:
               controls=("native",), forced_moe=(("native", "flashinfer_trtllm"), ("native", "triton"))),
         Shape("gqa-h256-swa-softcap", "google/gemma-2-9b shape, 2 layers", GEMMA2, ("bf16",)),
         Shape("gqa-h256-linear-moe", "Qwen/Qwen3-Next-80B-A3B shape (gated DeltaNet, head size 256), 4 layers",
-              QWEN3_NEXT, ("bf16", "fp8-block", "nvfp4"), kv_fp8=("bf16", "nvfp4"), controls=("bf16",)),
+              QWEN3_NEXT, ("bf16", "fp8-block"), vllm_quants=("nvfp4",), vllm_kv_fp8=("bf16", "nvfp4"),
+              vllm_controls=("bf16",)),
         Shape("gqa-h128-mamba", "nvidia/NVIDIA-Nemotron-Nano-9B-v2 shape (Mamba-2, relu2), 5 layers", NEMOTRON_H,
               ("bf16",)),
     ]
@@ -161,9 +170,10 @@ def queries(control: bool = False) -> list[Query]:
     """Every (shape, format, KV dtype) the grid asks about; the control devices get each shape's controls."""
     asked = []
     for shape in shapes():
-        for quant in shape.controls if control else shape.quants:
+        for quant in shape.controls + shape.vllm_controls if control else shape.all_quants:
             config = with_quant(shape.config, quant)
-            kv_variants = [()] + ([("--kv-cache-dtype", "fp8")] if quant in shape.kv_fp8 else []) \
+            kv_fp8 = quant in shape.kv_fp8 + shape.vllm_kv_fp8
+            kv_variants = [()] + ([("--kv-cache-dtype", "fp8")] if kv_fp8 else []) \
                 + ([("--kv-cache-dtype", "nvfp4")] if quant in shape.kv_nvfp4 else [])
             for kv in kv_variants:
                 flags = (*BASE_FLAGS, *kv)
