@@ -109,3 +109,26 @@ def test_stub_error_text_calls_fill_their_out_parameter():
     source = c_source({"cuInit"})
     assert 'int cuGetErrorString(int error, const char **text) { if (text) *text = "CUDA_ERROR_NO_DEVICE' in source
     assert "int cuGetErrorName(int error, const char **text)" in source
+
+
+def _nvfp4_moe_record(log: list[str]) -> dict:
+    return {"layers": [{"layer": "FusedMoE", "first": "model.layers.0.mlp.experts", "count": 2,
+                        "quant_method": "ModelOptNvFp4FusedMoE"}],
+            "log": [{"logger": "vllm.model_executor.layers.quantization.modelopt", "level": "INFO", "msg": m}
+                    for m in log]}
+
+
+@pytest.mark.parametrize(("line", "backend"), [
+    ("Using Cutlass for ModelOptNvFp4FusedMoE.", "CUTLASS"),                      # vLLM 0.13.0, 12.0
+    ("Using Marlin for ModelOptNvFp4FusedMoE.", "MARLIN"),                        # vLLM 0.13.0, 9.0
+    ("Using FlashInfer CUTLASS kernels for ModelOptNvFp4FusedMoE.", "FLASHINFER_CUTLASS"),
+])
+def test_an_nvfp4_moe_choice_without_a_backend_enum_is_read_from_its_log_line(line, backend):
+    moe = tables._moe(_nvfp4_moe_record(["Enabled separate cuda stream for MoE shared_experts", line]))
+    assert (moe["backend"], moe["backend_from"]) == (backend, "log")
+
+
+def test_a_logged_choice_of_another_moe_method_is_not_taken():
+    moe = tables._moe(_nvfp4_moe_record(["Using Cutlass for CompressedTensorsW4A4Nvfp4MoEMethod.",
+                                         "Using flashinfer-cutlass for NVFP4 GEMM"]))
+    assert moe["backend"] is None and "backend_from" not in moe

@@ -11,7 +11,8 @@ from doctor.engines.vllm.shape_class import shape_class, shape_key
 from doctor.probe.model_config import parse_model
 from tools.engine_oracle.grid import Query
 
-DECISION_LINE = re.compile(r"Using .*backend|Selected \S+ for|[Ff]all(ing)? ?back|[Mm]arlin|not supported|"
+DECISION_LINE = re.compile(r"Using .*backend|Using .* for (NVFP4 GEMM|\w*MoE)|Selected \S+ for|[Ff]all(ing)? ?back|"
+                           r"[Mm]arlin|not supported|"
                            r"disabled|[Ss]witching|[Oo]verrid|instead", re.S)
 MOE_WORDS = ("MoE", "Experts")
 NOT_SOFTMAX = ("INDEXER", "GDN", "MAMBA", "LINEAR", "SHORT_CONV", "KDA")
@@ -69,6 +70,19 @@ def _kernels(layer: dict[str, Any]) -> dict[str, str]:
     return kernels
 
 
+# Before the MoE backend enums (0.13 and earlier) ModelOpt's NVFP4 MoE method keeps only booleans and logs
+# its choice: "Using Cutlass for ModelOptNvFp4FusedMoE.", "Using FlashInfer CUTLASS kernels for ...".
+LOGGED_MOE_BACKEND = re.compile(r"^Using (.+?)(?: kernels)? for (\w*MoE\w*)\.?$")
+
+
+def _logged_moe_backend(record: dict[str, Any], method: str) -> str | None:
+    for line in record.get("log", []):
+        found = LOGGED_MOE_BACKEND.match(line["msg"])
+        if found and found.group(2) == method:
+            return found.group(1).upper().replace(" ", "_").replace("-", "_")
+    return None
+
+
 def _moe(record: dict[str, Any]) -> dict[str, Any] | None:
     for layer in record.get("layers", []):
         method = layer.get("quant_method", "")
@@ -76,7 +90,10 @@ def _moe(record: dict[str, Any]) -> dict[str, Any] | None:
             kernels = _kernels(layer)
             backend = next((v.split(".", 1)[1] for k, v in kernels.items() if "backend" in k and "." in v), None)
             experts = next((v for k, v in kernels.items() if "experts" in k.lower() or v.endswith("Experts")), None)
-            return {"method": method, "backend": backend, "experts": experts, "kernels": kernels}
+            moe = {"method": method, "backend": backend, "experts": experts, "kernels": kernels}
+            if backend is None and (logged := _logged_moe_backend(record, method)):
+                moe.update(backend=logged, backend_from="log")
+            return moe
     return None
 
 
