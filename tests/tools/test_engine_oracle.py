@@ -132,3 +132,12 @@ def test_a_logged_choice_of_another_moe_method_is_not_taken():
     moe = tables._moe(_nvfp4_moe_record(["Using Cutlass for CompressedTensorsW4A4Nvfp4MoEMethod.",
                                          "Using flashinfer-cutlass for NVFP4 GEMM"]))
     assert moe["backend"] is None and "backend_from" not in moe
+
+
+def test_releases_before_vllm_0_12_keep_transformers_4_which_they_were_built_against():
+    from tools.engine_oracle.environment import constraints_for
+    assert "transformers<5" in constraints_for("vllm", "0.11.0")
+    assert "transformers<5" in constraints_for("vllm", "0.10.1.1")
+    assert "transformers<5" not in constraints_for("vllm", "0.12.0")   # its own requirement says <5
+    assert "transformers<5" not in constraints_for("sglang", "0.5.8")
+    assert "cuda-python>=12.8" in constraints_for("vllm", "0.33.0")

@@ -34,6 +34,16 @@ TOOLCHAIN = ("nvcc", "ninja")
 # 12.6.2.post1, whose files then overwrite cuda-bindings' (vLLM 0.32.0 today: `cuda.bindings.runtime` without
 # `cudaLibrary_t`, every model build fails). Release-time installs had the 13.x metapackage.
 CONSTRAINTS = ("cuda-python>=12.8",)
+# Releases whose own requirements leave a dependency open that a later major broke for them: vLLM 0.12.0 added
+# `transformers<5` (0.11.x asks only >=4.55.2); transformers 5 dropped `config.rope_theta`, which 0.11's
+# gpt_oss.py and gemma2.py read, so today's resolution would fail those builds for a reason no user of the day met.
+RELEASE_CONSTRAINTS = {("vllm", (0, 12)): ("transformers<5",)}
+
+
+def constraints_for(engine: str, release: str) -> tuple[str, ...]:
+    version = tuple(int(part) for part in release.split(".")[:2])
+    extra = [c for (name, before), cs in RELEASE_CONSTRAINTS.items() if name == engine and version < before for c in cs]
+    return (*CONSTRAINTS, *extra)
 
 
 def find_uv() -> str | None:
@@ -80,15 +90,15 @@ def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing:
     return env
 
 
-def constraints_file(root: Path) -> Path:
-    path = root / "oracle-constraints.txt"
-    path.write_text("\n".join(CONSTRAINTS) + "\n")
+def constraints_file(env: EngineEnv) -> Path:
+    path = env.root / "oracle-constraints.txt"
+    path.write_text("\n".join(constraints_for(env.engine, env.release)) + "\n")
     return path
 
 
 def install_with_pip(env: EngineEnv) -> str:
     subprocess.run([sys.executable, "-m", "venv", str(env.root)], check=True)
-    subprocess.run([str(env.python), "-m", "pip", "install", "-q", "-c", str(constraints_file(env.root)),
+    subprocess.run([str(env.python), "-m", "pip", "install", "-q", "-c", str(constraints_file(env)),
                     f"{env.engine}=={env.release}"], check=True)
     return "pip"
 
@@ -97,7 +107,7 @@ def install_with_uv(env: EngineEnv, uv: str) -> str:
     variables = {**os.environ, "UV_CACHE_DIR": str(uv_cache())}
     subprocess.run([uv, "venv", "-q", "--clear", "--python", sys.executable, str(env.root)], check=True, env=variables)
     subprocess.run([uv, "pip", "install", "-q", "--link-mode", "hardlink", "--python", str(env.python),
-                    "-c", str(constraints_file(env.root)), f"{env.engine}=={env.release}"], check=True,
+                    "-c", str(constraints_file(env)), f"{env.engine}=={env.release}"], check=True,
                    env=variables)
     return "uv"
 
