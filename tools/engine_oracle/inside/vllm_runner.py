@@ -197,6 +197,7 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"id": query["id"], "flags": query["flags"], "env": query.get("env", {})}
     started = time.monotonic()
     saved = {name: os.environ.get(name) for name in query.get("env", {})}
+    preset = {name for name in os.environ if name.startswith("VLLM_")}
     os.environ.update(query.get("env", {}))
     try:
         result.update(_configure_and_build(session, query, started))
@@ -206,6 +207,10 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+        # vLLM 0.10 and earlier write their engine choice into os.environ (VLLM_USE_V1=1 after the first config);
+        # the next query would then read it as the user's and raise where a fresh `vllm serve` falls back to V0
+        for name in [n for n in os.environ if n.startswith("VLLM_") and n not in preset]:
+            os.environ.pop(name)
     result["attention_calls"] = list(vllm_platform.ATTENTION_CALLS)
     result["log"] = [line for line in LOG_LINES if line["level"] != "DEBUG" or "backend" in line["msg"].lower()]
     gc.collect()
