@@ -21,3 +21,8 @@ def without_citations(report: dict[str, Any]) -> str:
         return value
 
     return json.dumps(strip(report)).replace(json.dumps(REPO)[1:-1], "<repo>")
+
+
+def without_checkout_path(text: str) -> str:
+    """Console text less the checkout's own path."""
+    return text.replace(REPO, "<repo>")
