@@ -141,3 +141,9 @@ def test_releases_before_vllm_0_12_keep_transformers_4_which_they_were_built_aga
     assert "transformers<5" not in constraints_for("vllm", "0.12.0")   # its own requirement says <5
     assert "transformers<5" not in constraints_for("sglang", "0.5.8")
     assert "cuda-python>=12.8" in constraints_for("vllm", "0.33.0")
+
+
+def test_vllm_0_9_keeps_a_transformers_without_its_own_aimv2_config():
+    from tools.engine_oracle.environment import constraints_for
+    assert "transformers<4.54" in constraints_for("vllm", "0.9.2")
+    assert "transformers<4.54" not in constraints_for("vllm", "0.10.0")

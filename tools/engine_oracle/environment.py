@@ -37,7 +37,9 @@ CONSTRAINTS = ("cuda-python>=12.8",)
 # Releases whose own requirements leave a dependency open that a later major broke for them: vLLM 0.12.0 added
 # `transformers<5` (0.11.x asks only >=4.55.2); transformers 5 dropped `config.rope_theta`, which 0.11's
 # gpt_oss.py and gemma2.py read, so today's resolution would fail those builds for a reason no user of the day met.
-RELEASE_CONSTRAINTS = {("vllm", (0, 12)): ("transformers<5",)}
+# vLLM 0.9.x registers its own `aimv2` config (ovis.py), which transformers 4.54 added too: with a newer
+# transformers every 0.9.2 config fails ("'aimv2' is already used by a Transformers config").
+RELEASE_CONSTRAINTS = {("vllm", (0, 12)): ("transformers<5",), ("vllm", (0, 10)): ("transformers<4.54",)}
 
 
 def constraints_for(engine: str, release: str) -> tuple[str, ...]:
