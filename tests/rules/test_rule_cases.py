@@ -751,7 +751,7 @@ CASES = [
     a("DSP004", False, "DeepGEMM off", vl("0.24.0", QWEN235_FP8, env={"VLLM_USE_DEEP_GEMM": "0"})),
     a("DSP004", False, "Hopper: sm90 sources", vl("0.24.0", DSV3, H100)),
     a("DSP009", True, "INT4 MLA experts: not in the grid", vl("0.33.0", KIMI)),
-    a("DSP009", True, "a release without a table (0.9.1 ships no sm_120 code)", vl("0.9.1")),
+    a("DSP009", True, "a release without a table (no 0.8.x table: 0.9.2 is the first with sm_120 code)", vl("0.8.5")),
     a("DSP009", False, "Llama BF16 on 0.33: derived", vl("0.33.0")),
 ]
 
