@@ -8,32 +8,29 @@ usually ship the same selection code, but not always (0.15.1)."""
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from packaging.version import Version
 
+from doctor.engines.derived_tables import capability_label, kv_class
+from doctor.engines.derived_tables import table as engine_table
+from doctor.engines.derived_tables import tabulated as engine_tabulated
 from doctor.engines.spi import EngineRun
 from doctor.engines.vllm.shape_class import shape_class, shape_key
 
-TABLES = Path(__file__).resolve().parents[2] / "data" / "derived" / "vllm"
+ENGINE = "vllm"
 SLOW_PATHS = ("Marlin", "MARLIN", "Naive", "NAIVE", "Emulation", "EMULATION")
 # Formats with their own tensor-core kernels: Marlin or emulation for these is a fallback. For INT4 weights
 # (AWQ, GPTQ, compressed-tensors W4A16) Marlin is the native kernel on every GPU, not a fallback.
 NATIVE_FORMATS = ("fp8-block", "fp8-tensor", "fp8-channel", "nvfp4", "mxfp4")
 
 
-@cache
 def tabulated() -> tuple[str, ...]:
-    names = (p.stem for p in TABLES.glob("*.json")) if TABLES.is_dir() else ()
-    return tuple(sorted(names, key=Version))
+    return engine_tabulated(ENGINE)
 
 
-@cache
 def table(release: str) -> dict[str, Any]:
-    return json.loads((TABLES / f"{release}.json").read_text(encoding="utf-8"))
+    return engine_table(ENGINE, release)
 
 
 def table_release(version: Version) -> str | None:
@@ -42,16 +39,6 @@ def table_release(version: Version) -> str | None:
     same_minor = [r for r in tabulated() if Version(r).release[:2] == version.release[:2]]
     older = [r for r in same_minor if Version(r) <= version]
     return (older or same_minor or [None])[-1]
-
-
-def kv_class(value: str) -> str:
-    """The KV-cache dtype class an entry is keyed on: fp8 (any FP8 spelling), nvfp4 (FP4 spellings), auto."""
-    value = value.lower()
-    if value.startswith("fp8"):
-        return "fp8"
-    if "fp4" in value:
-        return "nvfp4"
-    return "auto"
 
 
 def kv_dtype(run: EngineRun) -> str:
@@ -79,11 +66,6 @@ def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, A
                  and e.get("env", {}) == (env or {})), None)
 
 
-def _label(run: EngineRun) -> str:
-    major, minor = run.gpu.capability if run.gpu else (0, 0)
-    return f"{major}.{minor}"
-
-
 def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
     """(release of the table, its entry, why there is none)."""
     model = run.facts.model
@@ -95,7 +77,7 @@ def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
                            f"{', '.join(tabulated()) or 'none'})"
     shape = shape_class(model)
     entries = table(release)["entries"]
-    capability = _label(run)
+    capability = capability_label(run.gpu.capability)
     if not any(e["capability"] == capability for e in entries):
         return release, None, f"capability {capability} not emulated for vLLM {release}"
     entry = _matching(entries, capability, shape, kv_dtype(run), forced_moe(run), grid_env(run))
