@@ -11,27 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from doctor.topology import Gpu, Link
+
 FORCING_DWORDS = ("ForceP2P", "RMForceP2PType", "RMPcieP2PType", "PeerMappingOverride", "RMForceStaticBar1")
 
 
-class _Gpu(Protocol):
-    @property
-    def index(self) -> int: ...
+class _Gpu(Gpu, Protocol):
     @property
     def name(self) -> str: ...
-
-
-class _Link(Protocol):
-    @property
-    def a(self) -> int: ...
-    @property
-    def b(self) -> int: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def p2p_read(self) -> bool | None: ...
-    @property
-    def p2p_write(self) -> bool | None: ...
 
 
 def is_geforce(name: str) -> bool:
@@ -43,7 +30,7 @@ def forcing_dwords(dwords: Sequence[str]) -> tuple[str, ...]:
     return tuple(d for d in dwords if d.partition("=")[0].strip() in FORCING_DWORDS)
 
 
-def forced_p2p_signs(gpus: Sequence[_Gpu], links: Sequence[_Link], dwords: Sequence[str]) -> list[str]:
+def forced_p2p_signs(gpus: Sequence[_Gpu], links: Sequence[Link], dwords: Sequence[str]) -> list[str]:
     """Why this machine's GeForce cards are taken to run with forced P2P (empty: no sign, or no GeForce pair)."""
     geforce = {g.index for g in gpus if is_geforce(g.name)}
     if len(geforce) < 2:
