@@ -161,6 +161,14 @@ def _import_seconds(plan: list[tuple[str, list[grid.Query]]], runs: list[dict[st
             if run["records"] and "setup" in run["records"][0]}
 
 
+def _note_watched_imports(pinned: dict[str, Any], runs: list[dict[str, Any]]) -> None:
+    """Each stand-in's `imported_during_run`: what the runners saw import its module (empty: never touched)."""
+    hits = sorted({hit for run in runs for record in run["records"]
+                   for hit in (record.get("setup", record).get("watched_imports") or [])})
+    for stand_in in pinned.get("stand_ins", {}).values():
+        stand_in["imported_during_run"] = [h for h in hits if h.split(" ")[0].startswith(stand_in["module"])]
+
+
 def main() -> None:
     args = _args()
     started = time.monotonic()
@@ -192,6 +200,7 @@ def main() -> None:
              "cost": {"seconds_per_capability": timing, "import_s": _import_seconds(plan, runs),
                       "total_s": round(time.monotonic() - started),
                       "env_bytes": disk_bytes(env.root), **_install_record(env.root)}}
+    _note_watched_imports(table["pinned"], runs)
     target = args.out / args.engine / f"{args.release}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     if args.only and target.exists():

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.engine_oracle.stand_ins import overrides_file, recorded
 from tools.engine_oracle.stub_libcuda import build_stub
 
 DEFAULT_CACHE = Path(os.environ.get("SM120_DOCTOR_ORACLE_CACHE", Path.home() / ".cache" / "sm120-doctor-oracle"))
@@ -108,9 +109,10 @@ def install_with_pip(env: EngineEnv) -> str:
 def install_with_uv(env: EngineEnv, uv: str) -> str:
     variables = {**os.environ, "UV_CACHE_DIR": str(uv_cache())}
     subprocess.run([uv, "venv", "-q", "--clear", "--python", sys.executable, str(env.root)], check=True, env=variables)
+    overrides = overrides_file(env.engine, env.release, env.root)
     subprocess.run([uv, "pip", "install", "-q", "--link-mode", "hardlink", "--python", str(env.python),
-                    "-c", str(constraints_file(env)), f"{env.engine}=={env.release}"], check=True,
-                   env=variables)
+                    "-c", str(constraints_file(env)), *(["--overrides", str(overrides)] if overrides else []),
+                    f"{env.engine}=={env.release}"], check=True, env=variables)
     return "uv"
 
 
@@ -136,7 +138,9 @@ def pinned_inputs(env: EngineEnv, variables: dict[str, str]) -> dict[str, object
     """What the answer depends on besides the release: the wheel set, the toolchain on PATH, VLLM_* env."""
     installed = installed_distributions(env)
     path = variables.get("PATH", os.environ.get("PATH", ""))
+    stand_ins = recorded(env.engine, env.release, installed, env.site_packages)
     return {"distributions": {name: installed.get(name) for name in PINNED_DISTRIBUTIONS if name in installed},
+            **({"stand_ins": stand_ins} if stand_ins else {}),
             "absent": [name for name in PINNED_DISTRIBUTIONS if name not in installed],
             "toolchain": {tool: shutil.which(tool, path=path) for tool in TOOLCHAIN},
             "env": {k: v for k, v in sorted(variables.items()) if k.startswith(("VLLM_", "CUDA_HOME"))}}

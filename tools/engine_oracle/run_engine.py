@@ -14,6 +14,7 @@ from typing import Any
 
 from tools.engine_oracle.device import DEVICES
 from tools.engine_oracle.environment import EngineEnv
+from tools.engine_oracle.stand_ins import stand_ins_for
 
 INSIDE = Path(__file__).resolve().parent / "inside"
 PLUGIN_ENTRY_POINTS = "[vllm.platform_plugins]\nsm120_oracle = vllm_platform:activate\n"
@@ -80,6 +81,7 @@ def run_capability(env: EngineEnv, capability: str, queries: list[dict[str, Any]
         environment = pinned_environment(env, capability, variables)
         environment["PYTHONPATH"] = os.pathsep.join([str(INSIDE), str(plugin_dir(work))])
         environment["ORACLE_PORT"] = str(free_port())
+        environment["ORACLE_WATCH_IMPORTS"] = ",".join(m for _, m, _ in stand_ins_for(env.engine, env.release).values())
         if env.engine == "sglang":
             environment.update(sglang_tools(env, work, environment["PATH"]))
         done = subprocess.run([str(env.python), str(INSIDE / f"{env.engine}_runner.py"), str(job), str(out)],

@@ -32,6 +32,26 @@ emulated_device.fake_torch_cuda()
 import torch  # noqa: E402
 
 LOG_LINES: list[dict[str, str]] = []
+# Attempts to import a module the install replaced with a metadata-only stand-in (ORACLE_WATCH_IMPORTS, comma-
+# separated): the table's claim that its decisions never touch the module is measured, not assumed.
+WATCHED = tuple(filter(None, os.environ.get("ORACLE_WATCH_IMPORTS", "").split(",")))
+WATCH_HITS: list[str] = []
+
+
+class _ImportWatch:
+    """A meta-path finder that notes the import and lets it proceed (to fail, as it would with the stand-in)."""
+
+    @staticmethod
+    def find_spec(fullname: str, path: Any = None, target: Any = None) -> None:
+        if any(fullname == name or fullname.startswith(name + ".") for name in WATCHED):
+            caller = next((f for f in reversed(traceback.extract_stack()[:-1]) if "importlib" not in f.filename),
+                          None)
+            WATCH_HITS.append(f"{fullname} from {caller.filename.split('/site-packages/')[-1]}:{caller.lineno}"
+                              if caller else fullname)
+
+
+if WATCHED:
+    sys.meta_path.insert(0, _ImportWatch())
 KERNEL_WORDS = ("Kernel", "Experts", "Backend", "Impl", "Method", "Runner", "linear", "gemm", "Gemm", "moe", "MoE")
 # ServerArgs fields that name a dispatch decision (each recorded when the release has it).
 DECISIONS = (
@@ -269,9 +289,30 @@ def _build(args: Any, config: Any) -> torch.nn.Module:
         return initialize(config, load_config)
 
 
+def _publish_for_scheduler(args: Any) -> None:
+    """What the launcher does before a scheduler process builds anything. From 0.5.2x `run_scheduler_process`
+    publishes the record with the process's place in the topology (`SpawnRanks`: world rank from TP/PP rank, DP
+    rank, GPU id), and the layers read their ranks from `get_parallel()`; the legacy
+    `set_global_server_args_for_scheduler` shim publishes without ranks. Here: TP rank 0, PP rank 0, no DP
+    controller, GPU 0, as `launch_server` spawns a one-GPU server."""
+    from sglang.srt import server_args as server_args_module
+    context = sys.modules.get("sglang.srt.runtime_context") or _optional_import("sglang.srt.runtime_context")
+    if context is None or not hasattr(context, "SpawnRanks"):
+        server_args_module.set_global_server_args_for_scheduler(args)
+        return
+    world_rank = context.spawn_world_rank(args, tp_rank=0, pp_rank=0)
+    context.publish(args, role="scheduler", ranks=context.SpawnRanks(world_rank=world_rank, dp_rank=None, gpu_id=0))
+
+
+def _optional_import(name: str) -> Any:
+    try:
+        return __import__(name, fromlist=["_"])
+    except ImportError:
+        return None
+
+
 def _prepare_build(session: Session, args: Any, config: Any) -> list[str]:
-    from sglang.srt.server_args import set_global_server_args_for_scheduler
-    set_global_server_args_for_scheduler(args)
+    _publish_for_scheduler(args)
     session.ensure()
     with contextlib.suppress(ImportError):
         from sglang.srt.layers.dp_attention import initialize_dp_attention
@@ -298,6 +339,8 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
                 os.environ[name] = value
     result["seconds"] = round(time.monotonic() - started, 2)
     result["log"] = [line for line in LOG_LINES if line["level"] != "DEBUG"]
+    if WATCH_HITS:
+        result["watched_imports"] = sorted(set(WATCH_HITS))
     gc.collect()
     return result
 
@@ -338,7 +381,7 @@ def main() -> None:
     import sglang.srt.server_args  # the imports that select at import time
     setup = {"sglang": getattr(sglang, "__version__", None), "capability": list(emulated_device.CAPABILITY),
              "torch_cuda": torch.version.cuda, "import_s": round(time.monotonic() - started, 2),
-             "import_log": list(LOG_LINES)}
+             "import_log": list(LOG_LINES), "watched_imports": WATCH_HITS}
     LOG_LINES.clear()
     session = Session()
     with Path(sys.argv[2]).open("w") as out:
