@@ -76,6 +76,18 @@ def coverage(data_dir: Path = DATA) -> list[dict[str, Any]]:
     return rows
 
 
+def derived_coverage(data_dir: Path = DATA) -> list[dict[str, Any]]:
+    """The engine oracle's dispatch tables (`derived/<engine>/<release>.json`, written by `python -m
+    tools.engine_oracle ENGINE RELEASE`, not by the refresh): every release each engine has a table for, oldest
+    first. `check`'s derived findings read exactly these releases."""
+    rows = []
+    for folder in sorted(p for p in (data_dir / "derived").glob("*") if p.is_dir()):
+        held = sorted((p.stem for p in folder.glob("*.json") if stable(p.stem)), key=Version)
+        rows.append({"engine": folder.name, "file": f"doctor/data/derived/{folder.name}/<release>.json",
+                     "releases": held, "newest": held[-1] if held else None})
+    return rows
+
+
 @lru_cache(maxsize=8)
 def _load(path: Path) -> dict[str, Any]:
     try:

@@ -37,15 +37,15 @@ def rows() -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from doctor.data_tables import coverage
+    from doctor.data_tables import coverage, derived_coverage
 
     if args.format == "json":  # one document: the engines and the tables (--tables changes the text output only)
         from doctor.formats.document import document, dumps
 
-        print(dumps(document(engines=rows(), tables=coverage())))
+        print(dumps(document(engines=rows(), tables=coverage(), derived_tables=derived_coverage())))
         return 0
     if args.tables:
-        return _print_tables(coverage())
+        return _print_tables(coverage(), derived_coverage())
     data = rows()
     from rich.table import Table
 
@@ -60,10 +60,10 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(r["display_name"] + (" (plug-in)" if r["plugin"] else ""), r["package"], span,
                       r["installed"] or "-", r["knowledge_note"] or "")
     console(width=160).print(table)
-    return _print_tables(coverage())
+    return _print_tables(coverage(), derived_coverage())
 
 
-def _print_tables(tables: list[dict[str, Any]]) -> int:
+def _print_tables(tables: list[dict[str, Any]], derived: list[dict[str, Any]]) -> int:
     from rich.table import Table
 
     table = Table(title="Wheel-derived tables (`tools/refresh` adds every newer PyPI release)", title_justify="left")
@@ -72,4 +72,11 @@ def _print_tables(tables: list[dict[str, Any]]) -> int:
     for r in tables:
         table.add_row(r["table"], r["file"], str(r["releases"]), r["newest"] or "-")
     console(width=160).print(table)
+    dispatch = Table(title="Derived dispatch tables (`python -m tools.engine_oracle ENGINE RELEASE`; check's derived "
+                           "findings read exactly these releases)", title_justify="left")
+    for column in ("engine", "file", "releases tabulated", "newest"):
+        dispatch.add_column(column)
+    for r in derived:
+        dispatch.add_row(r["engine"], r["file"], ", ".join(r["releases"]), r["newest"] or "-")
+    console(width=160).print(dispatch)
     return 0

@@ -43,6 +43,19 @@ CONSTRAINTS = ("cuda-python>=12.8",)
 RELEASE_CONSTRAINTS = {("vllm", (0, 12)): ("transformers<5",), ("vllm", (0, 10)): ("transformers<4.54",)}
 
 
+# Releases whose serving stack is an extra: SGLang before 0.5.3 lists torch, sgl-kernel and FlashInfer under
+# `extra == "srt"` (a bare `pip install sglang==0.5.2` installs none of them); the README's install line is
+# `pip install "sglang[all]"`, whose `srt` part is what the oracle needs.
+RELEASE_EXTRAS = {("sglang", (0, 5, 3)): "srt"}
+
+
+def requirement(engine: str, release: str) -> str:
+    """What the install asks for: `engine==release`, with the extra the release keeps its runtime under."""
+    version = tuple(int(part) for part in release.split(".")[:3])
+    extra = next((e for (name, before), e in RELEASE_EXTRAS.items() if name == engine and version < before), None)
+    return f"{engine}[{extra}]=={release}" if extra else f"{engine}=={release}"
+
+
 def constraints_for(engine: str, release: str) -> tuple[str, ...]:
     version = tuple(int(part) for part in release.split(".")[:2])
     extra = [c for (name, before), cs in RELEASE_CONSTRAINTS.items() if name == engine and version < before for c in cs]
@@ -102,7 +115,7 @@ def constraints_file(env: EngineEnv) -> Path:
 def install_with_pip(env: EngineEnv) -> str:
     subprocess.run([sys.executable, "-m", "venv", str(env.root)], check=True)
     subprocess.run([str(env.python), "-m", "pip", "install", "-q", "-c", str(constraints_file(env)),
-                    f"{env.engine}=={env.release}"], check=True)
+                    requirement(env.engine, env.release)], check=True)
     return "pip"
 
 
@@ -112,7 +125,7 @@ def install_with_uv(env: EngineEnv, uv: str) -> str:
     overrides = overrides_file(env.engine, env.release, env.root)
     subprocess.run([uv, "pip", "install", "-q", "--link-mode", "hardlink", "--python", str(env.python),
                     "-c", str(constraints_file(env)), *(["--overrides", str(overrides)] if overrides else []),
-                    f"{env.engine}=={env.release}"], check=True, env=variables)
+                    requirement(env.engine, env.release)], check=True, env=variables)
     return "uv"
 
 

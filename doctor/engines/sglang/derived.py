@@ -4,8 +4,9 @@ which runs the release's own `prepare_server_args` and model construction on an 
 only reads the tables: a release, capability, shape class or forced choice they do not hold is "not
 derived", never matched to a neighbour.
 
-A table stands for its release and its post releases (0.5.10 for 0.5.10.post1): SGLang moves backends in
-every patch release, so 0.5.9 never stands for 0.5.10."""
+A table stands for its release and its later post releases (0.5.10 for 0.5.10.post1, unless 0.5.10.post1 has a
+table of its own): SGLang moves backends in every patch release, so 0.5.9 never stands for 0.5.10, and a post
+release's table never stands for the release before it."""
 
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ NATIVE_FORMATS = ("fp8-block", "fp8-tensor", "fp8-channel", "nvfp4", "mxfp4")
 
 
 def table_release(version: Version) -> str | None:
-    return next((r for r in tabulated(ENGINE) if Version(r).release[:3] == version.release[:3]), None)
+    """The user's release if tabulated, else the newest tabulated one at or below it of the same x.y.z."""
+    family = [r for r in tabulated(ENGINE) if Version(r).release[:3] == version.release[:3] and Version(r) <= version]
+    return family[-1] if family else None
 
 
 def _value(run: EngineRun, key: str) -> str | None:
