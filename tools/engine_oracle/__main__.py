@@ -41,6 +41,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--from-raw", action="store_true",
                         help="rebuild the table from the cached raw records of the last run, without the engine")
+    parser.add_argument("--reclassify", action="store_true",
+                        help="re-apply the error classification to the written table's recorded errors (no venv, "
+                             "no raw records needed)")
     return parser.parse_args()
 
 
@@ -169,8 +172,33 @@ def _note_watched_imports(pinned: dict[str, Any], runs: list[dict[str, Any]]) ->
         stand_in["imported_during_run"] = [h for h in hits if h.split(" ")[0].startswith(stand_in["module"])]
 
 
+# How an engine's table classifies a recorded error (rejection / flag / emulation): SGLang's (vLLM's tables
+# classify inside tables.entry with the query's context).
+ERROR_KINDS = {"sglang": sglang_tables.error_kind}
+
+
+def reclassify(path: Path, engine: str) -> int:
+    """Re-apply the classifier to every recorded error of a written table; the number of errors whose kind
+    changed. The decisions are untouched: only what check treats as SGLang's answer vs the emulation's limit."""
+    table = json.loads(path.read_text(encoding="utf-8"))
+    changed = 0
+    for entry in table["entries"]:
+        for error in entry["errors"]:
+            kind = ERROR_KINDS[engine](error)
+            changed += kind != error["kind"]
+            error["kind"] = kind
+    path.write_text(dumps(table), encoding="utf-8")
+    return changed
+
+
 def main() -> None:
     args = _args()
+    if args.reclassify:
+        if args.engine not in ERROR_KINDS:
+            raise SystemExit(f"--reclassify: {args.engine}'s tables classify errors with the query; use --from-raw")
+        target = args.out / args.engine / f"{args.release}.json"
+        print(f"{target}: {reclassify(target, args.engine)} errors reclassified")
+        return
     started = time.monotonic()
     env = ensure_env(args.engine, args.release, existing=args.env)
     variables = {"PATH": PINNED_PATH, "CUDA_HOME": "/usr/local/cuda"}

@@ -31,9 +31,12 @@ FEATURES = ("disable_cuda_graph", "disable_overlap_schedule", "disable_radix_cac
 # Messages that come from the grid's config directory (no weights, no custom code), from a kernel library asking
 # the (absent) GPU, or from the grid's synthetic block-FP8 config quantizing a layer real checkpoints leave in
 # BF16 (Qwen3-Next's in_proj_ba, 32 wide): not from a check the user's checkpoint meets.
+# DeepGEMM's device runtime (jit/device_runtime.hpp, runtime/runtime.hpp) asks the CUDA runtime, or cuBLASLt
+# from 0.5.16 on ("cuBLASLt error (...runtime.hpp:44): 1 (the library was not initialized)"), for the device.
 GRID_ARTEFACT = re.compile(r"contains custom code|trust_remote_code|does not appear to have a file named|"
                            r"CUDA runtime error|Found no NVIDIA driver|safetensors|No such file|"
-                           r"is not divisible by weight quantization block", re.S)
+                           r"is not divisible by weight quantization block|"
+                           r"cuBLASLt error \([^)]*runtime\.hpp:\d+\): 1 \(the library was not initialized\)", re.S)
 
 
 def error_kind(error: dict[str, Any]) -> str:
