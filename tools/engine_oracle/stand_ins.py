@@ -7,8 +7,10 @@ by none of SGLang's own Python files (only comments name "cuTile", in the NVIDIA
 capability 10 only and inside the attention backend, which the grid never builds). FlashInfer 0.7.x imports it
 only behind `is_cuda_tile_available()` (needs `cuda.tile.tune` and the `tileiras` compiler), which answers
 False on the oracle's host with the real wheel as well: `tileiras` ships in `nvidia-cuda-tileiras` (not in
-SGLang's requirement set) or in a CUDA 13.1+ toolkit (13.0 here). cuDNN's frontend loads its cuTile engines
-lazily, by name. So the install replaces it (a uv override) with a wheel of the same name and version that holds
+SGLang's requirement set) or in a CUDA 13.1+ toolkit (13.0 here); with the stand-in the probe
+(`importlib.util.find_spec("cuda.tile.tune")`) raises ModuleNotFoundError, which `flashinfer/gemm/__init__.py`
+catches (`except ImportError`) to the same end: no cuTile kernel imported. cuDNN's frontend loads its cuTile
+engines lazily, by name. So the install replaces it (a uv override) with a wheel of the same name and version that holds
 metadata only; the table records the substitution under `pinned.stand_ins`, with the venv's files that import
 the module and what the runners saw imported during the run (`imported_during_run`)."""
 
@@ -25,7 +27,9 @@ CUDA_TILE_WHY = ("wheel-stub sdist that downloads from pypi.nvidia.com; no Pytho
                  "cuda.tile (comments only); FlashInfer imports its cuTile kernels behind is_cuda_tile_available(), "
                  "cuDNN's frontend loads its cuTile engines lazily by name; is_cuda_tile_available() needs "
                  "cuda.tile.tune and the tileiras compiler: False here with the real wheel too (no "
-                 "nvidia-cuda-tileiras in the requirement set, CUDA 13.0 toolkit has none)")
+                 "nvidia-cuda-tileiras in the requirement set, CUDA 13.0 toolkit has none); with the stand-in its "
+                 "find_spec raises ModuleNotFoundError, which flashinfer.gemm's `except ImportError` takes the "
+                 "same way: no cuTile kernel imported")
 STAND_INS: dict[tuple[str, str], dict[str, tuple[str, str, str]]] = {
     ("sglang", release): {"cuda-tile": ("1.6.0rc5", "cuda.tile", CUDA_TILE_WHY)}
     for release in ("0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22")

@@ -26,32 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import emulated_device
+import import_watch
 
 emulated_device.fake_torch_cuda()
 
 import torch  # noqa: E402
 
 LOG_LINES: list[dict[str, str]] = []
-# Attempts to import a module the install replaced with a metadata-only stand-in (ORACLE_WATCH_IMPORTS, comma-
-# separated): the table's claim that its decisions never touch the module is measured, not assumed.
-WATCHED = tuple(filter(None, os.environ.get("ORACLE_WATCH_IMPORTS", "").split(",")))
-WATCH_HITS: list[str] = []
-
-
-class _ImportWatch:
-    """A meta-path finder that notes the import and lets it proceed (to fail, as it would with the stand-in)."""
-
-    @staticmethod
-    def find_spec(fullname: str, path: Any = None, target: Any = None) -> None:
-        if any(fullname == name or fullname.startswith(name + ".") for name in WATCHED):
-            caller = next((f for f in reversed(traceback.extract_stack()[:-1]) if "importlib" not in f.filename),
-                          None)
-            WATCH_HITS.append(f"{fullname} from {caller.filename.split('/site-packages/')[-1]}:{caller.lineno}"
-                              if caller else fullname)
-
-
-if WATCHED:
-    sys.meta_path.insert(0, _ImportWatch())
+WATCH_HITS = import_watch.install(os.environ.get("ORACLE_WATCH_IMPORTS", ""))
 KERNEL_WORDS = ("Kernel", "Experts", "Backend", "Impl", "Method", "Runner", "linear", "gemm", "Gemm", "moe", "MoE")
 # ServerArgs fields that name a dispatch decision (each recorded when the release has it).
 DECISIONS = (
