@@ -61,7 +61,7 @@ DERIVED_SGLANG_CASES = [
     a("DSP021", False, "B200: sm100 sources", sg("0.5.9", DSV3, B200)),
     a("DSP021", False, "BF16 model", sg("0.5.9")),
     a("DSP021", False, "0.5.10: block-FP8 auto is Triton on SM120", sg("0.5.10", DSV3)),
-    a("DSP021", False, "0.5.23: model construction not emulated, no kernel is claimed", sg("0.5.23", DSV3)),
+    a("DSP021", False, "0.5.23: block-FP8 linear layers on CUTLASS on 12.0", sg("0.5.23", DSV3)),
     # a slow fallback for a format with native kernels
     a("DSP022", True, "gpt-oss MXFP4 experts on Marlin on 12.0 (0.5.14)", sg("0.5.14", GPTOSS)),
     a("DSP022", True, "and on 12.1", sg("0.5.14", GPTOSS, SPARK)),
