@@ -271,7 +271,7 @@ def _build(args: Any, config: Any) -> torch.nn.Module:
         return initialize(config, load_config)
 
 
-def _publish_for_scheduler(args: Any) -> None:
+def _publish_for_scheduler(args: Any) -> str:
     """What the launcher does before a scheduler process builds anything. From 0.5.2x `run_scheduler_process`
     publishes the record with the process's place in the topology (`SpawnRanks`: world rank from TP/PP rank, DP
     rank, GPU id), and the layers read their ranks from `get_parallel()`; the legacy
@@ -281,9 +281,10 @@ def _publish_for_scheduler(args: Any) -> None:
     context = sys.modules.get("sglang.srt.runtime_context") or _optional_import("sglang.srt.runtime_context")
     if context is None or not hasattr(context, "SpawnRanks"):
         server_args_module.set_global_server_args_for_scheduler(args)
-        return
+        return "set_global_server_args_for_scheduler"
     world_rank = context.spawn_world_rank(args, tp_rank=0, pp_rank=0)
     context.publish(args, role="scheduler", ranks=context.SpawnRanks(world_rank=world_rank, dp_rank=None, gpu_id=0))
+    return "publish(role=scheduler, ranks=SpawnRanks)"
 
 
 def _optional_import(name: str) -> Any:
@@ -294,7 +295,7 @@ def _optional_import(name: str) -> Any:
 
 
 def _prepare_build(session: Session, args: Any, config: Any) -> list[str]:
-    _publish_for_scheduler(args)
+    published = _publish_for_scheduler(args)
     session.ensure()
     with contextlib.suppress(ImportError):
         from sglang.srt.layers.dp_attention import initialize_dp_attention
@@ -302,7 +303,7 @@ def _prepare_build(session: Session, args: Any, config: Any) -> list[str]:
         with emulated_device.CudaToMeta():  # 0.5.8 builds the attention-TP group here, marker tensor included
             initialize_dp_attention(**{k: v for k, v in (("server_args", args), ("model_config", config))
                                        if k in params})
-    return _scheduler_globals(args, config)
+    return [published, *_scheduler_globals(args, config)]
 
 
 def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
