@@ -79,4 +79,12 @@ DERIVED_SGLANG_CASES = [
     a("DSP029", True, "a forced backend the grid did not ask", sg("0.5.9"), "--attention-backend", "torch_native"),
     a("DSP029", False, "Llama BF16 on 0.5.9: derived", sg("0.5.9")),
     a("DSP029", False, "Hopper: a note for SM12x only", sg("0.5.5", profile=H100)),
+    # release boundaries: two adjacent tabulated releases whose own dispatch differs on SM12x
+    a("DSP020", True, "TRT-LLM MHA prefill forced on 12.0 in 0.5.18: the last release refusing it", sg("0.5.18"),
+      "--attention-backend", "trtllm_mha"),
+    a("DSP020", True, "and on 12.1", sg("0.5.18", profile=SPARK), "--attention-backend", "trtllm_mha"),
+    a("DSP020", False, "0.5.19 accepts TRT-LLM MHA on 12.0", sg("0.5.19"), "--attention-backend", "trtllm_mha"),
+    a("DSP020", False, "and on 12.1", sg("0.5.19", profile=SPARK), "--attention-backend", "trtllm_mha"),
+    a("DSP020", True, "gpt-oss on TRT-LLM MHA in 0.5.18", sg("0.5.18", GPTOSS), "--attention-backend", "trtllm_mha"),
+    a("DSP020", False, "gpt-oss on TRT-LLM MHA in 0.5.19", sg("0.5.19", GPTOSS), "--attention-backend", "trtllm_mha"),
 ]
