@@ -10,6 +10,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from doctor.engines.llama_cpp.archlists import asset_details, parse_asset
 from doctor.engines.llama_cpp.engine import LlamaCpp
 from doctor.engines.sglang.engine import SGLang
 from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
@@ -97,6 +98,9 @@ def parse_engine_spec(spec: str) -> Library:
         raise UsageError(f"--engine {spec!r}: expected NAME==VERSION, e.g. sglang==0.5.8")
     name, version = match.group(1).lower(), match.group(2)
     key = package_named(name)
+    details: dict[str, object] = {}
+    if key == "llama.cpp" and (asset := parse_asset(version)) is not None:
+        version, details = asset.build, asset_details(asset)  # an official release asset: its build and toolkit
     if key == "llama.cpp" and re.fullmatch(r"b\d+", version):
         version = version[1:]  # llama.cpp's release tag (b7551) names build 7551
     if key is None:
@@ -106,7 +110,7 @@ def parse_engine_spec(spec: str) -> Library:
         Version(version)
     except InvalidVersion as exc:
         raise UsageError(f"--engine {spec!r}: {version!r} is not a version") from exc
-    return Library(name=key, version=version, location=None, what_if=True)
+    return Library(name=key, version=version, location=None, what_if=True, details=details)
 
 
 def package_named(name: str) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.binaries import BinaryInfo, verdict_for
-from doctor.engines.llama_cpp import builds
+from doctor.engines.llama_cpp import archlists, builds
 from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
@@ -130,6 +130,7 @@ def build_view(run: EngineRun) -> dict[str, Any]:
         "cmake": builds.cmake_line(capabilities), "min_toolkit": builds.min_toolkit(capabilities),
     }
     gpu = run.gpu
+    view.update(_logged_view(details, gpu.capability if gpu else None))
     if gpu is None or not (sass or ptx) or view["cuda_library"] is None:
         return view
     verdict = verdict_for(BinaryInfo(path=str(view["cuda_library"]), sass=sass, ptx=ptx), gpu.capability)
@@ -140,6 +141,15 @@ def build_view(run: EngineRun) -> dict[str, Any]:
                 and not any(a.startswith("sm_121") or a == "sm_120" or a.endswith("f") for a in sass),
                 toolkit_too_old=_older(view["toolkit"], "12.8"))
     return view
+
+
+def _logged_view(details: dict[str, Any], capability: tuple[int, int] | None) -> dict[str, Any]:
+    """The build's own `CUDA : ARCHS` list (a log's system_info line) and the release asset it came from."""
+    logged = [str(a) for a in details.get("logged_cuda_archs") or ()]
+    asset = details.get("release_asset")
+    return {"logged_cuda_archs": ",".join(logged) or None,
+            "logged_arch_verdict": archlists.logged_arch_verdict(logged, capability) if capability else None,
+            "release_asset": asset, "asset_before_sm12x": bool(asset) and _older(details.get("toolkit"), "12.8")}
 
 
 def rule_view(run: EngineRun) -> dict[str, Any]:

@@ -1,0 +1,57 @@
+"""Positive and boundary cases for the llama.cpp build-provenance rules of know-lcpp (LCPP050-LCPP052: the arch
+list a build's own log prints, the official release assets) and the LCPP006 narrowing to builds with nothing to
+JIT. area_cases.py adds them to AREA_CASES."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build, lib
+
+R5090, PRO, SPARK, H100, B200 = "rtx-5090", "rtx-pro-6000-x8", "dgx-spark", "h100-sxm-x8", "b200-x8"
+CUDA_124_LIST = ["500", "610", "700", "750", "800", "860", "890", "900"]  # the win-cuda-12.4 asset's ARCHS line
+
+
+def logged(archs: list[str], profile: str = R5090) -> Callable[[], Facts]:
+    """A llama.cpp whose log's `system_info` printed `CUDA : ARCHS = <archs>` (no library read)."""
+    return lambda: build(profile, libs=(lib("llama.cpp", "9835", logged_cuda_archs=list(archs)),))
+
+
+def asset(name: str, profile: str = R5090) -> Callable[[], Facts]:
+    """`--engine llama.cpp==<release asset name>`."""
+    return lambda: build(profile, engines=(f"llama.cpp=={name}",))
+
+
+def built(profile: str = R5090, toolkit: str = "12.4.131", *archs: str) -> Callable[[], Facts]:
+    return lambda: build(profile, libs=(lib("llama.cpp", "9835", cuda_library="/x/libggml-cuda.so",
+                                            cuda_archs=list(archs), toolkit=toolkit),))
+
+
+WIN_124 = "llama-b9835-bin-win-cuda-12.4-x64.zip"
+WIN_133 = "llama-b9835-bin-win-cuda-13.3-x64.zip"
+
+CASES = [
+    a("LCPP050", True, "ARCHS up to 900 on a 5090 (the 12.4 asset)", logged(CUDA_124_LIST)),
+    a("LCPP050", True, "ARCHS up to 890 on GB10", logged(CUDA_124_LIST[:-1], SPARK)),
+    a("LCPP050", False, "ARCHS with 1200 on a 5090", logged([*CUDA_124_LIST, "1200"])),
+    a("LCPP050", False, "ARCHS up to 900 on an H100 (9.0)", logged(CUDA_124_LIST, H100)),
+    a("LCPP050", False, "ARCHS up to 900 on a B200 (10.0)", logged(CUDA_124_LIST, B200)),
+    a("LCPP050", False, "no ARCHS line", lambda: build(R5090, libs=(lib("llama.cpp", "9835"),))),
+    a("LCPP051", True, "GB10, ARCHS 890,1200", logged(["890", "1200"], SPARK)),
+    a("LCPP051", False, "GB10, ARCHS 1200,1210", logged(["890", "1200", "1210"], SPARK)),
+    a("LCPP051", False, "5090 (12.0), ARCHS 890,1200", logged(["890", "1200"])),
+    a("LCPP051", False, "GB10, ARCHS up to 900 (LCPP050's)", logged(CUDA_124_LIST, SPARK)),
+    a("LCPP052", True, "win-cuda-12.4 asset on a 5090", asset(WIN_124)),
+    a("LCPP052", True, "short asset name on a PRO 6000", asset("b9835-win-cuda-12.4", PRO)),
+    a("LCPP052", False, "win-cuda-13.3 asset on a 5090", asset(WIN_133)),
+    a("LCPP052", False, "ubuntu-cuda-12.8 asset on a 5090", asset("llama-b9835-bin-ubuntu-cuda-12.8-x64.tar.gz")),
+    a("LCPP052", False, "win-cuda-12.4 asset on an H100", asset(WIN_124, H100)),
+    a("LCPP052", False, "win-cuda-12.4 asset on a B200", asset(WIN_124, B200)),
+    a("LCPP052", False, "a build number alone", asset("b9835")),
+    a("LCPP004", True, "the 12.4 asset reaches 12.0 by compute_90 PTX", asset(WIN_124)),
+    a("LCPP004", False, "the 13.3 asset has sm_120a", asset(WIN_133)),
+    a("LCPP006", False, "CUDA 12.4 build with PTX: LCPP004's, it runs", built(R5090, "12.4.131", "sm_86", "compute_80")),
+    a("LCPP006", True, "CUDA 12.4 build without PTX", built(R5090, "12.4.131", "sm_86", "sm_89")),
+    a("LCPP006", False, "CUDA 12.4 build without PTX on an H100", built(H100, "12.4.131", "sm_86", "sm_89")),
+]
