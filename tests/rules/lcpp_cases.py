@@ -55,3 +55,43 @@ CASES = [
     a("LCPP006", True, "CUDA 12.4 build without PTX", built(R5090, "12.4.131", "sm_86", "sm_89")),
     a("LCPP006", False, "CUDA 12.4 build without PTX on an H100", built(H100, "12.4.131", "sm_86", "sm_89")),
 ]
+
+
+def sglang_node(version: str = "0.5.19", profile: str = SPARK, env: dict[str, str] | None = None
+                ) -> Callable[[], Facts]:
+    """One node of a multi-node SGLang launch (the flags go after it)."""
+    return lambda: build(profile, "meta-llama/Llama-3.1-8B-Instruct", (f"sglang=={version}",), env=env)
+
+
+WORKER = ("--nnodes", "2", "--node-rank", "1", "--tp-size", "2")
+RENDEZVOUS = ("--dist-init-addr", "192.168.100.10:20000")
+FABRIC = {"NCCL_SOCKET_IFNAME": "enp1s0f0np0", "GLOO_SOCKET_IFNAME": "enp1s0f0np0"}
+
+MULTINODE_CASES = [
+    a("CLU020", True, "worker without --dist-init-addr", sglang_node(), *WORKER),
+    a("CLU020", True, "0.5.1, --host 0.0.0.0", sglang_node("0.5.1"), *WORKER, "--host", "0.0.0.0"),
+    a("CLU020", True, "0.5.23 on a PRO 6000 node", sglang_node("0.5.23", PRO), *WORKER),
+    a("CLU020", False, "with --dist-init-addr", sglang_node(), *WORKER, *RENDEZVOUS),
+    a("CLU020", False, "with the old --nccl-init-addr", sglang_node(), *WORKER, "--nccl-init-addr", "10.0.0.1:5000"),
+    a("CLU020", False, "with --host the head's address", sglang_node(), *WORKER, "--host", "192.168.100.10"),
+    a("CLU020", False, "init-method override", sglang_node(env={"SGLANG_DISTRIBUTED_INIT_METHOD_OVERRIDE": "env://"}),
+      *WORKER),
+    a("CLU020", False, "--nnodes 1", sglang_node(), "--nnodes", "1", "--tp-size", "1"),
+    a("CLU020", False, "sglang 0.5.0 (not read)", sglang_node("0.5.0"), *WORKER),
+    a("CLU021", True, "tp 1 over 2 nodes", sglang_node(), "--nnodes", "2", "--node-rank", "0", *RENDEZVOUS),
+    a("CLU021", True, "tp 2 pp 1 over 4 nodes", sglang_node("0.5.9"), "--nnodes", "4", "--tp-size", "2",
+      *RENDEZVOUS),
+    a("CLU021", False, "tp 2 over 2 nodes", sglang_node(), *WORKER, *RENDEZVOUS),
+    a("CLU021", False, "tp 2 pp 2 over 4 nodes", sglang_node(), "--nnodes", "4", "--tp-size", "2", "--pp-size", "2",
+      *RENDEZVOUS),
+    a("CLU021", False, "ep join mode given", sglang_node("0.5.23"), "--nnodes", "2", "--ep-join-mode", "scale",
+      *RENDEZVOUS),
+    a("CLU021", False, "sglang 0.5.0 (not read)", sglang_node("0.5.0"), "--nnodes", "2", *RENDEZVOUS),
+    a("CLU022", True, "fabric pinned, SGLANG_HOST_IP unset", sglang_node(env=FABRIC), *WORKER, *RENDEZVOUS),
+    a("CLU022", False, "SGLANG_HOST_IP set", sglang_node(env={**FABRIC, "SGLANG_HOST_IP": "192.168.100.11"}),
+      *WORKER, *RENDEZVOUS),
+    a("CLU022", False, "HOST_IP set", sglang_node(env={**FABRIC, "HOST_IP": "192.168.100.11"}), *WORKER, *RENDEZVOUS),
+    a("CLU022", False, "no interface pinned", sglang_node(), *WORKER, *RENDEZVOUS),
+    a("CLU022", False, "one node", sglang_node(env=FABRIC), "--tp-size", "1"),
+]
+CASES += MULTINODE_CASES
