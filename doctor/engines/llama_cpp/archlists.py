@@ -84,5 +84,5 @@ def logged_arch_verdict(logged: list[str], capability: tuple[int, int]) -> str |
 
 
 def _version(toolkit: str) -> tuple[int, int]:
-    parts = [int(p) for p in re.findall(r"\d+", toolkit)[:2]]
-    return (parts + [0, 0])[0], (parts + [0, 0])[1]
+    major, minor, *_ = [*(int(p) for p in re.findall(r"\d+", toolkit)[:2]), 0, 0]
+    return major, minor

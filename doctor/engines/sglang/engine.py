@@ -82,7 +82,6 @@ class SGLang(Engine):
 
     def rule_view(self, run: EngineRun) -> dict[str, Any]:
         from doctor.engines.sglang.defaults import sglang_view
-
         from doctor.engines.sglang.multinode import world_over_nodes
 
         view = sglang_view(run.facts, run.launch, run.version)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.engines.spi import (Engine, EngineRun, Launch, LaunchCommand, MultiNode, NodeLaunch, command,
-                                flags_without)
+from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, MultiNode, NodeLaunch, command, flags_without
 
 MULTINODE_FLAGS = ("--dist-init-addr", "--nnodes", "--node-rank", "--pp-size")
 DIST_INIT_PORT = 20000  # the port SGLang's multi-node docs use
