@@ -761,7 +761,8 @@ def _area_error_cases():
     (the rest of tests/rules/area_cases.py needs engine-parsed flags and runs in test_area_rules.py)."""
     from tests.rules.area_cases import AREA_CASES
 
-    swept = ("TPK001", "VLLM031", "VLLM040", "DRV004", "P2P001", "MOE020", "MOE021", "MOE022", "VLLM050")
+    swept = ("TPK001", "VLLM031", "VLLM040", "DRV004", "P2P001", "MOE020", "MOE021", "MOE022", "VLLM050", "CLU020",
+             "CLU021")
     return [c for c in AREA_CASES if c.rule in swept]
 
 
