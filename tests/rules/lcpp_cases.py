@@ -101,3 +101,17 @@ MULTINODE_CASES = [
     a("CLU022", False, "one node", sglang_node(env=FABRIC), "--tp-size", "1"),
 ]
 CASES += MULTINODE_CASES
+
+
+def uma_logged(profile: str = R5090) -> Callable[[], Facts]:
+    """A llama.cpp build whose log shows its unified-memory free-memory read (llama.cpp#17536)."""
+    return lambda: build(profile, libs=(lib("llama.cpp", "7166", logged_uma_available_kb=56701456),))
+
+
+CASES += [
+    a("LCPP053", True, "5090, UMA read logged", uma_logged()),
+    a("LCPP053", True, "PRO 6000, UMA read logged", uma_logged(PRO)),
+    a("LCPP053", False, "GB10, UMA read is its own", uma_logged(SPARK)),
+    a("LCPP053", False, "5090, no UMA line", lambda: build(R5090, libs=(lib("llama.cpp", "7166"),))),
+    a("LCPP053", False, "H100 (9.0)", uma_logged(H100)),
+]

@@ -144,10 +144,13 @@ def build_view(run: EngineRun) -> dict[str, Any]:
 
 
 def _logged_view(details: dict[str, Any], capability: tuple[int, int] | None) -> dict[str, Any]:
-    """The build's own `CUDA : ARCHS` list (a log's system_info line) and the release asset it came from."""
+    """The build's own `CUDA : ARCHS` list (a log's system_info line), the free memory it read from /proc/meminfo
+    (its unified-memory path, logged), and the release asset it came from."""
     logged = [str(a) for a in details.get("logged_cuda_archs") or ()]
     asset = details.get("release_asset")
+    uma_kb = details.get("logged_uma_available_kb")
     return {"logged_cuda_archs": ",".join(logged) or None,
+            "logged_uma_available_gib": round(int(uma_kb) / (1 << 20), 1) if uma_kb is not None else None,
             "logged_arch_verdict": archlists.logged_arch_verdict(logged, capability) if capability else None,
             "release_asset": asset, "asset_before_sm12x": bool(asset) and _older(details.get("toolkit"), "12.8")}
 
