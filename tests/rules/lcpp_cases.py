@@ -115,3 +115,26 @@ CASES += [
     a("LCPP053", False, "5090, no UMA line", lambda: build(R5090, libs=(lib("llama.cpp", "7166"),))),
     a("LCPP053", False, "H100 (9.0)", uma_logged(H100)),
 ]
+
+
+def ollama(version: str, profile: str = SPARK, os: str | None = None) -> Callable[[], Facts]:
+    """`--engine ollama==X` on a profile (the host OS of the profile unless given)."""
+    def facts() -> Facts:
+        import dataclasses
+
+        built = build(profile, engines=(f"ollama=={version}",))
+        return built.replace(host=dataclasses.replace(built.host, os=os)) if os else built
+    return facts
+
+
+CASES += [
+    a("OLL001", True, "0.30.2 on GB10", ollama("0.30.2")),
+    a("OLL001", True, "0.32.5 on GB10", ollama("0.32.5")),
+    a("OLL001", True, "0.30.0 on GB10", ollama("0.30.0")),
+    a("OLL001", False, "0.32.6 on GB10: --load-mode dio", ollama("0.32.6")),
+    a("OLL001", False, "0.29.9 on GB10: no llama-server runner yet", ollama("0.29.9")),
+    a("OLL001", False, "0.30.2 on an RTX 5090 (discrete)", ollama("0.30.2", R5090)),
+    a("OLL001", False, "0.30.2 on 12.1 under Windows (RTX Spark N1X: mmap off by default there)",
+      ollama("0.30.2", os="Windows")),
+    a("OLL001", False, "0.30.2 on an H100", ollama("0.30.2", H100)),
+]
