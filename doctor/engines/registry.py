@@ -11,6 +11,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from doctor.engines.llama_cpp.archlists import asset_details, parse_asset
+from doctor.engines.llama_cpp.bundles import ollama_build, ollama_details
 from doctor.engines.llama_cpp.engine import LlamaCpp
 from doctor.engines.sglang.engine import SGLang
 from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
@@ -111,6 +112,13 @@ def parse_engine_spec(spec: str) -> Library:
     except InvalidVersion as exc:
         raise UsageError(f"--engine {spec!r}: {version!r} is not a version") from exc
     return Library(name=key, version=version, location=None, what_if=True, details=details)
+
+
+def implied_libraries(library: Library) -> list[Library]:
+    """What a what-if brings with it: an Ollama release runs the llama.cpp build it bundles as llama-server."""
+    if library.name != "ollama" or (build := ollama_build(library.version)) is None:
+        return []
+    return [Library(name="llama.cpp", version=build, what_if=True, details=ollama_details(library.version))]
 
 
 def package_named(name: str) -> str | None:

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from doctor.engines.registry import engine_distributions, parse_engine_spec, scanned_engine_packages
+from doctor.engines.registry import engine_distributions, implied_libraries, parse_engine_spec, scanned_engine_packages
 from doctor.hardware import load_profile
 from doctor.pipeline.facts import Facts, Gpu, Library, Source
 from doctor.probe.binaries import with_binary_facts
@@ -74,9 +74,11 @@ def with_engines(facts: Facts, engines: Sequence[str]) -> Facts:
     if not engines:
         return facts
     libraries = dict(facts.libraries)
-    for spec in engines:
-        what_if = parse_engine_spec(spec)
-        libraries[what_if.name] = what_if
+    given = [parse_engine_spec(spec) for spec in engines]
+    libraries.update({what_if.name: what_if for what_if in given})
+    named = {what_if.name for what_if in given}
+    for what_if in given:  # what a what-if brings with it, unless named too (an Ollama release's llama.cpp)
+        libraries.update({lib.name: lib for lib in implied_libraries(what_if) if lib.name not in named})
     note = "what-if versions: " + ", ".join(engines)
     source = dataclasses.replace(facts.source, notes=(*facts.source.notes, note))
     return facts.replace(libraries=libraries, source=source)

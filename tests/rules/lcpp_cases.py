@@ -138,3 +138,9 @@ CASES += [
       ollama("0.30.2", os="Windows")),
     a("OLL001", False, "0.30.2 on an H100", ollama("0.30.2", H100)),
 ]
+
+CASES += [
+    a("LCPP041", False, "Ollama 0.32.8's llama-server (b10353): Ollama passes --load-mode dio", ollama("0.32.8")),
+    a("LCPP041", True, "llama.cpp b10353 on its own on GB10: mmap by default",
+      lambda: build(SPARK, engines=("llama.cpp==10353",))),
+]

@@ -80,6 +80,9 @@ def analyze(run: EngineRun) -> EngineAnalysis:
     if gguf is None and run.facts.model is not None:
         notes.append("llama.cpp loads GGUF files: this model is not one (convert it with convert_hf_to_gguf.py)")
     notes += [f"llama.cpp build: {note}" for note in run.library.details.get("notes") or ()]
+    if bundled_by := run.library.details.get("bundled_by"):
+        notes.append(f"llama.cpp build {run.library.version} is the llama-server {bundled_by} runs: its flags and "
+                     f"placement are Ollama's, so the launch command below is llama.cpp's equivalent")
     if run.library.details.get("assumed"):
         notes.append(f"no llama.cpp build found here (llama-server on PATH, ${BUILD_ENV}, llama-cpp-python): "
                      f"analysed as build {run.library.version}")
@@ -152,7 +155,8 @@ def _logged_view(details: dict[str, Any], capability: tuple[int, int] | None) ->
     return {"logged_cuda_archs": ",".join(logged) or None,
             "logged_uma_available_gib": round(int(uma_kb) / (1 << 20), 1) if uma_kb is not None else None,
             "logged_arch_verdict": archlists.logged_arch_verdict(logged, capability) if capability else None,
-            "release_asset": asset, "asset_before_sm12x": bool(asset) and _older(details.get("toolkit"), "12.8")}
+            "release_asset": asset, "asset_before_sm12x": bool(asset) and _older(details.get("toolkit"), "12.8"),
+            "bundled_by": details.get("bundled_by")}
 
 
 def rule_view(run: EngineRun) -> dict[str, Any]:
