@@ -114,11 +114,13 @@ def parse_engine_spec(spec: str) -> Library:
     return Library(name=key, version=version, location=None, what_if=True, details=details)
 
 
-def implied_libraries(library: Library) -> list[Library]:
-    """What a what-if brings with it: an Ollama release runs the llama.cpp build it bundles as llama-server."""
+def bundled_libraries(library: Library) -> list[Library]:
+    """What a what-if runs that is not a pip pin (doctor/engines/pins.py has those): an Ollama release runs the
+    llama.cpp build it bundles as llama-server."""
     if library.name != "ollama" or (build := ollama_build(library.version)) is None:
         return []
-    return [Library(name="llama.cpp", version=build, what_if=True, details=ollama_details(library.version))]
+    details = {**ollama_details(library.version), "implied_by": f"ollama=={library.version}"}
+    return [Library(name="llama.cpp", version=build, what_if=True, details=details)]
 
 
 def package_named(name: str) -> str | None:
