@@ -15,10 +15,9 @@ FP8_EXPERTS = {"expert_scheme": None}  # DeepSeek-V4-Flash-Base: expert_dtype fp
 KNOW_VLLM_CASES = [
     a("VLLM080", True, "0.23.0 DeepSeek-V4-Flash on SM120 (vllm#47818)", vl("0.23.0", DSV4, PRO)),
     a("VLLM080", True, "0.22.0, the first release with DeepSeek-V4, on GB10", vl("0.22.0", DSV4, SPARK)),
-    a("VLLM080", True, "0.28.0 with DeepGEMM switched off: CUTLASS again",
-      vl("0.28.0", DSV4, PRO, env=DEEPGEMM_OFF)),
     a("VLLM080", False, "0.21.0 has no DeepSeek-V4", vl("0.21.0", DSV4, PRO)),
-    a("VLLM080", False, "0.24.0 default: DeepGEMM takes the block-FP8 linear layers", vl("0.24.0", DSV4, PRO)),
+    a("VLLM080", False, "0.24.0: the SM120 DeepSeek-V4 path (not claimed)", vl("0.24.0", DSV4, PRO)),
+    a("VLLM080", False, "0.26.0 with DeepGEMM off: serves per vllm#51758", vl("0.26.0", DSV4, PRO, env=DEEPGEMM_OFF)),
     a("VLLM080", False, "FP8 experts (Flash-Base): float32 scales", vl("0.23.0", DSV4, PRO, quant=FP8_EXPERTS)),
     a("VLLM080", False, "DeepSeek-V3 block FP8: float32 scales", vl("0.23.0", DSV3, PRO)),
     a("VLLM080", False, "Qwen3 block FP8", vl("0.23.0", QWEN235_FP8, PRO)),
