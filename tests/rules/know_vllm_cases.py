@@ -4,13 +4,23 @@ its positive cases here."""
 
 from __future__ import annotations
 
-from tests.rules.builders import a
+from tests.rules.builders import a, build, lib
 from tests.rules.vllm_2026_cases import B200, H100, PRO, QWEN235_FP8, SPARK, vl
 
 DSV4 = "tests/cases/models/deepseek-v4-flash"
 DSV3 = "deepseek-ai/DeepSeek-V3"
 DEEPGEMM_OFF = {"VLLM_USE_DEEP_GEMM": "0"}
 FP8_EXPERTS = {"expert_scheme": None}  # DeepSeek-V4-Flash-Base: expert_dtype fp8, float32 linear scales
+
+
+
+def source_build(version, arch_list, nvcc, profile=SPARK):
+    """A vLLM built from source: the arch list in the environment, the toolkit the facts hold."""
+    def facts():
+        return build(profile, None, (f"vllm=={version}",), libs=(lib("nvcc", nvcc),),
+                     env={"TORCH_CUDA_ARCH_LIST": arch_list})
+    return facts
+
 
 KNOW_VLLM_CASES = [
     a("VLLM080", True, "0.23.0 DeepSeek-V4-Flash on SM120 (vllm#47818)", vl("0.23.0", DSV4, PRO)),
@@ -23,4 +33,14 @@ KNOW_VLLM_CASES = [
     a("VLLM080", False, "Qwen3 block FP8", vl("0.23.0", QWEN235_FP8, PRO)),
     a("VLLM080", False, "Hopper: DeepGEMM", vl("0.23.0", DSV4, H100)),
     a("VLLM080", False, "datacenter Blackwell: DeepGEMM", vl("0.23.0", DSV4, B200)),
+    a("VLLM081", True, "0.20.0 built with CUDA 12.9 for 12.1a on GB10 (eugr/spark-vllm-docker#143)",
+      source_build("0.20.0", "12.1a", "12.9.86")),
+    a("VLLM081", True, "0.19.0, 12.0 and 12.1 both listed: sm_121a still built", source_build("0.19.0", "12.0;12.1", "12.9.86")),
+    a("VLLM081", True, "0.21.0, plain 12.1", source_build("0.21.0", "12.1", "12.9.86")),
+    a("VLLM081", False, "0.22.0: enable_sm120_family", source_build("0.22.0", "12.1a", "12.9.86")),
+    a("VLLM081", False, "0.18.0: CUDA < 13 lists 12.0a only", source_build("0.18.0", "12.1a", "12.9.86")),
+    a("VLLM081", False, "CUDA 13.0: the family target 12.0f", source_build("0.20.0", "12.0;12.1a", "13.0.88")),
+    a("VLLM081", False, "no 12.1 target in the list", source_build("0.20.0", "12.0", "12.9.86")),
+    a("VLLM081", False, "RTX 5090 (12.0): the guard passes", source_build("0.20.0", "12.0;12.1a", "12.9.86", "rtx-5090")),
+    a("VLLM081", False, "no arch list: a release wheel", vl("0.20.0", profile=SPARK)),
 ]
