@@ -14,11 +14,24 @@ FP8_EXPERTS = {"expert_scheme": None}  # DeepSeek-V4-Flash-Base: expert_dtype fp
 
 
 
-def source_build(version, arch_list, nvcc, profile=SPARK):
-    """A vLLM built from source: the arch list in the environment, the toolkit the facts hold."""
+PER_TENSOR = {"scheme": "fp8-tensor"}
+
+
+def source_build(version, arch_list, nvcc, profile=SPARK, quant=PER_TENSOR):
+    """A vLLM built from source (the arch list in the environment, the toolkit the facts hold) serving a
+    per-tensor FP8 checkpoint unless `quant` says otherwise."""
     def facts():
-        return build(profile, None, (f"vllm=={version}",), libs=(lib("nvcc", nvcc),),
-                     env={"TORCH_CUDA_ARCH_LIST": arch_list})
+        return build(profile, QWEN235_FP8, (f"vllm=={version}",), libs=(lib("nvcc", nvcc),),
+                     env={"TORCH_CUDA_ARCH_LIST": arch_list}, quant=quant)
+    return facts
+
+
+def cu12x(version, torch, profile=SPARK, quant=None, env=None):
+    """vLLM with a torch of a given CUDA build (vLLM's own build goes with it) serving block FP8."""
+    def facts():
+        cuda = torch.split("+cu")[1]
+        return build(profile, QWEN235_FP8, (f"vllm=={version}",), env=env, quant=quant,
+                     libs=(lib("torch", torch, cuda_version=f"{cuda[:-1]}.{cuda[-1]}"),))
     return facts
 
 
@@ -44,5 +57,19 @@ KNOW_VLLM_CASES = [
     a("VLLM081", False, "no 12.1 target in the list", source_build("0.20.0", "12.0", "12.9.86")),
     a("VLLM081", False, "RTX 5090 (12.0): the guard passes",
       source_build("0.20.0", "12.0;12.1a", "12.9.86", "rtx-5090")),
-    a("VLLM081", False, "no arch list: a release wheel", vl("0.20.0", profile=SPARK)),
+    a("VLLM081", False, "no arch list: a release wheel", vl("0.20.0", QWEN235_FP8, SPARK, quant=PER_TENSOR)),
+    a("VLLM081", False, "block FP8: the blockwise kernel is enable_sm120_family",
+      source_build("0.20.0", "12.1a", "12.9.86", quant=None)),
+    a("VLLM081", False, "BF16 model: no FP8 GEMM",
+      source_build("0.20.0", "12.1a", "12.9.86", quant={"scheme": "bf16"})),
+    a("VLLM082", True, "0.21.0 cu129 build, block FP8 on GB10 (vllm#43367)", cu12x("0.21.0", "2.10.0+cu129")),
+    a("VLLM082", True, "0.23.0 cu129 build", cu12x("0.23.0", "2.11.0+cu129")),
+    a("VLLM082", True, "0.12.0 cu128 build: cutlass_blockwise", cu12x("0.12.0", "2.9.0+cu128")),
+    a("VLLM082", False, "cu130 build: family target 12.0f", cu12x("0.21.0", "2.10.0+cu130")),
+    a("VLLM082", False, "RTX PRO 6000 (12.0): sm_120a runs", cu12x("0.21.0", "2.10.0+cu129", PRO)),
+    a("VLLM082", False, "0.25.0: block FP8 leaves CUTLASS on 12.x", cu12x("0.25.0", "2.11.0+cu129")),
+    a("VLLM082", False, "per-tensor FP8: FlashInfer's GEMM first", cu12x("0.21.0", "2.10.0+cu129", quant=PER_TENSOR)),
+    a("VLLM082", False, "the build list names 12.1",
+      cu12x("0.23.0", "2.11.0+cu129", env={"TORCH_CUDA_ARCH_LIST": "12.0;12.1"})),
+    a("VLLM082", False, "before 0.12.0: not read", cu12x("0.11.0", "2.8.0+cu128")),
 ]
