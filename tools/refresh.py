@@ -9,8 +9,8 @@ sgl-kernel, sglang-kernel, flashinfer-cubin and LMCache) it reads the newest rel
 PyPI (`pip index versions`, the ordinary client) for the final releases after it, and runs the table's own
 generator for exactly those: tools/sglang_facts.py (and appends them to doctor/engines/sglang/releases.py,
 whose list says "every release"), `python -m tools.vllm_facts --versions` (after tools/vllm_moe_activations.py on
-the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target, and tools/engine_pins.py (what
-each engine release's wheel pins) when PyPI has a release it lacks. Wheels go to
+the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target, tools/engine_pins.py (what each
+engine release's wheel pins). Wheels go to
 $SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
 """
 
@@ -55,6 +55,8 @@ class Step:
             return [python, "tools/sglang_facts.py", "--cache", str(cache / "downloads"), *self.new]
         if self.table.path == "triton_facts.json":
             return [python, "-m", "tools.triton_facts", "--drop-sites", *self.new]
+        if self.table.path == "engine_pins.json":
+            return [python, "tools/engine_pins.py"]  # rewrites every engine's rows from PyPI
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
                     "--delete-wheels"]
@@ -136,19 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if step.table.path == "sglang_facts.json":
             add_sglang_releases(list(step.new))
-    failed += refresh_engine_pins(args.dry_run, only)
     return 1 if failed else 0
 
-
-def refresh_engine_pins(dry_run: bool, only: set[str] | None) -> int:
-    """doctor/data/engine_pins.json (what each vLLM/SGLang release's wheel pins) for every release PyPI lists."""
-    if only and not only & {"vllm", "sglang", "torch"}:
-        return 0
-    command = [sys.executable, "tools/engine_pins.py"]
-    print("engine pins: " + " ".join(command), flush=True)
-    if dry_run or subprocess.run([*command, "--check"], cwd=REPO).returncode == 0:
-        return 0
-    return 1 if subprocess.run(command, cwd=REPO).returncode else 0
 
 
 if __name__ == "__main__":
