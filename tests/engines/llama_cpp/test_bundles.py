@@ -28,3 +28,16 @@ def test_a_named_llama_cpp_wins():
 def test_no_runner_no_llama_cpp():
     facts = with_engines(load_profile("rtx-5090"), ["ollama==0.29.9"])
     assert "llama.cpp" not in facts.libraries and facts.libraries["ollama"].version == "0.29.9"
+
+
+def test_an_ollama_log_brings_its_llama_cpp():
+    import io
+
+    from doctor.diagnose.diagnosis import diagnose
+    from tests.diagnose.corpus import empty_base
+
+    log = (b'time=2026-06-08T10:00:00.000Z level=INFO source=routes.go:1560 msg="Listening on 127.0.0.1:11434 '
+           b'(version 0.30.6)"\n')
+    diagnosis = diagnose(io.BufferedReader(io.BytesIO(log)), "t", empty_base(), "nothing (test)", {})
+    libraries = diagnosis.report.facts.libraries
+    assert libraries["llama.cpp"].version == "9509" and libraries["llama.cpp"].details["bundled_by"] == "Ollama 0.30.6"
