@@ -25,15 +25,21 @@ LAUNCHES = (
     *(Launch("gpt-oss-forced-moe", "gqa-h64-swa-sinks-moe", "native", ("--moe-backend", backend),
              "https://github.com/vllm-project/vllm/issues/41477")
       for backend in ("flashinfer_cutlass", "deep_gemm", "emulation", "marlin")),
-    # AlexGS74/glm47-nvfp4-sm120: vLLM 0.15.1, `--attention-backend TRITON` (the SGLang name) refused.
+    # AlexGS74/glm47-nvfp4-sm120: vLLM 0.15.1, `--attention-backend TRITON` (the SGLang name) refused, and the
+    # default attention of its NVFP4 checkpoint, whose FP8 KV cache (729,248 tokens in 31.99 GiB at TP 4) the
+    # grid's --kv-cache-dtype fp8 stands for.
     Launch("attention-backend-name", "gqa-h128-moe", "nvfp4", ("--attention-backend", "TRITON"),
+           "https://github.com/AlexGS74/glm47-nvfp4-sm120"),
+    Launch("nvfp4-fp8-kv", "gqa-h128-moe", "nvfp4", ("--kv-cache-dtype", "fp8"),
            "https://github.com/AlexGS74/glm47-nvfp4-sm120"),
 )
 
 
 def _suffix(flags: tuple[str, ...]) -> str:
+    """The grid's own spelling: `+kv-fp8` for a KV dtype, `+moe=triton` for a forced backend."""
     pairs = zip(flags[::2], flags[1::2], strict=True)
-    return "".join(f"+{name.removeprefix('--').replace('-backend', '')}={value}" for name, value in pairs)
+    return "".join(f"+kv-{value}" if name == "--kv-cache-dtype"
+                   else f"+{name.removeprefix('--').replace('-backend', '')}={value}" for name, value in pairs)
 
 
 def provenance() -> dict[str, str]:
