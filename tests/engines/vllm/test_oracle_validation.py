@@ -9,6 +9,7 @@ doctor/data/derived/vllm-validation/ (`table="vllm-validation"`), which `check` 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,6 +148,19 @@ OBSERVED = [
              "mla-moe:native+kv-fp8", "attention", "TRITON_MLA",
              "MLA decode fails ... shared memory 102400 > 101376 (the Triton MLA decode kernel, "
              "_decode_grouped_att_m_fwd)"),
+    Observed("https://github.com/AlexGS74/glm47-nvfp4-sm120/blob/28516ce33346c2ca2a99c899ee617ce844693efa/docs/"
+             "vllm-sm120-nvfp4-working-state.md#1-flashinfer-attention-backend-fails-on-sm120", "0.15.1",
+             "4x RTX PRO 6000 Blackwell Max-Q", "12.0",
+             "Salyut1/GLM-4.7-NVFP4, TP=4, default attention; the checkpoint's FP8 KV cache (729,248 tokens in "
+             "31.99 GiB at TP 4 is 1 byte per element) stands as --kv-cache-dtype fp8",
+             "gqa-h128-moe:nvfp4+kv-fp8", "attention", "FLASHINFER",
+             "flashinfer attention backend fails on SM120: File \"vllm/v1/attention/backends/flashinfer.py\", line "
+             "1045, in build: prefill_wrapper.plan(...). Fix: --attention-backend TRITON_ATTN", "vllm-validation"),
+    Observed("https://github.com/vllm-project/vllm/issues/30163", "0.12.0", "2x DGX Spark (GB10)", "12.1",
+             "lukealonso/GLM-4.6-NVFP4 (ModelOpt NVFP4 MoE), vllm/vllm-openai:v0.12.0-aarch64, TP=2 or PP=2",
+             "gqa-h128-moe:nvfp4", "linear", "flashinfer-cutlass",
+             "RuntimeError: [FP4 gemm Runner] Failed to run cutlass FP4 gemm on sm120. Error: Error Internal "
+             "(FlashInfer's CUTLASS FP4 GEMM runner: the NVFP4 linear kernel vLLM 0.12.0 picked)"),
     # Controls: real 9.0/10.0 machines.
     Observed("https://github.com/crinex/b200_glm_poc/blob/36f9148711d795d5b584f33280ea4db08b085ab7/FINDINGS.md",
              "0.28.0", "8x B200", "10.0", "zai-org/GLM-5.2-FP8 (GlmMoeDsaForCausalLM: sparse MLA, block FP8 MoE), TP=8",
@@ -276,8 +290,10 @@ def _decided(entry: dict, decision: str) -> str:
         return (entry["attention"] or {}).get("backend") or ""
     if decision == "moe":
         return (entry["moe"] or {}).get("backend") or ""
-    if decision == "linear":
-        return " ".join(k for group in entry["linear"] for k in group["kernels"].values())
+    if decision == "linear":  # releases before vLLM's linear-kernel classes name the choice in the log only
+        kernels = [k for group in entry["linear"] for k in group["kernels"].values()]
+        logged = [m.group(1) for line in entry["log"] if (m := re.match(r"Using (\S+) for NVFP4 GEMM", line))]
+        return " ".join(kernels or logged)
     if decision.startswith("if_forced:"):
         return " ".join((entry["attention"] or {}).get("if_forced", {}).get(decision.split(":", 1)[1], []))
     if decision == "error":
