@@ -61,7 +61,8 @@ OBSERVED = [
              "Salyut1/GLM-4.7-NVFP4, TP=4, --attention-backend TRITON_ATTN", "gqa-h128-moe:nvfp4",
              "accepts_forced:TRITON_ATTN", "", "Using AttentionBackendEnum.TRITON_ATTN backend."),
     Observed("https://github.com/vllm-project/vllm/issues/50332", "0.26.0", "DGX Spark (GB10)", "12.1",
-             "Qwen3.6-35B-A3B-FP8 (block FP8 MoE), --enforce-eager, TP=1", "gqa-h128-moe:fp8-block", "log",
+             "Qwen3.6-35B-A3B-FP8 (qwen3_5_moe_text: gated DeltaNet + attention, head size 256, block FP8 MoE), "
+             "--enforce-eager, TP=1", "gqa-h256-linear-moe:fp8-block", "log",
              "Using DEEPGEMM Fp8 MoE backend out of potential backends: ['AITER', 'FLASHINFER_TRTLLM', "
              "'FLASHINFER_CUTLASS', 'DEEPGEMM', 'TRITON', 'MARLIN', [...]",
              "INFO [fp8.py:405] Using DEEPGEMM Fp8 MoE backend out of potential backends: ['AITER', "
@@ -201,6 +202,17 @@ DISAGREES = [
      "picks FlashInferCutlassNvFp4LinearKernel first; the report runs vLLM natively on Windows, where FlashInfer "
      "is not installed, so the next kernel in vLLM's order (CUTLASS) is chosen: an input the table records under "
      "`pinned`, not a wrong emulation"),
+    (Observed("https://github.com/vllm-project/vllm/issues/50332#linear", "0.26.0", "DGX Spark (GB10)", "12.1",
+              "Qwen3.6-35B-A3B-FP8 (model_type qwen3_5_moe_text), --enforce-eager, TP=1",
+              "gqa-h256-linear-moe:fp8-block", "linear", "CutlassFp8BlockScaledMMKernel",
+              "WARNING [vllm.py:1008] Auto-disabled DeepGemm for model_type=qwen3_5_moe_text on Blackwell. ... "
+              "Falling back to CUTLASS."),
+     "the grid's stand-in for this shape class is Qwen3-Next's config (model_type qwen3_next); vLLM 0.26.0 "
+     "disables DeepGEMM for the linear layers by model_type (_DEEPGEMM_BLACKWELL_EXCLUDED_MODEL_TYPES holds "
+     "qwen3_5_moe_text, as the report quotes; the table itself shows qwen3_next is not excluded), so the table "
+     "keeps DeepGemmFp8BlockScaledMMKernel where the real run fell back to CUTLASS. A validation query with the "
+     "qwen3_5_moe_text config would show it (not run: the 0.26.0 wheel is not in the uv cache). The same "
+     "report's MoE line, DEEPGEMM, ignores that switch and is reproduced above"),
 ]
 
 
