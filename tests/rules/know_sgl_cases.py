@@ -1,0 +1,34 @@
+"""Positive and boundary cases for the know-sgl rules (rules/sglang_sm12x_2026.toml, SGL180-SGL199);
+test_rule_cases.py runs them with the rest (and test_error_boundaries.py sweeps the error rules)."""
+
+from __future__ import annotations
+
+from tests.rules.builders import a, build
+
+PRO, R5090, SPARK, H100, B200 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8", "b200-x8"
+KIMI_NVFP4, DSV31_NVFP4 = "nvidia/Kimi-K2-Thinking-NVFP4", "tests/cases/models/deepseek-v3.1-nvfp4"
+QWEN36_NVFP4, NEMO_NVFP4 = "tests/cases/models/qwen3.6-35b-a3b-nvfp4", "tests/cases/models/minimax-m2.1-nvfp4"
+KIMI_INT4, DSV3 = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3"
+
+
+def sg(version, model=KIMI_NVFP4, profile=PRO, **kw):
+    return lambda: build(profile, model, (f"sglang=={version}",), **kw)
+
+
+KNOW_SGL_CASES = [
+    a("SGL180", True, "0.5.19 Kimi-K2-Thinking NVFP4 on pro 6000", sg("0.5.19")),
+    a("SGL180", True, "0.5.14 first release read", sg("0.5.14", DSV31_NVFP4)),
+    a("SGL180", True, "0.5.23 newest read, qwen3.6 nvfp4 on spark", sg("0.5.23", QWEN36_NVFP4, SPARK)),
+    a("SGL180", True, "0.5.16 on 5090", sg("0.5.16", DSV31_NVFP4, R5090)),
+    a("SGL180", True, "--moe-runner-backend auto is the default", sg("0.5.19"), "--moe-runner-backend", "auto"),
+    a("SGL180", False, "0.5.13: server args not read", sg("0.5.13")),
+    a("SGL180", False, "0.5.24 not read", sg("0.5.24")),
+    a("SGL180", False, "--quantization modelopt_fp4: the SM120 hook picks flashinfer_cutlass", sg("0.5.19"),
+      "--quantization", "modelopt_fp4"),
+    a("SGL180", False, "runner named", sg("0.5.19"), "--moe-runner-backend", "flashinfer_cutlass"),
+    a("SGL180", False, "a2a backend named", sg("0.5.19"), "--moe-a2a-backend", "deepep"),
+    a("SGL180", False, "int4 (compressed-tensors) Kimi", sg("0.5.19", KIMI_INT4)),
+    a("SGL180", False, "fp8 DeepSeek-V3", sg("0.5.19", DSV3)),
+    a("SGL180", False, "MiniMax-M2: architecture not read, not claimed", sg("0.5.19", NEMO_NVFP4)),
+    a("SGL180", False, "hopper: marlin", sg("0.5.19", profile=H100)),
+]
