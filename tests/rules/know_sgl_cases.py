@@ -3,7 +3,7 @@ test_rule_cases.py runs them with the rest (and test_error_boundaries.py sweeps 
 
 from __future__ import annotations
 
-from tests.rules.builders import a, build
+from tests.rules.builders import a, build, lib
 
 PRO, R5090, SPARK, H100, B200 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8", "b200-x8"
 KIMI_NVFP4, DSV31_NVFP4 = "nvidia/Kimi-K2-Thinking-NVFP4", "tests/cases/models/deepseek-v3.1-nvfp4"
@@ -31,4 +31,22 @@ KNOW_SGL_CASES = [
     a("SGL180", False, "fp8 DeepSeek-V3", sg("0.5.19", DSV3)),
     a("SGL180", False, "MiniMax-M2: architecture not read, not claimed", sg("0.5.19", NEMO_NVFP4)),
     a("SGL180", False, "hopper: marlin", sg("0.5.19", profile=H100)),
+]
+
+
+def kernel_torch(sglang, kernel, torch, profile=SPARK):
+    return lambda: build(profile, None, (f"sglang=={sglang}",),
+                         libs=(lib("sgl-kernel", kernel), lib("torch", torch)) if kernel else (lib("torch", torch),))
+
+
+KNOW_SGL_CASES += [
+    a("SGL181", True, "0.4.4+cu130 with torch 2.12.1 (sglang#29317)",
+      kernel_torch("0.5.14", "0.4.4+cu130", "2.12.1+cu130")),
+    a("SGL181", True, "0.3.21 with torch 2.11 on 5090", kernel_torch("0.5.9", "0.3.21", "2.11.0", R5090)),
+    a("SGL181", True, "0.4.7 with torch 2.14.1 on pro 6000", kernel_torch("0.5.20", "0.4.7", "2.14.1+cu130", PRO)),
+    a("SGL181", False, "0.4.4 with its own torch 2.11.0+cu130", kernel_torch("0.5.14", "0.4.4+cu130", "2.11.0+cu130")),
+    a("SGL181", False, "patch release of the same minor", kernel_torch("0.5.9", "0.3.21", "2.9.0")),
+    a("SGL181", False, "kernel not in the table", kernel_torch("0.5.9", "0.1.2.post1", "2.9.0")),
+    a("SGL181", False, "what-if SGLang alone: pip brings its own torch", kernel_torch("0.5.14", None, "2.12.1")),
+    a("SGL181", True, "not a GPU matter: hopper too", kernel_torch("0.5.14", "0.4.4", "2.12.1", H100)),
 ]
