@@ -50,3 +50,19 @@ KNOW_SGL_CASES += [
     a("SGL181", False, "what-if SGLang alone: pip brings its own torch", kernel_torch("0.5.14", None, "2.12.1")),
     a("SGL181", True, "not a GPU matter: hopper too", kernel_torch("0.5.14", "0.4.4", "2.12.1", H100)),
 ]
+
+QWEN235_FP8, GLM_FP8_CHANNEL = "Qwen/Qwen3-235B-A22B-FP8", "zai-org/GLM-4.7-FP8"
+CUT = ("--moe-runner-backend", "cutlass")
+
+KNOW_SGL_CASES += [
+    a("SGL182", True, "0.5.19 qwen3 235b fp8 on pro 6000", sg("0.5.19", QWEN235_FP8), *CUT),
+    a("SGL182", True, "0.5.3.post2: first release with the choice", sg("0.5.3.post2", DSV3, R5090), *CUT),
+    a("SGL182", True, "0.5.23 on spark", sg("0.5.23", QWEN235_FP8, SPARK), *CUT),
+    a("SGL182", False, "0.5.3.post1: no cutlass choice", sg("0.5.3.post1", QWEN235_FP8), *CUT),
+    a("SGL182", False, "0.5.24 not read", sg("0.5.24", QWEN235_FP8), *CUT),
+    a("SGL182", False, "kernel 0.4.11 not read", sg("0.5.23", QWEN235_FP8, libs=(lib("sgl-kernel", "0.4.11"),)), *CUT),
+    a("SGL182", False, "triton runner", sg("0.5.19", QWEN235_FP8), "--moe-runner-backend", "triton"),
+    a("SGL182", False, "per-channel fp8", sg("0.5.19", GLM_FP8_CHANNEL), *CUT),
+    a("SGL182", False, "nvfp4 (cutlass fp4 path)", sg("0.5.19"), *CUT),
+    a("SGL182", False, "hopper", sg("0.5.19", QWEN235_FP8, H100), *CUT),
+]
