@@ -66,3 +66,15 @@ KNOW_SGL_CASES += [
     a("SGL182", False, "nvfp4 (cutlass fp4 path)", sg("0.5.19"), *CUT),
     a("SGL182", False, "hopper", sg("0.5.19", QWEN235_FP8, H100), *CUT),
 ]
+
+GPTOSS = "openai/gpt-oss-20b"
+
+KNOW_SGL_CASES += [
+    a("SGL183", True, "0.5.17 gpt-oss on 5090: marlin", sg("0.5.17", GPTOSS, R5090)),
+    a("SGL183", True, "0.5.14 gpt-oss on spark", sg("0.5.14", GPTOSS, SPARK)),
+    a("SGL183", False, "0.5.13: triton_kernel", sg("0.5.13", GPTOSS, R5090)),
+    a("SGL183", False, "0.5.18: flashinfer cutlass mxfp4", sg("0.5.18", GPTOSS, R5090)),
+    a("SGL183", False, "runner named", sg("0.5.17", GPTOSS, R5090), "--moe-runner-backend", "triton"),
+    a("SGL183", False, "not mxfp4", sg("0.5.17", QWEN235_FP8, R5090)),
+    a("SGL183", False, "hopper", sg("0.5.17", GPTOSS, H100)),
+]
