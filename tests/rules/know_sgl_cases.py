@@ -78,3 +78,52 @@ KNOW_SGL_CASES += [
     a("SGL183", False, "not mxfp4", sg("0.5.17", QWEN235_FP8, R5090)),
     a("SGL183", False, "hopper", sg("0.5.17", GPTOSS, H100)),
 ]
+
+
+def trt(version, model=GPTOSS, profile=SPARK):
+    return lambda: build(profile, model, (f"tensorrt-llm=={version}",))
+
+
+LLAMA, QWEN3_MOE = "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B"
+
+KNOW_SGL_CASES += [
+    a("TRT030", True, "gpt-oss --backend tensorrt on spark", trt("1.2.0"), "--backend", "tensorrt"),
+    a("TRT030", True, "trt alias on pro 6000", trt("1.1.0", profile=PRO), "--backend", "trt"),
+    a("TRT030", True, "not a GPU matter: hopper too", trt("1.2.0", profile=H100), "--backend", "tensorrt"),
+    a("TRT030", False, "default (pytorch) backend", trt("1.2.0")),
+    a("TRT030", False, "--backend pytorch", trt("1.2.0"), "--backend", "pytorch"),
+    a("TRT030", False, "llama is in MODEL_MAP", trt("1.2.0", LLAMA), "--backend", "tensorrt"),
+    a("TRT031", True, "qwen3 moe --backend tensorrt", trt("1.2.0", QWEN3_MOE), "--backend", "tensorrt"),
+    a("TRT031", True, "deepseek-v3 --backend trt", trt("1.2.0", DSV3, PRO), "--backend", "trt"),
+    a("TRT031", False, "llama is in MODEL_MAP", trt("1.2.0", LLAMA), "--backend", "tensorrt"),
+    a("TRT031", False, "gpt-oss is TRT030's", trt("1.2.0"), "--backend", "tensorrt"),
+    a("TRT031", False, "pytorch backend", trt("1.2.0", QWEN3_MOE)),
+]
+
+DSV4 = "tests/cases/models/deepseek-v4-flash"
+
+KNOW_SGL_CASES += [
+    a("TRT032", True, "1.3.0rc24 dsv4 on pro 6000", trt("1.3.0rc24", DSV4, PRO)),
+    a("TRT032", True, "1.3.0rc20 dsv4 on spark", trt("1.3.0rc20", DSV4, SPARK)),
+    a("TRT032", False, "1.3.0rc25 not read", trt("1.3.0rc25", DSV4, PRO)),
+    a("TRT032", False, "1.2.1: no 1.3 pre-release", trt("1.2.1", DSV4, PRO)),
+    a("TRT032", False, "deepseek-v3", trt("1.3.0rc24", DSV3, PRO)),
+    a("TRT032", False, "blackwell datacenter", trt("1.3.0rc24", DSV4, "b200-x8")),
+]
+
+
+def nccl(version, profile="rtx-5090-x2"):
+    return lambda: build(profile, None, libs=(lib("nccl", version),))
+
+
+KNOW_SGL_CASES += [
+    a("NCCL010", True, "2.27.5+cuda12.4 on two 5090 (nccl#1852)", nccl("2.27.5+cuda12.4")),
+    a("NCCL010", True, "2.26.2+cuda12.2 on pro 6000 x8", nccl("2.26.2+cuda12.2", PRO)),
+    a("NCCL010", True, "+cuda12.7", nccl("2.28.3+cuda12.7")),
+    a("NCCL010", False, "+cuda12.8 has sm_120", nccl("2.27.5+cuda12.8")),
+    a("NCCL010", False, "+cuda12.9", nccl("2.31.2+cuda12.9", PRO)),
+    a("NCCL010", False, "+cuda13.0", nccl("2.28.3+cuda13.0")),
+    a("NCCL010", False, "build not stated", nccl("2.27.5")),
+    a("NCCL010", False, "one GPU", nccl("2.27.5+cuda12.4", R5090)),
+    a("NCCL010", False, "hopper", nccl("2.27.5+cuda12.4", H100)),
+]
