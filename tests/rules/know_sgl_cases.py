@@ -127,3 +127,22 @@ KNOW_SGL_CASES += [
     a("NCCL010", False, "one GPU", nccl("2.27.5+cuda12.4", R5090)),
     a("NCCL010", False, "hopper", nccl("2.27.5+cuda12.4", H100)),
 ]
+
+
+def in_image(rule, fires, why, image, model, profile=SPARK):
+    from doctor.engines.images import image_facts
+    from tests.rules.builders import Case
+
+    return Case(rule, fires, lambda: build(profile, model, ("sglang==0.5.3.post3",)), (), (), why,
+                lambda: {"image": image_facts(image), "recipe": None})
+
+
+QWEN35_VL = "tests/cases/models/qwen3.5-35b-a3b"
+
+KNOW_SGL_CASES += [
+    in_image("SGL184", True, "spark image, vision model", "lmsysorg/sglang:spark", QWEN35_VL),
+    in_image("SGL184", True, "docker.io spelling", "docker.io/lmsysorg/sglang:spark", "moonshotai/Kimi-K2.5"),
+    in_image("SGL184", False, "text-only model", "lmsysorg/sglang:spark", LLAMA),
+    in_image("SGL184", False, "NGC image", "nvcr.io/nvidia/sglang:26.02-py3", QWEN35_VL),
+    in_image("SGL184", False, "a release image", "lmsysorg/sglang:v0.5.3.post3-cu129", QWEN35_VL),
+]
