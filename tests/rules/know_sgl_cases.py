@@ -146,3 +146,14 @@ KNOW_SGL_CASES += [
     in_image("SGL184", False, "NGC image", "nvcr.io/nvidia/sglang:26.02-py3", QWEN35_VL),
     in_image("SGL184", False, "a release image", "lmsysorg/sglang:v0.5.3.post3-cu129", QWEN35_VL),
 ]
+
+NVFP4_MOE = "tests/cases/models/qwen3.6-35b-a3b-nvfp4"
+
+KNOW_SGL_CASES += [
+    a("TRT033", True, "1.3.0rc2 nvfp4 on spark", trt("1.3.0rc2", NVFP4_MOE, SPARK)),
+    a("TRT033", True, "1.2.1 nvfp4 on 5090", trt("1.2.1", NVFP4_MOE, R5090)),
+    a("TRT033", False, "1.3.0rc3 not read", trt("1.3.0rc3", NVFP4_MOE, SPARK)),
+    a("TRT033", False, "0.20.0 before 1.0", trt("0.20.0", NVFP4_MOE, SPARK)),
+    a("TRT033", False, "fp8 model", trt("1.3.0rc2", QWEN235_FP8, SPARK)),
+    a("TRT033", False, "b200", trt("1.3.0rc2", NVFP4_MOE, "b200-x8")),
+]
