@@ -5,9 +5,8 @@ with provenance (wheel, file, line): each `--flag` of sglang/srt/server_args.py 
 (a named list such as `ATTENTION_BACKEND_CHOICES` resolved to its items, and the per-release choice lists also
 written compactly to doctor/data/sglang_choices.json), the server_args.py lines that name an MXFP4 MoE runner, the
 shipped fused-MoE tuned-config file names, and the extend-attention tiles its tile function picks per GPU and head
-dims (evaluated statically, as the engine does for an installed SGLang), and the torch/kernel/FlashInfer versions
-its METADATA pins (tools/sglang_pins.py). Output: doctor/data/sglang_facts.json (one entry per version; rerun to
-refresh, existing entries kept), and the small tables doctor/data/sglang_choices.json and sglang_pins.json.
+dims (evaluated statically, as the engine does for an installed SGLang). Output: doctor/data/sglang_facts.json (one
+entry per version; rerun to refresh, existing entries kept).
 
 Usage: python tools/sglang_facts.py [--cache DIR] [VERSION ...]   (or --choices-only)
 """
@@ -29,7 +28,6 @@ sys.path.insert(0, str(REPO))
 from doctor.engines.pysource import SourceShapeError  # noqa: E402
 from doctor.engines.sglang.releases import RELEASES  # noqa: E402
 from doctor.engines.sglang.source import extend_tiles_from_source  # noqa: E402
-from tools.sglang_pins import pins_of, requires_dist, write_table  # noqa: E402
 
 OUT = REPO / "doctor" / "data" / "sglang_facts.json"
 # the flag choices alone, small enough for `check` to read (doctor/engines/sglang/flags.py)
@@ -230,7 +228,7 @@ def facts_for(wheel: Path) -> dict:
     tuned = sorted(n.removeprefix(tuned_dir) for n in files if n.startswith(tuned_dir) and n.endswith(".json"))
     return {"wheel": wheel.name, "file": SERVER_ARGS, "flags": all_flags(files),
             "mxfp4_runner_lines": runner_lines(source), "tuned_moe_configs": {"dir": tuned_dir, "files": tuned},
-            "extend_tiles": extend_tiles(files), "pins": pins_of(requires_dist(wheel))}
+            "extend_tiles": extend_tiles(files)}
 
 
 def main() -> int:
@@ -252,7 +250,6 @@ def main() -> int:
         OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         print(version, len(data[version].get("flags", {})), "flags", file=sys.stderr)
     write_choices(data)
-    write_table(data)
     return 0
 
 

@@ -52,7 +52,9 @@ KNOW_SGL_CASES += [
     a("SGL181", True, "0.4.7 with torch 2.14.1 on pro 6000", kernel_torch("0.5.20", "0.4.7", "2.14.1+cu130", PRO)),
     a("SGL181", False, "0.4.4 with its own torch 2.11.0+cu130", kernel_torch("0.5.14", "0.4.4+cu130", "2.11.0+cu130")),
     a("SGL181", False, "patch release of the same minor", kernel_torch("0.5.9", "0.3.21", "2.9.0")),
-    a("SGL181", False, "kernel not in the table", kernel_torch("0.5.9", "0.1.2.post1", "2.9.0")),
+    a("SGL181", False, "kernel not in the table", kernel_torch("0.5.9", "0.0.1", "2.9.0")),
+    a("SGL181", True, "0.1.2.post1 (built for 2.6) with a 2.9 nightly (sglang#8373)",
+      kernel_torch("0.4.9.post2", "0.1.2.post1", "2.9.0.dev20250722+cu128", R5090)),
     a("SGL181", False, "what-if SGLang alone: pip brings its own torch", kernel_torch("0.5.14", None, "2.12.1")),
     a("SGL181", True, "not a GPU matter: hopper too", kernel_torch("0.5.14", "0.4.4", "2.12.1", H100)),
 ]
