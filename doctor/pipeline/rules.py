@@ -283,10 +283,14 @@ def evaluate(rules: list[Rule], context: dict[str, Any]) -> list[Finding]:
             continue
         if rule.for_each:
             items = lookup(context, rule.for_each)
+            seen: list[tuple[str, dict[str, Any]]] = []
             for item in items if isinstance(items, list) else []:
                 scoped = {**context, "item": item}
                 if _holds_all(rule.when, scoped):
-                    findings.append(_finding(rule, scoped))
+                    finding = _finding(rule, scoped)
+                    if (finding.title, finding.evidence) not in seen:  # items that differ only outside the evidence
+                        seen.append((finding.title, finding.evidence))
+                        findings.append(finding)
         elif _holds_all(rule.when, context):
             findings.append(_finding(rule, context))
     specifiers.flush()
@@ -311,10 +315,35 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
     for path in rule.evidence:
         value = lookup(context, path)
         evidence[path] = None if value is _MISSING else value
-    return Finding(id=rule.id, severity=rule.severity, title=render(rule.title, context),
-                   message=render(rule.message, context), evidence=evidence,
+    implied = _implied_libraries(rule, context)
+    severity, message = rule.severity, render(rule.message, context)
+    if implied:
+        severity = "warning" if severity == "error" else severity
+        message += (f" Assumed, not stated: {'; '.join(implied)}. A container image or another index may hold "
+                    f"other builds: name yours with --engine NAME==VERSION (or run the check where they are "
+                    f"installed) to confirm.")
+    return Finding(id=rule.id, severity=severity, title=render(rule.title, context), message=message,
+                   evidence=evidence,
                    fixes=tuple(fix_from_spec(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
                    references=rule.references_for(_run_engine(context)))
+
+
+def _implied_libraries(rule: Rule, context: dict[str, Any]) -> list[str]:
+    """The libraries a finding rests on that the deployment did not name, taken from an engine's pins
+    (doctor/engines/pins.py), or whose build it took from PyPI's wheel of a version stated without its build
+    label (context.py: `build_assumed`): such a finding is at most a warning."""
+    libraries = context.get("lib") or {}
+    implied = []
+    for path in {*condition_facts(list(rule.when)), *rule.evidence}:
+        root, _, rest = path.partition(".")
+        name = rest.split(".")[0]
+        entry = libraries.get(name) if root == "lib" else None
+        if isinstance(entry, dict) and entry.get("implied_by"):
+            implied.append(f"{name} {entry['version']}, what {entry['implied_by']} pins")
+        elif isinstance(entry, dict) and entry.get("build_assumed") and not path.endswith(".version"):
+            implied.append(f"{name} {entry['version']} as PyPI builds it ({entry['build_assumed'].split(' ')[0]}), "
+                           f"not another build of that version")
+    return sorted(set(implied))
 
 
 def _run_engine(context: dict[str, Any]) -> str | None:
