@@ -78,13 +78,13 @@ KNOW_SGL_CASES += [
 GPTOSS = "openai/gpt-oss-20b"
 
 KNOW_SGL_CASES += [
-    a("SGL183", True, "0.5.17 gpt-oss on 5090: marlin", sg("0.5.17", GPTOSS, R5090)),
+    a("SGL183", True, "0.5.16 gpt-oss on 5090: marlin", sg("0.5.16", GPTOSS, R5090)),
     a("SGL183", True, "0.5.14 gpt-oss on spark", sg("0.5.14", GPTOSS, SPARK)),
     a("SGL183", False, "0.5.13: triton_kernel", sg("0.5.13", GPTOSS, R5090)),
-    a("SGL183", False, "0.5.18: flashinfer cutlass mxfp4", sg("0.5.18", GPTOSS, R5090)),
-    a("SGL183", False, "runner named", sg("0.5.17", GPTOSS, R5090), "--moe-runner-backend", "triton"),
-    a("SGL183", False, "not mxfp4", sg("0.5.17", QWEN235_FP8, R5090)),
-    a("SGL183", False, "hopper", sg("0.5.17", GPTOSS, H100)),
+    a("SGL183", False, "0.5.17: flashinfer cutlass mxfp4", sg("0.5.17", GPTOSS, R5090)),
+    a("SGL183", False, "runner named", sg("0.5.16", GPTOSS, R5090), "--moe-runner-backend", "triton"),
+    a("SGL183", False, "not mxfp4", sg("0.5.16", QWEN235_FP8, R5090)),
+    a("SGL183", False, "hopper", sg("0.5.16", GPTOSS, H100)),
 ]
 
 

@@ -38,9 +38,11 @@ def default_mxfp4_moe_runner(version: Version, major: int) -> str | None:
         return "flashinfer_mxfp4"  # is_blackwell_supported() includes 12: the SM100 path
     if v < Version("0.5.14"):
         return "triton_kernel"  # PR #19718
-    if v < Version("0.5.18"):
+    if v < Version("0.5.17"):
         return "marlin"  # PR #28231
-    return "flashinfer_mxfp4"  # FlashInfer CUTLASS MXFP4 (arg_groups/model_overrides/gpt_oss.py)
+    # FlashInfer CUTLASS MXFP4: 0.5.17 arg_groups/overrides.py ("Detected SM120 ... FlashInfer CUTLASS MXFP4 MOE
+    # kernel"), later arg_groups/model_overrides/gpt_oss.py; SGLang's own dispatch agrees (derived/sglang/0.5.17.json)
+    return "flashinfer_mxfp4"
 
 
 # --fp8-gemm-backend and `_dispatch_auto_backend` (DeepGEMM, then FlashInfer trtllm on majors 10/12) from 0.5.6.post2
