@@ -40,7 +40,12 @@ CONSTRAINTS = ("cuda-python>=12.8",)
 # gpt_oss.py and gemma2.py read, so today's resolution would fail those builds for a reason no user of the day met.
 # vLLM 0.9.x registers its own `aimv2` config (ovis.py), which transformers 4.54 added too: with a newer
 # transformers every 0.9.2 config fails ("'aimv2' is already used by a Transformers config").
-RELEASE_CONSTRAINTS = {("vllm", (0, 12)): ("transformers<5",), ("vllm", (0, 10)): ("transformers<4.54",)}
+# SGLang 0.5.11 and 0.5.12 require `kernels` without a bound and pin transformers 5.6.0, whose hub_kernels module
+# builds `LayerRepository(...)` without a revision: today's kernels (0.17) refuses that at import ("Either a
+# revision or a version must be specified"); 0.5.13 (transformers 5.8.1) imports with it, and 0.5.22 pins
+# kernels<0.15 itself.
+RELEASE_CONSTRAINTS = {("vllm", (0, 12)): ("transformers<5",), ("vllm", (0, 10)): ("transformers<4.54",),
+                       ("sglang", (0, 5, 13)): ("kernels<0.15",)}
 
 
 # Releases whose serving stack is an extra: SGLang before 0.5.3 lists torch, sgl-kernel and FlashInfer under
@@ -57,8 +62,10 @@ def requirement(engine: str, release: str) -> str:
 
 
 def constraints_for(engine: str, release: str) -> tuple[str, ...]:
-    version = tuple(int(part) for part in release.split(".")[:2])
-    extra = [c for (name, before), cs in RELEASE_CONSTRAINTS.items() if name == engine and version < before for c in cs]
+    """The global constraints and those of releases before each key's version (compared on the key's length)."""
+    parts = [int(part) for part in release.split(".")[:3]]
+    extra = [c for (name, before), cs in RELEASE_CONSTRAINTS.items()
+             if name == engine and tuple(parts[:len(before)]) < before for c in cs]
     return (*CONSTRAINTS, *extra)
 
 
