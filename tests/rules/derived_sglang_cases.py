@@ -87,6 +87,8 @@ DERIVED_SGLANG_CASES = [
     a("DSP020", False, "and on 12.1", sg("0.5.19", profile=SPARK), "--attention-backend", "trtllm_mha"),
     a("DSP020", True, "gpt-oss on TRT-LLM MHA in 0.5.18", sg("0.5.18", GPTOSS), "--attention-backend", "trtllm_mha"),
     a("DSP020", False, "gpt-oss on TRT-LLM MHA in 0.5.19", sg("0.5.19", GPTOSS), "--attention-backend", "trtllm_mha"),
+    a("DSP022", False, "0.5.13: triton_kernel, the release before Marlin", sg("0.5.13", GPTOSS)),
+    a("DSP022", True, "0.5.14 (the first release on Marlin) on 12.1", sg("0.5.14", GPTOSS, SPARK)),
     a("DSP022", True, "gpt-oss MXFP4 experts on Marlin in 0.5.16: the last release", sg("0.5.16", GPTOSS)),
     a("DSP022", True, "and on 12.1", sg("0.5.16", GPTOSS, SPARK)),
     a("DSP022", False, "0.5.17: FlashInfer CUTLASS MXFP4 on 12.0", sg("0.5.17", GPTOSS)),
