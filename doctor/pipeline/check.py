@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from doctor.engines import registry
+from doctor.engines.infer import infer_engine
+from doctor.errors import DoctorError, InputError
 from doctor.findings import SEVERITIES, Finding
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
@@ -17,6 +19,7 @@ from doctor.pipeline.facts import Facts
 from doctor.pipeline.gather import gather_facts
 from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
+from doctor.pipeline.unversioned import at_release, evaluated_releases, merge_releases
 from doctor.pipeline.upgrades import annotate_upgrades
 
 
@@ -39,14 +42,38 @@ class CheckRequest:
 
 def run_check(request: CheckRequest) -> Report:
     rules = load_rules()  # first, so a broken knowledge base fails before any probing
-    parse_launch(list(request.engine_args))  # a malformed value is a usage error before any probing
+    versioned, named = registry.split_engine_specs(request.engines)
+    argv = list(request.engine_args)
+    inferred = infer_engine(argv) if not request.engines else None
+    if inferred is not None and inferred.how == "command":
+        argv = list(inferred.flags)  # the pasted command's own words and model are not flags
+    parse_launch(argv)  # a malformed value is a usage error before any probing
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
-                         engines=request.engines, model=request.model, deep=request.deep,
-                         offline=request.offline)
+                         engines=versioned, model=request.model or (inferred.model if inferred else None),
+                         deep=request.deep, offline=request.offline)
     if request.build_env:
         facts = facts.replace(env={**facts.env, **request.build_env})
-    return check_facts(facts, list(request.engine_args), rules, dict(request.environ), options=request.options,
-                       launch_file=request.launch_file)
+    unstated = {name: "named" for name in named}
+    if inferred is not None and not registry.engines_to_analyze(facts):
+        unstated[inferred.engine] = inferred.how
+    facts, unstated = installed_instead(facts, unstated)
+    return check_facts(facts, argv, rules, dict(request.environ), options=request.options,
+                       launch_file=request.launch_file, unstated=unstated)
+
+
+def installed_instead(facts: Facts, unstated: Mapping[str, str]) -> tuple[Facts, dict[str, str]]:
+    """An engine named without its release that is installed here is the installed release (as a what-if, so
+    it is the one analysed)."""
+    left: dict[str, str] = {}
+    for name, how in unstated.items():
+        engine = registry.get(name)
+        library = engine.library(facts) if engine else None
+        if library is not None and library.version:
+            facts = facts.replace(libraries={**facts.libraries, library.name: dataclasses.replace(library,
+                                                                                                  what_if=True)})
+        else:
+            left[name] = how
+    return facts, left
 
 
 PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the plan rules judge it by
@@ -54,18 +81,54 @@ PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the p
 
 def check_facts(facts: Facts, argv: list[str], rules: list[Rule] | None = None,
                 environ: dict[str, str] | None = None, plan_for: PlanFor | None = None,
-                options: Mapping[str, int] | None = None, launch_file: Mapping[str, Any] | None = None) -> Report:
+                options: Mapping[str, int] | None = None, launch_file: Mapping[str, Any] | None = None,
+                unstated: Mapping[str, str] | None = None) -> Report:
     """The pure part of `check`: facts already gathered → analyses, findings, launch commands. `plan_for`
     replaces each analysis' memory plan (a node of a cluster is judged by the multi-node plan); `options`:
     the doctor's layout options, written into each engine's launch in its own spelling; `launch_file`: the
-    container image and build recipe `lint` read beside the launch (`image.*`, `recipe.*`)."""
+    container image and build recipe `lint` read beside the launch (`image.*`, `recipe.*`); `unstated`:
+    engines to analyse whose release is not stated (name → how it became known, doctor.pipeline.unversioned),
+    evaluated at every release the doctor knows and merged."""
     rules = load_rules() if rules is None else rules
+    if unstated:
+        return _check_unstated(facts, argv, rules, environ, plan_for, options, launch_file, unstated)
     analyses = analyze_all(facts, argv, environ, options=options)
     if plan_for is not None:
         analyses = [dataclasses.replace(a, plan=plan_for(a)) for a in analyses]
     results = [_check_one(rules, facts, analysis, plan_for, launch_file) for analysis in analyses]
     return Report(facts=facts, analyses=tuple(a for a, _, _ in results), findings=_merge(results),
                   launches=tuple(launch for _, _, launch in results if launch is not None))
+
+
+def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: dict[str, str] | None,
+                    plan_for: PlanFor | None, options: Mapping[str, int] | None,
+                    launch_file: Mapping[str, Any] | None, unstated: Mapping[str, str]) -> Report:
+    """Each engine at every release it evaluates (doctor.pipeline.unversioned), merged; several such engines
+    are merged as several engine runs are."""
+    parts = []
+    for name, how in unstated.items():
+        engine = registry.get(name)
+        if engine is None:
+            raise InputError(f"no engine named {name!r}")
+        reports: list[tuple[str, Report]] = []
+        skipped: list[str] = []
+        failure: DoctorError | None = None
+        for release in evaluated_releases(engine, rules):
+            try:
+                reports.append((release, check_facts(at_release(facts, engine, release), argv, rules, environ,
+                                                     plan_for, options, launch_file)))
+            except DoctorError as exc:  # a flag this release cannot parse: the others still answer
+                failure = failure or exc
+                skipped.append(f"{release}: {exc}")
+        if not reports:
+            raise failure or InputError(f"{engine.display_name}: no release to evaluate")
+        parts.append(merge_releases(engine, reports, how, skipped))
+    if len(parts) == 1:
+        return parts[0]
+    findings = _merge([(part.analysis, part.findings, None) for part in parts])
+    return dataclasses.replace(parts[0], analyses=tuple(a for p in parts for a in p.analyses), findings=findings,
+                               launches=tuple(launch for p in parts for launch in p.launches),
+                               releases_evaluated=tuple(e for p in parts for e in p.releases_evaluated))
 
 
 def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: PlanFor | None = None,

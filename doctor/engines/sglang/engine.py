@@ -50,6 +50,9 @@ class SGLang(Engine):
     def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
         return sglang_flags.check_flags(list(argv), version)
 
+    def accepts_launch(self, argv: Sequence[str]) -> bool:
+        return self.accepted_at_some_release(argv)
+
     def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
         from doctor.engines.sglang.multinode import node_launches
 
