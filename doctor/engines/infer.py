@@ -1,5 +1,5 @@
 """Which engine a launch belongs to, when the user names none and none is installed: the command pasted after
-`--` (`vllm serve M ...`, `python -m sglang.launch_server ...`, by the launchers each engine declares), else the
+`--` (`COMMAND [WORDS] MODEL ...`, `python -m MODULE ...`, by the launchers each engine declares), else the
 one engine whose flag vocabulary takes every flag given (`Engine.accepts_launch`, plug-ins included)."""
 
 from __future__ import annotations
@@ -21,10 +21,6 @@ class Inferred:
     how: str  # "command": the launch command was pasted; "flags": only this engine takes the flags
     flags: tuple[str, ...]  # the engine's own flags (the command words and the model taken out)
     model: str | None = None  # the model the pasted command names
-
-    def note(self, display_name: str) -> str:
-        said = "the pasted launch command" if self.how == "command" else "the flags"
-        return f"engine inferred from {said}: {display_name}, release not stated"
 
 
 def infer_engine(argv: Sequence[str]) -> Inferred | None:

@@ -18,7 +18,9 @@ from doctor.pipeline.facts import Facts, Library
 from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule
 
-HOW = ("named", "flags", "command", "log")  # how the engine became known: --engine NAME, inferred, a log
+# how the engine became known: --engine NAME, inferred from the flags or a pasted command, a log's
+FROM = {"named": "", "flags": "engine inferred from the flags: ", "command": "engine inferred from the pasted "
+        "launch command: ", "log": "engine from the log: "}
 RANK = {severity: i for i, severity in enumerate(SEVERITIES)}  # error 0 (most severe) ... info 2
 
 
@@ -103,7 +105,7 @@ def merge_releases(engine: Engine, reports: Sequence[tuple[str, Report]], how: s
     shown = shown_release(engine, releases)
     base = dict(reports)[shown]
     findings = merge_findings(engine, reports, shown)
-    summary = (f"{engine.display_name} release not stated: rules evaluated at {len(releases)} releases "
+    summary = (f"{FROM[how]}{engine.display_name}, release not stated: rules evaluated at {len(releases)} releases "
                f"({span(releases)}); the kernels, memory plan and launch command shown are {shown}'s")
     analyses = tuple(dataclasses.replace(a, notes=(summary, *a.notes)) if a.engine == engine.name else a
                      for a in base.analyses)

@@ -51,7 +51,9 @@ class SGLang(Engine):
         return sglang_flags.check_flags(list(argv), version)
 
     def accepts_launch(self, argv: Sequence[str]) -> bool:
-        return self.accepted_at_some_release(argv)
+        from doctor.engines.sglang.vocabulary import accepted_somewhere
+
+        return accepted_somewhere(argv)
 
     def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
         from doctor.engines.sglang.multinode import node_launches
