@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.engines import registry
-from doctor.engines.infer import infer_engine
+from doctor.engines.infer import from_command, infer_engine
 from doctor.errors import DoctorError, InputError
 from doctor.findings import SEVERITIES, Finding
 from doctor.launch import Launch, parse_launch
@@ -19,7 +19,7 @@ from doctor.pipeline.facts import Facts
 from doctor.pipeline.gather import gather_facts
 from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
-from doctor.pipeline.unversioned import at_release, evaluated_releases, merge_releases
+from doctor.pipeline.unversioned import at_release, evaluated_releases, merge_releases, shown_release
 from doctor.pipeline.upgrades import annotate_upgrades
 
 
@@ -44,18 +44,20 @@ def run_check(request: CheckRequest) -> Report:
     rules = load_rules()  # first, so a broken knowledge base fails before any probing
     versioned, named = registry.split_engine_specs(request.engines)
     argv = list(request.engine_args)
-    inferred = infer_engine(argv) if not request.engines else None
-    if inferred is not None and inferred.how == "command":
-        argv = list(inferred.flags)  # the pasted command's own words and model are not flags
+    pasted = from_command(argv) if not request.engines else None
+    if pasted is not None:
+        argv = list(pasted.flags)  # the pasted command's own words and model are not flags
     parse_launch(argv)  # a malformed value is a usage error before any probing
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
-                         engines=versioned, model=request.model or (inferred.model if inferred else None),
+                         engines=versioned, model=request.model or (pasted.model if pasted else None),
                          deep=request.deep, offline=request.offline)
     if request.build_env:
         facts = facts.replace(env={**facts.env, **request.build_env})
     unstated = {name: "named" for name in named}
-    if inferred is not None and not registry.engines_to_analyze(facts):
-        unstated[inferred.engine] = inferred.how
+    if not request.engines and (pasted or argv) and not registry.engines_to_analyze(facts):
+        inferred = pasted or infer_engine(argv)  # an engine's flag vocabulary is read only here
+        if inferred is not None:
+            unstated[inferred.engine] = inferred.how
     facts, unstated = installed_instead(facts, unstated)
     return check_facts(facts, argv, rules, dict(request.environ), options=request.options,
                        launch_file=request.launch_file, unstated=unstated)
@@ -92,10 +94,19 @@ def check_facts(facts: Facts, argv: list[str], rules: list[Rule] | None = None,
     rules = load_rules() if rules is None else rules
     if unstated:
         return _check_unstated(facts, argv, rules, environ, plan_for, options, launch_file, unstated)
+    return _check_all(facts, argv, rules, environ, plan_for, options, launch_file)
+
+
+def _check_all(facts: Facts, argv: list[str], rules: list[Rule], environ: dict[str, str] | None,
+               plan_for: PlanFor | None, options: Mapping[str, int] | None, launch_file: Mapping[str, Any] | None,
+               findings_only: bool = False) -> Report:
+    """`findings_only`: the findings as rules give them, without the lowest clearing release of upgrade fixes
+    or the launch command (a release an unstated engine is evaluated at but not shown)."""
     analyses = analyze_all(facts, argv, environ, options=options)
     if plan_for is not None:
         analyses = [dataclasses.replace(a, plan=plan_for(a)) for a in analyses]
-    results = [_check_one(rules, facts, analysis, plan_for, launch_file) for analysis in analyses]
+    results = [_findings_of(rules, facts, analysis, launch_file) if findings_only else
+               _check_one(rules, facts, analysis, plan_for, launch_file) for analysis in analyses]
     return Report(facts=facts, analyses=tuple(a for a, _, _ in results), findings=_merge(results),
                   launches=tuple(launch for _, _, launch in results if launch is not None))
 
@@ -113,10 +124,12 @@ def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: d
         reports: list[tuple[str, Report]] = []
         skipped: list[str] = []
         failure: DoctorError | None = None
-        for release in evaluated_releases(engine, rules):
+        releases = evaluated_releases(engine, rules)
+        shown = shown_release(engine, releases) if releases else None
+        for release in releases:
             try:
-                reports.append((release, check_facts(at_release(facts, engine, release), argv, rules, environ,
-                                                     plan_for, options, launch_file)))
+                reports.append((release, _check_all(at_release(facts, engine, release), argv, rules, environ,
+                                                    plan_for, options, launch_file, findings_only=release != shown)))
             except DoctorError as exc:  # a flag this release cannot parse: the others still answer
                 failure = failure or exc
                 skipped.append(f"{release}: {exc}")
@@ -129,6 +142,12 @@ def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: d
     return dataclasses.replace(parts[0], analyses=tuple(a for p in parts for a in p.analyses), findings=findings,
                                launches=tuple(launch for p in parts for launch in p.launches),
                                releases_evaluated=tuple(e for p in parts for e in p.releases_evaluated))
+
+
+def _findings_of(rules: list[Rule], facts: Facts, analysis: Analysis, launch_file: Mapping[str, Any] | None
+                 ) -> tuple[Analysis, tuple[Finding, ...], None]:
+    launch = analysis.run.launch if analysis.run else Launch()
+    return analysis, tuple(evaluate(rules, build_context(facts, analysis, launch, launch_file))), None
 
 
 def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: PlanFor | None = None,
