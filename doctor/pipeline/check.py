@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.engines import registry
+from doctor.engines.base import Engine
 from doctor.engines.infer import from_command, infer_engine
 from doctor.errors import DoctorError, InputError
 from doctor.findings import SEVERITIES, Finding
@@ -19,7 +20,13 @@ from doctor.pipeline.facts import Facts
 from doctor.pipeline.gather import gather_facts
 from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
-from doctor.pipeline.unversioned import at_release, evaluated_releases, merge_releases, shown_release
+from doctor.pipeline.unversioned import (
+    at_release,
+    evaluated_releases,
+    instance_releases,
+    merge_releases,
+    shown_release,
+)
 from doctor.pipeline.upgrades import annotate_upgrades
 
 
@@ -121,20 +128,12 @@ def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: d
         engine = registry.get(name)
         if engine is None:
             raise InputError(f"no engine named {name!r}")
-        reports: list[tuple[str, Report]] = []
-        skipped: list[str] = []
-        failure: DoctorError | None = None
-        releases = evaluated_releases(engine, rules)
-        shown = shown_release(engine, releases) if releases else None
-        for release in releases:
-            try:
-                reports.append((release, _check_all(at_release(facts, engine, release), argv, rules, environ,
-                                                    plan_for, options, launch_file, findings_only=release != shown)))
-            except DoctorError as exc:  # a flag this release cannot parse: the others still answer
-                failure = failure or exc
-                skipped.append(f"{release}: {exc}")
-        if not reports:
-            raise failure or InputError(f"{engine.display_name}: no release to evaluate")
+
+        def at(release: str, findings_only: bool, engine: Engine = engine) -> Report:
+            return _check_all(at_release(facts, engine, release), argv, rules, environ, plan_for, options,
+                              launch_file, findings_only=findings_only)
+
+        reports, skipped = _at_each_release(engine, evaluated_releases(engine, rules), at)
         parts.append(merge_releases(engine, reports, how, skipped))
     if len(parts) == 1:
         return parts[0]
@@ -142,6 +141,26 @@ def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: d
     return dataclasses.replace(parts[0], analyses=tuple(a for p in parts for a in p.analyses), findings=findings,
                                launches=tuple(launch for p in parts for launch in p.launches),
                                releases_evaluated=tuple(e for p in parts for e in p.releases_evaluated))
+
+
+def _at_each_release(engine: Engine, releases: list[str], at: Callable[[str, bool], Report]
+                     ) -> tuple[list[tuple[str, Report]], list[str]]:
+    """(release, report) for every release that evaluates, and why the others did not. Only the releases whose
+    findings the merge shows are checked in full (upgrade fixes, launch command); the rest for findings."""
+    shown = shown_release(engine, releases) if releases else None
+    reports: list[tuple[str, Report]] = []
+    skipped: list[str] = []
+    failure: DoctorError | None = None
+    for release in releases:
+        try:
+            reports.append((release, at(release, release != shown)))
+        except DoctorError as exc:  # a flag this release cannot parse: the others still answer
+            failure = failure or exc
+            skipped.append(f"{release}: {exc}")
+    if not reports:
+        raise failure or InputError(f"{engine.display_name}: no release to evaluate")
+    again = instance_releases(reports, shown_release(engine, [r for r, _ in reports])) - {shown}
+    return [(r, at(r, False) if r in again else report) for r, report in reports], skipped
 
 
 def _findings_of(rules: list[Rule], facts: Facts, analysis: Analysis, launch_file: Mapping[str, Any] | None

@@ -115,6 +115,17 @@ def merge_releases(engine: Engine, reports: Sequence[tuple[str, Report]], how: s
                                releases_evaluated=(*base.releases_evaluated, entry))
 
 
+def instance_releases(reports: Sequence[tuple[str, Report]], shown: str) -> set[str]:
+    """The releases whose findings the merged report shows: the shown one, and for each finding the shown
+    release lacks, the newest release where it fires (their fixes should be as complete as the shown one's)."""
+    newest: dict[tuple[str, tuple[str, ...]], str] = {}
+    for release, report in reports:
+        for finding in report.findings:
+            newest[(finding.id, finding.engines)] = release
+    at_shown = {(f.id, f.engines) for release, report in reports if release == shown for f in report.findings}
+    return {shown} | {release for key, release in newest.items() if key not in at_shown}
+
+
 def merge_findings(engine: Engine, reports: Sequence[tuple[str, Report]], shown: str) -> tuple[Finding, ...]:
     releases = [release for release, _ in reports]
     fired: dict[tuple[str, tuple[str, ...]], dict[str, list[Finding]]] = {}
