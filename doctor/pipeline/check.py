@@ -6,11 +6,10 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doctor.engines import registry
 from doctor.engines.base import Engine
-from doctor.engines.infer import from_command, infer_engine
 from doctor.errors import DoctorError, InputError
 from doctor.findings import SEVERITIES, Finding
 from doctor.launch import Launch, parse_launch
@@ -20,14 +19,10 @@ from doctor.pipeline.facts import Facts
 from doctor.pipeline.gather import gather_facts
 from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
-from doctor.pipeline.unversioned import (
-    at_release,
-    evaluated_releases,
-    instance_releases,
-    merge_releases,
-    shown_release,
-)
 from doctor.pipeline.upgrades import annotate_upgrades
+
+if TYPE_CHECKING:
+    from doctor.engines.infer import Inferred
 
 
 @dataclass(frozen=True)
@@ -51,7 +46,7 @@ def run_check(request: CheckRequest) -> Report:
     rules = load_rules()  # first, so a broken knowledge base fails before any probing
     versioned, named = registry.split_engine_specs(request.engines)
     argv = list(request.engine_args)
-    pasted = from_command(argv) if not request.engines else None
+    pasted = _pasted_command(argv) if not request.engines and argv else None
     if pasted is not None:
         argv = list(pasted.flags)  # the pasted command's own words and model are not flags
     parse_launch(argv)  # a malformed value is a usage error before any probing
@@ -62,12 +57,20 @@ def run_check(request: CheckRequest) -> Report:
         facts = facts.replace(env={**facts.env, **request.build_env})
     unstated = {name: "named" for name in named}
     if not request.engines and (pasted or argv) and not registry.engines_to_analyze(facts):
+        from doctor.engines.infer import infer_engine
+
         inferred = pasted or infer_engine(argv)  # an engine's flag vocabulary is read only here
         if inferred is not None:
             unstated[inferred.engine] = inferred.how
     facts, unstated = installed_instead(facts, unstated)
     return check_facts(facts, argv, rules, dict(request.environ), options=request.options,
                        launch_file=request.launch_file, unstated=unstated)
+
+
+def _pasted_command(argv: list[str]) -> Inferred | None:
+    from doctor.engines.infer import from_command
+
+    return from_command(argv)
 
 
 def installed_instead(facts: Facts, unstated: Mapping[str, str]) -> tuple[Facts, dict[str, str]]:
@@ -123,6 +126,8 @@ def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: d
                     launch_file: Mapping[str, Any] | None, unstated: Mapping[str, str]) -> Report:
     """Each engine at every release it evaluates (doctor.pipeline.unversioned), merged; several such engines
     are merged as several engine runs are."""
+    from doctor.pipeline.unversioned import at_release, evaluated_releases, merge_releases
+
     parts = []
     for name, how in unstated.items():
         engine = registry.get(name)
@@ -147,6 +152,8 @@ def _at_each_release(engine: Engine, releases: list[str], at: Callable[[str, boo
                      ) -> tuple[list[tuple[str, Report]], list[str]]:
     """(release, report) for every release that evaluates, and why the others did not. Only the releases whose
     findings the merge shows are checked in full (upgrade fixes, launch command); the rest for findings."""
+    from doctor.pipeline.unversioned import instance_releases, shown_release
+
     shown = shown_release(engine, releases) if releases else None
     reports: list[tuple[str, Report]] = []
     skipped: list[str] = []
