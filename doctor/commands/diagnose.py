@@ -20,7 +20,8 @@ def register(p: argparse.ArgumentParser) -> None:
                      "deployment it states, check it, and name the rule that explains the logged error. What the "
                      "log does not state comes from this machine, --hardware, --facts or --engine.")
     p.add_argument("log", metavar="FILE|-", help="the log file (gzip is read too), or - for standard input")
-    add_machine_options(p, engine_help="where the log states no version: as if this one were installed (repeatable)")
+    add_machine_options(p, engine_help="where the log states no version: as if this one were installed (repeatable); "
+                                       "a serving engine's NAME alone: every release the doctor knows, merged")
     p.add_argument("--format", choices=FORMATS, default="console",
                    help="console (default), json, or markdown (a redacted bug report / job summary)")
     p.add_argument("--output", type=Path, metavar="FILE", help="also write the JSON diagnosis to FILE")
