@@ -131,7 +131,11 @@ def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str],
         deployment.argv = []
         report = check_facts(deployment.facts, [], rules, dict(environ), launch_file=launch_file,
                              unstated=unstated)
-    analysis = next((a for a in report.analyses if a.engine == deployment.engine), report.analysis)
+    # With the release unstated, a rule is judged as before: its conditions on the release cannot be checked
+    # (a rule about releases older than any the doctor evaluates stays possible); the findings are the merge's.
+    judged = check_facts(deployment.facts, deployment.argv, rules, dict(environ), launch_file=launch_file) \
+        if unstated else report
+    analysis = next((a for a in judged.analyses if a.engine == deployment.engine), judged.analysis)
     run_facts = analysis.run.facts if analysis.run else deployment.facts
     context = build_context(run_facts, analysis, analysis.run.launch if analysis.run else Launch(), launch_file)
     if not run_facts.gpus:
