@@ -51,8 +51,9 @@ def run_check(request: CheckRequest) -> Report:
         argv = list(pasted.flags)  # the pasted command's own words and model are not flags
     parse_launch(argv)  # a malformed value is a usage error before any probing
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
-                         engines=versioned, model=request.model or (pasted.model if pasted else None),
-                         deep=request.deep, offline=request.offline)
+                         engines=versioned, model=request.model, deep=request.deep, offline=request.offline)
+    if request.model is None and pasted is not None and pasted.model:
+        facts = _with_pasted_model(facts, pasted.model, request)
     if request.build_env:
         facts = facts.replace(env={**facts.env, **request.build_env})
     unstated = {name: "named" for name in named}
@@ -65,6 +66,18 @@ def run_check(request: CheckRequest) -> Report:
     facts, unstated = installed_instead(facts, unstated)
     return check_facts(facts, argv, rules, dict(request.environ), options=request.options,
                        launch_file=request.launch_file, unstated=unstated)
+
+
+def _with_pasted_model(facts: Facts, model: str, request: CheckRequest) -> Facts:
+    """The model the pasted command names, when MODEL was not given; one it cannot find is a note, not a
+    failure (the command's other facts still answer)."""
+    from doctor.probe.model import load_model
+
+    try:
+        return facts.replace(model=load_model(model, request.environ, offline=request.offline))
+    except DoctorError as exc:
+        note = f"the pasted command's model {model} was not read ({exc}): checked without a model"
+        return facts.replace(source=dataclasses.replace(facts.source, notes=(*facts.source.notes, note)))
 
 
 def _pasted_command(argv: list[str]) -> Inferred | None:

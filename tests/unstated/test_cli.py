@@ -122,3 +122,14 @@ def test_diagnose_evaluates_a_logs_engine_at_every_release_when_the_log_states_n
     _, named, _ = run(capsys, "diagnose", str(log), "--hardware", "rtx-5090-x2", "--engine", "vllm==0.19.1",
                       "--format", "json")
     assert "releases_evaluated" not in json.loads(named)["report"]
+
+
+def test_without_model_the_pasted_commands_model_is_read_and_a_missing_one_is_a_note(capsys):
+    bundled = check_json(capsys, "--hardware", "rtx-5090", "--offline", "--", "vllm", "serve", "moonshotai/Kimi-K2.5")
+    assert bundled["facts"]["model"]["id"] == "moonshotai/Kimi-K2.5"
+    missing = check_json(capsys, "--hardware", "rtx-5090", "--offline", "--", "vllm", "serve", "nobody/none-such",
+                         "--max-model-len", "4096")
+    assert missing["facts"]["model"] is None
+    assert any("the pasted command's model nobody/none-such was not read" in n
+               for n in missing["facts"]["source"]["notes"])
+    assert [e["engine"] for e in missing["releases_evaluated"]] == ["vllm"]
