@@ -125,12 +125,12 @@ def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str],
     unstated = _unstated(deployment, engines)
     try:
         report = check_facts(deployment.facts, deployment.argv, rules, dict(environ), launch_file=launch_file,
-                             unstated=unstated)
+                             unstated=unstated, pinned=False)
     except DoctorError as exc:  # flags the log shows that this engine release would not parse
         notes.append(f"the logged launch flags were not usable ({exc}); checked without them")
         deployment.argv = []
         report = check_facts(deployment.facts, [], rules, dict(environ), launch_file=launch_file,
-                             unstated=unstated)
+                             unstated=unstated, pinned=False)
     # With the release unstated, a rule is judged as before: its conditions on the release cannot be checked
     # (a rule about releases older than any the doctor evaluates stays possible); the findings are the merge's.
     judged = check_facts(deployment.facts, deployment.argv, rules, dict(environ), launch_file=launch_file) \

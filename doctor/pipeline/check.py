@@ -107,16 +107,17 @@ PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the p
 def check_facts(facts: Facts, argv: list[str], rules: list[Rule] | None = None,
                 environ: dict[str, str] | None = None, plan_for: PlanFor | None = None,
                 options: Mapping[str, int] | None = None, launch_file: Mapping[str, Any] | None = None,
-                unstated: Mapping[str, str] | None = None) -> Report:
+                unstated: Mapping[str, str] | None = None, pinned: bool = True) -> Report:
     """The pure part of `check`: facts already gathered → analyses, findings, launch commands. `plan_for`
     replaces each analysis' memory plan (a node of a cluster is judged by the multi-node plan); `options`:
     the doctor's layout options, written into each engine's launch in its own spelling; `launch_file`: the
     container image and build recipe `lint` read beside the launch (`image.*`, `recipe.*`); `unstated`:
     engines to analyse whose release is not stated (name → how it became known, doctor.pipeline.unversioned),
-    evaluated at every release the doctor knows and merged."""
+    evaluated at every release the doctor knows and merged, each with what its wheel pins unless `pinned` is
+    false (diagnose judges by what the log states)."""
     rules = load_rules() if rules is None else rules
     if unstated:
-        return _check_unstated(facts, argv, rules, environ, plan_for, options, launch_file, unstated)
+        return _check_unstated(facts, argv, rules, environ, plan_for, options, launch_file, unstated, pinned)
     return _check_all(facts, argv, rules, environ, plan_for, options, launch_file)
 
 
@@ -136,7 +137,8 @@ def _check_all(facts: Facts, argv: list[str], rules: list[Rule], environ: dict[s
 
 def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: dict[str, str] | None,
                     plan_for: PlanFor | None, options: Mapping[str, int] | None,
-                    launch_file: Mapping[str, Any] | None, unstated: Mapping[str, str]) -> Report:
+                    launch_file: Mapping[str, Any] | None, unstated: Mapping[str, str], pinned: bool = True
+                    ) -> Report:
     """Each engine at every release it evaluates (doctor.pipeline.unversioned), merged; several such engines
     are merged as several engine runs are."""
     from doctor.pipeline.unversioned import at_release, evaluated_releases, merge_releases
@@ -148,7 +150,7 @@ def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: d
             raise InputError(f"no engine named {name!r}")
 
         def at(release: str, findings_only: bool, engine: Engine = engine) -> Report:
-            return _check_all(at_release(facts, engine, release), argv, rules, environ, plan_for, options,
+            return _check_all(at_release(facts, engine, release, pinned), argv, rules, environ, plan_for, options,
                               launch_file, findings_only=findings_only)
 
         reports, skipped = _at_each_release(engine, evaluated_releases(engine, rules), at)

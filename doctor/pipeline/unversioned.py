@@ -85,10 +85,16 @@ def _version(text: str) -> Version | None:
         return None
 
 
-def at_release(facts: Facts, engine: Engine, release: str) -> Facts:
-    """The facts with the engine at `release`, as a what-if whose release the user did not state."""
+def at_release(facts: Facts, engine: Engine, release: str, pinned: bool = True) -> Facts:
+    """The facts with the engine at `release`, as a what-if whose release the user did not state; `pinned`:
+    with what that release's wheel pins where the facts lack it, as `--engine NAME==release` would have."""
     library = Library(name=engine.package, version=release, what_if=True, details={"release_stated": False})
-    return facts.replace(libraries={**facts.libraries, engine.package: library})
+    libraries = {**facts.libraries, engine.package: library}
+    if pinned:
+        from doctor.engines.pins import implied_libraries
+
+        libraries |= implied_libraries(libraries, facts.gpus[0].capability if facts.gpus else None)
+    return facts.replace(libraries=libraries)
 
 
 def shown_release(engine: Engine, evaluated: Sequence[str]) -> str:

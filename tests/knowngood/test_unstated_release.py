@@ -24,7 +24,8 @@ def run_unstated(entry: Entry):
     assert engine is not None
     kept = tuple(spec for spec in entry.engines if spec.partition("==")[0] != name)
     facts = facts_for(dataclasses.replace(entry, engines=kept), MODELS)
-    facts = facts.replace(libraries={k: v for k, v in facts.libraries.items() if k != engine.package})
+    facts = facts.replace(libraries={k: v for k, v in facts.libraries.items() if k != engine.package and not
+                                     str(v.details.get("implied_by", "")).startswith(f"{engine.package}==")})
     image, recipe = launch_file_for(entry, MODELS.parent)
     launch_file = {"image": image, "recipe": recipe} if image or recipe else None
     return check_facts(facts, launch_args(entry, MODELS.parent), launch_file=launch_file,

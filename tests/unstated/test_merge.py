@@ -113,3 +113,14 @@ def test_the_evaluated_releases_are_the_engines_and_its_rules_boundaries_within_
     custom = Rule(id="Z001", area="vllm", title="t", severity="error", summary="s", why="w", message="m",
                   when=({"fact": "engine.version", "version": "<0.9.3"},), fixes=(), references=("https://x.org/y",))
     assert "0.9.3" in evaluated_releases(VLLM, [custom])
+
+
+def test_each_release_brings_what_its_wheel_pins_as_the_stated_release_would():
+    from doctor.pipeline.gather import with_engines
+    from doctor.pipeline.unversioned import at_release
+
+    stated = with_engines(FACTS, ["vllm==0.20.0"]).libraries
+    unstated = at_release(FACTS, VLLM, "0.20.0").libraries
+    assert {k: v.version for k, v in unstated.items()} == {k: v.version for k, v in stated.items()}
+    assert "torch" in unstated and unstated["torch"].details["implied_by"] == "vllm==0.20.0"
+    assert "torch" not in at_release(FACTS, VLLM, "0.20.0", pinned=False).libraries  # diagnose: the log's own
