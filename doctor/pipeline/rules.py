@@ -283,10 +283,14 @@ def evaluate(rules: list[Rule], context: dict[str, Any]) -> list[Finding]:
             continue
         if rule.for_each:
             items = lookup(context, rule.for_each)
+            seen: list[tuple[str, dict[str, Any]]] = []
             for item in items if isinstance(items, list) else []:
                 scoped = {**context, "item": item}
                 if _holds_all(rule.when, scoped):
-                    findings.append(_finding(rule, scoped))
+                    finding = _finding(rule, scoped)
+                    if (finding.title, finding.evidence) not in seen:  # items that differ only outside the evidence
+                        seen.append((finding.title, finding.evidence))
+                        findings.append(finding)
         elif _holds_all(rule.when, context):
             findings.append(_finding(rule, context))
     specifiers.flush()

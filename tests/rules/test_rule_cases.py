@@ -796,6 +796,16 @@ def _vllm_2026_cases():
 CASES += _vllm_2026_cases()
 
 
+def _know_vllm_cases():
+    """The rules of rules/vllm_know.toml (tests/rules/know_vllm_cases.py)."""
+    from tests.rules.know_vllm_cases import KNOW_VLLM_CASES
+
+    return KNOW_VLLM_CASES
+
+
+CASES += _know_vllm_cases()
+
+
 def _image_cases():
     """Container images and build recipes (rules/images.toml, BLD010-BLD014): tests/rules/image_cases.py."""
     from tests.rules.image_cases import IMAGE_CASES
