@@ -70,6 +70,10 @@ def recognised(diagnosis: Diagnosis) -> str:
     if engine:
         lib = facts.library({"ollama": "ollama"}.get(engine, engine))
         parts.append(f"{engine} {lib.version if lib else _unstated(diagnosis, engine)} ({sources.get('engine', '')})")
+    elif diagnosis.report.releases_evaluated:
+        parts.append("; ".join(f"{entry['engine']} (--engine, version not stated; evaluated at "
+                               f"{len(entry['releases'])} releases, {entry['releases'][0]}-{entry['releases'][-1]})"
+                               for entry in diagnosis.report.releases_evaluated))
     else:
         parts.append("engine not stated")
     if facts.gpus:
