@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 import pytest
 
 from doctor.cli import main
+from doctor.engines import registry
 from doctor.formats.json import render_json
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.gather import gather_facts
@@ -44,12 +46,13 @@ def severities(document: dict[str, Any]) -> dict[str, str]:
 def test_an_engine_named_without_a_release_is_evaluated_at_every_known_release(capsys):
     document = check_json(capsys, NVFP4, *SPARK, "--engine", "vllm")
     [entry] = document["releases_evaluated"]
-    assert (entry["engine"], entry["how"], entry["shown"]) == ("vllm", "named", "0.33.0")
+    newest = registry.get("vllm").releases[-1]  # type: ignore[union-attr]
+    assert (entry["engine"], entry["how"], entry["shown"]) == ("vllm", "named", newest)
     assert entry["releases"][0] == "0.9.2" and len(entry["releases"]) >= 26
-    assert document["analysis"]["engine_version"] == "0.33.0"
+    assert document["analysis"]["engine_version"] == newest
     # VLLM004 (NVFP4 NaN before 0.19) holds for the releases before 0.19.0 only: a warning naming them
     vllm004 = next(f for f in document["findings"] if f["id"] == "VLLM004")
-    assert vllm004["severity"] == "warning" and "this holds for vLLM 0.9.2-0.18.0 of 0.9.2-0.33.0" in vllm004["message"]
+    assert vllm004["severity"] == "warning" and f"this holds for vLLM 0.9.2-0.18.0 of 0.9.2-{newest}" in vllm004["message"]
     assert vllm004["evidence"]["releases_firing"][-1] == "0.18.0"
     assert "error" not in severities(document).values()  # DSP001 (0.10.0) and VLLM003 (0.15.0) are warnings
 
@@ -133,3 +136,12 @@ def test_without_model_the_pasted_commands_model_is_read_and_a_missing_one_is_a_
     assert any("the pasted command's model nobody/none-such was not read" in n
                for n in missing["facts"]["source"]["notes"])
     assert [e["engine"] for e in missing["releases_evaluated"]] == ["vllm"]
+
+
+def test_diagnose_with_an_engine_named_without_a_release_evaluates_it_and_says_so(capsys, tmp_path):
+    log = tmp_path / "trace.log"
+    log.write_text("RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    _, out, _ = run(capsys, "diagnose", str(log), "--hardware", "rtx-5090", "--engine", "vllm", "--format", "json")
+    assert [(e["engine"], e["how"]) for e in json.loads(out)["report"]["releases_evaluated"]] == [("vllm", "named")]
+    _, text, _ = run(capsys, "diagnose", str(log), "--hardware", "rtx-5090", "--engine", "vllm")
+    assert re.search(r"vllm \(--engine, version not stated; evaluated at \d+ releases, 0\.9\.2-[\d.]+\)", text)
