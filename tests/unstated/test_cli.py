@@ -146,3 +146,8 @@ def test_diagnose_with_an_engine_named_without_a_release_evaluates_it_and_says_s
     assert [(e["engine"], e["how"]) for e in json.loads(out)["report"]["releases_evaluated"]] == [("vllm", "named")]
     _, text, _ = run(capsys, "diagnose", str(log), "--hardware", "rtx-5090", "--engine", "vllm")
     assert re.search(r"vllm \(--engine, version not stated; evaluated at \d+ releases, 0\.9\.2-[\d.]+\)", text)
+
+
+def test_the_markdown_bug_report_says_the_release_was_not_stated(capsys):
+    _, out, _ = run(capsys, "check", NVFP4, *SPARK, "--engine", "sglang", "--format", "markdown")
+    assert re.search(r"\| engine \| sglang, release not stated: evaluated at \d+ releases \(0\.5\.0-[\d.]+\)", out)
