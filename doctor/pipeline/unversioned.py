@@ -25,17 +25,30 @@ RANK = {severity: i for i, severity in enumerate(SEVERITIES)}  # error 0 (most s
 
 
 def evaluated_releases(engine: Engine, rules: Sequence[Rule]) -> list[str]:
-    """The engine's releases (`unstated_releases`) and the version boundaries its rules name, each once,
+    """The engine's releases (`unstated_releases`), the releases between them its wheel-derived tables hold
+    (patch releases with their own pins and binaries) and the version boundaries its rules name, each once,
     oldest first: a rule's window between two listed releases is evaluated too."""
     known = [v for v in (_version(r) for r in engine.unstated_releases()) if v is not None]
     if not known:
         return []
     oldest, newest = min(known), max(known)
     found = {v: str(v) for v in known}
+    for table_release in _table_releases(engine.package):  # patch releases the wheel-derived tables hold
+        if oldest <= table_release <= newest:
+            found.setdefault(table_release, str(table_release))
     for boundary in _rule_boundaries(engine, rules):
         if boundary >= oldest and (boundary <= newest or not engine.releases_complete):
             found.setdefault(boundary, str(boundary))
     return [found[v] for v in sorted(found)]
+
+
+def _table_releases(package: str) -> set[Version]:
+    """The final releases of `package` that a wheel-derived table under doctor/data holds (doctor.data_tables:
+    its facts, the packages its wheels pin, its wheels' archs)."""
+    from doctor import data_tables
+
+    return {v for table in data_tables.tables() if table.package == package
+            for v in (data_tables.stable(r) for r in data_tables.versions_in(table)) if v is not None}
 
 
 def _rule_boundaries(engine: Engine, rules: Sequence[Rule]) -> set[Version]:

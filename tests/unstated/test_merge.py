@@ -106,6 +106,7 @@ def test_the_evaluated_releases_are_the_engines_and_its_rules_boundaries_within_
     rules = load_rules()
     vllm = evaluated_releases(VLLM, rules)
     assert set(VLLM.releases) <= set(vllm) and "0.11.1" in vllm  # VLLM rules gate on >=0.11.1,<0.12.0
+    assert {"0.10.1.1", "0.18.1", "0.27.1"} <= set(vllm)  # patch releases the pins, archs and derived tables hold
     sglang = registry.get("sglang")
     assert evaluated_releases(sglang, rules)[-1] == sglang.releases[-1]  # complete list: no 0.5.24 guessed
     llama = evaluated_releases(registry.get("llama.cpp"), rules)
