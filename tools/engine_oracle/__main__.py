@@ -73,8 +73,8 @@ def _plan(args: argparse.Namespace) -> list[tuple[str, list[grid.Query]]]:
 def _run_one(env: Any, cap: str, asked: list[grid.Query], variables: dict[str, str], raw: Path) -> dict[str, Any]:
     started = time.monotonic()
     with grid_dirs(asked) as dirs:
-        jobs = [{"id": q.id, "model_dir": str(dirs[q.id]), "flags": list(q.flags), "env": dict(q.env)}
-                for q in asked]
+        jobs = [{"id": q.id, "model_dir": str(dirs[q.id]), "flags": list(q.flags), "env": dict(q.env),
+                 **({"drafter": q.drafter} if getattr(q, "drafter", None) else {})} for q in asked]
         if env.engine == "sglang":
             records = _per_environment(env, cap, jobs, variables)
         else:

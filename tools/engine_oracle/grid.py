@@ -52,6 +52,9 @@ class Shape:
     vllm_quants: tuple[str, ...] = ()
     vllm_kv_fp8: tuple[str, ...] = ()
     vllm_controls: tuple[str, ...] = ()
+    # formats whose MTP drafter is also asked (vLLM only): `--speculative-config` with method "mtp", the drafter
+    # model built as vLLM's spec-decode proposer builds it, recorded as an entry of its own
+    vllm_drafters: tuple[str, ...] = ()
 
     @property
     def all_quants(self) -> tuple[str, ...]:
@@ -103,6 +106,34 @@ GEMMA2 = {  # google/gemma-2-9b: head size 256, alternating 4096-token sliding w
     "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "vocab_size": 256000,
     "rms_norm_eps": 1e-6, "num_hidden_layers": 2,
     "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "rope_theta": 10000.0}
+KNOWNGOOD = Path(__file__).resolve().parents[2] / "tests" / "knowngood" / "models"
+
+
+def knowngood(folder: str) -> dict[str, Any]:
+    """A config of the known-good corpus (tests/knowngood/models/README.md gives each one's source)."""
+    return json.loads((KNOWNGOOD / folder / "config.json").read_text(encoding="utf-8"))
+
+
+def _gemma4(layers: int = 2) -> dict[str, Any]:
+    """google/gemma-4-26B-A4B: the text model's layers shrunk to one sliding (head size 256) and one full
+    attention layer (global head size 512, one K=V head pair), as it ships: multimodal, vision tower included."""
+    config = copy.deepcopy(knowngood("google--gemma-4-26B-A4B"))
+    text = config["text_config"]
+    text["num_hidden_layers"] = layers
+    text["layer_types"] = ["sliding_attention", "full_attention"][:layers]
+    return config
+
+
+def _nemotron3(folder: str, pattern: str) -> dict[str, Any]:
+    """NVIDIA Nemotron 3 (Mamba-2 + MoE + a few attention layers), every kind of block of the published
+    `hybrid_override_pattern` once. `auto_map` is dropped: the grid directory holds no custom code, and the
+    releases that build it use their own NemotronH config and model."""
+    config = copy.deepcopy(knowngood(folder))
+    config.pop("auto_map", None)
+    config.update(hybrid_override_pattern=pattern, num_hidden_layers=len(pattern))
+    return config
+
+
 LLAMA_H64 = {  # meta-llama/Llama-3.2-1B: head size 64
     **_without_quant(bundled("meta-llama--Llama-3.1-8B-Instruct")), "hidden_size": 2048, "intermediate_size": 8192,
     "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64, "num_hidden_layers": 2}
@@ -115,6 +146,7 @@ def shapes() -> list[Shape]:
     llama = shrink(bundled("meta-llama--Llama-3.1-8B-Instruct"), 2)
     qwen_moe = shrink(bundled("Qwen--Qwen3-30B-A3B"), 2)
     glm = shrink(bundled("zai-org--GLM-4.7-FP8"), 2, first_k_dense_replace=1, num_nextn_predict_layers=0)
+    glm_mtp = shrink(bundled("zai-org--GLM-4.7-FP8"), 2, first_k_dense_replace=1)  # its one nextn layer
     gpt_oss = shrink(bundled("openai--gpt-oss-20b"), 2, layer_types=["sliding_attention", "full_attention"])
     return [
         Shape("mla-moe", "deepseek-ai/DeepSeek-V3 config.json, 2 layers (1 dense, 1 MoE)", deepseek,
@@ -144,6 +176,31 @@ def shapes() -> list[Shape]:
               vllm_controls=("bf16",)),
         Shape("gqa-h128-mamba", "nvidia/NVIDIA-Nemotron-Nano-9B-v2 shape (Mamba-2, relu2), 5 layers", NEMOTRON_H,
               ("bf16",)),
+        *new_shapes(deepseek, glm_mtp),
+    ]
+
+
+def new_shapes(deepseek: dict[str, Any], glm_mtp: dict[str, Any]) -> list[Shape]:
+    """Asked of vLLM only (2026-11-28): head size 512, Mamba + MoE, latent MoE, MTP drafters."""
+    # Qwen3-Next's drafter first: built after the other new shapes in one process, vLLM 0.33.0 segfaulted
+    return [
+        Shape("gqa-h256-linear-moe-mtp", "Qwen/Qwen3-Next-80B-A3B shape, 4 layers, its MTP module asked as the "
+              "drafter", QWEN3_NEXT, (), vllm_drafters=("bf16", "fp8-block")),
+        Shape("gqa-h256-g512-swa-moe", "google/gemma-4-26B-A4B config.json (tests/knowngood/models), text model "
+              "shrunk to 2 layers: sliding window (head size 256) and full attention (global head size 512)",
+              _gemma4(), (), vllm_quants=("bf16", "nvfp4"), vllm_kv_fp8=("bf16",), vllm_controls=("bf16",)),
+        Shape("gqa-h128-mamba-moe", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 config.json "
+              "(tests/knowngood/models), pattern MEM*E (Mamba-2, MoE, attention)",
+              _nemotron3("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "MEM*E"), (),
+              vllm_quants=("bf16", "nvfp4", "fp8-tensor"), vllm_kv_fp8=("bf16",)),
+        Shape("gqa-h128-mamba-latent-moe", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B config.json "
+              "(tests/knowngood/models; latent MoE, moe_latent_size 1024, one MTP layer), pattern MEM*E",
+              _nemotron3("nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "MEM*E"), (),
+              vllm_quants=("bf16", "nvfp4"), vllm_kv_fp8=("nvfp4",), vllm_drafters=("bf16", "nvfp4")),
+        Shape("mla-moe-mtp", "deepseek-ai/DeepSeek-V3 config.json, 2 layers, its one MTP (nextn) layer asked as "
+              "the drafter of --speculative-config method mtp", deepseek, (), vllm_drafters=("native", "nvfp4")),
+        Shape("gqa-h128-moe-fp8-mtp", "zai-org/GLM-4.7-FP8 config.json, 2 layers, its one MTP (nextn) layer "
+              "asked as the drafter", glm_mtp, (), vllm_drafters=("native",)),
     ]
 
 
@@ -164,6 +221,15 @@ class Query:
     flags: tuple[str, ...]
     config: dict[str, Any]
     env: tuple[tuple[str, str], ...] = ()
+    drafter: str | None = None  # "mtp": the query builds the drafter vLLM's spec-decode proposer builds
+
+
+SPECULATIVE_MTP = ("--speculative-config", json.dumps({"method": "mtp", "num_speculative_tokens": 1}))
+
+
+def drafter_queries(shape: Shape) -> list[Query]:
+    return [Query(f"{shape.name}:{quant}+mtp", shape.name, quant, (*BASE_FLAGS, *SPECULATIVE_MTP),
+                  with_quant(shape.config, quant), drafter="mtp") for quant in shape.vllm_drafters]
 
 
 def queries(control: bool = False) -> list[Query]:
@@ -187,4 +253,5 @@ def queries(control: bool = False) -> list[Query]:
             suffix = ",".join(f"{k}={v}" for k, v in env)
             asked.append(Query(f"{shape.name}:{quant}+env={suffix}", shape.name, quant, BASE_FLAGS,
                                with_quant(shape.config, quant), env))
+        asked += [] if control else drafter_queries(shape)
     return asked

@@ -181,6 +181,49 @@ def _build(config: Any) -> torch.nn.Module:
         return initialize_model(vllm_config=config)
 
 
+def _draft_vllm_config(config: Any) -> Any:
+    """The VllmConfig vLLM's spec-decode proposer builds its drafter under: the proposer's own
+    `_create_draft_vllm_config` where the release has one (the speculative config's MoE backend, attention
+    backend and KV dtype replace the target's), else the target's config as it is (older EagleProposer.load_model
+    passes `self.vllm_config`)."""
+    from types import SimpleNamespace
+    proposer = None
+    with contextlib.suppress(ImportError):
+        from vllm.v1.spec_decode.eagle import EagleProposer as proposer
+    make = getattr(proposer, "_create_draft_vllm_config", None)
+    if make is None:
+        return config
+    return make(SimpleNamespace(vllm_config=config, speculative_config=config.speculative_config))
+
+
+def _build_drafter(config: Any) -> torch.nn.Module:
+    """The MTP drafter as the proposer's `load_model` builds it: `get_model(vllm_config=<draft config>,
+    model_config=speculative_config.draft_model_config)`, whose loader calls `initialize_model` with both;
+    here on `meta`, without loading weights (what the dummy loader would do next)."""
+    from vllm.config import set_current_vllm_config
+    from vllm.model_executor.model_loader.utils import initialize_model
+    try:
+        from vllm.utils.torch_utils import set_default_torch_dtype
+    except ImportError:
+        from vllm.model_executor.model_loader.utils import set_default_torch_dtype
+    speculative = config.speculative_config
+    if speculative is None or speculative.draft_model_config is None:
+        raise ValueError("no drafter model: the speculative config names none")
+    draft_config = _draft_vllm_config(config)
+    draft_model = speculative.draft_model_config
+    with set_current_vllm_config(draft_config), set_default_torch_dtype(draft_model.dtype), \
+            torch.device("meta"), emulated_device.CudaToMeta():
+        return initialize_model(vllm_config=draft_config, model_config=draft_model)
+
+
+def _drafter_summary(config: Any) -> dict[str, Any]:
+    speculative = config.speculative_config
+    draft = speculative.draft_model_config if speculative is not None else None
+    return {"method": getattr(speculative, "method", None),
+            "architecture": (draft.architectures or [None])[0] if draft is not None else None,
+            "quantization": getattr(draft, "quantization", None) if draft is not None else None}
+
+
 def _summary(config: Any) -> dict[str, Any]:
     model = config.model_config
     quant = getattr(config, "quant_config", None)
@@ -229,7 +272,11 @@ def _configure_and_build(session: Session, query: dict[str, Any], started: float
         result["engine_config"] = _summary(config)
         try:
             session.ensure(config)
-            model = _build(config)
+            if query.get("drafter"):
+                result["drafter"] = _drafter_summary(config)
+                model = _build_drafter(config)
+            else:
+                model = _build(config)
             result["layers"] = walk_layers(model)
             del model
         except BaseException as error:
