@@ -8,6 +8,7 @@ usually ship the same selection code, but not always (0.15.1)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from packaging.version import Version
@@ -66,8 +67,23 @@ def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, A
                  and e.get("env", {}) == (env or {})), None)
 
 
-def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
-    """(release of the table, its entry, why there is none)."""
+# The speculative method whose drafter the grid builds (tools/engine_oracle/grid.py SPECULATIVE_MTP)
+GRID_DRAFTER = "mtp"
+
+
+def speculative_method(run: EngineRun) -> str | None:
+    """The `method` of `--speculative-config JSON`; None without one (or one that is not JSON)."""
+    raw = run.launch.get("speculative_config")
+    try:
+        spec = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return None
+    method = spec.get("method") if isinstance(spec, dict) else None
+    return str(method) if method else None
+
+
+def lookup(run: EngineRun, drafter: str | None = None) -> tuple[str | None, dict[str, Any] | None, str]:
+    """(release of the table, its entry, why there is none); with `drafter`, the drafter's entry."""
     model = run.facts.model
     if model is None or run.gpu is None:
         return None, None, "no model or GPU"
@@ -75,14 +91,16 @@ def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
     if release is None:
         return None, None, f"no derived table for vLLM {run.version.base_version} (tabulated: " \
                            f"{', '.join(tabulated()) or 'none'})"
-    shape = shape_class(model)
+    shape = shape_class(model, drafter)
     entries = table(release)["entries"]
     capability = capability_label(run.gpu.capability)
     if not any(e["capability"] == capability for e in entries):
         return release, None, f"capability {capability} not emulated for vLLM {release}"
-    entry = _matching(entries, capability, shape, kv_dtype(run), forced_moe(run), grid_env(run))
+    # a drafter entry is asked without --moe-backend (the speculative config's own moe_backend would apply)
+    moe = None if drafter else forced_moe(run)
+    entry = _matching(entries, capability, shape, kv_dtype(run), moe, grid_env(run))
     if entry is None:
-        forced = f", --moe-backend {forced_moe(run)}" if forced_moe(run) else ""
+        forced = f", --moe-backend {moe}" if moe else ""
         return release, None, f"shape class {shape_key(shape)} (KV {kv_dtype(run)}{forced}) not in the grid " \
                               f"of vLLM {release}"
     return release, entry, ""
@@ -206,6 +224,36 @@ def _forced_rejection(run: EngineRun, entry: dict[str, Any]) -> dict[str, Any] |
     return {"backend": forced, "reasons": "; ".join(reasons), "works": attention.get("backend") or ""}
 
 
+def _drafter_view(run: EngineRun) -> dict[str, Any] | None:
+    """The MTP drafter vLLM's spec-decode proposer builds for `--speculative-config` method mtp, from its own
+    grid entry: status, and the drafter's own rejection or kernel without code. A model-specific MTP method
+    name (`deepseek_mtp`, ...) is another query (older releases parse it their own way): not derived."""
+    method = speculative_method(run)
+    if method is None or not (method == GRID_DRAFTER or method.endswith("_mtp")):
+        return None
+    if method != GRID_DRAFTER:
+        return {"status": "not_derived", "method": method,
+                "why": f"the grid builds the drafter of --speculative-config method {GRID_DRAFTER}, not {method}"}
+    release, entry, why = lookup(run, GRID_DRAFTER)
+    stopped = _first_error(entry, "emulation") if entry is not None else None
+    if stopped is not None:
+        why, entry = f"the emulation of vLLM {release}'s drafter stopped at {stopped['stage']}: {stopped['type']}", None
+    if entry is None or release is None:
+        return {"status": "not_derived", "method": method, "why": why, "release": release}
+    drafter = {"status": "derived", "method": method, "release": release, "capability": entry["capability"],
+               "shape": entry["shape_key"], "architecture": (entry.get("drafter") or {}).get("architecture"),
+               "attention": (entry.get("attention") or {}).get("backend"), "moe": entry.get("moe"),
+               "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability "
+                         f"{entry['capability']})", "rejection": None, "no_code": None}
+    error = _first_error(entry)
+    if error is not None:
+        drafter["rejection"] = {**error, "message": error["message"].splitlines()[0][:1200],
+                                "fix": _rejection_fix(entry, release)}
+    else:
+        drafter["no_code"] = _without_code(entry, release)
+    return drafter
+
+
 def view(run: EngineRun) -> dict[str, Any]:
     """What rules read under `vllm.derived`: `status` derived / not_derived, and for a derived entry the
     decisions, the engine's own rejection (`rejection`), a forced attention backend vLLM refuses
@@ -214,8 +262,9 @@ def view(run: EngineRun) -> dict[str, Any]:
     if entry is not None and _first_error(entry, "emulation") is not None:
         stopped = _first_error(entry, "emulation")
         why, entry = f"the emulation of vLLM {release} stopped at {stopped['stage']}: {stopped['type']}", None
+    drafter = _drafter_view(run)
     if entry is None:
-        return {"status": "not_derived", "why": why, "release": release}
+        return {"status": "not_derived", "why": why, "release": release, "drafter": drafter}
     assert release is not None
     attention = entry.get("attention") or {}
     out: dict[str, Any] = {
@@ -223,6 +272,7 @@ def view(run: EngineRun) -> dict[str, Any]:
         "grid": entry["grid"], "attention": attention.get("backend"), "moe": entry.get("moe"),
         "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability {entry['capability']})",
         "rejection": None, "forced_rejection": _forced_rejection(run, entry), "fallback": None, "no_code": None,
+        "drafter": drafter,
     }
     error = _first_error(entry)
     if error is not None:
