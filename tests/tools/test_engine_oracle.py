@@ -32,7 +32,7 @@ def test_every_grid_shape_is_its_own_shape_class():
     keys = {}
     for shape in grid.shapes():
         for quant, drafter in [(q, None) for q in shape.all_quants] + [(q, "mtp") for q in shape.vllm_drafters]:
-            key = shape_key(tables.classify(grid.with_quant(shape.config, quant), drafter))
+            key = (shape_key(tables.classify(grid.with_quant(shape.config, quant), drafter)), shape.tp)
             assert key not in keys, (shape.name, quant, keys.get(key))
             keys[key] = (shape.name, quant)
 

@@ -55,6 +55,7 @@ class Shape:
     # formats whose MTP drafter is also asked (vLLM only): `--speculative-config` with method "mtp", the drafter
     # model built as vLLM's spec-decode proposer builds it, recorded as an entry of its own
     vllm_drafters: tuple[str, ...] = ()
+    tp: int = 1  # > 1: asked as rank 0 of a tensor-parallel world of this size (one process per rank)
 
     @property
     def all_quants(self) -> tuple[str, ...]:
@@ -176,12 +177,24 @@ def shapes() -> list[Shape]:
               vllm_controls=("bf16",)),
         Shape("gqa-h128-mamba", "nvidia/NVIDIA-Nemotron-Nano-9B-v2 shape (Mamba-2, relu2), 5 layers", NEMOTRON_H,
               ("bf16",)),
-        *new_shapes(deepseek, glm_mtp),
+        *new_shapes(deepseek, glm_mtp, qwen_moe, gpt_oss),
     ]
 
 
-def new_shapes(deepseek: dict[str, Any], glm_mtp: dict[str, Any]) -> list[Shape]:
-    """Asked of vLLM only (2026-11-28): head size 512, Mamba + MoE, latent MoE, MTP drafters."""
+def new_shapes(deepseek: dict[str, Any], glm_mtp: dict[str, Any], qwen_moe: dict[str, Any],
+               gpt_oss: dict[str, Any]) -> list[Shape]:
+    """Asked of vLLM only (2026-11-28): head size 512, Mamba + MoE, latent MoE, MTP drafters, and rank 0 of a
+    TP=2 world for shapes whose per-rank heads or expert widths can move a choice."""
+    tp_shapes = [
+        Shape("mla-moe-tp2", "deepseek-ai/DeepSeek-V3 config.json, 2 layers, rank 0 of TP=2 (64 of 128 heads)",
+              deepseek, (), vllm_quants=("native", "nvfp4"), tp=2),
+        Shape("gqa-h128-moe-tp2", "Qwen/Qwen3-30B-A3B config.json, 2 layers, rank 0 of TP=2", qwen_moe, (),
+              vllm_quants=("bf16", "fp8-block", "nvfp4"), tp=2),
+        Shape("gqa-h64-swa-sinks-moe-tp2", "openai/gpt-oss-20b config.json, 2 layers, rank 0 of TP=2", gpt_oss, (),
+              vllm_quants=("native",), tp=2),
+        Shape("gqa-h256-g512-swa-moe-tp2", "google/gemma-4-26B-A4B config.json, 2 layers, rank 0 of TP=2", _gemma4(),
+              (), vllm_quants=("bf16", "nvfp4"), tp=2),
+    ]
     # Qwen3-Next's drafter first: built after the other new shapes in one process, vLLM 0.33.0 segfaulted
     return [
         Shape("gqa-h256-linear-moe-mtp", "Qwen/Qwen3-Next-80B-A3B shape, 4 layers, its MTP module asked as the "
@@ -201,6 +214,7 @@ def new_shapes(deepseek: dict[str, Any], glm_mtp: dict[str, Any]) -> list[Shape]
               "the drafter of --speculative-config method mtp", deepseek, (), vllm_drafters=("native", "nvfp4")),
         Shape("gqa-h128-moe-fp8-mtp", "zai-org/GLM-4.7-FP8 config.json, 2 layers, its one MTP (nextn) layer "
               "asked as the drafter", glm_mtp, (), vllm_drafters=("native",)),
+        *tp_shapes,
     ]
 
 
@@ -222,6 +236,11 @@ class Query:
     config: dict[str, Any]
     env: tuple[tuple[str, str], ...] = ()
     drafter: str | None = None  # "mtp": the query builds the drafter vLLM's spec-decode proposer builds
+    tp: int = 1
+
+
+def tp_flags(tp: int) -> tuple[str, ...]:
+    return ("--tensor-parallel-size", str(tp)) if tp > 1 else ()
 
 
 SPECULATIVE_MTP = ("--speculative-config", json.dumps({"method": "mtp", "num_speculative_tokens": 1}))
@@ -242,9 +261,9 @@ def queries(control: bool = False) -> list[Query]:
             kv_variants = [()] + ([("--kv-cache-dtype", "fp8")] if kv_fp8 else []) \
                 + ([("--kv-cache-dtype", "nvfp4")] if quant in shape.kv_nvfp4 else [])
             for kv in kv_variants:
-                flags = (*BASE_FLAGS, *kv)
+                flags = (*BASE_FLAGS, *kv, *tp_flags(shape.tp))
                 suffix = f"+kv-{kv[1]}" if kv else ""
-                asked.append(Query(f"{shape.name}:{quant}{suffix}", shape.name, quant, flags, config))
+                asked.append(Query(f"{shape.name}:{quant}{suffix}", shape.name, quant, flags, config, tp=shape.tp))
         for quant, backend in () if control else shape.forced_moe:
             flags = (*BASE_FLAGS, "--moe-backend", backend)
             asked.append(Query(f"{shape.name}:{quant}+moe={backend}", shape.name, quant, flags,

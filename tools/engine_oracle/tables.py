@@ -129,6 +129,7 @@ def entry(capability: str, query: Query, provenance: str, record: dict[str, Any]
         "flags": flags,
         "engine_config": record.get("engine_config"),
         **({"drafter": record.get("drafter")} if query.drafter else {}),
+        **({"tp": query.tp} if query.tp > 1 else {}),
         "attention": _attention(record), "moe": _moe(record), "linear": _linear(record),
         "errors": [{**error, "kind": error_kind(error)} for error in record.get("errors", [])],
         "log": [line["msg"][:600] for line in record.get("log", []) if DECISION_LINE.search(line["msg"])],

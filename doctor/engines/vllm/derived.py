@@ -61,10 +61,14 @@ def grid_env(run: EngineRun) -> dict[str, str]:
 
 
 def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, Any], kv: str,
-              moe: str | None = None, env: dict[str, str] | None = None) -> dict | None:
+              moe: str | None = None, env: dict[str, str] | None = None, tp: int = 1) -> dict | None:
     return next((e for e in entries if e["capability"] == capability and e["shape"] == shape
                  and e["kv_cache_dtype"] == kv and e.get("moe_backend") == moe
-                 and e.get("env", {}) == (env or {})), None)
+                 and e.get("env", {}) == (env or {}) and e.get("tp", 1) == tp), None)
+
+
+def tensor_parallel(run: EngineRun) -> int:
+    return int(run.launch.get("tp") or 1)  # type: ignore[call-overload]
 
 
 # The speculative method whose drafter the grid builds (tools/engine_oracle/grid.py SPECULATIVE_MTP)
@@ -98,7 +102,10 @@ def lookup(run: EngineRun, drafter: str | None = None) -> tuple[str | None, dict
         return release, None, f"capability {capability} not emulated for vLLM {release}"
     # a drafter entry is asked without --moe-backend (the speculative config's own moe_backend would apply)
     moe = None if drafter else forced_moe(run)
-    entry = _matching(entries, capability, shape, kv_dtype(run), moe, grid_env(run))
+    # rank 0 of the run's own TP size where the grid asks it; else the one-rank entry, as every table before
+    # the TP queries (the view names the TP size the entry was derived at)
+    entry = _matching(entries, capability, shape, kv_dtype(run), moe, grid_env(run), tensor_parallel(run)) \
+        or _matching(entries, capability, shape, kv_dtype(run), moe, grid_env(run))
     if entry is None:
         forced = f", --moe-backend {moe}" if moe else ""
         return release, None, f"shape class {shape_key(shape)} (KV {kv_dtype(run)}{forced}) not in the grid " \
@@ -117,7 +124,7 @@ def _elsewhere(entry: dict[str, Any], release: str, accept: Any) -> str | None:
         if other == release:
             continue
         found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
-                          entry.get("moe_backend"), entry.get("env"))
+                          entry.get("moe_backend"), entry.get("env"), entry.get("tp", 1))
         if found is not None and accept({**found, "release": other}):
             return other
     return None
@@ -164,6 +171,7 @@ def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str)
     fixes = []
     for other in table(release)["entries"]:
         if other["capability"] == entry["capability"] and other["shape"] == entry["shape"] and other.get("env") \
+                and other.get("tp", 1) == entry.get("tp", 1) \
                 and other["kv_cache_dtype"] == entry["kv_cache_dtype"] and not other.get("moe_backend") \
                 and _has_code(other, release, library, family):
             setting = " ".join(f"{k}={v}" for k, v in other["env"].items())
@@ -172,7 +180,7 @@ def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str)
     newer = [r for r in tabulated() if Version(r) > Version(release)]
     for other in newer:
         found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
-                          entry.get("moe_backend"), entry.get("env"))
+                          entry.get("moe_backend"), entry.get("env"), entry.get("tp", 1))
         if found is not None and _has_code(found, other, library, family):
             fixes.append(f"or upgrade to vLLM {other}, whose {library} has {family} sources")
             break
@@ -182,7 +190,8 @@ def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str)
 def _rejection_fix(entry: dict[str, Any], release: str) -> str:
     """Without the forced MoE backend when vLLM's own pick builds; else the nearest release that builds."""
     if entry.get("moe_backend"):
-        auto = _matching(table(release)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"])
+        auto = _matching(table(release)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
+                         tp=entry.get("tp", 1))
         if auto is not None and not auto["errors"]:
             picked = (auto.get("moe") or {}).get("backend") or "its own choice"
             return f"Drop --moe-backend {entry['moe_backend']}: vLLM {release} picks {picked} for this shape on " \
@@ -190,7 +199,7 @@ def _rejection_fix(entry: dict[str, Any], release: str) -> str:
     if entry["kv_cache_dtype"] != "auto":
         for kv, spelled in (("fp8", "--kv-cache-dtype fp8"), ("auto", "no --kv-cache-dtype")):
             other = _matching(table(release)["entries"], entry["capability"], entry["shape"], kv,
-                              entry.get("moe_backend"), entry.get("env"))
+                              entry.get("moe_backend"), entry.get("env"), entry.get("tp", 1))
             if kv != entry["kv_cache_dtype"] and other is not None and not other["errors"]:
                 picked = (other.get("attention") or {}).get("backend") or "its own choice"
                 return f"Use {spelled}: vLLM {release} builds this shape with it on capability " \
@@ -271,7 +280,8 @@ def view(run: EngineRun) -> dict[str, Any]:
         "status": "derived", "release": release, "capability": entry["capability"], "shape": entry["shape_key"],
         "grid": entry["grid"], "attention": attention.get("backend"), "moe": entry.get("moe"),
         "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability {entry['capability']})",
-        "rejection": None, "forced_rejection": _forced_rejection(run, entry), "fallback": None, "no_code": None,
+        "tp": entry.get("tp", 1), "rejection": None, "forced_rejection": _forced_rejection(run, entry),
+        "fallback": None, "no_code": None,
         "drafter": drafter,
     }
     error = _first_error(entry)

@@ -84,3 +84,16 @@ def test_a_drafter_the_grid_does_not_build_is_not_derived():
     assert derived.view(run_for(DSV3))["drafter"] is None  # no speculative config: no drafter
     eagle = json.dumps({"method": "eagle3", "model": "x"})
     assert derived.view(run_for(DSV3, NEWEST, "--speculative-config", eagle))["drafter"] is None
+
+
+GPT_OSS = "openai/gpt-oss-20b"
+
+
+def test_a_tensor_parallel_run_reads_rank_0_of_its_own_tp_size():
+    tp2 = derived.view(run_for(GPT_OSS, NEWEST, "--tensor-parallel-size", "2"))
+    assert tp2["status"] == "derived" and tp2["tp"] == 2 and tp2["grid"] == "gqa-h64-swa-sinks-moe-tp2:native"
+    # a TP size the grid does not ask reads the one-rank entry, as before the TP queries, and says so
+    tp4 = derived.view(run_for(GPT_OSS, NEWEST, "--tensor-parallel-size", "4"))
+    assert tp4["status"] == "derived" and tp4["tp"] == 1 and tp4["grid"] == "gqa-h64-swa-sinks-moe:native"
+    one = derived.view(run_for(GPT_OSS))
+    assert one["tp"] == 1 and one["grid"] == "gqa-h64-swa-sinks-moe:native"
