@@ -753,6 +753,14 @@ CASES = [
     a("DSP009", True, "INT4 MLA experts: not in the grid", vl("0.33.0", KIMI)),
     a("DSP009", True, "a release without a table (no 0.8.x table: 0.9.2 is the first with sm_120 code)", vl("0.8.5")),
     a("DSP009", False, "Llama BF16 on 0.33: derived", vl("0.33.0")),
+    # MTP drafters (tools/engine_oracle/grid.py new_shapes): their own entries, keyed shape class + drafter
+    a("DSP049", True, "a dense model's MTP drafter: no drafter entry", vl("0.33.0"), "--speculative-config",
+      '{"method": "mtp", "num_speculative_tokens": 1}'),
+    a("DSP049", True, "a model-specific MTP method name: the grid asks method mtp", vl("0.33.0", DSV3),
+      "--speculative-config", '{"method": "deepseek_mtp", "num_speculative_tokens": 1}'),
+    a("DSP049", False, "DeepSeek-V3's MTP drafter on 0.33: derived", vl("0.33.0", DSV3), "--speculative-config",
+      '{"method": "mtp", "num_speculative_tokens": 1}'),
+    a("DSP049", False, "no speculative config", vl("0.33.0", DSV3)),
 ]
 
 
