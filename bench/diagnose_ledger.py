@@ -95,7 +95,7 @@ def diagnose_entry(entry: Entry) -> tuple[str, list[str]]:
 
     facts = load_profile(hardware_for(entry.gpu)).replace(libraries={}, env={})
     with contextlib.suppress(DoctorError):  # a version string --engine would refuse: run without it
-        facts = with_engines(facts, engine_specs(entry))
+        facts = with_engines(facts, engine_specs(entry), pinned=False)  # as `diagnose` does
     stream = io.BufferedReader(io.BytesIO(entry.error.encode()))
     diagnosis = diagnose(stream, entry.url, facts, "ledger", {})
     named = [e.rule for e in diagnosis.explanations]

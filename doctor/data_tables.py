@@ -17,6 +17,7 @@ from packaging.version import InvalidVersion, Version
 
 DATA = Path(__file__).resolve().parent / "data"
 X86 = "x86_64"
+PINS = "engine_pins.json"  # what each engine release's wheel pins (tools/engine_pins.py)
 
 
 @dataclass(frozen=True)
@@ -29,11 +30,14 @@ class Table:
 
 def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
     """Every wheel-derived table, found by its layout (nothing here names an engine): `<package>_facts.json`
-    keyed by release, `<package>/index.json` with its `releases`, and each package of `wheel_archs.json`."""
+    keyed by release, `<package>/index.json` with its `releases`, each engine of `engine_pins.json` and each
+    package of `wheel_archs.json`."""
     found = [Table(f"{p.stem.removesuffix('_facts')} facts", p.stem.removesuffix("_facts"), p.name)
              for p in sorted(data_dir.glob("*_facts.json"))]
     found += [Table(f"{p.parent.name} facts", p.parent.name, f"{p.parent.name}/index.json")
               for p in sorted(data_dir.glob("*/index.json")) if "releases" in _load(p)]
+    found += [Table(f"engine pins: {package}", package, PINS)
+              for package in sorted(_load(data_dir / PINS).get("engines", {}))]
     audited = sorted({w["package"] for w in _load(data_dir / "wheel_archs.json").get("wheels", [])})
     found += [Table(f"wheel archs: {package}", package, "wheel_archs.json", X86) for package in audited]
     return tuple(found)
@@ -55,6 +59,8 @@ def versions_in(table: Table, data_dir: Path = DATA) -> list[str]:
         found = [v for v, entry in data.items() if "error" not in entry]
     elif table.path.endswith("/index.json"):
         found = list(data.get("releases", []))
+    elif table.path == PINS:
+        found = list(data.get("engines", {}).get(table.package, {}))
     else:
         found = [w["version"] for w in data.get("wheels", [])
                  if w["package"] == table.package and w.get("platform", X86) == (table.machine or X86)]

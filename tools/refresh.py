@@ -9,7 +9,8 @@ sgl-kernel, sglang-kernel, flashinfer-cubin and LMCache) it reads the newest rel
 PyPI (`pip index versions`, the ordinary client) for the final releases after it, and runs the table's own
 generator for exactly those: tools/sglang_facts.py (and appends them to doctor/engines/sglang/releases.py,
 whose list says "every release"), `python -m tools.vllm_facts --versions` (after tools/vllm_moe_activations.py on
-the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target. Wheels go to
+the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target, tools/engine_pins.py (what each
+engine release's wheel pins). Wheels go to
 $SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
 """
 
@@ -54,6 +55,8 @@ class Step:
             return [python, "tools/sglang_facts.py", "--cache", str(cache / "downloads"), *self.new]
         if self.table.path == "triton_facts.json":
             return [python, "-m", "tools.triton_facts", "--drop-sites", *self.new]
+        if self.table.path == "engine_pins.json":
+            return [python, "tools/engine_pins.py"]  # rewrites every engine's rows from PyPI
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
                     "--delete-wheels"]
@@ -136,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         if step.table.path == "sglang_facts.json":
             add_sglang_releases(list(step.new))
     return 1 if failed else 0
+
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def base_facts(args: argparse.Namespace, environ: dict[str, str]):
 
     facts_file = args.facts[0] if args.facts else None
     facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file, engines=args.engine,
-                         offline=True)
+                         offline=True, pinned=False)
     name = (f"profile {args.hardware}" if args.hardware else f"facts {facts_file}" if facts_file else "this machine")
     if args.engine:
         name += " + --engine " + ", ".join(args.engine)

@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from doctor.engines.pins import implied_libraries
 from doctor.engines.registry import engine_distributions, parse_engine_spec, scanned_engine_packages
 from doctor.hardware import load_profile
 from doctor.pipeline.facts import Facts, Gpu, Library, Source
@@ -56,7 +57,9 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
 
 def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, facts_file: Path | None = None,
                  engines: Sequence[str] = (), model: str | None = None, deep: bool = False,
-                 offline: bool = False) -> Facts:
+                 offline: bool = False, pinned: bool = True) -> Facts:
+    """`pinned`: add what the `engines` releases pin (torch, FlashInfer, ...) where the facts lack them;
+    `diagnose` judges a log by what it states and leaves them out."""
     if facts_file is not None:
         facts = load_facts(facts_file)
     elif hardware is not None:
@@ -64,19 +67,23 @@ def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, fac
         facts = profile.replace(libraries=installed_libraries(environ), env=probe_env(environ))
     else:
         facts = live_facts(environ, deep=deep)
-    facts = with_engines(facts, engines)
+    facts = with_engines(facts, engines, pinned=pinned)
     if model is not None:
         facts = facts.replace(model=load_model(model, environ, offline=offline))
     return facts
 
 
-def with_engines(facts: Facts, engines: Sequence[str]) -> Facts:
+def with_engines(facts: Facts, engines: Sequence[str], pinned: bool = True) -> Facts:
     if not engines:
         return facts
     libraries = dict(facts.libraries)
     for spec in engines:
         what_if = parse_engine_spec(spec)
         libraries[what_if.name] = what_if
+    implied = implied_libraries(libraries, facts.gpus[0].capability if facts.gpus else None) if pinned else {}
+    libraries.update(implied)
     note = "what-if versions: " + ", ".join(engines)
+    if implied:
+        note += "; as their wheels pin: " + ", ".join(f"{lib.name}=={lib.version}" for lib in implied.values())
     source = dataclasses.replace(facts.source, notes=(*facts.source.notes, note))
     return facts.replace(libraries=libraries, source=source)

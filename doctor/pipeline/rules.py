@@ -311,10 +311,30 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
     for path in rule.evidence:
         value = lookup(context, path)
         evidence[path] = None if value is _MISSING else value
-    return Finding(id=rule.id, severity=rule.severity, title=render(rule.title, context),
-                   message=render(rule.message, context), evidence=evidence,
+    implied = _implied_libraries(rule, context)
+    severity, message = rule.severity, render(rule.message, context)
+    if implied:
+        severity = "warning" if severity == "error" else severity
+        message += (f" Assumed, not stated: {'; '.join(implied)}. A container image or another index may hold "
+                    f"other builds: name yours with --engine NAME==VERSION (or run the check where they are "
+                    f"installed) to confirm.")
+    return Finding(id=rule.id, severity=severity, title=render(rule.title, context), message=message,
+                   evidence=evidence,
                    fixes=tuple(fix_from_spec(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
                    references=rule.references_for(_run_engine(context)))
+
+
+def _implied_libraries(rule: Rule, context: dict[str, Any]) -> list[str]:
+    """The libraries a finding rests on that the deployment did not name, taken from an engine's pins
+    (doctor/engines/pins.py): such a finding is at most a warning."""
+    libraries = context.get("lib") or {}
+    implied = []
+    for path in {*condition_facts(list(rule.when)), *rule.evidence}:
+        root, _, rest = path.partition(".")
+        entry = libraries.get(rest.split(".")[0]) if root == "lib" else None
+        if isinstance(entry, dict) and entry.get("implied_by"):
+            implied.append(f"{rest.split('.')[0]} {entry['version']}, what {entry['implied_by']} pins")
+    return sorted(set(implied))
 
 
 def _run_engine(context: dict[str, Any]) -> str | None:

@@ -24,7 +24,7 @@ def claimed(diagnosis) -> list[str]:
 
 
 def rtx5090(*engines: str):
-    return with_engines(load_profile("rtx-5090").replace(libraries={}, env={}), list(engines))
+    return with_engines(load_profile("rtx-5090").replace(libraries={}, env={}), list(engines), pinned=False)
 
 
 def test_vllm_named_by_the_user_meets_vllm001s_context():

@@ -85,6 +85,7 @@ class VLLM(Engine):
         return analyze(run)
 
     def memory_model(self, run: EngineRun) -> MemoryModel:
+        from doctor.engines.vllm.encoder_profile import profiled as encoder_profiled
         from doctor.engines.vllm.memory import VLLMMemory
 
         values = run.launch.values
@@ -97,7 +98,8 @@ class VLLM(Engine):
                           utilization=knob("gpu_memory_utilization"),
                           max_num_batched_tokens=knob("max_num_batched_tokens"), max_num_seqs=knob("max_num_seqs"),
                           enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env),
-                          flashinfer_installed=_flashinfer_installed(run))
+                          flashinfer_installed=_flashinfer_installed(run),
+                          encoder_profiled=encoder_profiled(values))
 
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
                      findings: Sequence[Finding] = ()) -> list[FileChange]:

@@ -29,6 +29,7 @@ from packaging.version import Version
 
 from doctor.engines.spi import ExpertSplit, LayoutShape, MemoryModel, Model
 from doctor.engines.vllm import knowledge
+from doctor.engines.vllm.encoder_profile import encoder_profile
 from doctor.plan.kv import KvShape
 from doctor.plan.weights import RankWeights
 
@@ -173,7 +174,7 @@ class VLLMMemory(MemoryModel):
                  utilization: float | None = None,
                  max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
                  enforce_eager: bool = False, env: dict[str, str] | None = None,
-                 flashinfer_installed: bool | None = None) -> None:
+                 flashinfer_installed: bool | None = None, encoder_profiled: bool = True) -> None:
         self.version = str(version)
         self.release = knowledge.known_release(version)
         self.capability = capability or (0, 0)
@@ -183,6 +184,7 @@ class VLLMMemory(MemoryModel):
         self.enforce_eager = enforce_eager
         self.env = env or {}
         self.flashinfer_installed = flashinfer_installed
+        self.encoder_profiled = encoder_profiled
 
     def layout_problems(self, tp: int, ep: int, pp: int = 1) -> list[str]:
         if ep in (1, tp):
@@ -235,13 +237,15 @@ class VLLMMemory(MemoryModel):
         seqs = self.knobs["max_num_seqs"] or seqs_default
         util = self.knobs["utilization"] or self.default_utilization()
         sampler = sampler_activation(model, int(seqs), self.sampler_sorts()) + int(tokens) * model.hidden_size * 2
-        activation = max(forward_activation(model, int(tokens), layout.tp), sampler)
+        encoder_peak, encoder_outputs = encoder_profile(model, int(tokens)) if self.encoder_profiled else (0, 0)
+        activation = max(forward_activation(model, int(tokens), layout.tp) + encoder_outputs,
+                         sampler + encoder_outputs, encoder_peak)
         graph_tokens = min(2 * int(seqs), 512)
         graphs = 0 if self.enforce_eager else GRAPH_POOL_BASE + forward_activation(model, graph_tokens, layout.tp)
         subtracted = self.graphs_subtracted()
         return {"page_size": BLOCK_SIZE, "gpu_memory_utilization": util,
                 "requested_bytes": math.ceil(total_bytes * util), "max_num_batched_tokens": int(tokens),
-                "max_num_seqs": int(seqs), "activation_bytes": activation,
+                "max_num_seqs": int(seqs), "activation_bytes": activation, "encoder_profile_bytes": encoder_peak,
                 "non_torch_bytes": NON_TORCH[min(layout.tp * layout.pp, 2)], "cudagraph_bytes": graphs,
                 "cudagraph_subtracted": subtracted, "release": self.release}
 
@@ -291,11 +295,13 @@ class VLLMMemory(MemoryModel):
         graphs = settings["cudagraph_bytes"]
         graph_text = (f", CUDA graphs {graphs / GiB:.2f}" if settings["cudagraph_subtracted"] else
                       f"; CUDA graphs (~{graphs / GiB:.2f} GiB) come out of the headroom")
+        encoder = settings.get("encoder_profile_bytes", 0)
+        encoder_text = f", the vision tower's profile ~{encoder / GiB:.2f}" if encoder else ""
         return (f"vLLM {self.version} requests {settings['gpu_memory_utilization']:.2f} x {total / GiB:.2f} GiB = "
                 f"{settings['requested_bytes'] / GiB:.2f} GiB: weights {weights / GiB:.2f}, activation peak "
                 f"~{settings['activation_bytes'] / GiB:.2f} ({settings['max_num_batched_tokens']} batched tokens, "
-                f"{settings['max_num_seqs']} sequences), non-torch ~{settings['non_torch_bytes'] / GiB:.2f}"
-                f"{graph_text}")
+                f"{settings['max_num_seqs']} sequences{encoder_text}), "
+                f"non-torch ~{settings['non_torch_bytes'] / GiB:.2f}{graph_text}")
 
     def shortfall_hint(self) -> str:
         return ("vLLM: 'No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
