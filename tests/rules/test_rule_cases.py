@@ -759,6 +759,8 @@ CASES = [
       "--attention-backend", "FLASH_ATTN"),
     a("DSP002", False, "the same on 9.0: vLLM admits FLASH_ATTN there", vl("0.33.0", GEMMA4, H100),
       "--attention-backend", "FLASH_ATTN"),
+    a("DSP002", False, "Gemma 4 served text-only (mm-prefix attention off): not derived", vl("0.28.0", GEMMA4),
+      "--attention-backend", "FLASHINFER", "--language-model-only"),
     a("DSP002", False, "Gemma 4 with TRITON_ATTN forced on 12.0", vl("0.33.0", GEMMA4), "--attention-backend",
       "TRITON_ATTN"),
     # MTP drafters (tools/engine_oracle/grid.py new_shapes): their own entries, keyed shape class + drafter

@@ -86,11 +86,36 @@ def speculative_method(run: EngineRun) -> str | None:
     return str(method) if method else None
 
 
+def text_only(run: EngineRun) -> bool:
+    """`--language-model-only`, or a `--limit-mm-per-prompt` of 0 for every modality: vLLM then turns the
+    multimodal prefix attention off (`is_mm_prefix_lm(supports_multimodal=False)`, vllm/transformers_utils/
+    model_arch_config_convertor.py at v0.28.0), which changes which attention backends are valid."""
+    values = dict(run.launch.values)
+    args = list(run.launch.args)
+    for index, arg in enumerate(args):
+        flag, _, inline = arg.partition("=")
+        if flag.replace("_", "-") == "--language-model-only":
+            values["language_model_only"] = True
+        elif flag.replace("_", "-") == "--limit-mm-per-prompt":
+            values["limit_mm_per_prompt"] = inline or (args[index + 1] if index + 1 < len(args) else "")
+    if values.get("language_model_only"):
+        return True
+    limits = values.get("limit_mm_per_prompt")
+    try:
+        limits = json.loads(limits) if isinstance(limits, str) else limits
+    except ValueError:
+        return False
+    return isinstance(limits, dict) and bool(limits) and all(v == 0 for v in limits.values())
+
+
 def lookup(run: EngineRun, drafter: str | None = None) -> tuple[str | None, dict[str, Any] | None, str]:
     """(release of the table, its entry, why there is none); with `drafter`, the drafter's entry."""
     model = run.facts.model
     if model is None or run.gpu is None:
         return None, None, "no model or GPU"
+    if model.vision is not None and text_only(run):
+        return None, None, "text-only serving of a multimodal model (the grid asks multimodal models as they " \
+                           "ship: vLLM's multimodal-prefix attention changes which backends are valid)"
     release = table_release(run.version)
     if release is None:
         return None, None, f"no derived table for vLLM {run.version.base_version} (tabulated: " \

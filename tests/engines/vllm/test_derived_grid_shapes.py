@@ -97,3 +97,15 @@ def test_a_tensor_parallel_run_reads_rank_0_of_its_own_tp_size():
     assert tp4["status"] == "derived" and tp4["tp"] == 1 and tp4["grid"] == "gqa-h64-swa-sinks-moe:native"
     one = derived.view(run_for(GPT_OSS))
     assert one["tp"] == 1 and one["grid"] == "gqa-h64-swa-sinks-moe:native"
+
+
+def test_text_only_serving_of_a_multimodal_model_is_not_derived():
+    # the grid asks Gemma 4 as it ships (multimodal: vLLM's mm-prefix attention on, FLASHINFER refused for it);
+    # served text-only vLLM turns mm-prefix off, so those entries do not hold
+    for args in (("--language-model-only",), ("--limit-mm-per-prompt", '{"image": 0, "audio": 0}'),
+                 ("--limit-mm-per-prompt={\"image\":0}",)):
+        view = derived.view(run_for(GEMMA4, NEWEST, "--attention-backend", "FLASHINFER", *args))
+        assert view["status"] == "not_derived" and "text-only" in view["why"], args
+    some_images = derived.view(run_for(GEMMA4, NEWEST, "--limit-mm-per-prompt", '{"image": 1, "audio": 0}'))
+    assert some_images["status"] == "derived"
+    assert derived.view(run_for(LLAMA, NEWEST, "--language-model-only"))["status"] == "derived"  # no vision tower
