@@ -1,8 +1,10 @@
 #!/bin/bash
 # Replay the held-out sample (bench/heldout/runs.txt: ID|check/diagnose args) offline and print each finding.
-# Usage, from the repository root: bench/heldout_replay.sh [PYTHON]   (results: bench/results/heldout.txt)
+# Usage, from the repository root: bench/heldout_replay.sh [PYTHON [RUNS]]   (results: bench/results/heldout.txt;
+# RUNS=bench/heldout/runs-catalog.txt replays the rows that lacked a bundled config or a GPU profile: heldout-catalog.txt)
 set -u
 python=${1:-python3}
+runs=${2:-bench/heldout/runs.txt}
 out=$(mktemp -d)
 while IFS='|' read -r id args; do
   [ -z "$id" ] && continue
@@ -35,5 +37,5 @@ for explanation in report.get("explanations") or []:
 if "explained" in report:
     print(f"  explained={report['explained']}")
 PY
-done < bench/heldout/runs.txt
+done < "$runs"
 rm -rf "$out"

@@ -60,7 +60,7 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         model_type=_str(config.get("model_type") or model_type, "model_type"),
         family=_family(model_type, text),
         hidden_size=hidden,
-        num_layers=_pos(text, "num_hidden_layers"),
+        num_layers=_layer_count(text),
         vocab_size=_pos(text, "vocab_size"),
         dtype=dtype,
         attention=_attention(text, hidden, model_type),
@@ -130,7 +130,17 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
                      head_dim=head_dim, v_head_dim=head_dim, sliding_window=window,
                      sliding_window_layers=sliding_layers if window else 0,
                      sinks=model_type == "gpt_oss", linear_attention_layers=_linear_layers(text),
-                     global_head_dim=_pos(text, "global_head_dim", required=False))
+                     global_head_dim=_pos(text, "global_head_dim", required=False),
+                     sparse=text.get("index_topk") is not None)  # DeepSeek-V4: one 512-wide KV head, top-k indexed
+
+
+def _layer_count(text: dict[str, Any]) -> int:
+    """`num_hidden_layers`, else the length of Nemotron-H's `layers_block_type`: transformers 5 configs may
+    omit the count, and NemotronHConfig then takes the list's length (it ignores a count that disagrees)."""
+    blocks = text.get("layers_block_type")
+    if text.get("num_hidden_layers") is None and isinstance(blocks, list) and blocks:
+        return len(blocks)
+    return _pos(text, "num_hidden_layers")
 
 
 def _linear_layers(text: dict[str, Any]) -> int:

