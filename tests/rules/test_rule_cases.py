@@ -21,6 +21,7 @@ GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-ll
 QWEN235_FP8 = "Qwen/Qwen3-235B-A22B-FP8"
 GEMMA4 = "tests/knowngood/models/google--gemma-4-26B-A4B"
 NVFP4_DSV3 = "tests/cases/models/deepseek-v3.1-nvfp4"
+MTP = '{"method": "mtp", "num_speculative_tokens": 1}'
 
 
 DSV32 = "tests/cases/models/deepseek-v3.2"
@@ -766,12 +767,12 @@ CASES = [
     # MTP drafters (tools/engine_oracle/grid.py new_shapes): their own entries, keyed shape class + drafter
     a("DSP041", True, "DeepSeek-V3's MTP drafter on DeepGEMM without sm120 sources (0.27.1)", vl("0.27.1", DSV3),
       "--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}'),
-    a("DSP041", True, "and on 12.1", vl("0.27.1", DSV3, SPARK), "--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}'),
-    a("DSP041", False, "0.28.0 ships sm120 DeepGEMM sources", vl("0.28.0", DSV3), "--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}'),
+    a("DSP041", True, "and on 12.1", vl("0.27.1", DSV3, SPARK), "--speculative-config", MTP),
+    a("DSP041", False, "0.28.0 ships sm120 DeepGEMM sources", vl("0.28.0", DSV3), "--speculative-config", MTP),
     a("DSP041", False, "no speculative config: the target's is DSP004", vl("0.27.1", DSV3)),
     a("DSP041", False, "Hopper: no drafter entry on the controls", vl("0.27.1", DSV3, H100), "--speculative-config",
       '{"method": "mtp", "num_speculative_tokens": 1}'),
-    a("DSP041", False, "NVFP4 drafter: FlashInfer CUTLASS", vl("0.27.1", NVFP4_DSV3), "--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}'),
+    a("DSP041", False, "NVFP4 drafter: FlashInfer CUTLASS", vl("0.27.1", NVFP4_DSV3), "--speculative-config", MTP),
     a("DSP049", True, "a dense model's MTP drafter: no drafter entry", vl("0.33.0"), "--speculative-config",
       '{"method": "mtp", "num_speculative_tokens": 1}'),
     a("DSP049", True, "a model-specific MTP method name: the grid asks method mtp", vl("0.33.0", DSV3),
