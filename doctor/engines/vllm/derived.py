@@ -75,15 +75,24 @@ def tensor_parallel(run: EngineRun) -> int:
 GRID_DRAFTER = "mtp"
 
 
-def speculative_method(run: EngineRun) -> str | None:
-    """The `method` of `--speculative-config JSON`; None without one (or one that is not JSON)."""
+def _speculative(run: EngineRun) -> dict[str, Any]:
+    """`--speculative-config JSON` as a dict ({} without one, or one that is not a JSON object)."""
     raw = run.launch.get("speculative_config")
     try:
         spec = json.loads(raw) if isinstance(raw, str) else None
     except ValueError:
-        return None
-    method = spec.get("method") if isinstance(spec, dict) else None
+        return {}
+    return spec if isinstance(spec, dict) else {}
+
+
+def speculative_method(run: EngineRun) -> str | None:
+    method = _speculative(run).get("method")
     return str(method) if method else None
+
+
+def _speculative_moe(run: EngineRun) -> str | None:
+    chosen = _speculative(run).get("moe_backend")
+    return str(chosen).lower().replace("-", "_") if chosen and str(chosen).lower() != "auto" else None
 
 
 def text_only(run: EngineRun) -> bool:
@@ -125,8 +134,9 @@ def lookup(run: EngineRun, drafter: str | None = None) -> tuple[str | None, dict
     capability = capability_label(run.gpu.capability)
     if not any(e["capability"] == capability for e in entries):
         return release, None, f"capability {capability} not emulated for vLLM {release}"
-    # a drafter entry is asked without --moe-backend (the speculative config's own moe_backend would apply)
-    moe = None if drafter else forced_moe(run)
+    # the drafter takes the speculative config's own moe_backend, else (from 0.19.0) the target's --moe-backend:
+    # either one set matches only a drafter entry asked with it (none yet: not derived)
+    moe = (_speculative_moe(run) or forced_moe(run)) if drafter else forced_moe(run)
     # rank 0 of the run's own TP size where the grid asks it; else the one-rank entry, as every table before
     # the TP queries (the view names the TP size the entry was derived at)
     entry = _matching(entries, capability, shape, kv_dtype(run), moe, grid_env(run), tensor_parallel(run)) \

@@ -109,3 +109,12 @@ def test_text_only_serving_of_a_multimodal_model_is_not_derived():
     some_images = derived.view(run_for(GEMMA4, NEWEST, "--limit-mm-per-prompt", '{"image": 1, "audio": 0}'))
     assert some_images["status"] == "derived"
     assert derived.view(run_for(LLAMA, NEWEST, "--language-model-only"))["status"] == "derived"  # no vision tower
+
+
+def test_a_drafter_under_a_forced_moe_backend_is_not_derived():
+    # the drafter inherits --moe-backend (from 0.19.0) or takes the speculative config's own; the grid asks
+    # drafters with vLLM's own MoE choice only
+    inherited = derived.view(run_for(DSV3, NEWEST, "--speculative-config", MTP, "--moe-backend", "triton"))
+    assert inherited["drafter"]["status"] == "not_derived" and "--moe-backend triton" in inherited["drafter"]["why"]
+    own = json.dumps({"method": "mtp", "num_speculative_tokens": 1, "moe_backend": "marlin"})
+    assert derived.view(run_for(DSV3, NEWEST, "--speculative-config", own))["drafter"]["status"] == "not_derived"
