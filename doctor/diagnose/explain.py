@@ -80,8 +80,8 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             continue
         veto = (vetoes or {}).get(position[id(hit.signature)]) if hit.signature.unless is not None else None
         if veto is not None:
-            ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, f"another library printed this error (line "
-                                                   f"{veto[0]}: {veto[1].strip()})"))
+            why = hit.signature.note or "another library printed this error"
+            ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, f"{why} (line {veto[0]}: {veto[1].strip()})"))
             continue
         judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]),
                         context if judge is None else judge)

@@ -59,6 +59,7 @@ class Signature:
     unless: Any | None  # re2 pattern no line of the log may match: it shows another library printed the error
     url: str
     shown: str  # the text or pattern as the rule file wrote it
+    note: str = ""  # why `unless` rules the signature out, said when it does
 
     def groups(self, line: str) -> dict[str, str]:
         match = self.regex.search(line)
@@ -125,7 +126,7 @@ def _signature(rule: str, index: int, raw: dict[str, Any]) -> Signature:
     context = re2.compile(raw["context"]) if raw.get("context") else None
     unless = re2.compile(raw["unless"]) if raw.get("unless") else None
     return Signature(rule=rule, index=index, regex=re2.compile(pattern), context=context, unless=unless,
-                     url=raw["url"], shown=raw.get("text") or raw["pattern"])
+                     url=raw["url"], shown=raw.get("text") or raw["pattern"], note=raw.get("note", ""))
 
 
 @functools.cache

@@ -5,7 +5,8 @@ Triton and CUDA runtime (doctor/data/engine_pins.json, written by tools/engine_p
 METADATA). When a deployment names an engine release (`--engine vllm==0.11.0`) but not these packages, they are
 added as what-ifs whose `implied_by` says where they came from. A finding that rests on one is at most a warning
 (`doctor/pipeline/rules.py`): a container image, another index (torch's cu128 wheels) or a later `pip install`
-can hold other builds."""
+can hold other builds. Where PyPI's torch for the host is a CPU build (aarch64 up to 2.10), no serving stack
+runs it, so the torch there is left unknown rather than implied."""
 
 from __future__ import annotations
 
@@ -54,7 +55,10 @@ def implied_libraries(libraries: Mapping[str, Library], capability: tuple[int, i
                 continue
             details = {"implied_by": origin, "requirement": pin["requirement"]}
             if key == "torch":
-                details.update(_torch_build(pin["version"], machine))
+                build = _torch_build(pin["version"], machine)
+                if build.get("cuda_build") is False:
+                    continue  # PyPI's CPU build serves nothing, so a working stack did not take it: unknown
+                details.update(build)
             implied[key] = Library(name=key, version=pin["version"], what_if=True, details=details)
         torch = implied.get("torch")
         wheel = _table()["torch"].get(torch.version, {}).get(machine, {}) if torch is not None else {}

@@ -191,6 +191,8 @@ def _libraries(facts: Facts) -> dict[str, Any]:
         known = version_facts(name, library.version, _capability(facts), library.details)  # probed details win
         entry = {"version": library.version, "what_if": library.what_if, "location": library.location,
                  **known, **library.details}
+        if _build_assumed(name, library, known):
+            entry["build_assumed"] = known["arch_source"]
         archs = entry.get("arch_list")
         if isinstance(archs, list):
             entry["has_sm12x_code"] = any(a.startswith(("sm_12", "compute_12")) for a in archs)
@@ -204,6 +206,17 @@ def _libraries(facts: Facts) -> dict[str, Any]:
         if "." in name:  # dotted paths cannot name `llama.cpp`: rules address it as lib.llama_cpp
             out[name.replace(".", "_")] = entry
     return out
+
+
+# Packages whose one version number names several builds: torch 2.10.0 from PyPI (a CPU build on aarch64),
+# from download.pytorch.org (2.10.0+cu130 when pip lists it) or inside an NGC image (2.10.0a0+...).
+SEVERAL_BUILDS = {"torch"}
+
+
+def _build_assumed(name: str, library: Any, known: dict[str, Any]) -> bool:
+    """A what-if version stated without its build label, whose build facts the doctor took from PyPI's wheel."""
+    return (name in SEVERAL_BUILDS and library.what_if and "+" not in library.version and "arch_source" in known
+            and not library.details.get("implied_by"))
 
 
 def _topology(facts: Facts, tp: int, pp: int) -> dict[str, Any]:

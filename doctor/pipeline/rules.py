@@ -330,14 +330,19 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
 
 def _implied_libraries(rule: Rule, context: dict[str, Any]) -> list[str]:
     """The libraries a finding rests on that the deployment did not name, taken from an engine's pins
-    (doctor/engines/pins.py): such a finding is at most a warning."""
+    (doctor/engines/pins.py), or whose build it took from PyPI's wheel of a version stated without its build
+    label (context.py: `build_assumed`): such a finding is at most a warning."""
     libraries = context.get("lib") or {}
     implied = []
     for path in {*condition_facts(list(rule.when)), *rule.evidence}:
         root, _, rest = path.partition(".")
-        entry = libraries.get(rest.split(".")[0]) if root == "lib" else None
+        name = rest.split(".")[0]
+        entry = libraries.get(name) if root == "lib" else None
         if isinstance(entry, dict) and entry.get("implied_by"):
-            implied.append(f"{rest.split('.')[0]} {entry['version']}, what {entry['implied_by']} pins")
+            implied.append(f"{name} {entry['version']}, what {entry['implied_by']} pins")
+        elif isinstance(entry, dict) and entry.get("build_assumed") and not path.endswith(".version"):
+            implied.append(f"{name} {entry['version']} as PyPI builds it ({entry['build_assumed'].split(' ')[0]}), "
+                           f"not another build of that version")
     return sorted(set(implied))
 
 

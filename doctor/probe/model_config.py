@@ -130,7 +130,8 @@ def _attention(text: dict[str, Any], hidden: int, model_type: str) -> Attention:
                      head_dim=head_dim, v_head_dim=head_dim, sliding_window=window,
                      sliding_window_layers=sliding_layers if window else 0,
                      sinks=model_type == "gpt_oss", linear_attention_layers=_linear_layers(text),
-                     global_head_dim=_pos(text, "global_head_dim", required=False))
+                     global_head_dim=_pos(text, "global_head_dim", required=False),
+                     sparse=text.get("index_topk") is not None)  # DeepSeek-V4: one 512-wide KV head, top-k indexed
 
 
 def _layer_count(text: dict[str, Any]) -> int:

@@ -57,3 +57,24 @@ def test_unless_line_rules_torch_out_and_names_the_line():
 
 def test_without_an_unless_line_torch_still_claims_the_bare_message():
     assert claimed(run(NO_KERNEL))[0] == "TORCH001"
+
+
+# vLLM 0.24+ lists its SM120 sparse MLA backend among the candidates; older releases had none (VLLM022's cause)
+SPARSE_MLA_024 = (b"ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=512, "
+                  b"dtype=torch.bfloat16, kv_cache_dtype=fp8, block_size=None, use_mla=True, has_sink=False, "
+                  b"use_sparse=True, use_mm_prefix=False). Reasons: {TRITON_MLA: [sparse not supported], "
+                  b"FLASHINFER_MLA_SPARSE_SM120: [FLASHINFER_MLA_SPARSE_SM120 requires FlashInfer's sparse MLA "
+                  b"decode API]}.\n")
+SPARSE_MLA_OLD = (b"ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=576, "
+                  b"dtype=torch.bfloat16, kv_cache_dtype=auto, block_size=64, use_mla=True, has_sink=False, "
+                  b"use_sparse=True)\n")
+
+
+def test_a_log_that_lists_the_sm120_sparse_mla_backend_is_not_vllm022s():
+    diagnosis = run(SPARSE_MLA_024, rtx5090(), user_says=True)
+    assert "VLLM022" not in claimed(diagnosis)
+    assert any(r.rule == "VLLM022" and "SM120 sparse MLA backend" in r.reason for r in diagnosis.ruled_out)
+
+
+def test_a_log_without_it_still_is():
+    assert "VLLM022" in claimed(run(SPARSE_MLA_OLD, rtx5090(), user_says=True))

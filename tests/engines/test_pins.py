@@ -47,9 +47,10 @@ def test_pypis_torch_for_an_x86_64_host_brings_its_cuda_and_triton():
     assert implied["torch"].details["implied_by"] == "vllm==0.9.2"
 
 
-def test_pypis_aarch64_torch_before_2_11_is_a_cpu_build_without_triton():
+def test_pypis_aarch64_torch_before_2_11_is_a_cpu_build_so_torch_stays_unknown():
+    # no stack serves on PyPI's aarch64 CPU build: a Spark running vLLM 0.11/0.19 has torch from elsewhere (NGC)
     implied = implied_libraries(what_if("vllm==0.11.0"), GB10)
-    assert implied["torch"].details["variant"] == "cpu" and "triton" not in implied
+    assert "torch" not in implied and "triton" not in implied
     newer = implied_libraries(what_if("vllm==0.20.0"), GB10)
     assert newer["torch"].details["cuda_version"] == "13.0" and newer["triton"].version == "3.6.0"
 

@@ -816,6 +816,16 @@ def _image_cases():
 CASES += _image_cases()
 
 
+def _know_sgl_cases():
+    """SGLang / TensorRT-LLM / NCCL 2026 reports (rules/sglang_sm12x_2026.toml): tests/rules/know_sgl_cases.py."""
+    from tests.rules.know_sgl_cases import KNOW_SGL_CASES
+
+    return KNOW_SGL_CASES
+
+
+CASES += _know_sgl_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

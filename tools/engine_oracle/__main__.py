@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from tools.engine_oracle import grid, jit_archs, sglang_grid, sglang_tables, tables
+from tools.engine_oracle import grid, jit_archs, sglang_grid, sglang_tables, tables, validation
 from tools.engine_oracle.environment import DEFAULT_CACHE, disk_bytes, ensure_env, pinned_inputs
 from tools.engine_oracle.run_engine import PINNED_DRIVER, run_capability
 
@@ -38,6 +38,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--env", type=Path, help="an existing venv with the release installed")
     parser.add_argument("--jobs", type=int, default=2, help="capabilities run at once")
     parser.add_argument("--only", help="grid shapes to ask, comma-separated (default: all)")
+    parser.add_argument("--grid", choices=["grid", "validation"], default="grid",
+                        help="validation: the launches of public reports (validation.py), written to "
+                             "<out>/<engine>-validation/<release>.json")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--from-raw", action="store_true",
                         help="rebuild the table from the cached raw records of the last run, without the engine")
@@ -58,9 +61,13 @@ METHODS = {
 }
 
 
+def _queries(args: argparse.Namespace) -> Any:
+    return validation.queries if args.grid == "validation" else GRIDS[args.engine]
+
+
 def _plan(args: argparse.Namespace) -> list[tuple[str, list[grid.Query]]]:
     only = set(args.only.split(",")) if args.only else None
-    queries = GRIDS[args.engine]
+    queries = _queries(args)
 
     def keep(query: grid.Query) -> bool:
         return only is None or query.shape in only
@@ -135,11 +142,10 @@ def dumps(table: dict[str, Any]) -> str:
     return f'{text},\n "entries": [\n  {entries}\n ]\n}}\n'
 
 
-def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def _merged(old: dict[str, Any], new: dict[str, Any], queries: Any) -> dict[str, Any]:
     """A partial run (--only) replaces its own entries in the existing table and keeps the others."""
     asked = {(e["capability"], e["grid"]) for e in new["entries"]}
     kept = [e for e in old["entries"] if (e["capability"], e["grid"]) not in asked]
-    queries = GRIDS[new["engine"]]
     order: dict[str, int] = {}
     for index, query in enumerate(queries() + queries(control=True)):
         order.setdefault(query.id, index)
@@ -166,10 +172,12 @@ def main() -> None:
     started = time.monotonic()
     env = ensure_env(args.engine, args.release, existing=args.env)
     variables = {"PATH": PINNED_PATH, "CUDA_HOME": "/usr/local/cuda"}
-    raw = DEFAULT_CACHE / "raw" / f"{args.engine}-{args.release}"
+    suffix = "-validation" if args.grid == "validation" else ""
+    raw = DEFAULT_CACHE / "raw" / f"{args.engine}-{args.release}{suffix}"
     raw.mkdir(parents=True, exist_ok=True)
     plan = _plan(args)
-    provenance = {s.name: s.provenance for s in grid.shapes()}
+    provenance = validation.provenance() if args.grid == "validation" else {s.name: s.provenance
+                                                                           for s in grid.shapes()}
     if args.from_raw:
         runs = [{"records": json.loads((raw / f"{cap}.json").read_text()), "seconds": None} for cap, _ in plan]
     else:
@@ -183,7 +191,8 @@ def main() -> None:
         crashes += [{"capability": cap, **r} for r in records if "crash" in r]
         entries += [ENTRIES[args.engine](cap, q, provenance[q.shape], by_id[q.id]) for q in asked if q.id in by_id]
     table = {"schema": SCHEMA, "engine": args.engine, "release": args.release,
-             "generated_by": f"python -m tools.engine_oracle {args.engine} {args.release}",
+             "generated_by": f"python -m tools.engine_oracle {args.engine} {args.release}"
+                             + (" --grid validation" if args.grid == "validation" else ""),
              "method": METHODS[args.engine],
              "pinned": {**pinned_inputs(env, variables), "platform": platform.machine(),
                         **({"driver": PINNED_DRIVER} if args.engine == "sglang" else {})},
@@ -192,10 +201,10 @@ def main() -> None:
              "cost": {"seconds_per_capability": timing, "import_s": _import_seconds(plan, runs),
                       "total_s": round(time.monotonic() - started),
                       "env_bytes": disk_bytes(env.root), **_install_record(env.root)}}
-    target = args.out / args.engine / f"{args.release}.json"
+    target = args.out / f"{args.engine}{suffix}" / f"{args.release}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     if args.only and target.exists():
-        table = _merged(json.loads(target.read_text(encoding="utf-8")), table)
+        table = _merged(json.loads(target.read_text(encoding="utf-8")), table, _queries(args))
     elif args.from_raw and target.exists():  # the run's own cost, not the rebuild's
         table["cost"] = json.loads(target.read_text(encoding="utf-8"))["cost"]
     target.write_text(dumps(table), encoding="utf-8")

@@ -9,6 +9,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.sglang.flags import user_flag_view
+from doctor.engines.sglang.pins import kernel_torch_view
 from doctor.engines.spi import Facts, Launch, release
 
 
@@ -102,4 +103,5 @@ def sglang_view(facts: Facts, launch: Launch, version: Version) -> dict[str, Any
         "fp8_gemm_backend": given_fp8 or default_fp8_gemm_backend(version, capability, facts.env),
         "fp8_gemm_backend_source": "launch flags" if given_fp8 else "default",
         **user_flag_view(list(launch.args), version),
+        **kernel_torch_view(facts),
     }

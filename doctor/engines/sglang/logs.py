@@ -66,5 +66,8 @@ RULES = (
     LineRule(FMT, r"server_args=ServerArgs\((?P<args>.*)\)?", _server_args),
     LineRule(FMT, r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:DP\d+ )?(?:PP\d+ )?(?:TP\d+)(?: EP\d+)?)?\] ",
              hint(FMT, "sglang")),
-    LineRule(FMT, r"(?:site|dist)-packages/sglang/|sglang\.launch_server|sglang serve", hint(FMT, "sglang")),
+    LineRule(FMT, r"(?:site|dist)-packages/sglang/|sglang\.launch_server|sglang serve|sglang\.check_env",
+             hint(FMT, "sglang")),
+    # `python -m sglang.check_env` prints the torch it runs on as `PyTorch: 2.9.0.dev20250722+cu128`
+    LineRule(FMT, r"^PyTorch: " + VERSION + r"\s*$", version_of("torch", FMT)),
 )

@@ -101,6 +101,8 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "moe_backend_source": moe[2] if moe else None, "attn_backend": launch.option("attn_backend") or "TRTLLM",
         "flag_errors": flag_errors, "option_errors": option_errors, "doubts": flag_doubts + option_doubts,
         "free_gpu_memory_fraction": memory_model(run).fraction, "gemm": gemm_path(run),
+        # trtllm-serve --backend: pytorch (the default), or the legacy TensorRT engine flow (tensorrt/trt)
+        "serve_backend": launch.flags.get("--backend"),
     }
 
 
