@@ -155,6 +155,23 @@ def gb10_one_host_table() -> str:
     return "\n".join(rows)
 
 
+COMPILE_RSS = REPO / "bench" / "device" / "compile-host-rss-h200.jsonl"
+
+
+def compile_rss_table() -> str:
+    """bench/device/compile_host_rss.py's lines: host RSS an in-process Inductor compile keeps, fresh and cached."""
+    rows = ["| layers | compile | compile + first call (s) | RSS kept (GiB) | RSS peak above the baseline (GiB) |",
+            "|---|---|---|---|---|"]
+    seen: set[int] = set()
+    for line in COMPILE_RSS.read_text(encoding="utf-8").splitlines():
+        run = json.loads(line)
+        state = "cached" if run["layers"] in seen else "fresh"  # the script runs fresh, then again on its caches
+        seen.add(run["layers"])
+        rows.append(f"| {run['layers']} | {state} | {run['compile_and_first_call_s']} | {run['rss_kept_gib']:.3f} | "
+                    f"{run['rss_peak_gib'] - run['rss_before_gib']:.3f} |")
+    return "\n".join(rows)
+
+
 def gb10_pool_table() -> str:
     rows = ["| log | logged pool (GiB) | doctor (GiB) | error | vLLM request logged | doctor (util x pool) | error |",
             "|---|---|---|---|---|---|---|"]
@@ -295,7 +312,7 @@ def trtllm_component_table() -> str:
 
 TABLES = {
     "gb10": {"pool": gb10_pool_table, "vllm-pairs": gb10_pair_table, "vllm-absolute": gb10_absolute_table,
-             "one-host": gb10_one_host_table},
+             "one-host": gb10_one_host_table, "compile-rss": compile_rss_table},
     "trtllm": {"full": trtllm_full_table, "estimation": trtllm_estimation_table, "components": trtllm_component_table},
 }
 
