@@ -35,6 +35,9 @@ ALIASES = {
     "--context-length": "context_length",
     "--page-size": "page_size",
     "--cuda-graph-max-bs": "cuda_graph_max_bs",
+    "--nnodes": "nnodes", "--node-rank": "node_rank",  # one distributed world over several nodes
+    "--dist-init-addr": "dist_init_addr", "--nccl-init-addr": "dist_init_addr",  # the head node's host:port
+    "--host": "host",
 }
 SWITCHES = {
     "--disable-radix-cache": "disable_radix_cache",
@@ -57,7 +60,8 @@ def generic_option_flags(options: dict[str, int] | None) -> list[str]:
             for part in (GENERIC_OPTION_FLAGS[key], str(value))]
 
 
-INT_KEYS = {"tp", "pp", "ep", "dp", "chunked_prefill_size", "context_length", "page_size", "cuda_graph_max_bs"}
+INT_KEYS = {"tp", "pp", "ep", "dp", "chunked_prefill_size", "context_length", "page_size", "cuda_graph_max_bs",
+            "nnodes", "node_rank"}
 FLOAT_KEYS = {"mem_fraction_static"}
 
 

@@ -91,6 +91,17 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
             libraries[name] = dataclasses.replace(lib, details=merged)
             for key, detail in details.items():
                 sources[f"{name} {key}"] = _at(detail)
+    return _with_bundled(libraries, sources)
+
+
+def _with_bundled(libraries: dict[str, Library], sources: dict[str, str]) -> dict[str, Library]:
+    """The build a logged release runs, where the log states none of its own (Ollama's llama-server)."""
+    from doctor.engines.registry import bundled_libraries
+
+    for lib in [b for what_if in list(libraries.values()) if what_if.what_if for b in bundled_libraries(what_if)]:
+        if lib.name not in libraries:
+            libraries[lib.name] = lib
+            sources[f"{lib.name} version"] = lib.details.get("source", "bundled")
     return libraries
 
 

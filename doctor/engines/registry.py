@@ -97,8 +97,9 @@ def parse_engine_spec(spec: str) -> Library:
         raise UsageError(f"--engine {spec!r}: expected NAME==VERSION, e.g. sglang==0.5.8")
     name, version = match.group(1).lower(), match.group(2)
     key = package_named(name)
-    if key == "llama.cpp" and re.fullmatch(r"b\d+", version):
-        version = version[1:]  # llama.cpp's release tag (b7551) names build 7551
+    details: dict[str, object] = {}
+    if key == "llama.cpp":
+        version, details = _llama_cpp_release(version)
     if key is None:
         known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
         raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")
@@ -106,7 +107,31 @@ def parse_engine_spec(spec: str) -> Library:
         Version(version)
     except InvalidVersion as exc:
         raise UsageError(f"--engine {spec!r}: {version!r} is not a version") from exc
-    return Library(name=key, version=version, location=None, what_if=True)
+    return Library(name=key, version=version, location=None, what_if=True, details=details)
+
+
+def _llama_cpp_release(version: str) -> tuple[str, dict[str, object]]:
+    """llama.cpp's release tag (b7551) names build 7551; an official release asset's name
+    (`llama-b9835-bin-win-cuda-12.4-x64.zip`) its build and what the asset carries."""
+    if "cuda-" in version:
+        from doctor.engines.llama_cpp.archlists import asset_details, parse_asset
+
+        if (asset := parse_asset(version)) is not None:
+            return asset.build, asset_details(asset)
+    return (version[1:] if re.fullmatch(r"b\d+", version) else version), {}
+
+
+def bundled_libraries(library: Library) -> list[Library]:
+    """What a what-if runs that is not a pip pin (doctor/engines/pins.py has those): an Ollama release runs the
+    llama.cpp build it bundles as llama-server."""
+    if library.name != "ollama":
+        return []
+    from doctor.engines.llama_cpp.bundles import ollama_build, ollama_details
+
+    if (build := ollama_build(library.version)) is None:
+        return []
+    details = {**ollama_details(library.version), "implied_by": f"ollama=={library.version}"}
+    return [Library(name="llama.cpp", version=build, what_if=True, details=details)]
 
 
 def package_named(name: str) -> str | None:

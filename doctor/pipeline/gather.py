@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from doctor.engines.pins import implied_libraries
-from doctor.engines.registry import engine_distributions, parse_engine_spec, scanned_engine_packages
+from doctor.engines.registry import bundled_libraries, engine_distributions, parse_engine_spec, scanned_engine_packages
 from doctor.hardware import load_profile
 from doctor.pipeline.facts import Facts, Gpu, Library, Source
 from doctor.probe.binaries import with_binary_facts
@@ -82,8 +82,13 @@ def with_engines(facts: Facts, engines: Sequence[str], pinned: bool = True) -> F
         libraries[what_if.name] = what_if
     implied = implied_libraries(libraries, facts.gpus[0].capability if facts.gpus else None) if pinned else {}
     libraries.update(implied)
+    bundled = {lib.name: lib for what_if in [lib for lib in libraries.values() if lib.what_if]
+               for lib in bundled_libraries(what_if) if lib.name not in libraries}
+    libraries.update(bundled)
     note = "what-if versions: " + ", ".join(engines)
     if implied:
         note += "; as their wheels pin: " + ", ".join(f"{lib.name}=={lib.version}" for lib in implied.values())
+    if bundled:
+        note += "; the builds they run: " + ", ".join(f"{lib.name}=={lib.version}" for lib in bundled.values())
     source = dataclasses.replace(facts.source, notes=(*facts.source.notes, note))
     return facts.replace(libraries=libraries, source=source)

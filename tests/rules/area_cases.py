@@ -159,3 +159,7 @@ AREA_CASES += DRIVER_CASES
 from tests.rules.p2p_cases import CASES as P2P_DRIVER_CASES  # noqa: E402
 
 AREA_CASES += P2P_DRIVER_CASES
+
+from tests.rules.lcpp_cases import CASES as LCPP_BUILD_CASES  # noqa: E402
+
+AREA_CASES += LCPP_BUILD_CASES

@@ -415,7 +415,7 @@ CASES = [
     a("LCPP005", True, "spark, 120a only", with_lib(llama_cpp("sm_89", "sm_120a"), profile=SPARK)),
     a("LCPP005", False, "spark, 120a and 121a", with_lib(llama_cpp("sm_120a", "sm_121a"), profile=SPARK)),
     a("LCPP005", False, "pro 6000, 120a only", with_lib(llama_cpp("sm_120a"))),
-    a("LCPP006", True, "built by CUDA 12.4", with_lib(llama_cpp("sm_86", "compute_86", toolkit="12.4.131"))),
+    a("LCPP006", True, "built by CUDA 12.4, no PTX", with_lib(llama_cpp("sm_86", toolkit="12.4.131"))),
     a("LCPP006", False, "built by CUDA 12.8", with_lib(llama_cpp("sm_120a", toolkit="12.8.93"))),
     a("LCPP007", True, "--no-mmap (gone in b11312)", lambda: build(R5090, gguf("tiny")), "--no-mmap"),
     a("LCPP007", True, "-fa maybe", lambda: build(R5090, gguf("tiny")), "-fa", "maybe"),
@@ -761,7 +761,8 @@ def _area_error_cases():
     (the rest of tests/rules/area_cases.py needs engine-parsed flags and runs in test_area_rules.py)."""
     from tests.rules.area_cases import AREA_CASES
 
-    swept = ("TPK001", "VLLM031", "VLLM040", "DRV004", "P2P001", "MOE020", "MOE021", "MOE022", "VLLM050")
+    swept = ("TPK001", "VLLM031", "VLLM040", "DRV004", "P2P001", "MOE020", "MOE021", "MOE022", "VLLM050", "CLU020",
+             "CLU021")
     return [c for c in AREA_CASES if c.rule in swept]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.binaries import BinaryInfo, verdict_for
-from doctor.engines.llama_cpp import builds
+from doctor.engines.llama_cpp import archlists, builds
 from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
@@ -80,6 +80,9 @@ def analyze(run: EngineRun) -> EngineAnalysis:
     if gguf is None and run.facts.model is not None:
         notes.append("llama.cpp loads GGUF files: this model is not one (convert it with convert_hf_to_gguf.py)")
     notes += [f"llama.cpp build: {note}" for note in run.library.details.get("notes") or ()]
+    if bundled_by := run.library.details.get("bundled_by"):
+        notes.append(f"llama.cpp build {run.library.version} is the llama-server {bundled_by} runs: its flags and "
+                     f"placement are Ollama's, so the launch command below is llama.cpp's equivalent")
     if run.library.details.get("assumed"):
         notes.append(f"no llama.cpp build found here (llama-server on PATH, ${BUILD_ENV}, llama-cpp-python): "
                      f"analysed as build {run.library.version}")
@@ -130,6 +133,7 @@ def build_view(run: EngineRun) -> dict[str, Any]:
         "cmake": builds.cmake_line(capabilities), "min_toolkit": builds.min_toolkit(capabilities),
     }
     gpu = run.gpu
+    view.update(_logged_view(details, gpu.capability if gpu else None))
     if gpu is None or not (sass or ptx) or view["cuda_library"] is None:
         return view
     verdict = verdict_for(BinaryInfo(path=str(view["cuda_library"]), sass=sass, ptx=ptx), gpu.capability)
@@ -140,6 +144,19 @@ def build_view(run: EngineRun) -> dict[str, Any]:
                 and not any(a.startswith("sm_121") or a == "sm_120" or a.endswith("f") for a in sass),
                 toolkit_too_old=_older(view["toolkit"], "12.8"))
     return view
+
+
+def _logged_view(details: dict[str, Any], capability: tuple[int, int] | None) -> dict[str, Any]:
+    """The build's own `CUDA : ARCHS` list (a log's system_info line), the free memory it read from /proc/meminfo
+    (its unified-memory path, logged), and the release asset it came from."""
+    logged = [str(a) for a in details.get("logged_cuda_archs") or ()]
+    asset = details.get("release_asset")
+    uma_kb = details.get("logged_uma_available_kb")
+    return {"logged_cuda_archs": ",".join(logged) or None,
+            "logged_uma_available_gib": round(int(uma_kb) / (1 << 20), 1) if uma_kb is not None else None,
+            "logged_arch_verdict": archlists.logged_arch_verdict(logged, capability) if capability else None,
+            "release_asset": asset, "asset_before_sm12x": bool(asset) and _older(details.get("toolkit"), "12.8"),
+            "bundled_by": details.get("bundled_by")}
 
 
 def rule_view(run: EngineRun) -> dict[str, Any]:

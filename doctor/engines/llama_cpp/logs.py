@@ -1,5 +1,6 @@
 """llama.cpp logs (llama-server, llama-cli, and Ollama's runner): `ggml_cuda_init` device lines with the compute
-capability, the `build:` / `version:` line, `system_info` with the CUDA archs it was built for."""
+capability, the `build:` / `version:` line, `system_info` with the CUDA archs it was built for, and the free
+memory ggml-cuda read from /proc/meminfo when it took its unified-memory path."""
 
 from __future__ import annotations
 
@@ -30,6 +31,13 @@ def _archs(m: Any, line: int, facts: LogFacts) -> None:
     facts.detail("llama.cpp", "logged_cuda_archs", [a for a in m.group("archs").split(",") if a], line)
 
 
+def _uma_probe(m: Any, line: int, facts: LogFacts) -> None:
+    """ggml-cuda read the device's free memory from /proc/meminfo (its unified-memory path), as it logs."""
+    facts.saw(FMT, line)
+    facts.hint_engine("llama.cpp", line)
+    facts.detail("llama.cpp", "logged_uma_available_kb", int(m.group("kb")), line)
+
+
 def _model(m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     facts.set_once("model", m.group("model"), line)
@@ -45,5 +53,6 @@ RULES = (
              hint(FMT, "llama.cpp")),
     LineRule(FMT, r"(?:^|\s)(?:build|version): (?P<build>\d{3,6}) \((?P<commit>[0-9a-f]{6,40})\)", _build),
     LineRule(FMT, r"CUDA : ARCHS = (?P<archs>[\d,]+)", _archs),
+    LineRule(FMT, r"ggml_backend_cuda_get_available_uma_memory: final available_memory_kb: (?P<kb>\d+)", _uma_probe),
     LineRule(FMT, r"llama_model_loader: loaded meta data .* from (?P<model>\S+\.gguf)", _model),
 )

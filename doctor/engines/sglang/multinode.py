@@ -10,7 +10,9 @@ checks them against the wheels of the boundary releases.
 
 from __future__ import annotations
 
-from doctor.engines.spi import Engine, EngineRun, LaunchCommand, MultiNode, NodeLaunch, command, flags_without
+from typing import Any
+
+from doctor.engines.spi import Engine, EngineRun, Launch, LaunchCommand, MultiNode, NodeLaunch, command, flags_without
 
 MULTINODE_FLAGS = ("--dist-init-addr", "--nnodes", "--node-rank", "--pp-size")
 DIST_INIT_PORT = 20000  # the port SGLang's multi-node docs use
@@ -36,3 +38,14 @@ def node_launches(engine: Engine, run: EngineRun, base: LaunchCommand, layout: M
                 else f"worker: joins {layout.head}:{DIST_INIT_PORT}; serves no API")
         out.append(NodeLaunch(node.name, node.rank, (command(base, argv),), (note,)))
     return out
+
+
+def world_over_nodes(launch: Launch) -> dict[str, Any] | None:
+    """What one node's launch says of the world it joins (`--nnodes` > 1): SGLang's check_server_args asserts
+    `(tp_size * pp_size) % nnodes == 0` (server_args.py 0.5.1-0.5.18, arg_groups/validation_hook.py 0.5.19-0.5.23);
+    tp and pp default to 1 there."""
+    nnodes = int(launch.get("nnodes") or 1)
+    if nnodes <= 1:
+        return None
+    tp, pp = int(launch.get("tp") or 1), int(launch.get("pp") or 1)
+    return {"tp": tp, "pp": pp, "nnodes": nnodes, "splits": (tp * pp) % nnodes == 0}
