@@ -1,10 +1,11 @@
 """Cold start of `sm120-doctor check`: wall time and peak RSS of whole runs (as installed: bytecode cached,
 one warm-up run), the `python -X importtime` total, and where the memory goes, stage by stage.
 
-    python bench/bench_cold_start.py [--runs 9] [--live] [--model moonshotai/Kimi-K2.5] [--json OUT]
+    python bench/bench_cold_start.py [--runs 9] [--live] [--model moonshotai/Kimi-K2.5] [--engine SPEC] [--json OUT]
 
-Without --live it checks on the built-in profile rtx-pro-6000-x8 with SGLang 0.5.8 (what-if); with --live
-it probes this machine through NVML (run it on a GPU host).
+Without --live it checks on the built-in profile rtx-pro-6000-x8 with SGLang 0.5.8 (what-if; `--engine sglang`:
+the release not stated, every release evaluated); with --live it probes this machine through NVML (run it on a
+GPU host). The per-stage memory breakdown is for the default engine only.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import time
 
 
 def command(args: argparse.Namespace, fmt: str) -> list[str]:
-    cmd = [sys.executable, "-m", "doctor", "check", args.model, "--engine", "sglang==0.5.8", "--format", fmt]
+    cmd = [sys.executable, "-m", "doctor", "check", args.model, "--engine", args.engine, "--format", fmt]
     return cmd if args.live else [*cmd, "--hardware", "rtx-pro-6000-x8"]
 
 
@@ -81,10 +82,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--live", action="store_true")
     parser.add_argument("--model", default="moonshotai/Kimi-K2.5")
+    parser.add_argument("--engine", default="sglang==0.5.8", help="the --engine of the check (default %(default)s)")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"HF_HUB_OFFLINE": "1"}
-    result = {"mode": "live" if args.live else "profile rtx-pro-6000-x8", "python": sys.version.split()[0],
+    result = {"mode": "live" if args.live else "profile rtx-pro-6000-x8", "engine": args.engine,
+              "python": sys.version.split()[0],
               "cores": os.cpu_count(), "load_1min": os.getloadavg()[0]}
     for fmt in ("json", "console"):
         result[fmt] = series(command(args, fmt), args.runs, env)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Replay the held-out sample (bench/heldout/runs.txt: ID|check/diagnose args) offline and print each finding.
 # Usage, from the repository root: bench/heldout_replay.sh [PYTHON [RUNS]]   (results: bench/results/heldout.txt;
-# RUNS=bench/heldout/runs-catalog.txt replays the rows that lacked a bundled config or a GPU profile: heldout-catalog.txt)
+# RUNS=bench/heldout/runs-catalog.txt replays the rows that lacked a bundled config or a GPU profile: heldout-catalog.txt;
+# RUNS=bench/heldout/runs-unstated.txt, the engine named without its release: bench/results/heldout-unstated.txt)
 set -u
 python=${1:-python3}
 runs=${2:-bench/heldout/runs.txt}

@@ -111,9 +111,13 @@ def absolute_predicted(row_id: str) -> dict[str, float]:
             "residual_gib": (settings["activation_bytes"] + settings["non_torch_bytes"]) / GiB}
 
 
+def profile_residual(utilization: float, weights_gib: float, kv_cache_gib: float) -> float:
+    """What a GB10 log leaves for activation + non-torch memory: share x pool - weights - KV."""
+    return utilization * GB10_POOL_BYTES / GiB - weights_gib - kv_cache_gib
+
+
 def logged_residual(row: dict[str, Any], weights_gib: float) -> float:
-    """What the log leaves for activation + non-torch memory: share x pool - weights - KV."""
-    return row["gpu_memory_utilization"] * GB10_POOL_BYTES / GiB - weights_gib - row["reported"]["kv_cache_gib"]
+    return profile_residual(row["gpu_memory_utilization"], weights_gib, row["reported"]["kv_cache_gib"])
 
 
 def gb10_absolute_table() -> str:
@@ -129,6 +133,42 @@ def gb10_absolute_table() -> str:
         kv = cell(p["kv_cache_gib"], r["kv_cache_gib"], 2) + (" xfail" if "kv_not_bounded" in row else "")
         rows.append(f"| [{row['id']}]({row['url']}) | {row['vllm']} | {row['model']}; "
                     f"{row['flags']} | {weights} | {kv} | {tokens} | {p['residual_gib']:.2f} / {residual:.2f} |")
+    return "\n".join(rows)
+
+
+def one_host_runs() -> list[dict[str, Any]]:
+    return load("gb10/vllm_one_host_runs.json")["runs"]
+
+
+def gb10_one_host_table() -> str:
+    """Five 0.13.0 startups on one Spark: what each profile charged to activation + non-torch memory, beside
+    what differed in the run (a download inside it, a fresh compile or a cached one)."""
+    rows = ["| log | started | model, flags | util | weights / KV GiB logged | activation + non-torch GiB | "
+            "download in the run | weights read | torch.compile |", "|---|---|---|---|---|---|---|---|---|"]
+    for run in one_host_runs():
+        download = f"{run['download_s']:.0f} s" if run["download_s"] else "none"
+        residual = profile_residual(run["gpu_memory_utilization"], run["weights_gib"], run["kv_cache_gib"])
+        rows.append(f"| [{run['id']}]({run['url']}) | {run['started']} | {run['model']}; {run['flags']} | "
+                    f"{run['gpu_memory_utilization']} | {run['weights_gib']} / {run['kv_cache_gib']} | "
+                    f"**{residual:.2f}** | {download} | "
+                    f"{run['read_s']} s | {run['compile']} ({run['compile_s']} s) |")
+    return "\n".join(rows)
+
+
+COMPILE_RSS = REPO / "bench" / "device" / "compile-host-rss-h200.jsonl"
+
+
+def compile_rss_table() -> str:
+    """bench/device/compile_host_rss.py's lines: host RSS an in-process Inductor compile keeps, fresh and cached."""
+    rows = ["| layers | compile | compile + first call (s) | RSS kept (GiB) | RSS peak above the baseline (GiB) |",
+            "|---|---|---|---|---|"]
+    seen: set[int] = set()
+    for line in COMPILE_RSS.read_text(encoding="utf-8").splitlines():
+        run = json.loads(line)
+        state = "cached" if run["layers"] in seen else "fresh"  # the script runs fresh, then again on its caches
+        seen.add(run["layers"])
+        rows.append(f"| {run['layers']} | {state} | {run['compile_and_first_call_s']} | {run['rss_kept_gib']:.3f} | "
+                    f"{run['rss_peak_gib'] - run['rss_before_gib']:.3f} |")
     return "\n".join(rows)
 
 
@@ -271,7 +311,8 @@ def trtllm_component_table() -> str:
 
 
 TABLES = {
-    "gb10": {"pool": gb10_pool_table, "vllm-pairs": gb10_pair_table, "vllm-absolute": gb10_absolute_table},
+    "gb10": {"pool": gb10_pool_table, "vllm-pairs": gb10_pair_table, "vllm-absolute": gb10_absolute_table,
+             "one-host": gb10_one_host_table, "compile-rss": compile_rss_table},
     "trtllm": {"full": trtllm_full_table, "estimation": trtllm_estimation_table, "components": trtllm_component_table},
 }
 

@@ -3,8 +3,9 @@
 on disk (uv hardlinks the shared wheels), the run's wall time per capability, the table's size and what it
 holds. Prints a Markdown table for bench/RESULTS-oracle.md.
 
-    python bench/oracle_costs.py            # vLLM
-    python bench/oracle_costs.py sglang     # SGLang (its stand-ins, if any, in the last column)"""
+    python bench/oracle_costs.py                    # vLLM
+    python bench/oracle_costs.py sglang             # SGLang (its stand-ins, if any, in the last column)
+    python bench/oracle_costs.py [sglang] --partial # the partial (--only) runs each table records, one row each"""
 
 from __future__ import annotations
 
@@ -42,11 +43,37 @@ def row(path: Path) -> str:
             f"{kinds.get('emulation', 0)} | {stand_ins or '-'} |")
 
 
+PARTIAL_HEADER = "| release | run | install s | venv own MB | run s | per capability s (import s) |"
+
+
+def partial_rows(path: Path) -> list[str]:
+    """One row per `--only` run merged into the table (`cost.partial_runs`, oldest first)."""
+    table = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for index, run in enumerate(table["cost"].get("partial_runs", []), 1):
+        per_cap = run.get("seconds_per_capability", {})
+        imports = run.get("import_s", {})
+        caps = ", ".join(f"{c}: {round(s)} ({round(imports[c]) if imports.get(c) else '-'})"
+                         for c, s in per_cap.items() if s)
+        rows.append(f"| {table['release']} | {index} | {run.get('install_s') or '-'} | {_mb(run.get('own_bytes'))} | "
+                    f"{run.get('total_s')} | {caps} |")
+    return rows
+
+
 def main() -> None:
-    engine = sys.argv[1] if len(sys.argv) > 1 else "vllm"
+    words = [w for w in sys.argv[1:] if not w.startswith("--")]
+    engine = words[0] if words else "vllm"
+    paths = sorted((DERIVED / engine).glob("*.json"), key=lambda p: Version(p.stem))
+    if "--partial" in sys.argv[1:]:
+        print(PARTIAL_HEADER)
+        print("|" + "---|" * (PARTIAL_HEADER.count("|") - 1))
+        for path in paths:
+            for line in partial_rows(path):
+                print(line)
+        return
     print(HEADER)
     print("|" + "---|" * (HEADER.count("|") - 1))
-    for path in sorted((DERIVED / engine).glob("*.json"), key=lambda p: Version(p.stem)):
+    for path in paths:
         print(row(path))
 
 

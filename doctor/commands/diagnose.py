@@ -20,7 +20,8 @@ def register(p: argparse.ArgumentParser) -> None:
                      "deployment it states, check it, and name the rule that explains the logged error. What the "
                      "log does not state comes from this machine, --hardware, --facts or --engine.")
     p.add_argument("log", metavar="FILE|-", help="the log file (gzip is read too), or - for standard input")
-    add_machine_options(p, engine_help="where the log states no version: as if this one were installed (repeatable)")
+    add_machine_options(p, engine_help="where the log states no version: as if this one were installed (repeatable); "
+                                       "a serving engine's NAME alone: every release the doctor knows, merged")
     p.add_argument("--format", choices=FORMATS, default="console",
                    help="console (default), json, or markdown (a redacted bug report / job summary)")
     p.add_argument("--output", type=Path, metavar="FILE", help="also write the JSON diagnosis to FILE")
@@ -34,10 +35,13 @@ def run(args: argparse.Namespace) -> int:
     from doctor.output import json_text
 
     environ = dict(os.environ)
-    base, base_name = base_facts(args, environ)
+    from doctor.engines.registry import split_engine_specs
+
+    versioned, unstated = split_engine_specs(args.engine)
+    base, base_name = base_facts(args, environ, versioned)
     with _open(args.log) as stream:
         diagnosis = diagnose(stream, "stdin" if args.log == "-" else args.log, base, base_name, environ,
-                             judge_on_log_only=not (args.hardware or args.facts or args.engine))
+                             judge_on_log_only=not (args.hardware or args.facts or args.engine), engines=unstated)
     json_doc = json_text(diagnosis.to_dict()) if args.format == "json" or args.output else None
     if args.output is not None:
         args.output.write_text(json_doc or "", encoding="utf-8")
@@ -50,12 +54,13 @@ def run(args: argparse.Namespace) -> int:
     return 1 if diagnosis.fails(args.fail_on) else 0
 
 
-def base_facts(args: argparse.Namespace, environ: dict[str, str]):
+def base_facts(args: argparse.Namespace, environ: dict[str, str], engines: list[str] | None = None):
+    """`engines`: the `--engine NAME==VERSION` what-ifs (default: every --engine given)."""
     from doctor.pipeline.gather import gather_facts
 
     facts_file = args.facts[0] if args.facts else None
-    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file, engines=args.engine,
-                         offline=True, pinned=False)
+    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file,
+                         engines=args.engine if engines is None else engines, offline=True, pinned=False)
     name = (f"profile {args.hardware}" if args.hardware else f"facts {facts_file}" if facts_file else "this machine")
     if args.engine:
         name += " + --engine " + ", ".join(args.engine)

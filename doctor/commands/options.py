@@ -18,12 +18,15 @@ ENGINE_ARGS_SEP = "\x1f"
 
 
 def add_target_options(p: argparse.ArgumentParser, tp_help: str = "tensor-parallel size (default: number of GPUs)",
-                       model_required: bool = True, cluster: bool = False) -> None:
+                       model_required: bool = True, cluster: bool = False, engine_help: str | None = None) -> None:
     """MODEL plus where the machine facts come from, what-if versions and TP: shared by the commands
     that analyse a model on a machine (check, kernels, plan, moe-config). `cluster`: also --ray."""
     p.add_argument("model", nargs=None if model_required else "?",
                    help="Hugging Face model id or local model directory")
-    add_machine_options(p, cluster=cluster)
+    if engine_help is None:
+        add_machine_options(p, cluster=cluster)
+    else:
+        add_machine_options(p, engine_help=engine_help, cluster=cluster)
     p.add_argument("--tp", type=int, help=tp_help)
     p.add_argument("--engine-args", default="", help=argparse.SUPPRESS)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
@@ -74,9 +74,12 @@ class Diagnosis:
 
 
 def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: Mapping[str, str],
-             rules: list[Any] | None = None, judge_on_log_only: bool = False) -> Diagnosis:
+             rules: list[Any] | None = None, judge_on_log_only: bool = False, engines: Sequence[str] = ()
+             ) -> Diagnosis:
     """`judge_on_log_only`: the base is this machine, not the one the log comes from (no --hardware, --facts
-    or --engine): its facts fill the report, but only what the log states may rule a rule out."""
+    or --engine): its facts fill the report, but only what the log states may rule a rule out. `engines`:
+    engines the user named without a release (`--engine vllm`); with the log's own engine when the log states
+    no release, each is evaluated at every release the doctor knows (doctor.pipeline.unversioned)."""
     from doctor.pipeline.rules import load_rules
 
     rules = load_rules() if rules is None else rules
@@ -84,7 +87,7 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     reading = reader.read(stream, name)
     deployment = reconstruct(reading.facts, base, base_name, environ)
     notes: list[str] = []
-    report, context = _check(deployment, rules, environ, notes)
+    report, context = _check(deployment, rules, environ, notes, engines)
     if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
         report = _without_no_driver(report)
     judge = None
@@ -111,23 +114,46 @@ def _stated(base: Facts, gpus: bool) -> str:
     return " ".join(names)
 
 
-def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str], notes: list[str]
-           ) -> tuple[Report, dict[str, Any]]:
+def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str], notes: list[str],
+           engines: Sequence[str] = ()) -> tuple[Report, dict[str, Any]]:
     """The check pipeline on the deployment, and the rule context of the log's engine run."""
     from doctor.launch import Launch
     from doctor.pipeline.check import check_facts
     from doctor.pipeline.context import build_context
 
     launch_file = {"image": deployment.image, "recipe": None} if deployment.image else None
+    unstated = _unstated(deployment, engines)
     try:
-        report = check_facts(deployment.facts, deployment.argv, rules, dict(environ), launch_file=launch_file)
+        report = check_facts(deployment.facts, deployment.argv, rules, dict(environ), launch_file=launch_file,
+                             unstated=unstated, pinned=False)
     except DoctorError as exc:  # flags the log shows that this engine release would not parse
         notes.append(f"the logged launch flags were not usable ({exc}); checked without them")
         deployment.argv = []
-        report = check_facts(deployment.facts, [], rules, dict(environ), launch_file=launch_file)
-    analysis = next((a for a in report.analyses if a.engine == deployment.engine), report.analysis)
+        report = check_facts(deployment.facts, [], rules, dict(environ), launch_file=launch_file,
+                             unstated=unstated, pinned=False)
+    # With the release unstated, a rule is judged as before: its conditions on the release cannot be checked
+    # (a rule about releases older than any the doctor evaluates stays possible); the findings are the merge's.
+    judged = check_facts(deployment.facts, deployment.argv, rules, dict(environ), launch_file=launch_file) \
+        if unstated else report
+    analysis = next((a for a in judged.analyses if a.engine == deployment.engine), judged.analysis)
     run_facts = analysis.run.facts if analysis.run else deployment.facts
     context = build_context(run_facts, analysis, analysis.run.launch if analysis.run else Launch(), launch_file)
     if not run_facts.gpus:
         context["gpu"] = {}  # a log that names no GPU says nothing of their count: unknown, not 0
     return report, context
+
+
+def _unstated(deployment: Deployment, engines: Sequence[str]) -> dict[str, str]:
+    """The engines to evaluate at every known release: those the user named without one, and the log's own
+    engine when neither the log nor the base states its release."""
+    from doctor.engines import registry
+
+    wanted = {name: "named" for name in engines}
+    if deployment.engine is not None:
+        wanted.setdefault(deployment.engine, "log")
+    out: dict[str, str] = {}
+    for name, how in wanted.items():
+        engine = registry.get(name) or registry.engine_named(name)
+        if engine is not None and engine.library(deployment.facts) is None:
+            out.setdefault(engine.name, how)
+    return out

@@ -77,6 +77,11 @@ class Engine:
                     f"findings use {first}'s knowledge")
         return None
 
+    def unstated_releases(self) -> tuple[str, ...]:
+        """The releases to evaluate when the user names this engine without one (`--engine NAME`): by default
+        every release its knowledge covers; the pipeline adds the version boundaries its rules name."""
+        return self.releases
+
     # --- launch files (`lint`) ---------------------------------------------------------------------
     launchers: ClassVar[tuple[Launcher, ...]] = ()  # how launch files start it, most specific first
     images: ClassVar[tuple[str, ...]] = ()  # regexes on an image repository's last component naming it
@@ -100,6 +105,18 @@ class Engine:
     def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
         """Problems with the user's flags for this version (unknown flag, bad value, removed spelling)."""
         return self.flag_table.check(argv, version) if self.flag_table is not None else []
+
+    def accepts_launch(self, argv: Sequence[str]) -> bool | None:
+        """Would some release this engine's knowledge covers take every flag in `argv`, as given? None: this
+        engine has no flag vocabulary to tell (the doctor then never infers it from flags)."""
+        if self.flag_table is None:
+            return None
+        return self.accepted_at_some_release(argv)
+
+    def accepted_at_some_release(self, argv: Sequence[str]) -> bool:
+        """`check_flags` finds nothing wrong with `argv` at one of `unstated_releases` (at least one asked)."""
+        releases = self.unstated_releases() or ("0",)
+        return any(not self.check_flags(argv, Version(release)) for release in releases)
 
     def base_command(self, model: str) -> list[str]:
         launcher = next((la for la in self.launchers if la.command), None)

@@ -33,21 +33,39 @@ def _attention(model: Model) -> str:
     return "gqa"
 
 
-def shape_class(model: Model) -> dict[str, Any]:
-    """Attention kind, head size, sliding window, sinks, hybrid layers, experts, checkpoint format."""
+def _rarer_features(model: Model) -> dict[str, Any]:
+    """Features only some models have, keyed only when present (so the classes of the models without them,
+    and the tables written before these were keyed, stay as they were): a second head size for the full-attention
+    layers (Gemma 4: 512, which attention backends gate on) and latent MoE (Nemotron-3-Super)."""
+    features: dict[str, Any] = {}
+    wide = model.attention.global_head_dim
+    if wide and wide != model.attention.head_dim:
+        features["global_head_dim"] = wide
+    if model.moe is not None and model.moe.latent_size:
+        features["latent_moe"] = True
+    return features
+
+
+def shape_class(model: Model, drafter: str | None = None) -> dict[str, Any]:
+    """Attention kind, head size(s), sliding window, sinks, hybrid layers, experts, checkpoint format; for a
+    speculative-decoding drafter built from the model's own layers (`drafter`: "mtp"), the drafter's class."""
     attention = model.attention
-    return {"attention": _attention(model), "head_dim": attention.head_dim,
-            "sliding_window": bool(attention.sliding_window), "sinks": attention.sinks,
-            "hybrid": _hybrid(model), "moe": model.moe is not None, "quant": model.quantization.scheme}
+    shape = {"attention": _attention(model), "head_dim": attention.head_dim,
+             "sliding_window": bool(attention.sliding_window), "sinks": attention.sinks,
+             "hybrid": _hybrid(model), "moe": model.moe is not None, "quant": model.quantization.scheme,
+             **_rarer_features(model)}
+    return {**shape, "drafter": drafter} if drafter else shape
 
 
 def shape_key(shape: dict[str, Any]) -> str:
-    """A short stable name: mla/h576/moe/fp8-block."""
+    """A short stable name: mla/h576/moe/fp8-block, gqa/h256/g512/sliding_window/moe/bf16, .../drafter-mtp."""
     parts = [shape["attention"], f"h{shape['head_dim']}"]
+    parts += [f"g{shape['global_head_dim']}"] if shape.get("global_head_dim") else []
     parts += [flag for flag in ("sliding_window", "sinks") if shape[flag]]
     if shape["hybrid"] != "none":
         parts.append(shape["hybrid"])
-    parts += ["moe"] if shape["moe"] else []
+    parts += (["latent-moe"] if shape.get("latent_moe") else ["moe"]) if shape["moe"] else []
+    parts += [f"drafter-{shape['drafter']}"] if shape.get("drafter") else []
     return "/".join([*parts, shape["quant"]])
 
 

@@ -5,6 +5,7 @@ place that knows every engine."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from doctor.pipeline.facts import Facts, Library
 from doctor.versions import KNOWN_PACKAGES
 
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*==\s*([A-Za-z0-9_.+-]+)\s*$")
+_NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*$")
 
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
 
@@ -88,6 +90,31 @@ def engines_to_analyze(facts: Facts) -> list[tuple[Engine, Library]]:
     serving = [(e, lib) for e, lib in present if e.serves(facts.model)]
     assumed = [(e, lib) for e in engines().values() if (lib := e.assumed_library(facts.model)) is not None]
     return serving or assumed or present
+
+
+def split_engine_specs(specs: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`--engine` values → (`NAME==VERSION` specs, engine names given without a release). Only a serving
+    engine (plug-ins included) may be named without a release; a package needs its version."""
+    versioned: list[str] = []
+    unstated: list[str] = []
+    for spec in specs:
+        match = _NAME.match(spec)
+        if match is None:
+            versioned.append(spec)
+            continue
+        engine = engine_named(match.group(1))
+        if engine is None:
+            raise UsageError(f"--engine {spec!r}: a package needs its version (NAME==VERSION); only a serving "
+                             f"engine may be named without one ({', '.join(engines())})")
+        if engine.name not in unstated:
+            unstated.append(engine.name)
+    return versioned, unstated
+
+
+def engine_named(name: str) -> Engine | None:
+    """The engine a user's word names (its name, package or a distribution), None for any other word."""
+    package = _engine_names().get(name.lower()) or _engine_names().get(name.lower().replace("_", "-"))
+    return by_package(package) if package else None
 
 
 def parse_engine_spec(spec: str) -> Library:

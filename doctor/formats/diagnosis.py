@@ -69,7 +69,11 @@ def recognised(diagnosis: Diagnosis) -> str:
     engine = diagnosis.deployment.engine
     if engine:
         lib = facts.library({"ollama": "ollama"}.get(engine, engine))
-        parts.append(f"{engine} {lib.version if lib else '(version not stated)'} ({sources.get('engine', '')})")
+        parts.append(f"{engine} {lib.version if lib else _unstated(diagnosis, engine)} ({sources.get('engine', '')})")
+    elif diagnosis.report.releases_evaluated:
+        parts.append("; ".join(f"{entry['engine']} (--engine, version not stated; evaluated at "
+                               f"{len(entry['releases'])} releases, {entry['releases'][0]}-{entry['releases'][-1]})"
+                               for entry in diagnosis.report.releases_evaluated))
     else:
         parts.append("engine not stated")
     if facts.gpus:
@@ -120,6 +124,16 @@ def render_diagnosis_markdown(diagnosis: Diagnosis) -> str:
     extra = [f"{k}: {v}" for k, v in sorted(diagnosis.deployment.sources.items())]
     lines += environment_details(diagnosis.deployment.facts, ["", "sources:", *extra])
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _unstated(diagnosis: Diagnosis, engine: str) -> str:
+    """"(version not stated)", and the releases evaluated instead when there were some."""
+    for entry in diagnosis.report.releases_evaluated:
+        if entry["engine"] == engine:
+            releases = entry["releases"]
+            return (f"(version not stated; evaluated at {len(releases)} releases, {releases[0]}-{releases[-1]}: "
+                    f"a finding of only some is at most a warning)")
+    return "(version not stated)"
 
 
 def _engine(diagnosis: Diagnosis) -> str:

@@ -117,7 +117,14 @@ def environment_details(facts: Facts, extra: list[str] | None = None) -> list[st
 
 def _engine_line(report: Report) -> str:
     analysis = report.analysis
-    return f"{analysis.engine} {analysis.engine_version}" if analysis.engine else "none analysed"
+    if not analysis.engine:
+        return "none analysed"
+    unstated = next((e for e in report.releases_evaluated if e["engine"] == analysis.engine), None)
+    if unstated is not None:
+        releases = unstated["releases"]
+        return (f"{analysis.engine}, release not stated: evaluated at {len(releases)} releases "
+                f"({releases[0]}-{releases[-1]}), shown {unstated['shown']}")
+    return f"{analysis.engine} {analysis.engine_version}"
 
 
 def _model(facts: Facts) -> str:

@@ -39,9 +39,15 @@ def sarif_log(targets: Sequence[Target], rules: Sequence[Rule], *, problems: Seq
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path.cwd().resolve().as_uri() + "/"}},
         "columnKind": "utf16CodeUnits",
         "results": results,
-        "properties": {"summary": counts(targets)},
+        "properties": {"summary": counts(targets), **_releases_evaluated(targets)},
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _releases_evaluated(targets: Sequence[Target]) -> dict[str, Any]:
+    """The releases evaluated for an engine named without one (absent when every release was stated)."""
+    found = [entry for target in targets for entry in target.report.releases_evaluated]
+    return {"releasesEvaluated": found} if found else {}
 
 
 def _driver(rules: Sequence[Rule], docs_url: str | None) -> dict[str, Any]:

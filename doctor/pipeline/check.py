@@ -6,9 +6,11 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doctor.engines import registry
+from doctor.engines.base import Engine
+from doctor.errors import DoctorError, InputError
 from doctor.findings import SEVERITIES, Finding
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
@@ -18,6 +20,9 @@ from doctor.pipeline.gather import gather_facts
 from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
 from doctor.pipeline.upgrades import annotate_upgrades
+
+if TYPE_CHECKING:
+    from doctor.engines.infer import Inferred
 
 
 @dataclass(frozen=True)
@@ -39,14 +44,61 @@ class CheckRequest:
 
 def run_check(request: CheckRequest) -> Report:
     rules = load_rules()  # first, so a broken knowledge base fails before any probing
-    parse_launch(list(request.engine_args))  # a malformed value is a usage error before any probing
+    versioned, named = registry.split_engine_specs(request.engines)
+    argv = list(request.engine_args)
+    pasted = _pasted_command(argv) if not request.engines and argv else None
+    if pasted is not None:
+        argv = list(pasted.flags)  # the pasted command's own words and model are not flags
+    parse_launch(argv)  # a malformed value is a usage error before any probing
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
-                         engines=request.engines, model=request.model, deep=request.deep,
-                         offline=request.offline)
+                         engines=versioned, model=request.model, deep=request.deep, offline=request.offline)
+    if request.model is None and pasted is not None and pasted.model:
+        facts = _with_pasted_model(facts, pasted.model, request)
     if request.build_env:
         facts = facts.replace(env={**facts.env, **request.build_env})
-    return check_facts(facts, list(request.engine_args), rules, dict(request.environ), options=request.options,
-                       launch_file=request.launch_file)
+    unstated = {name: "named" for name in named}
+    if not request.engines and (pasted or argv) and not registry.engines_to_analyze(facts):
+        from doctor.engines.infer import infer_engine
+
+        inferred = pasted or infer_engine(argv)  # an engine's flag vocabulary is read only here
+        if inferred is not None:
+            unstated[inferred.engine] = inferred.how
+    facts, unstated = installed_instead(facts, unstated)
+    return check_facts(facts, argv, rules, dict(request.environ), options=request.options,
+                       launch_file=request.launch_file, unstated=unstated)
+
+
+def _with_pasted_model(facts: Facts, model: str, request: CheckRequest) -> Facts:
+    """The model the pasted command names, when MODEL was not given; one it cannot find is a note, not a
+    failure (the command's other facts still answer)."""
+    from doctor.probe.model import load_model
+
+    try:
+        return facts.replace(model=load_model(model, request.environ, offline=request.offline))
+    except DoctorError as exc:
+        note = f"the pasted command's model {model} was not read ({exc}): checked without a model"
+        return facts.replace(source=dataclasses.replace(facts.source, notes=(*facts.source.notes, note)))
+
+
+def _pasted_command(argv: list[str]) -> Inferred | None:
+    from doctor.engines.infer import from_command
+
+    return from_command(argv)
+
+
+def installed_instead(facts: Facts, unstated: Mapping[str, str]) -> tuple[Facts, dict[str, str]]:
+    """An engine named without its release that is installed here is the installed release (as a what-if, so
+    it is the one analysed)."""
+    left: dict[str, str] = {}
+    for name, how in unstated.items():
+        engine = registry.get(name)
+        library = engine.library(facts) if engine else None
+        if library is not None and library.version:
+            facts = facts.replace(libraries={**facts.libraries, library.name: dataclasses.replace(library,
+                                                                                                  what_if=True)})
+        else:
+            left[name] = how
+    return facts, left
 
 
 PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the plan rules judge it by
@@ -54,18 +106,89 @@ PlanFor = Callable[[Analysis], "dict[str, Any] | None"]  # an analysis → the p
 
 def check_facts(facts: Facts, argv: list[str], rules: list[Rule] | None = None,
                 environ: dict[str, str] | None = None, plan_for: PlanFor | None = None,
-                options: Mapping[str, int] | None = None, launch_file: Mapping[str, Any] | None = None) -> Report:
+                options: Mapping[str, int] | None = None, launch_file: Mapping[str, Any] | None = None,
+                unstated: Mapping[str, str] | None = None, pinned: bool = True) -> Report:
     """The pure part of `check`: facts already gathered → analyses, findings, launch commands. `plan_for`
     replaces each analysis' memory plan (a node of a cluster is judged by the multi-node plan); `options`:
     the doctor's layout options, written into each engine's launch in its own spelling; `launch_file`: the
-    container image and build recipe `lint` read beside the launch (`image.*`, `recipe.*`)."""
+    container image and build recipe `lint` read beside the launch (`image.*`, `recipe.*`); `unstated`:
+    engines to analyse whose release is not stated (name → how it became known, doctor.pipeline.unversioned),
+    evaluated at every release the doctor knows and merged, each with what its wheel pins unless `pinned` is
+    false (diagnose judges by what the log states)."""
     rules = load_rules() if rules is None else rules
+    if unstated:
+        return _check_unstated(facts, argv, rules, environ, plan_for, options, launch_file, unstated, pinned)
+    return _check_all(facts, argv, rules, environ, plan_for, options, launch_file)
+
+
+def _check_all(facts: Facts, argv: list[str], rules: list[Rule], environ: dict[str, str] | None,
+               plan_for: PlanFor | None, options: Mapping[str, int] | None, launch_file: Mapping[str, Any] | None,
+               findings_only: bool = False) -> Report:
+    """`findings_only`: the findings as rules give them, without the lowest clearing release of upgrade fixes
+    or the launch command (a release an unstated engine is evaluated at but not shown)."""
     analyses = analyze_all(facts, argv, environ, options=options)
     if plan_for is not None:
         analyses = [dataclasses.replace(a, plan=plan_for(a)) for a in analyses]
-    results = [_check_one(rules, facts, analysis, plan_for, launch_file) for analysis in analyses]
+    results = [_findings_of(rules, facts, analysis, launch_file) if findings_only else
+               _check_one(rules, facts, analysis, plan_for, launch_file) for analysis in analyses]
     return Report(facts=facts, analyses=tuple(a for a, _, _ in results), findings=_merge(results),
                   launches=tuple(launch for _, _, launch in results if launch is not None))
+
+
+def _check_unstated(facts: Facts, argv: list[str], rules: list[Rule], environ: dict[str, str] | None,
+                    plan_for: PlanFor | None, options: Mapping[str, int] | None,
+                    launch_file: Mapping[str, Any] | None, unstated: Mapping[str, str], pinned: bool = True
+                    ) -> Report:
+    """Each engine at every release it evaluates (doctor.pipeline.unversioned), merged; several such engines
+    are merged as several engine runs are."""
+    from doctor.pipeline.unversioned import at_release, evaluated_releases, merge_releases
+
+    parts = []
+    for name, how in unstated.items():
+        engine = registry.get(name)
+        if engine is None:
+            raise InputError(f"no engine named {name!r}")
+
+        def at(release: str, findings_only: bool, engine: Engine = engine) -> Report:
+            return _check_all(at_release(facts, engine, release, pinned), argv, rules, environ, plan_for, options,
+                              launch_file, findings_only=findings_only)
+
+        reports, skipped = _at_each_release(engine, evaluated_releases(engine, rules), at)
+        parts.append(merge_releases(engine, reports, how, skipped))
+    if len(parts) == 1:
+        return parts[0]
+    findings = _merge([(part.analysis, part.findings, None) for part in parts])
+    return dataclasses.replace(parts[0], analyses=tuple(a for p in parts for a in p.analyses), findings=findings,
+                               launches=tuple(launch for p in parts for launch in p.launches),
+                               releases_evaluated=tuple(e for p in parts for e in p.releases_evaluated))
+
+
+def _at_each_release(engine: Engine, releases: list[str], at: Callable[[str, bool], Report]
+                     ) -> tuple[list[tuple[str, Report]], list[str]]:
+    """(release, report) for every release that evaluates, and why the others did not. Only the releases whose
+    findings the merge shows are checked in full (upgrade fixes, launch command); the rest for findings."""
+    from doctor.pipeline.unversioned import instance_releases, shown_release
+
+    shown = shown_release(engine, releases) if releases else None
+    reports: list[tuple[str, Report]] = []
+    skipped: list[str] = []
+    failure: DoctorError | None = None
+    for release in releases:
+        try:
+            reports.append((release, at(release, release != shown)))
+        except DoctorError as exc:  # a flag this release cannot parse: the others still answer
+            failure = failure or exc
+            skipped.append(f"{release}: {exc}")
+    if not reports:
+        raise failure or InputError(f"{engine.display_name}: no release to evaluate")
+    again = instance_releases(reports, shown_release(engine, [r for r, _ in reports])) - {shown}
+    return [(r, at(r, False) if r in again else report) for r, report in reports], skipped
+
+
+def _findings_of(rules: list[Rule], facts: Facts, analysis: Analysis, launch_file: Mapping[str, Any] | None
+                 ) -> tuple[Analysis, tuple[Finding, ...], None]:
+    launch = analysis.run.launch if analysis.run else Launch()
+    return analysis, tuple(evaluate(rules, build_context(facts, analysis, launch, launch_file))), None
 
 
 def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: PlanFor | None = None,

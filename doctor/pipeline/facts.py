@@ -151,6 +151,7 @@ class Moe:
     hidden_act: str | None = None
     hidden_act_field: str | None = None
     swiglu_limited: bool = False  # a non-zero per-layer `swiglu_limits` entry (Step-3.5: clamped SwiGLU experts)
+    latent_size: int | None = None  # latent MoE (`moe_latent_size`, Nemotron-3-Super): experts on a smaller width
 
 
 @dataclass(frozen=True)

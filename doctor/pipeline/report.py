@@ -22,6 +22,8 @@ class Report:
     analyses: tuple[Analysis, ...]
     findings: tuple[Finding, ...]
     launches: tuple[dict[str, Any], ...] = ()  # doctor.engines.run.LaunchCommand.to_dict() per engine
+    # per engine named without its release (`--engine NAME`, inferred, or a log's): the releases evaluated
+    releases_evaluated: tuple[dict[str, Any], ...] = ()
 
     @property
     def analysis(self) -> Analysis:
@@ -38,7 +40,7 @@ class Report:
         return any_at_or_above([f.severity for f in self.findings], threshold)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "schema_version": REPORT_SCHEMA_VERSION,
             "tool": {"name": "sm120-doctor", "version": __version__},
             "facts": self.facts.to_dict(),
@@ -49,3 +51,6 @@ class Report:
             "launch": self.launch,
             "launches": list(self.launches),
         }
+        if self.releases_evaluated:
+            data["releases_evaluated"] = [dict(entry) for entry in self.releases_evaluated]
+        return data

@@ -180,7 +180,8 @@ def _moe(text: dict[str, Any]) -> Moe | None:
     act_field = next((k for k in ACT_FIELDS if isinstance(text.get(k), str)), None)
     return Moe(routed_experts=experts, top_k=top_k, intermediate_size=size, shared_experts=shared,
                first_dense_layers=dense, hidden_act=text.get(act_field) if act_field else None,
-               hidden_act_field=act_field, swiglu_limited=_swiglu_limited(text.get("swiglu_limits")))
+               hidden_act_field=act_field, swiglu_limited=_swiglu_limited(text.get("swiglu_limits")),
+               latent_size=_pos(text, "moe_latent_size", required=False))
 
 
 def _swiglu_limited(limits: Any) -> bool:

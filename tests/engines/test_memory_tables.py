@@ -15,7 +15,9 @@ from bench.memory_logs import (
     component_logs,
     component_weights,
     error,
+    one_host_runs,
     pair_delta,
+    profile_residual,
     rendered,
     vllm_absolute_rows,
     vllm_pairs,
@@ -113,3 +115,35 @@ def test_gb10_vllm_token_count_for_the_logged_budget(row):
     (Qwen3.5: 1 attention + 3 Gated-DeltaNet groups), so the line is a quarter of what the pool holds."""
     predicted = absolute_predicted(row["id"])["tokens_at_logged_budget"]
     assert abs(error(predicted, row["reported"]["kv_tokens"])) <= 0.01, predicted
+
+
+# --- five 0.13.0 startups on one Spark: what separates the runs of one model ----------------------------------
+
+ONE_HOST = one_host_runs()
+
+
+@pytest.mark.parametrize("run", ONE_HOST, ids=lambda run: run["id"])
+def test_the_one_host_runs_are_the_logs_own_lines(run):
+    quotes = " ".join(run["quotes"])
+    assert f"Model loading took {run['weights_gib']} GiB" in quotes
+    assert f"Available KV cache memory: {run['kv_cache_gib']:.2f} GiB" in quotes
+    assert f"Loading weights took {run['read_s']:.2f} seconds" in quotes
+    assert (f"downloading weights for {run['model']}: {run['download_s']} seconds" in quotes) == \
+        (run["download_s"] is not None)
+    compiled = "Compiling a graph" if run["compile"] == "fresh" else "Directly load the compiled graph(s)"
+    assert compiled in quotes and f"{run['compile_s']} s" in quotes
+
+
+@pytest.mark.parametrize("model", sorted({run["model"] for run in ONE_HOST if run["download_s"]}))
+def test_a_download_inside_the_run_not_a_slower_read_separates_a_models_two_runs(model):
+    """The RESULTS text: both runs of a model read the checkpoint in the same time (within 5 %), and the one that
+    downloaded it inside the run (after the worker's first memory snapshot) charged over 1.3 GiB more to
+    activation + non-torch memory than the one that did not."""
+    downloaded, local = sorted((run for run in ONE_HOST if run["model"] == model),
+                               key=lambda run: run["download_s"] is None)
+    assert local["download_s"] is None
+    assert abs(error(downloaded["read_s"], local["read_s"])) <= 0.05
+    extra = profile_residual(downloaded["gpu_memory_utilization"], downloaded["weights_gib"],
+                             downloaded["kv_cache_gib"]) - \
+        profile_residual(local["gpu_memory_utilization"], local["weights_gib"], local["kv_cache_gib"])
+    assert 1.3 <= extra <= 1.6, extra

@@ -19,6 +19,9 @@ KIMI, DSV3, GLM = "moonshotai/Kimi-K2.5", "deepseek-ai/DeepSeek-V3", "zai-org/GL
 SPARSE = {"sparse": True}  # DeepSeek-V3 with the V3.2 indexer (index_topk): no V3.2 config is bundled
 GPTOSS, NVFP4, LLAMA = "openai/gpt-oss-120b", "nvidia/Kimi-K2.5-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 QWEN235_FP8 = "Qwen/Qwen3-235B-A22B-FP8"
+GEMMA4 = "tests/knowngood/models/google--gemma-4-26B-A4B"
+NVFP4_DSV3 = "tests/cases/models/deepseek-v3.1-nvfp4"
+MTP = '{"method": "mtp", "num_speculative_tokens": 1}'
 
 
 DSV32 = "tests/cases/models/deepseek-v3.2"
@@ -754,6 +757,30 @@ CASES = [
     a("DSP009", True, "INT4 MLA experts: not in the grid", vl("0.33.0", KIMI)),
     a("DSP009", True, "a release without a table (no 0.8.x table: 0.9.2 is the first with sm_120 code)", vl("0.8.5")),
     a("DSP009", False, "Llama BF16 on 0.33: derived", vl("0.33.0")),
+    a("DSP002", True, "Gemma 4 (full-attention head size 512) with FLASH_ATTN forced on 12.0", vl("0.33.0", GEMMA4),
+      "--attention-backend", "FLASH_ATTN"),
+    a("DSP002", False, "the same on 9.0: vLLM admits FLASH_ATTN there", vl("0.33.0", GEMMA4, H100),
+      "--attention-backend", "FLASH_ATTN"),
+    a("DSP002", False, "Gemma 4 served text-only (mm-prefix attention off): not derived", vl("0.28.0", GEMMA4),
+      "--attention-backend", "FLASHINFER", "--language-model-only"),
+    a("DSP002", False, "Gemma 4 with TRITON_ATTN forced on 12.0", vl("0.33.0", GEMMA4), "--attention-backend",
+      "TRITON_ATTN"),
+    # MTP drafters (tools/engine_oracle/grid.py new_shapes): their own entries, keyed shape class + drafter
+    a("DSP041", True, "DeepSeek-V3's MTP drafter on DeepGEMM without sm120 sources (0.27.1)", vl("0.27.1", DSV3),
+      "--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}'),
+    a("DSP041", True, "and on 12.1", vl("0.27.1", DSV3, SPARK), "--speculative-config", MTP),
+    a("DSP041", False, "0.28.0 ships sm120 DeepGEMM sources", vl("0.28.0", DSV3), "--speculative-config", MTP),
+    a("DSP041", False, "no speculative config: the target's is DSP004", vl("0.27.1", DSV3)),
+    a("DSP041", False, "Hopper: no drafter entry on the controls", vl("0.27.1", DSV3, H100), "--speculative-config",
+      '{"method": "mtp", "num_speculative_tokens": 1}'),
+    a("DSP041", False, "NVFP4 drafter: FlashInfer CUTLASS", vl("0.27.1", NVFP4_DSV3), "--speculative-config", MTP),
+    a("DSP049", True, "a dense model's MTP drafter: no drafter entry", vl("0.33.0"), "--speculative-config",
+      '{"method": "mtp", "num_speculative_tokens": 1}'),
+    a("DSP049", True, "a model-specific MTP method name: the grid asks method mtp", vl("0.33.0", DSV3),
+      "--speculative-config", '{"method": "deepseek_mtp", "num_speculative_tokens": 1}'),
+    a("DSP049", False, "DeepSeek-V3's MTP drafter on 0.33: derived", vl("0.33.0", DSV3), "--speculative-config",
+      '{"method": "mtp", "num_speculative_tokens": 1}'),
+    a("DSP049", False, "no speculative config", vl("0.33.0", DSV3)),
 ]
 
 

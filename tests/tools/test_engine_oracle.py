@@ -31,8 +31,8 @@ def test_symbol_scan_takes_undefined_driver_symbols_only():
 def test_every_grid_shape_is_its_own_shape_class():
     keys = {}
     for shape in grid.shapes():
-        for quant in shape.all_quants:
-            key = shape_key(tables.classify(grid.with_quant(shape.config, quant)))
+        for quant, drafter in [(q, None) for q in shape.all_quants] + [(q, "mtp") for q in shape.vllm_drafters]:
+            key = (shape_key(tables.classify(grid.with_quant(shape.config, quant), drafter)), shape.tp)
             assert key not in keys, (shape.name, quant, keys.get(key))
             keys[key] = (shape.name, quant)
 
@@ -51,7 +51,7 @@ def test_committed_table_matches_the_grid_and_classifier(path):
     by_id = {q.id: q for q in grid.queries()} | {q.id: q for q in grid.queries(control=True)}
     for entry in table["entries"]:
         query = by_id[entry["grid"]]
-        assert entry["shape"] == tables.classify(query.config), entry["grid"]
+        assert entry["shape"] == tables.classify(query.config, query.drafter), entry["grid"]
         assert entry["flags"] == list(query.flags)
 
 

@@ -83,12 +83,12 @@ def _plan(args: argparse.Namespace) -> list[tuple[str, list[grid.Query]]]:
 def _run_one(env: Any, cap: str, asked: list[grid.Query], variables: dict[str, str], raw: Path) -> dict[str, Any]:
     started = time.monotonic()
     with grid_dirs(asked) as dirs:
-        jobs = [{"id": q.id, "model_dir": str(dirs[q.id]), "flags": list(q.flags), "env": dict(q.env)}
-                for q in asked]
+        jobs = [{"id": q.id, "model_dir": str(dirs[q.id]), "flags": list(q.flags), "env": dict(q.env),
+                 **({"drafter": q.drafter} if getattr(q, "drafter", None) else {})} for q in asked]
         if env.engine == "sglang":
             records = _per_environment(env, cap, jobs, variables)
         else:
-            records = run_capability(env, cap, jobs, variables)
+            records = _per_tp(env, cap, jobs, {q.id: getattr(q, "tp", 1) for q in asked}, variables)
     _keep_raw(raw / f"{cap}.json", records)
     return {"records": records, "seconds": round(time.monotonic() - started, 1)}
 
@@ -100,6 +100,16 @@ def _keep_raw(path: Path, records: list[dict[str, Any]]) -> None:
     old = json.loads(path.read_text()) if path.exists() else []
     kept = [r for r in old[1:] if "id" in r and r["id"] not in asked]
     path.write_text(json.dumps(records[:1] + kept + records[1:], indent=1))
+
+
+def _per_tp(env: Any, cap: str, jobs: list[dict[str, Any]], tps: dict[str, int],
+            variables: dict[str, str]) -> list[Any]:
+    """The world size is fixed for a process: each tensor-parallel size's queries run in a world of their own."""
+    records: list[Any] = []
+    for tp in sorted(set(tps.values())):
+        part = run_capability(env, cap, [job for job in jobs if tps[job["id"]] == tp], variables, tp=tp)
+        records += part if not records else part[1:]
+    return records
 
 
 def _per_environment(env: Any, cap: str, jobs: list[dict[str, Any]], variables: dict[str, str]) -> list[Any]:

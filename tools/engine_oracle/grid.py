@@ -52,6 +52,10 @@ class Shape:
     vllm_quants: tuple[str, ...] = ()
     vllm_kv_fp8: tuple[str, ...] = ()
     vllm_controls: tuple[str, ...] = ()
+    # formats whose MTP drafter is also asked (vLLM only): `--speculative-config` with method "mtp", the drafter
+    # model built as vLLM's spec-decode proposer builds it, recorded as an entry of its own
+    vllm_drafters: tuple[str, ...] = ()
+    tp: int = 1  # > 1: asked as rank 0 of a tensor-parallel world of this size (one process per rank)
 
     @property
     def all_quants(self) -> tuple[str, ...]:
@@ -103,6 +107,34 @@ GEMMA2 = {  # google/gemma-2-9b: head size 256, alternating 4096-token sliding w
     "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "vocab_size": 256000,
     "rms_norm_eps": 1e-6, "num_hidden_layers": 2,
     "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "rope_theta": 10000.0}
+KNOWNGOOD = Path(__file__).resolve().parents[2] / "tests" / "knowngood" / "models"
+
+
+def knowngood(folder: str) -> dict[str, Any]:
+    """A config of the known-good corpus (tests/knowngood/models/README.md gives each one's source)."""
+    return json.loads((KNOWNGOOD / folder / "config.json").read_text(encoding="utf-8"))
+
+
+def _gemma4(layers: int = 2) -> dict[str, Any]:
+    """google/gemma-4-26B-A4B: the text model's layers shrunk to one sliding (head size 256) and one full
+    attention layer (global head size 512, one K=V head pair), as it ships: multimodal, vision tower included."""
+    config = copy.deepcopy(knowngood("google--gemma-4-26B-A4B"))
+    text = config["text_config"]
+    text["num_hidden_layers"] = layers
+    text["layer_types"] = ["sliding_attention", "full_attention"][:layers]
+    return config
+
+
+def _nemotron3(folder: str, pattern: str) -> dict[str, Any]:
+    """NVIDIA Nemotron 3 (Mamba-2 + MoE + a few attention layers), every kind of block of the published
+    `hybrid_override_pattern` once. `auto_map` is dropped: the grid directory holds no custom code, and the
+    releases that build it use their own NemotronH config and model."""
+    config = copy.deepcopy(knowngood(folder))
+    config.pop("auto_map", None)
+    config.update(hybrid_override_pattern=pattern, num_hidden_layers=len(pattern))
+    return config
+
+
 LLAMA_H64 = {  # meta-llama/Llama-3.2-1B: head size 64
     **_without_quant(bundled("meta-llama--Llama-3.1-8B-Instruct")), "hidden_size": 2048, "intermediate_size": 8192,
     "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64, "num_hidden_layers": 2}
@@ -115,6 +147,7 @@ def shapes() -> list[Shape]:
     llama = shrink(bundled("meta-llama--Llama-3.1-8B-Instruct"), 2)
     qwen_moe = shrink(bundled("Qwen--Qwen3-30B-A3B"), 2)
     glm = shrink(bundled("zai-org--GLM-4.7-FP8"), 2, first_k_dense_replace=1, num_nextn_predict_layers=0)
+    glm_mtp = shrink(bundled("zai-org--GLM-4.7-FP8"), 2, first_k_dense_replace=1)  # its one nextn layer
     gpt_oss = shrink(bundled("openai--gpt-oss-20b"), 2, layer_types=["sliding_attention", "full_attention"])
     return [
         Shape("mla-moe", "deepseek-ai/DeepSeek-V3 config.json, 2 layers (1 dense, 1 MoE)", deepseek,
@@ -144,6 +177,45 @@ def shapes() -> list[Shape]:
               vllm_controls=("bf16",)),
         Shape("gqa-h128-mamba", "nvidia/NVIDIA-Nemotron-Nano-9B-v2 shape (Mamba-2, relu2), 5 layers", NEMOTRON_H,
               ("bf16",)),
+        *new_shapes(deepseek, glm_mtp, qwen_moe, gpt_oss),
+    ]
+
+
+def new_shapes(deepseek: dict[str, Any], glm_mtp: dict[str, Any], qwen_moe: dict[str, Any],
+               gpt_oss: dict[str, Any]) -> list[Shape]:
+    """Asked of vLLM only (2026-11-28): head size 512, Mamba + MoE, latent MoE, MTP drafters, and rank 0 of a
+    TP=2 world for shapes whose per-rank heads or expert widths can move a choice."""
+    tp_shapes = [
+        Shape("mla-moe-tp2", "deepseek-ai/DeepSeek-V3 config.json, 2 layers, rank 0 of TP=2 (64 of 128 heads)",
+              deepseek, (), vllm_quants=("native", "nvfp4"), tp=2),
+        Shape("gqa-h128-moe-tp2", "Qwen/Qwen3-30B-A3B config.json, 2 layers, rank 0 of TP=2", qwen_moe, (),
+              vllm_quants=("bf16", "fp8-block", "nvfp4"), tp=2),
+        Shape("gqa-h64-swa-sinks-moe-tp2", "openai/gpt-oss-20b config.json, 2 layers, rank 0 of TP=2", gpt_oss, (),
+              vllm_quants=("native",), tp=2),
+        Shape("gqa-h256-g512-swa-moe-tp2", "google/gemma-4-26B-A4B config.json, 2 layers, rank 0 of TP=2", _gemma4(),
+              (), vllm_quants=("bf16", "nvfp4"), tp=2),
+    ]
+    return [
+        Shape("gqa-h256-g512-swa-moe", "google/gemma-4-26B-A4B config.json (tests/knowngood/models), text model "
+              "shrunk to 2 layers: sliding window (head size 256) and full attention (global head size 512)",
+              _gemma4(), (), vllm_quants=("bf16", "nvfp4"), vllm_kv_fp8=("bf16",), vllm_controls=("bf16",)),
+        Shape("gqa-h128-mamba-moe", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 config.json "
+              "(tests/knowngood/models), pattern MEM*E (Mamba-2, MoE, attention)",
+              _nemotron3("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "MEM*E"), (),
+              vllm_quants=("bf16", "nvfp4", "fp8-tensor"), vllm_kv_fp8=("bf16",)),
+        Shape("gqa-h128-mamba-latent-moe", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B config.json "
+              "(tests/knowngood/models; latent MoE, moe_latent_size 1024, one MTP layer), pattern MEM*E",
+              _nemotron3("nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "MEM*E"), (),
+              vllm_quants=("bf16", "nvfp4"), vllm_kv_fp8=("nvfp4",), vllm_drafters=("bf16", "nvfp4")),
+        Shape("mla-moe-mtp", "deepseek-ai/DeepSeek-V3 config.json, 2 layers, its one MTP (nextn) layer asked as "
+              "the drafter of --speculative-config method mtp", deepseek, (), vllm_drafters=("native", "nvfp4")),
+        Shape("gqa-h128-moe-fp8-mtp", "zai-org/GLM-4.7-FP8 config.json, 2 layers, its one MTP (nextn) layer "
+              "asked as the drafter", glm_mtp, (), vllm_drafters=("native",)),
+        *tp_shapes,
+        # last: its process segfaults in an import on an emulated 12.0 (0.31.0, 0.32.0 even as the first query;
+        # 0.33.0 after the shapes above), which ends the process and would lose every query after it
+        Shape("gqa-h256-linear-moe-mtp", "Qwen/Qwen3-Next-80B-A3B shape, 4 layers, its MTP module asked as the "
+              "drafter", QWEN3_NEXT, (), vllm_drafters=("bf16", "fp8-block")),
     ]
 
 
@@ -164,6 +236,20 @@ class Query:
     flags: tuple[str, ...]
     config: dict[str, Any]
     env: tuple[tuple[str, str], ...] = ()
+    drafter: str | None = None  # "mtp": the query builds the drafter vLLM's spec-decode proposer builds
+    tp: int = 1
+
+
+def tp_flags(tp: int) -> tuple[str, ...]:
+    return ("--tensor-parallel-size", str(tp)) if tp > 1 else ()
+
+
+SPECULATIVE_MTP = ("--speculative-config", json.dumps({"method": "mtp", "num_speculative_tokens": 1}))
+
+
+def drafter_queries(shape: Shape) -> list[Query]:
+    return [Query(f"{shape.name}:{quant}+mtp", shape.name, quant, (*BASE_FLAGS, *SPECULATIVE_MTP),
+                  with_quant(shape.config, quant), drafter="mtp") for quant in shape.vllm_drafters]
 
 
 def queries(control: bool = False) -> list[Query]:
@@ -176,9 +262,9 @@ def queries(control: bool = False) -> list[Query]:
             kv_variants = [()] + ([("--kv-cache-dtype", "fp8")] if kv_fp8 else []) \
                 + ([("--kv-cache-dtype", "nvfp4")] if quant in shape.kv_nvfp4 else [])
             for kv in kv_variants:
-                flags = (*BASE_FLAGS, *kv)
+                flags = (*BASE_FLAGS, *kv, *tp_flags(shape.tp))
                 suffix = f"+kv-{kv[1]}" if kv else ""
-                asked.append(Query(f"{shape.name}:{quant}{suffix}", shape.name, quant, flags, config))
+                asked.append(Query(f"{shape.name}:{quant}{suffix}", shape.name, quant, flags, config, tp=shape.tp))
         for quant, backend in () if control else shape.forced_moe:
             flags = (*BASE_FLAGS, "--moe-backend", backend)
             asked.append(Query(f"{shape.name}:{quant}+moe={backend}", shape.name, quant, flags,
@@ -187,4 +273,5 @@ def queries(control: bool = False) -> list[Query]:
             suffix = ",".join(f"{k}={v}" for k, v in env)
             asked.append(Query(f"{shape.name}:{quant}+env={suffix}", shape.name, quant, BASE_FLAGS,
                                with_quant(shape.config, quant), env))
+        asked += [] if control else drafter_queries(shape)
     return asked

@@ -71,12 +71,13 @@ def sglang_tools(env: EngineEnv, work: Path, path: str) -> dict[str, str]:
 
 
 def run_capability(env: EngineEnv, capability: str, queries: list[dict[str, Any]], variables: dict[str, str],
-                   timeout_s: int = 3600) -> list[dict[str, Any]]:
-    """Every query on one emulated capability, in one process; each line of the runner's output is a query's
-    record (the first is the set-up). A crash ends the list with a record saying so."""
+                   timeout_s: int = 3600, tp: int = 1) -> list[dict[str, Any]]:
+    """Every query on one emulated capability, in one process (or, for `tp` > 1, one process per rank of a gloo
+    world, rank 0's records kept); each line of the runner's output is a query's record (the first is the
+    set-up). A crash ends the list with a record saying so."""
     with tempfile.TemporaryDirectory(prefix="oracle-") as tmp:
         work = Path(tmp)
-        job, out = work / "job.json", work / "out.jsonl"
+        job = work / "job.json"
         job.write_text(json.dumps({"queries": queries}))
         environment = pinned_environment(env, capability, variables)
         environment["PYTHONPATH"] = os.pathsep.join([str(INSIDE), str(plugin_dir(work))])
@@ -84,9 +85,19 @@ def run_capability(env: EngineEnv, capability: str, queries: list[dict[str, Any]
         environment["ORACLE_WATCH_IMPORTS"] = ",".join(m for _, m, _ in stand_ins_for(env.engine, env.release).values())
         if env.engine == "sglang":
             environment.update(sglang_tools(env, work, environment["PATH"]))
-        done = subprocess.run([str(env.python), str(INSIDE / f"{env.engine}_runner.py"), str(job), str(out)],
-                              env=environment, capture_output=True, text=True, timeout=timeout_s, cwd=work)
-        records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-        if done.returncode != 0:
-            records.append({"crash": done.returncode, "stderr": done.stderr[-3000:]})
+        outs = [work / f"out{rank}.jsonl" for rank in range(tp)]
+        ranks = [subprocess.Popen([str(env.python), str(INSIDE / f"{env.engine}_runner.py"), str(job), str(out)],
+                                  env={**environment, **({"ORACLE_TP": str(tp), "ORACLE_RANK": str(rank)}
+                                                         if tp > 1 else {})},
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=work)
+                 for rank, out in enumerate(outs)]
+        try:
+            stderr = [rank.communicate(timeout=timeout_s)[1] for rank in ranks]
+        finally:  # a rank past the time limit (or waiting for one that died) is not left behind
+            for rank in ranks:
+                if rank.poll() is None:
+                    rank.kill()
+        records = [json.loads(line) for line in outs[0].read_text().splitlines()] if outs[0].exists() else []
+        if ranks[0].returncode != 0:
+            records.append({"crash": ranks[0].returncode, "stderr": stderr[0][-3000:]})
         return records

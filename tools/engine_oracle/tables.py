@@ -28,9 +28,9 @@ def error_kind(error: dict[str, Any]) -> str:
     return "rejection" if error["type"] in REJECTION_TYPES and not artefact else "emulation"
 
 
-def classify(config: dict[str, Any]) -> dict[str, Any]:
+def classify(config: dict[str, Any], drafter: str | None = None) -> dict[str, Any]:
     model = parse_model(config, None, model_id="oracle-grid", source="bundled", source_path=None)
-    return shape_class(model)
+    return shape_class(model, drafter)
 
 
 def _attention(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -118,7 +118,7 @@ def kv_class(value: str) -> str:
 
 
 def entry(capability: str, query: Query, provenance: str, record: dict[str, Any]) -> dict[str, Any]:
-    shape = classify(query.config)
+    shape = classify(query.config, query.drafter)
     flags = list(query.flags)
     kv = kv_class(flags[flags.index("--kv-cache-dtype") + 1]) if "--kv-cache-dtype" in flags else "auto"
     moe_backend = flags[flags.index("--moe-backend") + 1] if "--moe-backend" in flags else None
@@ -128,6 +128,8 @@ def entry(capability: str, query: Query, provenance: str, record: dict[str, Any]
         "env": dict(query.env),
         "flags": flags,
         "engine_config": record.get("engine_config"),
+        **({"drafter": record.get("drafter")} if query.drafter else {}),
+        **({"tp": query.tp} if query.tp > 1 else {}),
         "attention": _attention(record), "moe": _moe(record), "linear": _linear(record),
         "errors": [{**error, "kind": error_kind(error)} for error in record.get("errors", [])],
         "log": [line["msg"][:600] for line in record.get("log", []) if DECISION_LINE.search(line["msg"])],

@@ -44,6 +44,13 @@ class LlamaCpp(Engine):
                 f"else against common/arg.cpp at the release that covers it ({coverage}); memory defaults are "
                 f"those of build {KNOWN_BUILD}")
 
+    def unstated_releases(self) -> tuple[str, ...]:
+        """Build numbers have no release list: one build per flag vocabulary of the stored tables, and the
+        known build."""
+        from doctor.engines.llama_cpp.flags import sampled_builds
+
+        return tuple(str(build) for build in sorted({*sampled_builds(), int(KNOWN_BUILD)}))
+
     def serves(self, model: Any) -> bool:
         return model is None or getattr(model, "source", None) == "gguf"
 
@@ -75,6 +82,10 @@ class LlamaCpp(Engine):
         from doctor.engines.llama_cpp.flags import check_flags
 
         return check_flags(list(argv), _table())
+
+    def accepts_launch(self, argv: Sequence[str]) -> bool:
+        """llama-server's flags are checked against one table (the known release's): one question."""
+        return not self.check_flags(argv, Version(KNOWN_BUILD))
 
     def base_command(self, model: str) -> list[str]:
         from doctor.engines.llama_cpp.analyze import model_file

@@ -108,6 +108,11 @@ def server_flags(options: Any) -> dict[str, Entry]:
     return flags
 
 
+def sampled_builds() -> tuple[int, ...]:
+    """The first build of every run of equal flag tables: one build per flag vocabulary the data holds."""
+    return tuple(first for first, _, _ in _segment_options())
+
+
 def data_range() -> tuple[int, int]:
     segments = _segment_options()
     return segments[0][0], segments[-1][1]

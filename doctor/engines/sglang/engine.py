@@ -50,6 +50,11 @@ class SGLang(Engine):
     def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
         return sglang_flags.check_flags(list(argv), version)
 
+    def accepts_launch(self, argv: Sequence[str]) -> bool:
+        from doctor.engines.sglang.vocabulary import accepted_somewhere
+
+        return accepted_somewhere(argv)
+
     def node_launches(self, run: EngineRun, base: LaunchCommand, layout: MultiNode) -> list[NodeLaunch]:
         from doctor.engines.sglang.multinode import node_launches
 

@@ -45,6 +45,9 @@ class TensorRTLLM(Engine):
         parsed = _options().parse(list(argv))
         return _options().flag_problems(parsed, list(argv), version)[0]
 
+    def accepts_launch(self, argv: Sequence[str]) -> bool:
+        return self.accepted_at_some_release(argv)
+
     def base_command(self, model: str) -> list[str]:
         return ["trtllm-serve", model]
 

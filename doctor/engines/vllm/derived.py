@@ -8,6 +8,7 @@ usually ship the same selection code, but not always (0.15.1)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from packaging.version import Version
@@ -60,29 +61,88 @@ def grid_env(run: EngineRun) -> dict[str, str]:
 
 
 def _matching(entries: list[dict[str, Any]], capability: str, shape: dict[str, Any], kv: str,
-              moe: str | None = None, env: dict[str, str] | None = None) -> dict | None:
+              moe: str | None = None, env: dict[str, str] | None = None, tp: int = 1) -> dict | None:
     return next((e for e in entries if e["capability"] == capability and e["shape"] == shape
                  and e["kv_cache_dtype"] == kv and e.get("moe_backend") == moe
-                 and e.get("env", {}) == (env or {})), None)
+                 and e.get("env", {}) == (env or {}) and e.get("tp", 1) == tp), None)
 
 
-def lookup(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, str]:
-    """(release of the table, its entry, why there is none)."""
+def tensor_parallel(run: EngineRun) -> int:
+    return int(run.launch.get("tp") or 1)  # type: ignore[call-overload]
+
+
+# The speculative method whose drafter the grid builds (tools/engine_oracle/grid.py SPECULATIVE_MTP)
+GRID_DRAFTER = "mtp"
+
+
+def _speculative(run: EngineRun) -> dict[str, Any]:
+    """`--speculative-config JSON` as a dict ({} without one, or one that is not a JSON object)."""
+    raw = run.launch.get("speculative_config")
+    try:
+        spec = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return {}
+    return spec if isinstance(spec, dict) else {}
+
+
+def speculative_method(run: EngineRun) -> str | None:
+    method = _speculative(run).get("method")
+    return str(method) if method else None
+
+
+def _speculative_moe(run: EngineRun) -> str | None:
+    chosen = _speculative(run).get("moe_backend")
+    return str(chosen).lower().replace("-", "_") if chosen and str(chosen).lower() != "auto" else None
+
+
+def text_only(run: EngineRun) -> bool:
+    """`--language-model-only`, or a `--limit-mm-per-prompt` of 0 for every modality: vLLM then turns the
+    multimodal prefix attention off (`is_mm_prefix_lm(supports_multimodal=False)`, vllm/transformers_utils/
+    model_arch_config_convertor.py at v0.28.0), which changes which attention backends are valid."""
+    values = dict(run.launch.values)
+    args = list(run.launch.args)
+    for index, arg in enumerate(args):
+        flag, _, inline = arg.partition("=")
+        if flag.replace("_", "-") == "--language-model-only":
+            values["language_model_only"] = True
+        elif flag.replace("_", "-") == "--limit-mm-per-prompt":
+            values["limit_mm_per_prompt"] = inline or (args[index + 1] if index + 1 < len(args) else "")
+    if values.get("language_model_only"):
+        return True
+    limits = values.get("limit_mm_per_prompt")
+    try:
+        limits = json.loads(limits) if isinstance(limits, str) else limits
+    except ValueError:
+        return False
+    return isinstance(limits, dict) and bool(limits) and all(v == 0 for v in limits.values())
+
+
+def lookup(run: EngineRun, drafter: str | None = None) -> tuple[str | None, dict[str, Any] | None, str]:
+    """(release of the table, its entry, why there is none); with `drafter`, the drafter's entry."""
     model = run.facts.model
     if model is None or run.gpu is None:
         return None, None, "no model or GPU"
+    if model.vision is not None and text_only(run):
+        return None, None, "text-only serving of a multimodal model (the grid asks multimodal models as they " \
+                           "ship: vLLM's multimodal-prefix attention changes which backends are valid)"
     release = table_release(run.version)
     if release is None:
         return None, None, f"no derived table for vLLM {run.version.base_version} (tabulated: " \
                            f"{', '.join(tabulated()) or 'none'})"
-    shape = shape_class(model)
+    shape = shape_class(model, drafter)
     entries = table(release)["entries"]
     capability = capability_label(run.gpu.capability)
     if not any(e["capability"] == capability for e in entries):
         return release, None, f"capability {capability} not emulated for vLLM {release}"
-    entry = _matching(entries, capability, shape, kv_dtype(run), forced_moe(run), grid_env(run))
+    # the drafter takes the speculative config's own moe_backend, else (from 0.19.0) the target's --moe-backend:
+    # either one set matches only a drafter entry asked with it (none yet: not derived)
+    moe = (_speculative_moe(run) or forced_moe(run)) if drafter else forced_moe(run)
+    # rank 0 of the run's own TP size where the grid asks it; else the one-rank entry, as every table before
+    # the TP queries (the view names the TP size the entry was derived at)
+    entry = _matching(entries, capability, shape, kv_dtype(run), moe, grid_env(run), tensor_parallel(run)) \
+        or _matching(entries, capability, shape, kv_dtype(run), moe, grid_env(run))
     if entry is None:
-        forced = f", --moe-backend {forced_moe(run)}" if forced_moe(run) else ""
+        forced = f", --moe-backend {moe}" if moe else ""
         return release, None, f"shape class {shape_key(shape)} (KV {kv_dtype(run)}{forced}) not in the grid " \
                               f"of vLLM {release}"
     return release, entry, ""
@@ -99,7 +159,7 @@ def _elsewhere(entry: dict[str, Any], release: str, accept: Any) -> str | None:
         if other == release:
             continue
         found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
-                          entry.get("moe_backend"), entry.get("env"))
+                          entry.get("moe_backend"), entry.get("env"), entry.get("tp", 1))
         if found is not None and accept({**found, "release": other}):
             return other
     return None
@@ -146,6 +206,7 @@ def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str)
     fixes = []
     for other in table(release)["entries"]:
         if other["capability"] == entry["capability"] and other["shape"] == entry["shape"] and other.get("env") \
+                and other.get("tp", 1) == entry.get("tp", 1) \
                 and other["kv_cache_dtype"] == entry["kv_cache_dtype"] and not other.get("moe_backend") \
                 and _has_code(other, release, library, family):
             setting = " ".join(f"{k}={v}" for k, v in other["env"].items())
@@ -154,7 +215,7 @@ def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str)
     newer = [r for r in tabulated() if Version(r) > Version(release)]
     for other in newer:
         found = _matching(table(other)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
-                          entry.get("moe_backend"), entry.get("env"))
+                          entry.get("moe_backend"), entry.get("env"), entry.get("tp", 1))
         if found is not None and _has_code(found, other, library, family):
             fixes.append(f"or upgrade to vLLM {other}, whose {library} has {family} sources")
             break
@@ -164,7 +225,8 @@ def _no_code_fix(entry: dict[str, Any], release: str, library: str, family: str)
 def _rejection_fix(entry: dict[str, Any], release: str) -> str:
     """Without the forced MoE backend when vLLM's own pick builds; else the nearest release that builds."""
     if entry.get("moe_backend"):
-        auto = _matching(table(release)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"])
+        auto = _matching(table(release)["entries"], entry["capability"], entry["shape"], entry["kv_cache_dtype"],
+                         tp=entry.get("tp", 1))
         if auto is not None and not auto["errors"]:
             picked = (auto.get("moe") or {}).get("backend") or "its own choice"
             return f"Drop --moe-backend {entry['moe_backend']}: vLLM {release} picks {picked} for this shape on " \
@@ -172,7 +234,7 @@ def _rejection_fix(entry: dict[str, Any], release: str) -> str:
     if entry["kv_cache_dtype"] != "auto":
         for kv, spelled in (("fp8", "--kv-cache-dtype fp8"), ("auto", "no --kv-cache-dtype")):
             other = _matching(table(release)["entries"], entry["capability"], entry["shape"], kv,
-                              entry.get("moe_backend"), entry.get("env"))
+                              entry.get("moe_backend"), entry.get("env"), entry.get("tp", 1))
             if kv != entry["kv_cache_dtype"] and other is not None and not other["errors"]:
                 picked = (other.get("attention") or {}).get("backend") or "its own choice"
                 return f"Use {spelled}: vLLM {release} builds this shape with it on capability " \
@@ -206,6 +268,36 @@ def _forced_rejection(run: EngineRun, entry: dict[str, Any]) -> dict[str, Any] |
     return {"backend": forced, "reasons": "; ".join(reasons), "works": attention.get("backend") or ""}
 
 
+def _drafter_view(run: EngineRun) -> dict[str, Any] | None:
+    """The MTP drafter vLLM's spec-decode proposer builds for `--speculative-config` method mtp, from its own
+    grid entry: status, and the drafter's own rejection or kernel without code. A model-specific MTP method
+    name (`deepseek_mtp`, ...) is another query (older releases parse it their own way): not derived."""
+    method = speculative_method(run)
+    if method is None or not (method == GRID_DRAFTER or method.endswith("_mtp")):
+        return None
+    if method != GRID_DRAFTER:
+        return {"status": "not_derived", "method": method,
+                "why": f"the grid builds the drafter of --speculative-config method {GRID_DRAFTER}, not {method}"}
+    release, entry, why = lookup(run, GRID_DRAFTER)
+    stopped = _first_error(entry, "emulation") if entry is not None else None
+    if stopped is not None:
+        why, entry = f"the emulation of vLLM {release}'s drafter stopped at {stopped['stage']}: {stopped['type']}", None
+    if entry is None or release is None:
+        return {"status": "not_derived", "method": method, "why": why, "release": release}
+    drafter = {"status": "derived", "method": method, "release": release, "capability": entry["capability"],
+               "shape": entry["shape_key"], "architecture": (entry.get("drafter") or {}).get("architecture"),
+               "attention": (entry.get("attention") or {}).get("backend"), "moe": entry.get("moe"),
+               "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability "
+                         f"{entry['capability']})", "rejection": None, "no_code": None}
+    error = _first_error(entry)
+    if error is not None:
+        drafter["rejection"] = {**error, "message": error["message"].splitlines()[0][:1200],
+                                "fix": _rejection_fix(entry, release)}
+    else:
+        drafter["no_code"] = _without_code(entry, release)
+    return drafter
+
+
 def view(run: EngineRun) -> dict[str, Any]:
     """What rules read under `vllm.derived`: `status` derived / not_derived, and for a derived entry the
     decisions, the engine's own rejection (`rejection`), a forced attention backend vLLM refuses
@@ -214,15 +306,18 @@ def view(run: EngineRun) -> dict[str, Any]:
     if entry is not None and _first_error(entry, "emulation") is not None:
         stopped = _first_error(entry, "emulation")
         why, entry = f"the emulation of vLLM {release} stopped at {stopped['stage']}: {stopped['type']}", None
+    drafter = _drafter_view(run)
     if entry is None:
-        return {"status": "not_derived", "why": why, "release": release}
+        return {"status": "not_derived", "why": why, "release": release, "drafter": drafter}
     assert release is not None
     attention = entry.get("attention") or {}
     out: dict[str, Any] = {
         "status": "derived", "release": release, "capability": entry["capability"], "shape": entry["shape_key"],
         "grid": entry["grid"], "attention": attention.get("backend"), "moe": entry.get("moe"),
         "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability {entry['capability']})",
-        "rejection": None, "forced_rejection": _forced_rejection(run, entry), "fallback": None, "no_code": None,
+        "tp": entry.get("tp", 1), "rejection": None, "forced_rejection": _forced_rejection(run, entry),
+        "fallback": None, "no_code": None,
+        "drafter": drafter,
     }
     error = _first_error(entry)
     if error is not None:

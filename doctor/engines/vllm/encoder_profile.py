@@ -37,12 +37,19 @@ def profiled(values: Mapping[str, Any]) -> bool:
         return False
     limits = values.get("limit_mm_per_prompt")
     if isinstance(limits, str):
-        try:
-            limits = json.loads(limits)
-        except ValueError:
-            return True
+        limits = _limits(limits)
     every_modality_off = isinstance(limits, dict) and limits and all(v == 0 for v in limits.values())
     return not every_modality_off
+
+
+def _limits(text: str) -> dict[str, object]:
+    """`{"image": 0, "video": 0}` (JSON), or the older `image=0,video=0`; {} when neither."""
+    try:
+        parsed = json.loads(text)
+        return parsed if isinstance(parsed, dict) else {}
+    except ValueError:
+        pairs = [item.split("=", 1) for item in text.split(",") if "=" in item]
+        return {k.strip(): int(v) if v.strip().isdigit() else v for k, v in pairs}
 
 
 def encoder_profile(model: Model, max_num_batched_tokens: int) -> tuple[int, int]:

@@ -59,6 +59,9 @@ class VLLM(Engine):
 
         return check_flags(list(argv), version)
 
+    def accepts_launch(self, argv: Sequence[str]) -> bool:
+        return self.accepted_at_some_release(argv)
+
     def is_switch(self, flag: str) -> bool:
         from doctor.engines.vllm.launch import is_switch
 

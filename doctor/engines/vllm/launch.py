@@ -21,11 +21,13 @@ VALUES = {
     "--kv-cache-memory-bytes": "kv_cache_memory_bytes", "--kv-cache-memory": "kv_cache_memory_bytes",
     "--cpu-offload-gb": "cpu_offload_gb", "--max-cudagraph-capture-size": "max_cudagraph_capture_size",
     "--speculative-config": "speculative_config", "--dtype": "dtype",
+    "--limit-mm-per-prompt": "limit_mm_per_prompt",
 }
 SWITCHES = {
     "--enforce-eager": "enforce_eager", "--disable-custom-all-reduce": "disable_custom_all_reduce",
     "--enable-expert-parallel": "enable_expert_parallel", "--trust-remote-code": "trust_remote_code",
     "--enable-prefix-caching": "enable_prefix_caching",
+    "--skip-mm-profiling": "skip_mm_profiling", "--language-model-only": "language_model_only",
 }
 KV_DTYPES = {"fp8": "fp8_e4m3", "fp8_inc": "fp8_e4m3", "fp8_ds_mla": "fp8_e4m3", "bfloat16": "bf16",
              "float16": "fp16", "nvfp4": "fp4_e2m1"}

@@ -48,6 +48,21 @@ def test_other_vision_towers_and_text_models_are_not_modelled(qwen35):
     ({"limit_mm_per_prompt": {"image": 0, "video": 0}}, False),
     ({"limit_mm_per_prompt": '{"image": 1, "video": 0}'}, True),
     ({"limit_mm_per_prompt": "not json"}, True),
+    ({"limit_mm_per_prompt": "image=0,video=0"}, False),
+    ({"limit_mm_per_prompt": "image=2,video=0"}, True),
 ])
 def test_flags_that_skip_the_profile(values, on):
     assert profiled(values) is on
+
+
+@pytest.mark.parametrize("argv, on", [
+    ([], True),
+    (["--skip-mm-profiling"], False),
+    (["--language-model-only"], False),
+    (["--limit-mm-per-prompt", '{"image": 0, "video": 0}'], False),
+    (["--limit-mm-per-prompt", '{"image": 1}'], True),
+])
+def test_the_launch_flags_reach_it(argv, on):
+    from doctor.engines.vllm.launch import parse_launch
+
+    assert profiled(parse_launch(argv).values) is on

@@ -47,12 +47,16 @@ class _NoStream:
         return lambda *args, **kwargs: None
 
 
+# A tensor-parallel query runs one process per rank (ORACLE_TP of them): the machine has that many such devices.
+DEVICES_SEEN = int(os.environ.get("ORACLE_TP", "1"))
+
+
 def fake_torch_cuda() -> None:
     cuda = torch.cuda
     memory = DEVICE["memory_bytes"]
     cuda.is_available = lambda: True
-    cuda.device_count = lambda: 1
-    cuda._device_count_nvml = lambda: 1
+    cuda.device_count = lambda: DEVICES_SEEN
+    cuda._device_count_nvml = lambda: DEVICES_SEEN
     cuda.current_device = lambda: 0
     cuda.set_device = lambda device: None
     cuda.get_device_capability = lambda device=None: CAPABILITY
@@ -65,7 +69,7 @@ def fake_torch_cuda() -> None:
     cuda.stream = lambda stream=None: _NoStream()
     cuda.synchronize = lambda device=None: None
     cuda.empty_cache = lambda: None
-    torch._C._cuda_getDeviceCount = lambda: 1
+    torch._C._cuda_getDeviceCount = lambda: DEVICES_SEEN
 
 
 def _to_meta(value: Any) -> Any:

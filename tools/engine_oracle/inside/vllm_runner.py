@@ -129,8 +129,24 @@ def walk_layers(model: torch.nn.Module) -> list[dict[str, Any]]:
     return list(groups.values())
 
 
+# A tensor-parallel query: ORACLE_TP processes, one per rank, each asks the same queries; rank 0's records are kept.
+TP = int(os.environ.get("ORACLE_TP", "1"))
+RANK = int(os.environ.get("ORACLE_RANK", "0"))
+BASE_COMMUNICATOR = "vllm.distributed.device_communicators.base_device_communicator.DeviceCommunicatorBase"
+
+
+def _base_communicator() -> None:
+    """With more than one rank, vLLM's groups open the platform's device communicator (CudaCommunicator: NCCL
+    on a real device, custom all-reduce), which the emulation cannot. Building a model never communicates, so
+    the groups get vLLM's own base communicator (torch.distributed on the gloo group) instead: the parallel state,
+    ranks and shard sizes are vLLM's; the all-reduce path is not derived."""
+    from vllm.platforms import current_platform
+    type(current_platform).get_device_communicator_cls = classmethod(lambda cls: BASE_COMMUNICATOR)
+
+
 class Session:
-    """The distributed world (one rank, gloo) is set up once for the process and reused by every query."""
+    """The distributed world (gloo: one rank, or ORACLE_TP ranks in as many processes) is set up once for the
+    process and reused by every query."""
 
     def __init__(self) -> None:
         self.ready = False
@@ -141,11 +157,13 @@ class Session:
         from vllm.config import set_current_vllm_config
         from vllm.distributed import parallel_state
         port = os.environ.get("ORACLE_PORT", "29533")
+        if TP > 1:
+            _base_communicator()
         with set_current_vllm_config(config):
             parallel_state.init_distributed_environment(
-                world_size=1, rank=0, local_rank=0, distributed_init_method=f"tcp://127.0.0.1:{port}",
+                world_size=TP, rank=RANK, local_rank=RANK, distributed_init_method=f"tcp://127.0.0.1:{port}",
                 backend="gloo")
-            parallel_state.initialize_model_parallel(1, 1)
+            parallel_state.initialize_model_parallel(TP, 1)
         with contextlib.suppress(ImportError):  # the worker sets it up before the model runner (0.2x and later)
             from vllm.v1.worker.workspace import init_workspace_manager
             init_workspace_manager(torch.device("meta"))
@@ -181,10 +199,54 @@ def _build(config: Any) -> torch.nn.Module:
         return initialize_model(vllm_config=config)
 
 
+def _draft_vllm_config(config: Any) -> Any:
+    """The VllmConfig vLLM's spec-decode proposer builds its drafter under: the proposer's own
+    `_create_draft_vllm_config` where the release has one (the speculative config's MoE backend, attention
+    backend and KV dtype replace the target's), else the target's config as it is (older EagleProposer.load_model
+    passes `self.vllm_config`)."""
+    from types import SimpleNamespace
+    proposer = None
+    with contextlib.suppress(ImportError):
+        from vllm.v1.spec_decode.eagle import EagleProposer as proposer
+    make = getattr(proposer, "_create_draft_vllm_config", None)
+    if make is None:
+        return config
+    return make(SimpleNamespace(vllm_config=config, speculative_config=config.speculative_config))
+
+
+def _build_drafter(config: Any) -> torch.nn.Module:
+    """The MTP drafter as the proposer's `load_model` builds it: `get_model(vllm_config=<draft config>,
+    model_config=speculative_config.draft_model_config)`, whose loader calls `initialize_model` with both;
+    here on `meta`, without loading weights (what the dummy loader would do next)."""
+    from vllm.config import set_current_vllm_config
+    from vllm.model_executor.model_loader.utils import initialize_model
+    try:
+        from vllm.utils.torch_utils import set_default_torch_dtype
+    except ImportError:
+        from vllm.model_executor.model_loader.utils import set_default_torch_dtype
+    speculative = config.speculative_config
+    if speculative is None or speculative.draft_model_config is None:
+        raise ValueError("no drafter model: the speculative config names none")
+    draft_config = _draft_vllm_config(config)
+    draft_model = speculative.draft_model_config
+    with set_current_vllm_config(draft_config), set_default_torch_dtype(draft_model.dtype), \
+            torch.device("meta"), emulated_device.CudaToMeta():
+        return initialize_model(vllm_config=draft_config, model_config=draft_model)
+
+
+def _drafter_summary(config: Any) -> dict[str, Any]:
+    speculative = config.speculative_config
+    draft = speculative.draft_model_config if speculative is not None else None
+    return {"method": getattr(speculative, "method", None),
+            "architecture": (draft.architectures or [None])[0] if draft is not None else None,
+            "quantization": getattr(draft, "quantization", None) if draft is not None else None}
+
+
 def _summary(config: Any) -> dict[str, Any]:
     model = config.model_config
     quant = getattr(config, "quant_config", None)
-    return {"dtype": str(model.dtype).replace("torch.", ""), "quantization": model.quantization,
+    return {"tensor_parallel_size": config.parallel_config.tensor_parallel_size,
+            "dtype": str(model.dtype).replace("torch.", ""), "quantization": model.quantization,
             "quant_config": type(quant).__name__ if quant is not None else None,
             "kv_cache_dtype": str(config.cache_config.cache_dtype),
             "architecture": (model.architectures or [None])[0]}
@@ -229,7 +291,11 @@ def _configure_and_build(session: Session, query: dict[str, Any], started: float
         result["engine_config"] = _summary(config)
         try:
             session.ensure(config)
-            model = _build(config)
+            if query.get("drafter"):
+                result["drafter"] = _drafter_summary(config)
+                model = _build_drafter(config)
+            else:
+                model = _build(config)
             result["layers"] = walk_layers(model)
             del model
         except BaseException as error:
@@ -262,7 +328,7 @@ def main() -> None:
     global vllm_platform
     import vllm_platform as plugin
     vllm_platform = plugin
-    setup = {"vllm": vllm.__version__, "platform": type(current_platform).__name__,
+    setup = {"vllm": vllm.__version__, "platform": type(current_platform).__name__, "tp": TP, "rank": RANK,
              "capability": list(emulated_device.CAPABILITY), "import_s": round(time.monotonic() - started, 2)}
     session = Session()
     with Path(sys.argv[2]).open("w") as out:
