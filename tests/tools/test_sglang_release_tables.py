@@ -47,14 +47,26 @@ def test_a_tabulated_release_reads_its_own_table(release):
     assert derived.table_release(Version(release)) == release
 
 
-def test_a_post_release_reads_its_release_and_never_a_neighbour(monkeypatch):
-    monkeypatch.setattr(derived, "tabulated", lambda engine: ("0.5.9", "0.5.10", "0.5.12.post1", "0.5.14"))
-    assert derived.table_release(Version("0.5.10.post1")) == "0.5.10"
-    assert derived.table_release(Version("0.5.12.post1")) == "0.5.12.post1"
-    assert derived.table_release(Version("0.5.12.post2")) == "0.5.12.post1"
-    assert derived.table_release(Version("0.5.12")) is None  # a post release's table is newer code
-    assert derived.table_release(Version("0.5.11")) is None
-    assert derived.table_release(Version("0.5.15")) is None
+def test_a_post_release_without_a_table_is_not_derived(monkeypatch):
+    """0.5.6.post2 defaults GQA models to trtllm_mha on SM12x and refuses it; 0.5.6 picks FlashInfer: a post
+    release is never read from its release's table, nor a release from its post release's."""
+    monkeypatch.setattr(derived, "tabulated", lambda engine: ("0.5.6", "0.5.6.post2", "0.5.7"))
+    assert derived.table_release(Version("0.5.6.post2")) == "0.5.6.post2"
+    assert derived.table_release(Version("0.5.6.post2+cu130")) == "0.5.6.post2"
+    assert derived.table_release(Version("0.5.6.post1")) is None
+    assert derived.table_release(Version("0.5.6.post3")) is None
+    assert derived.table_release(Version("0.5.8")) is None
+
+
+def test_0_5_6_post2_refuses_its_own_default_on_sm12x_and_0_5_6_does_not():
+    """sglang PR #14291 made trtllm_mha the default where possible; PR #14842 (0.5.7) fixed the SM120 choice."""
+    for capability in ("12.0", "12.1"):
+        post2 = entry("0.5.6.post2", capability, "gqa-h128-dense:bf16")
+        assert any(e["kind"] == "rejection" and "TRTLLM MHA backend is only supported" in e["message"]
+                   for e in post2["errors"])
+        assert entry("0.5.6", capability, "gqa-h128-dense:bf16")["attention"]["backend"] == "flashinfer"
+        assert entry("0.5.7", capability, "gqa-h128-dense:bf16")["attention"]["backend"] == "flashinfer"
+    assert entry("0.5.6.post2", "10.0", "gqa-h128-dense:bf16")["attention"]["backend"] == "trtllm_mha"
 
 
 def test_releases_before_0_5_3_install_their_serving_stack_extra():

@@ -4,9 +4,9 @@ which runs the release's own `prepare_server_args` and model construction on an 
 only reads the tables: a release, capability, shape class or forced choice they do not hold is "not
 derived", never matched to a neighbour.
 
-A table stands for its release and its later post releases (0.5.10 for 0.5.10.post1, unless 0.5.10.post1 has a
-table of its own): SGLang moves backends in every patch release, so 0.5.9 never stands for 0.5.10, and a post
-release's table never stands for the release before it."""
+A table stands for its own release only: SGLang moves backends in every release, post releases included
+(0.5.6.post2 defaults GQA models to trtllm_mha on SM12x and then refuses it, where 0.5.6 picks FlashInfer), so
+0.5.9 never stands for 0.5.10 nor 0.5.10 for 0.5.10.post1."""
 
 from __future__ import annotations
 
@@ -32,9 +32,8 @@ NATIVE_FORMATS = ("fp8-block", "fp8-tensor", "fp8-channel", "nvfp4", "mxfp4")
 
 
 def table_release(version: Version) -> str | None:
-    """The user's release if tabulated, else the newest tabulated one at or below it of the same x.y.z."""
-    family = [r for r in tabulated(ENGINE) if Version(r).release[:3] == version.release[:3] and Version(r) <= version]
-    return family[-1] if family else None
+    """The user's release if it has a table (a local version label aside), else None: not derived."""
+    return next((r for r in tabulated(ENGINE) if Version(r) == Version(version.public)), None)
 
 
 def _value(run: EngineRun, key: str) -> str | None:
