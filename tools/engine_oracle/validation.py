@@ -32,6 +32,10 @@ LAUNCHES = (
            "https://github.com/AlexGS74/glm47-nvfp4-sm120"),
     Launch("nvfp4-fp8-kv", "gqa-h128-moe", "nvfp4", ("--kv-cache-dtype", "fp8"),
            "https://github.com/AlexGS74/glm47-nvfp4-sm120"),
+    # vllm#52308: nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4 with default backend selection on a B200, vLLM
+    # 0.27.0 (the checkpoint's FP8 KV cache); a control of the emulation on 10.0.
+    Launch("nemotron-nano-nvfp4-default", "gqa-h128-mamba-moe", "nvfp4", ("--kv-cache-dtype", "fp8"),
+           "https://github.com/vllm-project/vllm/issues/52308"),
 )
 
 

@@ -170,6 +170,11 @@ OBSERVED = [
              "['AITER','FLASHINFER_TRTLLM','FLASHINFER_CUTLASS','DEEPGEMM','TRITON','MA...']",
              "[fp8.py:411] Using FLASHINFER_TRTLLM Fp8 MoE backend out of potential backends: "
              "['AITER','FLASHINFER_TRTLLM','FLASHINFER_CUTLASS','DEEPGEMM','TRITON','MA...']"),
+    Observed("https://github.com/vllm-project/vllm/issues/52308", "0.27.0", "B200", "10.0",
+             "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4 (NemotronH Mamba + non-gated ReLU2 MoE, FP8 KV cache), "
+             "default backend selection", "gqa-h128-mamba-moe:nvfp4+kv-fp8", "moe", "FLASHINFER_TRTLLM",
+             "with default backend selection on SM100-family GPUs (tested: B200) ... the auto-selected "
+             "FLASHINFER_TRTLLM monolithic NVFP4 MoE backend", table="vllm-validation"),
 ]
 
 
@@ -247,9 +252,6 @@ OUTSIDE_THE_EMULATION = {
     "https://github.com/flashinfer-ai/flashinfer/issues/3334": "2x H200, vLLM 0.20.2rc1.dev353 with "
     "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16=1: FLASHINFER_CUTLASS_MXFP4_BF16 selected for gpt-oss-20b; a development "
     "build and an environment switch the grid does not ask",
-    "https://github.com/vllm-project/vllm/issues/52308": "B200, vLLM 0.27.0: the default NVFP4 MoE backend for "
-    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4 is FLASHINFER_TRTLLM (monolithic); 0.27.0 has no table (0.27.1 "
-    "has) and the grid has no Nemotron-H MoE (relu2, non-gated) shape: not counted",
     "https://github.com/vllm-project/vllm/issues/53411": "GB200 (NV18, aarch64), vLLM 0.24.0: DeepSeek-V4-Pro's "
     "default MoE backend is FLASHINFER_TRTLLM; the grid has no DeepSeek-V4 shape: not counted",
     "https://github.com/vllm-project/vllm/issues/47169": "vLLM 0.24.0, Qwen3.6-27B-FP8 on 2x RTX PRO 6000: DeepGEMM's "
