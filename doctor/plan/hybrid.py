@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from doctor.errors import InputError
+
 from doctor.pipeline.facts import Model
 
 BLOCK_CHARS = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
@@ -97,7 +99,9 @@ def moe(b: Builder, layer: int, override: str | None = None) -> None:
     """A Nemotron-H MoE block: router (+ fp32 correction bias), non-gated experts on the latent width when
     there is one, its two projections, and the shared expert on hidden."""
     m, cfg, h = b.m, b.cfg, b.m.hidden_size
-    assert m.moe is not None
+    if m.moe is None:
+        raise InputError(f"{m.id}: config.json has MoE blocks in its hybrid pattern but names no experts "
+                         "(n_routed_experts / moe_intermediate_size)")
     experts, inter = m.moe.routed_experts, m.moe.intermediate_size
     latent = _int(cfg, "moe_latent_size")
     width = latent or h
