@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from doctor.errors import InputError
-
 from doctor.pipeline.facts import Model
 
 BLOCK_CHARS = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
