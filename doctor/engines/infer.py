@@ -48,7 +48,7 @@ def from_command(argv: list[str]) -> Inferred | None:
         for launcher in engine.launchers:
             rest = _after(launcher, words, head, module_at)
             if rest is not None:
-                model, flags = _split_model(launcher, rest)
+                model, flags = split_model(launcher, rest)
                 return Inferred(engine=name, how="command", flags=tuple(flags), model=model)
     return None
 
@@ -65,7 +65,9 @@ def _after(launcher: Launcher, words: list[str], head: str, module_at: int | Non
     return words[at + len(wanted):] if tuple(words[at:at + len(wanted)]) == wanted else None
 
 
-def _split_model(launcher: Launcher, args: list[str]) -> tuple[str | None, list[str]]:
+def split_model(launcher: Launcher, args: list[str]) -> tuple[str | None, list[str]]:
+    """The model a launch names (its positional argument or a model flag, the first one given) and the rest of its
+    arguments; `lint` reads launch files with the same split."""
     model: str | None = None
     if launcher.positional_model and args and not args[0].startswith("-"):
         model, args = args[0], args[1:]

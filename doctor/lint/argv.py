@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from doctor.engines import registry
+from doctor.engines.infer import PYTHON, split_model
 from doctor.engines.run import Launcher
 from doctor.lint.pins import image_entrypoint
 
-PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
 SHELLS = {"sh", "bash", "dash", "zsh", "ash"}
 CONTAINER_TOOLS = {"docker", "podman", "nerdctl"}
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -65,7 +65,7 @@ def recognise(argv: Sequence[str], entrypoint: Sequence[str] = ()) -> EngineLaun
     if found is None:
         return None
     engine, args_at, launcher = found
-    model, engine_args = _split_model(launcher, argv[args_at:])
+    model, engine_args = split_model(launcher, argv[args_at:])
     return EngineLaunch(engine=engine, model=model, engine_args=tuple(engine_args), argv=tuple(argv), env=env,
                         image=image)
 
@@ -117,24 +117,6 @@ def _module_index(argv: list[str], i: int) -> int | None:
             return i + 1 if i + 1 < len(argv) else None
         i += 2 if argv[i] in ("-X", "-W") else 1
     return None
-
-
-def _split_model(launcher: Launcher, args: list[str]) -> tuple[str | None, list[str]]:
-    model: str | None = None
-    rest: list[str] = []
-    i = 0
-    while i < len(args):
-        flag, eq, inline = args[i].partition("=")
-        if flag in launcher.model_flags and model is None:
-            model = inline if eq else (args[i + 1] if i + 1 < len(args) else None)
-            i += 1 if eq else 2
-            continue
-        if launcher.positional_model and model is None and i == 0 and not args[i].startswith("-"):
-            model = args[i]
-        else:
-            rest.append(args[i])
-        i += 1
-    return model, rest
 
 
 def _container_run(argv: list[str]) -> tuple[str, list[str], dict[str, str], bool] | None:
