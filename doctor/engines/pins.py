@@ -28,10 +28,15 @@ def _table() -> dict[str, Any]:
     return json.loads(TABLE.read_text(encoding="utf-8")) if TABLE.is_file() else {"engines": {}, "torch": {}}
 
 
+def releases(engine: str) -> dict[str, dict[str, Any]]:
+    """Every release of the engine the table holds, with its wheel's pins as written (`pins`, by PyPI name)."""
+    return _table()["engines"].get(engine, {})
+
+
 def pinned(engine: str, version: str) -> dict[str, dict[str, Any]]:
     """The packages (by the doctor's key) the engine release's wheel pins for a plain install, {} when the
     release is not in the table."""
-    release = _table()["engines"].get(engine, {}).get(version)
+    release = releases(engine).get(version)
     if release is None:
         return {}
     extras = _table().get("installed_extras", {}).get(engine, ())  # the extras its install instructions name

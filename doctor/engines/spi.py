@@ -109,6 +109,7 @@ TOOLKIT = (
     "doctor.probe.llama_cpp",    # where a llama.cpp build is found ($SM120_DOCTOR_LLAMA_CPP, llama-server)
     "doctor.engines.pysource",   # evaluates functions and assignments of an engine's installed source, unimported
     "doctor.engines.derived_tables",  # the oracle's dispatch tables: shape class, KV class, reading a table
+    "doctor.engines.pins",       # what each engine release's wheel pins (doctor/data/engine_pins.json)
 )
 
 __all__ = [

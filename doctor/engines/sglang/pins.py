@@ -9,16 +9,14 @@ own README agrees: "Requires torch == 2.11.0" in sglang-kernel 0.4.4).
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from doctor.engines.pins import releases
 from doctor.engines.spi import Facts, release
 
-PINS_TABLE = Path(__file__).resolve().parents[2] / "data" / "engine_pins.json"
 KERNELS = ("sglang-kernel", "sgl-kernel")
 
 
@@ -26,9 +24,8 @@ KERNELS = ("sglang-kernel", "sgl-kernel")
 def kernel_torch_table() -> dict[str, str]:
     """kernel release -> the torch every SGLang release pinning it pins (kernels pinned beside two torches
     are left out: their build is not told by the pins)."""
-    table = json.loads(PINS_TABLE.read_text(encoding="utf-8")) if PINS_TABLE.is_file() else {}
     torches: dict[str, set[str]] = {}
-    for entry in table.get("engines", {}).get("sglang", {}).values():
+    for entry in releases("sglang").values():
         pins = entry.get("pins", {})
         kernel = next((pins[k]["version"] for k in KERNELS if k in pins), None)
         if kernel and "torch" in pins:
