@@ -855,6 +855,16 @@ def _know_sgl_cases():
 CASES += _know_sgl_cases()
 
 
+def _know_sparse_cases():
+    """Sparse MLA, DSA indexers and sparse-model MoE kernels (rules/sparse_mla.toml): tests/rules/know_sparse_cases.py."""
+    from tests.rules.know_sparse_cases import KNOW_SPARSE_CASES
+
+    return KNOW_SPARSE_CASES
+
+
+CASES += _know_sparse_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

@@ -1,0 +1,77 @@
+"""Positive and boundary cases for the sparse-MLA / DSA indexer / sparse MoE kernel rules (task know-sparse):
+rules/sparse_mla.toml and rules/sparse_moe.toml. test_rule_cases.py runs them and
+tests/rules/test_error_boundaries.py sweeps each error rule's bounds from its positive cases here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build, lib
+
+PRO, SPARK, R5090, H100, B200 = "rtx-pro-6000-ws-x4", "dgx-spark", "rtx-5090", "h100-sxm-x8", "b200-x8"
+GLM5_NVFP4 = "nvidia/GLM-5.2-NVFP4"  # glm_moe_dsa, index_topk 2048
+DSV32 = "deepseek-ai/DeepSeek-V3.2"
+DSV4 = "deepseek-ai/DeepSeek-V4-Flash"  # index_topk 512: its own FLASHINFER_MLA_SPARSE_DSV4 path
+DSV3 = "deepseek-ai/DeepSeek-V3"  # dense MLA: no indexer
+FP4_INDEXER = "--attention_config.use_fp4_indexer_cache=True"
+MXFP4_INDEXER = ("--attention-config.indexer_kv_dtype", "mxfp4")
+
+
+def vllm(version: str, model: str, profile: str = PRO, flashinfer: str | None = None,
+         env: dict[str, str] | None = None) -> Callable[[], Facts]:
+    """vLLM at `version` (a what-if: it brings the flashinfer-python its wheel pins) unless `flashinfer` names
+    the flashinfer-python installed beside it."""
+    def facts() -> Facts:
+        libs = (lib("flashinfer-python", flashinfer),) if flashinfer else ()
+        return build(profile, model, (f"vllm=={version}",), libs=libs, env=env)
+    return facts
+
+
+KNOW_SPARSE_CASES = [
+    # VLLM100: FLASHINFER_MLA_SPARSE_SM120 / _DSV4 need flashinfer.decode.trtllm_batch_decode_sparse_mla_dsv4 (0.6.12)
+    a("VLLM100", True, "GLM-5.2 on 0.24.0 with FlashInfer 0.6.11 (vllm#57932)", vllm("0.24.0", GLM5_NVFP4,
+      flashinfer="0.6.11.post3"), "--tensor-parallel-size", "4", "--kv-cache-dtype", "fp8"),
+    a("VLLM100", True, "DeepSeek-V3.2 on 0.33.0 on GB10 with FlashInfer 0.6.8", vllm("0.33.0", DSV32, SPARK,
+      flashinfer="0.6.8.post1")),
+    a("VLLM100", True, "DeepSeek-V4 (FLASHINFER_MLA_SPARSE_DSV4) on 0.28.0 with FlashInfer 0.6.11",
+      vllm("0.28.0", DSV4, flashinfer="0.6.11")),
+    a("VLLM100", False, "FlashInfer 0.6.12 has the API", vllm("0.24.0", GLM5_NVFP4, flashinfer="0.6.12")),
+    a("VLLM100", False, "the release's own pin (0.6.12)", vllm("0.24.0", GLM5_NVFP4)),
+    a("VLLM100", False, "0.23.0: no SM12x sparse backend at all (VLLM022)", vllm("0.23.0", GLM5_NVFP4,
+      flashinfer="0.6.11")),
+    a("VLLM100", False, "dense MLA (no index_topk)", vllm("0.24.0", DSV3, flashinfer="0.6.11")),
+    a("VLLM100", False, "Hopper: FLASHMLA_SPARSE", vllm("0.24.0", GLM5_NVFP4, H100, flashinfer="0.6.11")),
+    a("VLLM100", False, "B200: FLASHMLA_SPARSE / FLASHINFER_MLA_SPARSE", vllm("0.24.0", GLM5_NVFP4, B200,
+      flashinfer="0.6.11")),
+    # DG010: the indexer's get_paged_mqa_logits_metadata on a bundled DeepGEMM without sm120 (0.24.0, 0.27.x)
+    a("DG010", True, "GLM-5.2-NVFP4 on 0.24.0 (vllm#46726)", vllm("0.24.0", GLM5_NVFP4), "--tensor-parallel-size",
+      "4"),
+    a("DG010", True, "DeepSeek-V3.2 on 0.27.1 on GB10", vllm("0.27.1", DSV32, SPARK)),
+    a("DG010", True, "0.27.0", vllm("0.27.0", DSV32)),
+    a("DG010", True, "DeepSeek-V4 on 0.27.1 (its indexer backend subclasses V3.2's)", vllm("0.27.1", DSV4)),
+    a("DG010", True, "VLLM_USE_DEEP_GEMM=0 does not gate the indexer", vllm("0.24.0", DSV32,
+      env={"VLLM_USE_DEEP_GEMM": "0"})),
+    a("DG010", False, "0.25.0 bundles sm120 paged MQA logits", vllm("0.25.0", DSV32)),
+    a("DG010", False, "0.26.0 bundles them", vllm("0.26.0", DSV32)),
+    a("DG010", False, "0.28.0 bundles them again", vllm("0.28.0", DSV32)),
+    a("DG010", False, "0.23.0: no sparse backend on SM12x, the indexer never runs", vllm("0.23.0", DSV32)),
+    a("DG010", False, "dense MLA has no indexer", vllm("0.24.0", DSV3)),
+    a("DG010", False, "Hopper: sm90 kernels", vllm("0.24.0", DSV32, H100)),
+    a("DG010", False, "B200: sm100 kernels", vllm("0.27.1", DSV32, B200)),
+    # VLLM101: the indexer's FP4 key cache is family-100 only
+    a("VLLM101", True, "DeepSeek-V4-Flash 0.20.0 with use_fp4_indexer_cache (vllm#40821)", vllm("0.20.0", DSV4),
+      "--tensor-parallel-size", "2", FP4_INDEXER),
+    a("VLLM101", True, "GLM-5 on GB10, 0.27.1", vllm("0.27.1", GLM5_NVFP4, SPARK), FP4_INDEXER),
+    a("VLLM101", True, "0.28.0 maps it to indexer_kv_dtype=mxfp4", vllm("0.28.0", DSV32), FP4_INDEXER),
+    a("VLLM101", True, "indexer_kv_dtype=mxfp4 on 0.33.0", vllm("0.33.0", DSV32), *MXFP4_INDEXER),
+    a("VLLM101", True, "JSON form of --attention-config", vllm("0.24.0", DSV32), "--attention-config",
+      '{"use_fp4_indexer_cache": true}'),
+    a("VLLM101", False, "0.19.1 has no such option", vllm("0.19.1", DSV32), FP4_INDEXER),
+    a("VLLM101", False, "use_fp4_indexer_cache from 0.29.0 is not read", vllm("0.29.0", DSV32), FP4_INDEXER),
+    a("VLLM101", False, "indexer_kv_dtype before 0.28.0 is not read", vllm("0.27.1", DSV32), *MXFP4_INDEXER),
+    a("VLLM101", False, "set to False", vllm("0.24.0", DSV32), "--attention_config.use_fp4_indexer_cache=False"),
+    a("VLLM101", False, "dense model: no indexer", vllm("0.24.0", DSV3), FP4_INDEXER),
+    a("VLLM101", False, "B200: family 100", vllm("0.24.0", DSV32, B200), FP4_INDEXER),
+    a("VLLM101", False, "Hopper is refused too, but is not this rule's", vllm("0.24.0", DSV32, H100), FP4_INDEXER),
+]
