@@ -75,3 +75,16 @@ KNOW_SPARSE_CASES = [
     a("VLLM101", False, "B200: family 100", vllm("0.24.0", DSV32, B200), FP4_INDEXER),
     a("VLLM101", False, "Hopper is refused too, but is not this rule's", vllm("0.24.0", DSV32, H100), FP4_INDEXER),
 ]
+
+KNOW_SPARSE_CASES += [
+    # VLLM102: has_flashinfer() False without flashinfer-cubin and nvcc: the same refusal with a new FlashInfer
+    a("VLLM102", True, "0.33.0 pip install (no cubin pin), no nvcc (vllm#57932)", vllm("0.33.0", GLM5_NVFP4)),
+    a("VLLM102", True, "0.26.0, the first wheel without the cubin pin, on GB10", vllm("0.26.0", DSV32, SPARK)),
+    a("VLLM102", False, "0.25.0 requires flashinfer-cubin", vllm("0.25.0", DSV32)),
+    a("VLLM102", False, "VLLM_HAS_FLASHINFER_CUBIN=1", vllm("0.33.0", DSV32, env={"VLLM_HAS_FLASHINFER_CUBIN": "1"})),
+    a("VLLM102", False, "FlashInfer below 0.6.12 is VLLM100's", vllm("0.33.0", DSV32, flashinfer="0.6.11")),
+    a("VLLM102", False, "dense MLA", vllm("0.33.0", DSV3)),
+    a("VLLM102", False, "nvcc found", lambda: build(PRO, DSV32, ("vllm==0.33.0",), libs=(lib("nvcc", "13.0.88"),))),
+    a("VLLM102", False, "B200", vllm("0.33.0", DSV32, B200)),
+    a("VLLM102", False, "0.23.0: no SM12x sparse backend (VLLM022)", vllm("0.23.0", DSV32)),
+]
