@@ -88,3 +88,25 @@ KNOW_SPARSE_CASES += [
     a("VLLM102", False, "B200", vllm("0.33.0", DSV32, B200)),
     a("VLLM102", False, "0.23.0: no SM12x sparse backend (VLLM022)", vllm("0.23.0", DSV32)),
 ]
+
+NANO_BF16 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"  # mlp_hidden_act relu2, BF16 experts
+NANO_NVFP4 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
+QWEN_BF16 = "Qwen/Qwen3-30B-A3B"  # silu experts
+
+KNOW_SPARSE_CASES += [
+    # FI020: vLLM's unquantized MoE on FLASHINFER_CUTLASS (derived), relu2, FlashInfer without the Relu2 epilogue
+    a("FI020", True, "Nemotron-3 Nano BF16 on GB10, 0.24.0, FlashInfer 0.6.7 (vllm#39825)",
+      vllm("0.24.0", NANO_BF16, SPARK, flashinfer="0.6.7")),
+    a("FI020", True, "0.33.0 with FlashInfer 0.6.6", vllm("0.33.0", NANO_BF16, SPARK, flashinfer="0.6.6")),
+    a("FI020", False, "FlashInfer 0.6.8 has the Relu2 case", vllm("0.24.0", NANO_BF16, SPARK, flashinfer="0.6.8")),
+    a("FI020", False, "the release's own pin", vllm("0.24.0", NANO_BF16, SPARK)),
+    a("FI020", False, "RTX 5090 (12.0): vllm#39825 kept 12.0 on CUTLASS", vllm("0.24.0", NANO_BF16, R5090,
+      flashinfer="0.6.7")),
+    a("FI020", False, "0.19.0: unquantized experts on Triton (derived)", vllm("0.19.0", NANO_BF16, SPARK,
+      flashinfer="0.6.6")),
+    a("FI020", False, "silu experts", vllm("0.24.0", QWEN_BF16, SPARK, flashinfer="0.6.7")),
+    a("FI020", False, "NVFP4 experts (ModelOptNvFp4FusedMoE)", vllm("0.24.0", NANO_NVFP4, SPARK, flashinfer="0.6.7")),
+    a("FI020", False, "--moe-backend triton", vllm("0.24.0", NANO_BF16, SPARK, flashinfer="0.6.7"),
+      "--moe-backend", "triton"),
+    a("FI020", False, "B200", vllm("0.24.0", NANO_BF16, B200, flashinfer="0.6.7")),
+]
