@@ -856,7 +856,7 @@ CASES += _know_sgl_cases()
 
 
 def _know_sparse_cases():
-    """Sparse MLA, DSA indexers and sparse-model MoE kernels (rules/sparse_mla.toml): tests/rules/know_sparse_cases.py."""
+    """Sparse MLA, DSA indexers, sparse-model MoE kernels (rules/sparse_mla.toml, sparse_moe.toml)."""
     from tests.rules.know_sparse_cases import KNOW_SPARSE_CASES
 
     return KNOW_SPARSE_CASES
