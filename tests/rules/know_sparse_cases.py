@@ -110,3 +110,30 @@ KNOW_SPARSE_CASES += [
       "--moe-backend", "triton"),
     a("FI020", False, "B200", vllm("0.24.0", NANO_BF16, B200, flashinfer="0.6.7")),
 ]
+
+
+def sglang(version: str, model: str, profile: str = PRO, deep_gemm: str | None = None) -> Callable[[], Facts]:
+    """SGLang at `version` (a what-if: it brings the sgl-deep-gemm its wheel pins) unless `deep_gemm` names the
+    sgl-deep-gemm installed beside it."""
+    def facts() -> Facts:
+        libs = (lib("sgl-deep-gemm", deep_gemm),) if deep_gemm else ()
+        return build(profile, model, (f"sglang=={version}",), libs=libs)
+    return facts
+
+
+GLM51_NVFP4 = "nvidia/GLM-5.1-NVFP4"
+
+KNOW_SPARSE_CASES += [
+    # DG011: SGLang's DSA metadata calls deep_gemm.get_paged_mqa_logits_metadata; sgl-deep-gemm < 0.1.5 has no sm120
+    a("DG011", True, "GLM-5.1-NVFP4 on 0.5.12 (sglang#26087)", sglang("0.5.12", GLM51_NVFP4), "--tp", "8"),
+    a("DG011", True, "DeepSeek-V3.2 on 0.5.16 on GB10", sglang("0.5.16", DSV32, SPARK)),
+    a("DG011", True, "0.5.14", sglang("0.5.14", DSV32)),
+    a("DG011", False, "0.5.11: sgl-kernel's DeepGEMM, not read", sglang("0.5.11", DSV32)),
+    a("DG011", False, "0.5.17 (sgl-deep-gemm 0.1.5.post1, not read)", sglang("0.5.17", DSV32)),
+    a("DG011", False, "0.5.18 pins 0.1.5.post3 with sm120 paged MQA logits", sglang("0.5.18", DSV32)),
+    a("DG011", False, "sgl-deep-gemm 0.1.5.post3 installed by hand", sglang("0.5.16", DSV32, deep_gemm="0.1.5.post3")),
+    a("DG011", False, "DeepSeek-V4 is DG001's", sglang("0.5.12", DSV4)),
+    a("DG011", False, "dense MLA: no indexer", sglang("0.5.12", DSV3)),
+    a("DG011", False, "Hopper", sglang("0.5.12", DSV32, H100)),
+    a("DG011", False, "B200", sglang("0.5.12", DSV32, B200)),
+]
