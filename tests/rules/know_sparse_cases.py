@@ -137,3 +137,23 @@ KNOW_SPARSE_CASES += [
     a("DG011", False, "Hopper", sglang("0.5.12", DSV32, H100)),
     a("DG011", False, "B200", sglang("0.5.12", DSV32, B200)),
 ]
+
+
+def sglang_env(version: str, model: str, env: dict[str, str], profile: str = PRO) -> Callable[[], Facts]:
+    def facts() -> Facts:
+        return build(profile, model, (f"sglang=={version}",), env=env)
+    return facts
+
+
+KNOW_SPARSE_CASES += [
+    # SGL200: 0.5.15's default SGLANG_OPT_FLASHMLA_SPARSE_PREFILL sends DeepSeek-V4 prefill to flash_mla_sparse_fwd
+    a("SGL200", True, "DeepSeek-V4-Flash on 0.5.15.post1 (sglang#31578)", sglang("0.5.15.post1", DSV4), "--tp", "4"),
+    a("SGL200", True, "0.5.15 on GB10", sglang("0.5.15", DSV4, SPARK)),
+    a("SGL200", True, "the switch set to 1", sglang_env("0.5.15", DSV4, {"SGLANG_OPT_FLASHMLA_SPARSE_PREFILL": "1"})),
+    a("SGL200", False, "0.5.14: the switch defaults off", sglang("0.5.14", DSV4)),
+    a("SGL200", False, "0.5.16: `not _is_sm120`", sglang("0.5.16", DSV4)),
+    a("SGL200", False, "switched off", sglang_env("0.5.15", DSV4, {"SGLANG_OPT_FLASHMLA_SPARSE_PREFILL": "0"})),
+    a("SGL200", False, "DeepSeek-V3.2 (the DSA backend)", sglang("0.5.15", DSV32)),
+    a("SGL200", False, "Hopper: SM90a kernel", sglang("0.5.15", DSV4, H100)),
+    a("SGL200", False, "B200: SM100f kernel", sglang("0.5.15", DSV4, B200)),
+]
