@@ -157,3 +157,20 @@ KNOW_SPARSE_CASES += [
     a("SGL200", False, "Hopper: SM90a kernel", sglang("0.5.15", DSV4, H100)),
     a("SGL200", False, "B200: SM100f kernel", sglang("0.5.15", DSV4, B200)),
 ]
+
+FORCE = "--attention-backend"
+
+KNOW_SPARSE_CASES += [
+    # VLLM103: a forced attention backend that cannot serve sparse MLA on SM12x, where 0.24+ has the SM120 one
+    a("VLLM103", True, "FLASHMLA_SPARSE forced on 0.28.0", vllm("0.28.0", GLM5_NVFP4), FORCE, "FLASHMLA_SPARSE"),
+    a("VLLM103", True, "TRITON_MLA forced for a sparse model on 0.24.0, GB10", vllm("0.24.0", DSV32, SPARK), FORCE,
+      "TRITON_MLA"),
+    a("VLLM103", False, "FLASHINFER_MLA_SPARSE_SM120 forced", vllm("0.28.0", DSV32), FORCE,
+      "FLASHINFER_MLA_SPARSE_SM120"),
+    a("VLLM103", False, "not forced", vllm("0.28.0", DSV32)),
+    a("VLLM103", False, "0.23.0: VLLM022's (no sparse backend at all)", vllm("0.23.0", DSV32), FORCE,
+      "FLASHMLA_SPARSE"),
+    a("VLLM103", False, "dense MLA model: VLLM005's", vllm("0.28.0", DSV3), FORCE, "FLASHMLA"),
+    a("VLLM103", False, "Hopper runs FLASHMLA_SPARSE", vllm("0.28.0", DSV32, H100), FORCE, "FLASHMLA_SPARSE"),
+    a("VLLM103", False, "B200 runs FLASHMLA_SPARSE", vllm("0.28.0", DSV32, B200), FORCE, "FLASHMLA_SPARSE"),
+]
