@@ -174,3 +174,17 @@ KNOW_SPARSE_CASES += [
     a("VLLM103", False, "Hopper runs FLASHMLA_SPARSE", vllm("0.28.0", DSV32, H100), FORCE, "FLASHMLA_SPARSE"),
     a("VLLM103", False, "B200 runs FLASHMLA_SPARSE", vllm("0.28.0", DSV32, B200), FORCE, "FLASHMLA_SPARSE"),
 ]
+
+QWEN235_NVFP4, KIMI_NVFP4 = "nvidia/Qwen3-235B-A22B-NVFP4", "nvidia/Kimi-K2.5-NVFP4"
+
+KNOW_SPARSE_CASES += [
+    # MOE030: NVFP4 experts on FLASHINFER_CUTLASS (derived) with a FlashInfer that bundles CUTLASS 4.2.1
+    a("MOE030", True, "Qwen3-235B NVFP4 on 0.19.0 (pins FlashInfer 0.6.6)", vllm("0.19.0", QWEN235_NVFP4)),
+    a("MOE030", True, "Kimi-K2.5 NVFP4 on 0.17.0 on GB10", vllm("0.17.0", KIMI_NVFP4, SPARK)),
+    a("MOE030", True, "0.20.0 with FlashInfer 0.6.5 installed", vllm("0.20.0", QWEN235_NVFP4, flashinfer="0.6.5")),
+    a("MOE030", False, "0.20.0 pins 0.6.8.post1", vllm("0.20.0", QWEN235_NVFP4)),
+    a("MOE030", False, "FlashInfer 0.6.7 (CUTLASS 4.4.2)", vllm("0.19.0", QWEN235_NVFP4, flashinfer="0.6.7")),
+    a("MOE030", False, "--moe-backend marlin", vllm("0.19.0", QWEN235_NVFP4), "--moe-backend", "marlin"),
+    a("MOE030", False, "BF16 experts", vllm("0.19.0", QWEN_BF16)),
+    a("MOE030", False, "B200", vllm("0.19.0", QWEN235_NVFP4, B200)),
+]
