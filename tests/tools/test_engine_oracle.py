@@ -168,3 +168,13 @@ def test_a_yanked_exact_pin_is_restated_for_its_own_release_only():
     assert not any(c.startswith("transformers==") for c in constraints_for("sglang", "0.5.2"))
     assert not any(c.startswith("transformers==") for c in constraints_for("sglang", "0.5.3.post1"))
     assert not any(c.startswith("transformers==") for c in constraints_for("vllm", "0.5.3"))
+
+
+def test_a_pin_pypi_no_longer_has_is_overridden_with_its_nearest_version_and_recorded(tmp_path):
+    from tools.engine_oracle import stand_ins
+    overrides = stand_ins.overrides_file("sglang", "0.5.4", tmp_path)
+    assert overrides is not None and overrides.read_text().split() == ["apache-tvm-ffi==0.1.0"]
+    assert stand_ins.overrides_file("sglang", "0.5.5", tmp_path) is None
+    record = stand_ins.substituted("sglang", "0.5.4", {"apache-tvm-ffi": "0.1.0"})["apache-tvm-ffi"]
+    assert record["pinned"] == "0.1.0b15" and record["version"] == "0.1.0"
+    assert stand_ins.substituted("sglang", "0.5.3", {}) == {}

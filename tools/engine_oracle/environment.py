@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.engine_oracle.stand_ins import overrides_file, recorded
+from tools.engine_oracle.stand_ins import overrides_file, recorded, substituted
 from tools.engine_oracle.stub_libcuda import build_stub
 
 DEFAULT_CACHE = Path(os.environ.get("SM120_DOCTOR_ORACLE_CACHE", Path.home() / ".cache" / "sm120-doctor-oracle"))
@@ -170,6 +170,7 @@ def pinned_inputs(env: EngineEnv, variables: dict[str, str]) -> dict[str, object
             **({"stand_ins": stand_ins} if stand_ins else {}),
             **({"yanked": list(YANKED_PINS[(env.engine, env.release)])} if (env.engine, env.release) in YANKED_PINS
                else {}),
+            **({"substitutes": subs} if (subs := substituted(env.engine, env.release, installed)) else {}),
             "absent": [name for name in PINNED_DISTRIBUTIONS if name not in installed],
             "toolchain": {tool: shutil.which(tool, path=path) for tool in TOOLCHAIN},
             "env": {k: v for k, v in sorted(variables.items()) if k.startswith(("VLLM_", "CUDA_HOME"))}}
