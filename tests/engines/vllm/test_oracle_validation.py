@@ -200,6 +200,12 @@ OBSERVED = [
              "(Worker_TP0 pid=3068197) INFO 03-16 11:27:40 [cuda.py:405] Using FLASH_ATTN attention backend out of "
              "potential backends: ['FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION']. ... "
              "[flash_attn.py:587] Using FlashAttention version 3", "vllm-validation"),
+    Observed("https://github.com/vllm-project/vllm/issues/37180#fa-version", "0.17.0", "GH200 (Linux ARM64)", "9.0",
+             "Qwen/Qwen3.5-35B-A3B, default flags (release as above)", "gqa-h256-linear-moe:bf16", "log",
+             "Using FlashAttention version 3",
+             "(Worker_TP0 pid=3068197) INFO 03-16 11:27:40 [flash_attn.py:587] Using FlashAttention version 3 "
+             "(\"I did not install specific `flash-attn` version\": vLLM's own FA3 build on Hopper)",
+             "vllm-validation"),
 ]
 CONTROLS = [o for o in OBSERVED if o.capability in ("9.0", "10.0")]
 
