@@ -39,10 +39,10 @@ STAND_INS: dict[tuple[str, str], dict[str, tuple[str, str, str]]] = {
 # (engine, release) -> {distribution: (the version the release's requirements pin, the version installed, why)}:
 # a pinned version PyPI no longer has at all, replaced (uv override) by the nearest published one.
 TVM_FFI_WHY = ("flashinfer-python 0.4.1 (SGLang 0.5.4's pin) requires apache-tvm-ffi==0.1.0b15; PyPI has no "
-               "0.1.0bN left, 0.1.0 is the release that beta line became. tvm_ffi is FlashInfer's kernel-loading FFI "
-               "(its JIT/AOT modules' calling convention): SGLang's server-args and layer dispatch read no tvm_ffi "
-               "value, and FlashInfer imports it when imported, so a substitute FlashInfer could not load with "
-               "would show in the table as import errors, not as a different choice")
+               "0.1.0bN left, 0.1.0 is the release that beta line became. tvm_ffi is FlashInfer's kernel-loading FFI; "
+               "no Python file of the sglang 0.5.4 wheel names it, so its server-args and layer dispatch read nothing "
+               "from it; a FlashInfer that cannot load with it shows as errors of the entries that import FlashInfer, "
+               "never as a different choice")
 SUBSTITUTES: dict[tuple[str, str], dict[str, tuple[str, str, str]]] = {
     ("sglang", "0.5.4"): {"apache-tvm-ffi": ("0.1.0b15", "0.1.0", TVM_FFI_WHY)},
 }
