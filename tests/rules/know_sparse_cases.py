@@ -188,3 +188,19 @@ KNOW_SPARSE_CASES += [
     a("MOE030", False, "BF16 experts", vllm("0.19.0", QWEN_BF16)),
     a("MOE030", False, "B200", vllm("0.19.0", QWEN235_NVFP4, B200)),
 ]
+
+KV = "--kv-cache-dtype"
+
+KNOW_SPARSE_CASES += [
+    # VLLM104: DeepSeek-V4's SM120 attention keeps its KV cache in fp8_ds_mla only
+    a("VLLM104", True, "0.28.0, --kv-cache-dtype left at auto", vllm("0.28.0", DSV4)),
+    a("VLLM104", True, "0.24.0 on GB10, bfloat16", vllm("0.24.0", DSV4, SPARK), KV, "bfloat16"),
+    a("VLLM104", True, "0.33.0, bfloat16 asked for", vllm("0.33.0", DSV4), KV, "bfloat16"),
+    a("VLLM104", False, "0.28.0 with fp8", vllm("0.28.0", DSV4), KV, "fp8"),
+    a("VLLM104", False, "0.33.0 maps auto to fp8", vllm("0.33.0", DSV4)),
+    a("VLLM104", False, "0.29.0 not read", vllm("0.29.0", DSV4)),
+    a("VLLM104", False, "0.23.0: no SM120 DeepSeek-V4 path (VLLM080)", vllm("0.23.0", DSV4)),
+    a("VLLM104", False, "DeepSeek-V3.2: another attention class", vllm("0.28.0", DSV32)),
+    a("VLLM104", False, "Hopper", vllm("0.28.0", DSV4, H100)),
+    a("VLLM104", False, "B200: FlashInfer plain-row layout", vllm("0.28.0", DSV4, B200)),
+]
