@@ -52,7 +52,7 @@ KNOW_ENGINES_CASES = [
     a("WSL020", False, "0.29.0 with a speculative config (V2 may decline)", wsl("0.29.0"),
       "--speculative-config", '{"method": "ngram", "num_speculative_tokens": 3}'),
     # VLLM110 / VLLM111: Gemma 4 with transformers >= 5.15
-    a("VLLM110", True, "0.27.1 image with transformers 5.15.0 on a DGX Spark (inference-atlas#14)",
+    a("VLLM110", True, "0.27.1 with transformers 5.15.0 on a DGX Spark (vllm#52768 is 0.27.1)",
       gemma("0.27.1", "5.15.0")),
     a("VLLM110", True, "0.27.0 with transformers 5.15.0, Gemma 4 31B NVFP4 (vllm#51744)",
       gemma("0.27.0", "5.15.0", GEMMA4_NVFP4, "rtx-pro-6000-x2")),
