@@ -77,11 +77,13 @@ def block_fp8(version, model=DSV3, profile="rtx-pro-6000-x8", env=None):
 
 KNOW_ENGINES_CASES += [
     a("VLLM112", True, "0.23.0: CUTLASS block FP8 on SM120, DeepSeek-V3 (kv_a_proj N=576)", block_fp8("0.23.0")),
-    a("VLLM112", True, "0.15.1: cutlass_blockwise on an RTX 5090 (vllm#33328 era)", block_fp8("0.15.1", profile="rtx-5090")),
+    a("VLLM112", True, "0.15.1: cutlass_blockwise on an RTX 5090 (vllm#33328 era)",
+      block_fp8("0.15.1", profile="rtx-5090")),
     a("VLLM112", True, "0.26.0 with DeepGEMM off (vllm#47990)", block_fp8("0.26.0", env=DEEPGEMM_OFF)),
     a("VLLM112", True, "GB10: the same family kernel", block_fp8("0.22.0", profile="dgx-spark")),
     a("VLLM112", False, "0.26.0 default: DeepGEMM/FlashInfer first", block_fp8("0.26.0")),
-    a("VLLM112", False, "CUTLASS disabled", block_fp8("0.23.0", env={"VLLM_DISABLED_KERNELS": "CutlassFp8BlockScaledMMKernel"})),
+    a("VLLM112", False, "CUTLASS disabled",
+      block_fp8("0.23.0", env={"VLLM_DISABLED_KERNELS": "CutlassFp8BlockScaledMMKernel"})),
     a("VLLM112", False, "Hopper: DeepGEMM", block_fp8("0.23.0", profile="h100-sxm-x8")),
     a("VLLM112", False, "datacenter Blackwell", block_fp8("0.23.0", profile="b200-x8")),
     a("VLLM112", False, "not MLA (Qwen3 block FP8)", block_fp8("0.23.0", "Qwen/Qwen3-235B-A22B-FP8")),
