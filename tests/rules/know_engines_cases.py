@@ -89,3 +89,27 @@ KNOW_ENGINES_CASES += [
     a("VLLM112", False, "not MLA (Qwen3 block FP8)", block_fp8("0.23.0", "Qwen/Qwen3-235B-A22B-FP8")),
     a("VLLM112", False, "MLA in NVFP4", block_fp8("0.23.0", "nvidia/DeepSeek-V3-0324-NVFP4")),
 ]
+
+QWEN36, QWEN36_NVFP4, QWEN_NEXT = "Qwen/Qwen3.6-27B", "nvidia/Qwen3.6-27B-NVFP4", "Qwen/Qwen3-Next-80B-A3B-Instruct"
+MTP = ("--speculative-config", '{"method": "mtp", "num_speculative_tokens": 3}')
+
+
+def gdn(version, model=QWEN36_NVFP4, profile="rtx-5090-x2"):
+    return lambda: build(profile, model, (f"vllm=={version}",))
+
+
+KNOW_ENGINES_CASES += [
+    a("VLLM113", True, "0.25.1, Qwen3.6-27B NVFP4 with MTP on RTX 5090s (club-3090#838)", gdn("0.25.1"), *MTP),
+    a("VLLM113", True, "0.19.1, Qwen3.6-27B with MTP (vllm#40756)", gdn("0.19.1", QWEN36, "rtx-pro-6000"), *MTP),
+    a("VLLM113", True, "0.33.0 still unbounded", gdn("0.33.0"), *MTP),
+    a("VLLM113", True, "Qwen3-Next with its MTP drafter", gdn("0.26.0", QWEN_NEXT, "rtx-pro-6000-x2"),
+      "--speculative-config", '{"method": "qwen3_next_mtp", "num_speculative_tokens": 2}'),
+    a("VLLM113", False, "no speculative decoding", gdn("0.25.1")),
+    a("VLLM113", False, "0.17.0: before the reports", gdn("0.17.0"), *MTP),
+    a("VLLM113", False, "a dense model with MTP (no GDN layers)", gdn("0.25.1", "Qwen/Qwen3-8B"), *MTP),
+]
+
+KNOW_ENGINES_CASES += [
+    a("VLLM113", True, "the dotted spelling --speculative-config.method", gdn("0.25.1"),
+      "--speculative-config.method", "mtp", "--speculative-config.num_speculative_tokens", "3"),
+]
