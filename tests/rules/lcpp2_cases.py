@@ -1,0 +1,55 @@
+"""Positive and boundary cases for the local-runtime rules of know-lcpp2 (rules/local_runtimes.toml): a llama.cpp
+build compiled by nvcc 13 that links libcudart.so.12 (LCPP060) and the aborts its logs show (LCPP061).
+test_rule_cases.py adds them to CASES."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build, lib
+
+R5090, PRO, SPARK, H100, B200 = "rtx-5090", "rtx-pro-6000-x8", "dgx-spark", "h100-sxm-x8", "b200-x8"
+
+
+def linked(toolkit: str | None, cudart: int | None, profile: str = R5090, **details: Any) -> Callable[[], Facts]:
+    """A llama.cpp build as the probe reads it: nvcc's release from the device code, the libcudart.so.N it needs."""
+    return lambda: build(profile, libs=(lib("llama.cpp", "10808", cuda_library="/x/libggml-cuda.so",
+                                            cuda_archs=["sm_120a", "sm_121a"], toolkit=toolkit,
+                                            cudart_major=cudart, **details),))
+
+
+def aborted(op: str | None = "SOFT_MAX", error: str = "invalid argument", function: str | None = None,
+            profile: str = R5090, toolkit: str | None = None, cudart: int | None = None) -> Callable[[], Facts]:
+    """A llama.cpp log's abort: `ggml_cuda_compute_forward: OP failed`, `CUDA error: ERROR`, `in function F`."""
+    logged = {"logged_cuda_error": error}
+    if op:
+        logged["logged_failed_op"] = op
+    if function:
+        logged["logged_cuda_error_function"] = function
+    return lambda: build(profile, libs=(lib("llama.cpp", "10808", toolkit=toolkit, cudart_major=cudart,
+                                            **logged),))
+
+
+LCPP2_CASES = [
+    a("LCPP060", True, "nvcc 13.3, libcudart.so.12 on a 5090", linked("13.3", 12)),
+    a("LCPP060", True, "nvcc 13.0.88, libcudart.so.12 on GB10", linked("13.0.88", 12, SPARK)),
+    a("LCPP060", True, "nvcc 13.3, libcudart.so.12 on a PRO 6000", linked("13.3", 12, PRO)),
+    a("LCPP060", False, "nvcc 13.3, libcudart.so.13", linked("13.3", 13)),
+    a("LCPP060", False, "nvcc 12.9, libcudart.so.12", linked("12.9", 12)),
+    a("LCPP060", False, "nvcc 13.3, static cudart (no DT_NEEDED)", linked("13.3", None)),
+    a("LCPP060", False, "toolkit not read, libcudart.so.12", linked(None, 12)),
+    a("LCPP060", False, "nvcc 13.3, libcudart.so.12 on an H100 (9.0)", linked("13.3", 12, H100)),
+    a("LCPP060", False, "nvcc 13.3, libcudart.so.12 on a B200 (10.0)", linked("13.3", 12, B200)),
+    a("LCPP061", True, "SOFT_MAX invalid argument on a 5090", aborted()),
+    a("LCPP061", True, "SOFT_MAX invalid argument on GB10", aborted(profile=SPARK)),
+    a("LCPP061", True, "mm_ids_helper invalid argument", aborted(None, function="ggml_cuda_launch_mm_ids_helper")),
+    a("LCPP061", True, "SOFT_MAX, nvcc 13.3 + libcudart.so.12", aborted(toolkit="13.3", cudart=12)),
+    a("LCPP061", False, "SOFT_MAX, nvcc 13.3 + libcudart.so.13 (linkage matched)", aborted(toolkit="13.3", cudart=13)),
+    a("LCPP061", False, "SOFT_MAX out of memory", aborted(error="out of memory")),
+    a("LCPP061", False, "MUL_MAT invalid argument", aborted("MUL_MAT")),
+    a("LCPP061", False, "SOFT_MAX invalid argument on an H100", aborted(profile=H100)),
+    a("LCPP061", False, "SOFT_MAX invalid argument on a B200", aborted(profile=B200)),
+    a("LCPP061", False, "no abort logged", linked(None, None)),
+]
