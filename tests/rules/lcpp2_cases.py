@@ -53,3 +53,35 @@ LCPP2_CASES = [
     a("LCPP061", False, "SOFT_MAX invalid argument on a B200", aborted(profile=B200)),
     a("LCPP061", False, "no abort logged", linked(None, None)),
 ]
+
+
+def lmdeploy(version: str, profile: str = R5090, model: str | None = None) -> Callable[[], Facts]:
+    """`--engine lmdeploy==VERSION` (a PyPI wheel), with or without a model."""
+    return lambda: build(profile, model, (f"lmdeploy=={version}",))
+
+
+QWEN3_MOE = "Qwen/Qwen3-30B-A3B"  # Qwen3MoeForCausalLM: TurboMind serves it at every tag v0.7.3-v0.12.3
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"  # LlamaForCausalLM: TurboMind only for head_dim 64/128 (a condition)
+
+LMD_CASES = [
+    a("LMD001", True, "0.12.3 + Qwen3-MoE on a 5090", lmdeploy("0.12.3", model=QWEN3_MOE)),
+    a("LMD001", True, "0.11.1 + Qwen3-MoE on a PRO 6000", lmdeploy("0.11.1", PRO, QWEN3_MOE)),
+    a("LMD001", True, "0.12.3 + Qwen3-MoE on GB10", lmdeploy("0.12.3", SPARK, QWEN3_MOE)),
+    a("LMD001", False, "0.13.0 + Qwen3-MoE (sm_120a in the wheel)", lmdeploy("0.13.0", model=QWEN3_MOE)),
+    a("LMD001", False, "0.12.3+cu128 (GitHub wheel)", lmdeploy("0.12.3+cu128", model=QWEN3_MOE)),
+    a("LMD001", False, "0.12.3 + Llama (head-size condition: LMD002)", lmdeploy("0.12.3", model=LLAMA)),
+    a("LMD001", False, "0.12.3, no model (LMD002)", lmdeploy("0.12.3")),
+    a("LMD001", False, "0.12.3 + Qwen3-MoE on an H100", lmdeploy("0.12.3", H100, QWEN3_MOE)),
+    a("LMD001", False, "0.12.3 + Qwen3-MoE on a B200", lmdeploy("0.12.3", B200, QWEN3_MOE)),
+    a("LMD002", True, "0.12.3, no model", lmdeploy("0.12.3")),
+    a("LMD002", True, "0.12.3 + Llama", lmdeploy("0.12.3", model=LLAMA)),
+    a("LMD002", False, "0.12.3 + Qwen3-MoE (LMD001's)", lmdeploy("0.12.3", model=QWEN3_MOE)),
+    a("LMD002", False, "0.13.0, no model", lmdeploy("0.13.0")),
+    a("LMD002", False, "0.12.3, no model, H100", lmdeploy("0.12.3", H100)),
+    a("LMD003", True, "0.16.0 on GB10", lmdeploy("0.16.0", SPARK)),
+    a("LMD003", True, "0.13.0 on GB10", lmdeploy("0.13.0", SPARK, QWEN3_MOE)),
+    a("LMD003", False, "0.12.3 on GB10 (LMD001/LMD002's)", lmdeploy("0.12.3", SPARK)),
+    a("LMD003", False, "0.16.0 on a 5090 (12.0: sm_120a runs)", lmdeploy("0.16.0")),
+    a("LMD003", False, "no lmdeploy on GB10", linked(None, None, SPARK)),
+]
+LCPP2_CASES += LMD_CASES
