@@ -85,3 +85,23 @@ LMD_CASES = [
     a("LMD003", False, "no lmdeploy on GB10", linked(None, None, SPARK)),
 ]
 LCPP2_CASES += LMD_CASES
+
+
+def on_driver(toolkit: str, driver: str, profile: str = R5090, cuda: str | None = None) -> Callable[[], Facts]:
+    """A llama.cpp build by CUDA `toolkit` on driver `driver` (its CUDA version stated or not)."""
+    return lambda: build(profile, libs=(lib("llama.cpp", "10808", cuda_library="/x/libggml-cuda.so",
+                                            cuda_archs=["sm_120a", "sm_121a"], toolkit=toolkit),),
+                         driver=driver, cuda_driver=cuda)
+
+
+LCPP2_CASES += [
+    a("LCPP062", True, "CUDA 13.1 build on driver 575.57.08", on_driver("13.1", "575.57.08")),
+    a("LCPP062", True, "CUDA 13.0 build on driver 570.86 (CUDA 12.8 stated)", on_driver("13.0", "570.86", cuda="12.8")),
+    a("LCPP062", True, "win-cuda-13.1 asset on driver 576.02", lambda: build(
+        R5090, engines=("llama.cpp==llama-b9835-bin-win-cuda-13.1-x64.zip",), driver="576.02")),
+    a("LCPP062", False, "CUDA 13.1 build on driver 580.65.06", on_driver("13.1", "580.65.06")),
+    a("LCPP062", False, "CUDA 12.8 build on driver 570.86", on_driver("12.8", "570.86")),
+    a("LCPP062", False, "CUDA 13.1 build on driver 575 stating CUDA 13.0", on_driver("13.1", "575.57.08", cuda="13.0")),
+    a("LCPP062", False, "CUDA 13.1 build on driver 575 on an H100", on_driver("13.1", "575.57.08", H100)),
+    a("LCPP062", False, "CUDA 13.1 build on driver 575 on a B200", on_driver("13.1", "575.57.08", B200)),
+]

@@ -133,6 +133,8 @@ def build_view(run: EngineRun) -> dict[str, Any]:
         "cudart_major": details.get("cudart_major"),
         "cudart_link": cudart_link(details.get("toolkit"), details.get("cudart_major")),
         "toolkit_dir": _toolkit_dir(details.get("toolkit")),
+        "driver_cuda_major": driver_cuda_major(run.facts.driver),
+        "toolkit_major": _int(str(details.get("toolkit") or "").split(".")[0] or None),
         "cuda_arch_list": ";".join(dict.fromkeys(builds.arch_target(c) for c in capabilities)) or "120a-real",
         "cmake": builds.cmake_line(capabilities), "min_toolkit": builds.min_toolkit(capabilities),
     }
@@ -161,6 +163,21 @@ def cudart_link(toolkit: Any, cudart_major: Any) -> str:
     if major is None or cudart is None:
         return "unknown"
     return "mismatch" if major >= 13 and cudart == 12 else "matched"
+
+
+# R580 is the first driver branch that serves CUDA 13.x (NVIDIA's CUDA compatibility table); R525 the first 12.x.
+FIRST_DRIVER_OF_CUDA = ((580, 13), (525, 12))
+
+
+def driver_cuda_major(driver: Any) -> int | None:
+    """The newest CUDA major release the driver serves: from its CUDA version when stated, else its branch."""
+    stated = str(getattr(driver, "cuda_driver_version", None) or "")
+    if stated.split(".")[0].isdigit():
+        return int(stated.split(".")[0])
+    major = _int(str(getattr(driver, "driver_version", None) or "").split(".")[0] or None)
+    if major is None or not getattr(driver, "present", True):
+        return None
+    return next((cuda for first, cuda in FIRST_DRIVER_OF_CUDA if major >= first), None)
 
 
 def _toolkit_dir(toolkit: Any) -> str | None:
