@@ -105,3 +105,24 @@ LCPP2_CASES += [
     a("LCPP062", False, "CUDA 13.1 build on driver 575 on an H100", on_driver("13.1", "575.57.08", H100)),
     a("LCPP062", False, "CUDA 13.1 build on driver 575 on a B200", on_driver("13.1", "575.57.08", B200)),
 ]
+
+
+def ollama_cuinit(code: str | None, profile: str = PRO, os_name: str = "Linux") -> Callable[[], Facts]:
+    """An Ollama log that recorded `cuda driver library init failure: CODE`."""
+    import dataclasses
+
+    def facts() -> Facts:
+        details = {"cuda_init_error": code} if code else {}
+        built = build(profile, libs=(lib("ollama", "0.11.6", **details),))
+        return built.replace(host=dataclasses.replace(built.host, os=os_name))
+    return facts
+
+
+LCPP2_CASES += [
+    a("OLL010", True, "cuInit 3 on a PRO 6000 under Linux", ollama_cuinit("3")),
+    a("OLL010", True, "cuInit 3 on GB10", ollama_cuinit("3", SPARK)),
+    a("OLL010", False, "cuInit 100 (no device)", ollama_cuinit("100")),
+    a("OLL010", False, "no CUDA init failure logged", ollama_cuinit(None)),
+    a("OLL010", False, "cuInit 3 under Windows", ollama_cuinit("3", os_name="Windows")),
+    a("OLL010", False, "cuInit 3 on an H100", ollama_cuinit("3", H100)),
+]
