@@ -152,16 +152,16 @@ def build_view(run: EngineRun) -> dict[str, Any]:
     return view
 
 
-def cudart_link(toolkit: Any, cudart_major: Any) -> str:
+def cudart_link(toolkit: Any, cudart_major: Any) -> str | None:
     """"mismatch" where nvcc 13 or newer compiled the CUDA code but the library links libcudart.so.12: CUDA 13's
     headers call the plain cudaGetDeviceProperties, which libcudart.so.12 still exports with its old struct layout,
     so every field read after the removed ones comes from the wrong offset. "matched" where the majors agree,
-    "unknown" where either is not known. (The other way round does not link: libcudart.so.13 has no
+    None where either is not known. (The other way round does not link: libcudart.so.13 has no
     cudaGetDeviceProperties_v2, which CUDA 12's headers call.)"""
     major = _int(str(toolkit).split(".")[0]) if toolkit else None
     cudart = _int(cudart_major)
     if major is None or cudart is None:
-        return "unknown"
+        return None
     return "mismatch" if major >= 13 and cudart == 12 else "matched"
 
 
