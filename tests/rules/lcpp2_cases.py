@@ -126,3 +126,17 @@ LCPP2_CASES += [
     a("OLL010", False, "cuInit 3 under Windows", ollama_cuinit("3", os_name="Windows")),
     a("OLL010", False, "cuInit 3 on an H100", ollama_cuinit("3", H100)),
 ]
+
+
+def mtp(build_number: int) -> Callable[[], Facts]:
+    return lambda: build(R5090, engines=(f"llama.cpp=={build_number}",))
+
+
+LCPP2_CASES += [
+    a("LCPP063", True, "b10741 --spec-type draft-mtp", mtp(10741), "--spec-type", "draft-mtp"),
+    a("LCPP063", True, "b10748 --spec-type draft-mtp", mtp(10748), "--spec-type", "draft-mtp"),
+    a("LCPP063", False, "b10749 --spec-type draft-mtp (fixed)", mtp(10749), "--spec-type", "draft-mtp"),
+    a("LCPP063", False, "b10740 --spec-type draft-mtp (not established)", mtp(10740), "--spec-type", "draft-mtp"),
+    a("LCPP063", False, "b10745 without MTP drafting", mtp(10745)),
+    a("LCPP063", False, "b10745 --spec-type ngram-map-k4v", mtp(10745), "--spec-type", "ngram-map-k4v"),
+]
