@@ -140,3 +140,13 @@ LCPP2_CASES += [
     a("LCPP063", False, "b10745 without MTP drafting", mtp(10745)),
     a("LCPP063", False, "b10745 --spec-type ngram-map-k4v", mtp(10745), "--spec-type", "ngram-map-k4v"),
 ]
+
+
+LCPP2_CASES += [
+    a("LCPP062", False, "nvcc 13.0 build linking libcudart.so.12 on driver 575 (runtime 12: LCPP060's)", lambda: build(
+        R5090, libs=(lib("llama.cpp", "10808", cuda_library="/x/libggml-cuda.so", cuda_archs=["sm_120a"],
+                         toolkit="13.0", cudart_major=12),), driver="575.57.08")),
+    a("LCPP062", True, "libcudart.so.13 build on driver 575", lambda: build(
+        R5090, libs=(lib("llama.cpp", "10808", cuda_library="/x/libggml-cuda.so", cuda_archs=["sm_120a"],
+                         toolkit="13.0", cudart_major=13),), driver="575.57.08")),
+]

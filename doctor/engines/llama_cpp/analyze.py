@@ -134,7 +134,7 @@ def build_view(run: EngineRun) -> dict[str, Any]:
         "cudart_link": cudart_link(details.get("toolkit"), details.get("cudart_major")),
         "toolkit_dir": _toolkit_dir(details.get("toolkit")),
         "driver_cuda_major": driver_cuda_major(run.facts.driver),
-        "toolkit_major": _int(str(details.get("toolkit") or "").split(".")[0] or None),
+        "runtime_major": _int(details.get("cudart_major")) or _int(str(details.get("toolkit") or "").split(".")[0] or None),
         "cuda_arch_list": ";".join(dict.fromkeys(builds.arch_target(c) for c in capabilities)) or "120a-real",
         "cmake": builds.cmake_line(capabilities), "min_toolkit": builds.min_toolkit(capabilities),
     }
