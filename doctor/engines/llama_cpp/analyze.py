@@ -130,11 +130,7 @@ def build_view(run: EngineRun) -> dict[str, Any]:
         "found": not run.library.what_if, "source": details.get("source"), "server": details.get("server"),
         "cuda_library": details.get("cuda_library"), "build": _int(details.get("build")),
         "toolkit": details.get("toolkit"), "cuda_archs": [*sass, *ptx],
-        "cudart_major": details.get("cudart_major"),
-        "cudart_link": cudart_link(details.get("toolkit"), details.get("cudart_major")),
-        "toolkit_dir": _toolkit_dir(details.get("toolkit")),
-        "driver_cuda_major": driver_cuda_major(run.facts.driver),
-        "runtime_major": _int(details.get("cudart_major")) or _int(str(details.get("toolkit") or "").split(".")[0] or None),
+        **_runtime_view(details, run.facts.driver),
         "cuda_arch_list": ";".join(dict.fromkeys(builds.arch_target(c) for c in capabilities)) or "120a-real",
         "cmake": builds.cmake_line(capabilities), "min_toolkit": builds.min_toolkit(capabilities),
     }
@@ -150,6 +146,14 @@ def build_view(run: EngineRun) -> dict[str, Any]:
                 and not any(a.startswith("sm_121") or a == "sm_120" or a.endswith("f") for a in sass),
                 toolkit_too_old=_older(view["toolkit"], "12.8"))
     return view
+
+
+def _runtime_view(details: dict[str, Any], driver: Any) -> dict[str, Any]:
+    """The CUDA runtime the build links against the toolkit that compiled it and the driver that must serve it."""
+    toolkit, cudart = details.get("toolkit"), details.get("cudart_major")
+    toolkit_major = _int(str(toolkit or "").split(".")[0] or None)
+    return {"cudart_major": cudart, "cudart_link": cudart_link(toolkit, cudart), "toolkit_dir": _toolkit_dir(toolkit),
+            "driver_cuda_major": driver_cuda_major(driver), "runtime_major": _int(cudart) or toolkit_major}
 
 
 def cudart_link(toolkit: Any, cudart_major: Any) -> str | None:
