@@ -9,7 +9,15 @@ import subprocess
 from pathlib import Path
 
 DRIVER_SYMBOL = re.compile(r"^\s+U (cu[A-Z]\w*)$")
+# A driver call in C source: `cuCtxSetLimit(`, not the `cuTensorMapEncodeTiled_t` typedefs resolved by dlsym.
+CALLED_IN_SOURCE = re.compile(r"\b(cu[A-Z][A-Za-z0-9]*(?:_v\d+)?)\s*\(")
+# Launcher sources compiled and linked against libcuda.so.1 at run time (not in the wheel as a shared object):
+# Triton's `cuda_utils` (triton 3.5/3.6 call cuCtxSetLimit directly; without it the module fails to load and
+# every FLA import, hence vLLM's Qwen3-Next inspection, fails on the emulation).
+RUNTIME_COMPILED = ("triton/backends/nvidia/driver.c",)
 NO_DEVICE = 100
+# Bumped when the scan finds more symbols: a cached stub of an older scan is rebuilt (`is_current`).
+STUB_VERSION = 2
 
 
 def shared_objects(site_packages: Path) -> list[Path]:
@@ -25,6 +33,15 @@ def imported_driver_symbols(objects: list[Path]) -> set[str]:
             match = DRIVER_SYMBOL.match(line.split("@")[0])
             if match:
                 symbols.add(match.group(1))
+    return symbols
+
+
+def called_in_runtime_sources(site_packages: Path) -> set[str]:
+    symbols: set[str] = set()
+    for relative in RUNTIME_COMPILED:
+        source = site_packages / relative
+        if source.is_file():
+            symbols |= set(CALLED_IN_SOURCE.findall(source.read_text(encoding="utf-8", errors="replace")))
     return symbols
 
 
@@ -46,9 +63,14 @@ def c_source(symbols: set[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def is_current(out_dir: Path) -> bool:
+    marker = out_dir / "stub_version"
+    return (out_dir / "libcuda.so.1").exists() and marker.exists() and marker.read_text().strip() == str(STUB_VERSION)
+
+
 def build_stub(site_packages: Path, out_dir: Path) -> tuple[Path, list[str]]:
     """Writes out_dir/libcuda.so.1 (and its C source); returns its path and the symbols it exports."""
-    symbols = imported_driver_symbols(shared_objects(site_packages))
+    symbols = imported_driver_symbols(shared_objects(site_packages)) | called_in_runtime_sources(site_packages)
     symbols |= {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2"}
     out_dir.mkdir(parents=True, exist_ok=True)
     source = out_dir / "libcuda_stub.c"
@@ -56,4 +78,5 @@ def build_stub(site_packages: Path, out_dir: Path) -> tuple[Path, list[str]]:
     library = out_dir / "libcuda.so.1"
     subprocess.run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o", str(library), str(source)],
                    check=True)
+    (out_dir / "stub_version").write_text(f"{STUB_VERSION}\n")
     return library, sorted(symbols)
