@@ -1,6 +1,8 @@
 """A stub `libcuda.so.1` for an engine's environment: every `cu*` driver symbol that the environment's
 shared objects import, each returning CUDA_ERROR_NO_DEVICE (100). Generated from a symbol scan (`nm -D
---undefined-only`) so a release that starts calling a new driver entry point still loads."""
+--undefined-only`) so a release that starts calling a new driver entry point still loads, plus the `cu*` calls of
+the C sources Triton compiles at run time (its `driver.c` launcher utilities, built into ~/.triton/cache and
+loaded against this library: Triton 3.6's calls `cuCtxSetLimit`, which no shipped shared object imports)."""
 
 from __future__ import annotations
 
@@ -9,14 +11,10 @@ import subprocess
 from pathlib import Path
 
 DRIVER_SYMBOL = re.compile(r"^\s+U (cu[A-Z]\w*)$")
-# A driver call in C source: `cuCtxSetLimit(`, not the `cuTensorMapEncodeTiled_t` typedefs resolved by dlsym.
-CALLED_IN_SOURCE = re.compile(r"\b(cu[A-Z][A-Za-z0-9]*(?:_v\d+)?)\s*\(")
-# Launcher sources compiled and linked against libcuda.so.1 at run time (not in the wheel as a shared object):
-# Triton's `cuda_utils` (triton 3.5/3.6 call cuCtxSetLimit directly; without it the module fails to load and
-# every FLA import, hence vLLM's Qwen3-Next inspection, fails on the emulation).
-RUNTIME_COMPILED = ("triton/backends/nvidia/driver.c",)
+SOURCE_CALL = re.compile(r"\b(cu[A-Z]\w*)\s*\(")
 NO_DEVICE = 100
-# Bumped when the scan finds more symbols: a cached stub of an older scan is rebuilt (`is_current`).
+# Bumped when the scan finds more symbols: a cached stub of an older scan is rebuilt (`is_current`); 2: the
+# runtime-compiled launcher's calls (a stub cached before them kept failing vLLM 0.14-0.19's Qwen3-Next inspection).
 STUB_VERSION = 2
 
 
@@ -36,13 +34,13 @@ def imported_driver_symbols(objects: list[Path]) -> set[str]:
     return symbols
 
 
-def called_in_runtime_sources(site_packages: Path) -> set[str]:
-    symbols: set[str] = set()
-    for relative in RUNTIME_COMPILED:
-        source = site_packages / relative
-        if source.is_file():
-            symbols |= set(CALLED_IN_SOURCE.findall(source.read_text(encoding="utf-8", errors="replace")))
-    return symbols
+def runtime_compiled_driver_calls(site_packages: Path) -> set[str]:
+    """Driver functions called in the C sources that Triton's NVIDIA backend compiles when first used."""
+    calls: set[str] = set()
+    for source in sorted((site_packages / "triton" / "backends" / "nvidia").glob("*.c")):
+        calls |= {name for name in SOURCE_CALL.findall(source.read_text(errors="replace"))
+                  if not name.endswith("_t")}
+    return calls
 
 
 # The error-text calls succeed and fill their out-parameter: callers format the failure they just got with
@@ -70,7 +68,7 @@ def is_current(out_dir: Path) -> bool:
 
 def build_stub(site_packages: Path, out_dir: Path) -> tuple[Path, list[str]]:
     """Writes out_dir/libcuda.so.1 (and its C source); returns its path and the symbols it exports."""
-    symbols = imported_driver_symbols(shared_objects(site_packages)) | called_in_runtime_sources(site_packages)
+    symbols = imported_driver_symbols(shared_objects(site_packages)) | runtime_compiled_driver_calls(site_packages)
     symbols |= {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2"}
     out_dir.mkdir(parents=True, exist_ok=True)
     source = out_dir / "libcuda_stub.c"
