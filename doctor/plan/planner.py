@@ -101,7 +101,8 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         req.memory.layout_problems(layout.tp, layout.ep, layout.pp)
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)} (a "
-                   f"layout over several machines is checked with one `--facts` snapshot per node, or `--ray`)")
+                   f"layout over several machines is checked with `--hardware PROFILE --nodes N`, one `--facts` "
+                   f"snapshot per node, or `--ray`)")
     total = gpu_memory_bytes(facts)
     ranks = _ranks(source, model, layout, req.speculative, req.memory)
     dtype = kvmod.resolve_kv_dtype(model, req.kv_cache_dtype)

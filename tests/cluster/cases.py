@@ -80,6 +80,7 @@ CLUSTER_CASES = [
     c("CLU006", True, "tp16 over tcp", pair(node("a", network=tcp()), node("b", network=tcp())), "--tp-size", "16"),
     c("CLU006", False, "tp16 over rdma", pair(node("a", network=rdma()), node("b", network=rdma())),
       "--tp-size", "16"),
+    c("CLU006", False, "tp16 network unknown", pair(node("a"), node("b")), "--tp-size", "16"),
     c("CLU006", False, "tp8 pp2 over tcp", pair(node("a", network=tcp()), node("b", network=tcp())),
       "--tp-size", "8", "--pp-size", "2"),
     c("CLU007", True, "rdma without peermem", pair(node("a", network=rdma(False)), node("b", network=rdma(False))),
