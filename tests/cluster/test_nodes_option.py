@@ -79,3 +79,23 @@ def test_plan_over_two_spark_nodes(capsys):
     plan = json.loads(capsys.readouterr().out)
     assert len(plan["nodes"]) == 2
     assert plan["best"]["gpus"] == 2 and plan["best"]["fits"]  # one Spark cannot hold it, two can
+
+
+@pytest.mark.parametrize(("hardware", "launch", "mem003"), [
+    ("dgx-spark", [], True),  # one Spark, TP2, nothing says several nodes: the machine is short
+    ("dgx-spark", ["--distributed-executor-backend", "ray"], False),  # Ray places the ranks on two Sparks
+    ("dgx-spark", ["--distributed-executor-backend=ray"], False),
+    ("dgx-spark", ["--nnodes", "2", "--node-rank", "0"], False),  # vLLM's multiprocessing multi-node
+    ("dgx-spark", ["--nnodes", "1"], True),
+    ("dgx-spark", ["--distributed-executor-backend", "mp"], True),
+    ("rtx-5090", ["--distributed-executor-backend", "ray"], True),  # a discrete GPU: the rule is unchanged
+])
+def test_mem003_on_one_spark_with_a_multi_node_launch(capsys, hardware, launch, mem003):
+    _, report = _check(capsys, "--hardware", hardware, "--tp", "2", "--", *launch)
+    assert ("MEM003" in _ids(report)) is mem003
+
+
+def test_mem003_still_names_a_real_layout_problem_on_a_spark_cluster_launch(capsys):
+    """TP3 cannot split the model's heads: the multi-node launch does not excuse that."""
+    _, report = _check(capsys, "--hardware", "dgx-spark", "--tp", "3", "--", "--distributed-executor-backend", "ray")
+    assert "MEM003" in _ids(report)

@@ -1,0 +1,46 @@
+"""Positive and boundary cases for the know-gb10net rules on one node (UMA010, NCCL021); the cluster rules
+(UMA011, NCCL020) have theirs in tests/cluster/cases.py. test_rule_cases.py runs them with the rest."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build
+
+SPARK, PRO, R5090 = "dgx-spark", "rtx-pro-6000", "rtx-5090"
+QWEN36_NVFP4 = "tests/cases/models/qwen3.6-35b-a3b-nvfp4"  # about 21 GiB of weights at TP1
+GiB = 1 << 30
+
+
+def host(profile: str = SPARK, model: str | None = QWEN36_NVFP4, engines: tuple[str, ...] = ("vllm==0.21.0",),
+         **fields: object) -> Callable[[], Facts]:
+    def make() -> Facts:
+        facts = build(profile, model, engines)
+        return facts.replace(host=dataclasses.replace(facts.host, **fields))
+    return make
+
+
+KNOW_GB10NET_CASES = [
+    # UMA010: this node's share of the weights against MemAvailable on GB10
+    a("UMA010", True, "spark: 21 GiB of weights, 8 GiB available", host(memory_available_bytes=8 * GiB)),
+    a("UMA010", True, "spark sglang: 21 GiB of weights, 8 GiB available",
+      host(engines=("sglang==0.5.12",), memory_available_bytes=8 * GiB)),
+    a("UMA010", True, "spark tp2 over ray: 11 GiB per node, 8 GiB available", host(memory_available_bytes=8 * GiB),
+      "--tensor-parallel-size", "2", "--distributed-executor-backend", "ray"),
+    a("UMA010", False, "spark: 60 GiB available", host(memory_available_bytes=60 * GiB)),
+    a("UMA010", False, "spark profile: MemAvailable not probed", host()),
+    a("UMA010", False, "pro 6000 (12.0, not unified) with 8 GiB host RAM available",
+      host(PRO, memory_available_bytes=8 * GiB)),
+    a("UMA010", False, "5090 with 8 GiB host RAM available", host(R5090, memory_available_bytes=8 * GiB)),
+    # NCCL021: the 7.0 kernel builds the reports name, on GB10
+    a("NCCL021", True, "spark on 7.0.0-1019-nvidia", host(kernel="7.0.0-1019-nvidia")),
+    a("NCCL021", True, "spark on HWE 7.0.0-31-generic", host(kernel="7.0.0-31-generic")),
+    a("NCCL021", False, "spark on 6.17.0-1032-nvidia (the fix)", host(kernel="6.17.0-1032-nvidia")),
+    a("NCCL021", False, "spark on 7.0.0-30-generic (works in the report)", host(kernel="7.0.0-30-generic")),
+    a("NCCL021", False, "spark on 7.0.0-1020-nvidia (not reported)", host(kernel="7.0.0-1020-nvidia")),
+    a("NCCL021", False, "spark on 7.0.0-310-generic", host(kernel="7.0.0-310-generic")),
+    a("NCCL021", False, "pro 6000 (12.0) on 7.0.0-1019", host(PRO, kernel="7.0.0-1019-nvidia")),
+    a("NCCL021", False, "spark, kernel unknown (profile)", host()),
+]
