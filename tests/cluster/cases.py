@@ -83,6 +83,11 @@ def spark(name: str, available_gib: float | None = 100.0, network: Network | Non
                          host=dataclasses.replace(facts.host, memory_available_bytes=available))
 
 
+def spark_nccl(name: str, nccl: str) -> Facts:
+    facts = spark(name, engines=("vllm==0.21.0",))
+    return facts.replace(libraries={**facts.libraries, "nccl": Library("nccl", nccl)})
+
+
 def sparks(*nodes: Facts) -> Callable[[], Cluster]:
     return lambda: make_cluster(list(nodes), [f"s{i}" for i in range(len(nodes))], "test")
 
@@ -152,4 +157,14 @@ CLUSTER_CASES = [
     c("NCCL020", False, "3 pro 6000 nodes (12.0)", sparks(
         *(spark(n, network=spark_roce(4), profile="rtx-pro-6000") for n in "abc")), "--tp-size", "3"),
     c("NCCL020", False, "3 sparks, network unknown", sparks(*(spark(n) for n in "abc")), "--tp-size", "3"),
+    # NCCL023: TP or EP across GB10 nodes with CUDA graphs and NCCL 2.28.x-2.30.3
+    c("NCCL023", True, "tp2 over 2 sparks, nccl 2.28.9", sparks(spark_nccl("a", "2.28.9"), spark_nccl("b", "2.28.9")),
+      "--tensor-parallel-size", "2"),
+    c("NCCL023", False, "nccl 2.30.4", sparks(spark_nccl("a", "2.30.4"), spark_nccl("b", "2.30.4")),
+      "--tensor-parallel-size", "2"),
+    c("NCCL023", False, "pp2: no collective across the nodes", sparks(spark_nccl("a", "2.28.9"),
+                                                                      spark_nccl("b", "2.28.9")),
+      "--tensor-parallel-size", "1", "--pipeline-parallel-size", "2"),
+    c("NCCL023", False, "--enforce-eager", sparks(spark_nccl("a", "2.28.9"), spark_nccl("b", "2.28.9")),
+      "--tensor-parallel-size", "2", "--enforce-eager"),
 ]

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
-from tests.rules.builders import a, build
+from tests.rules.builders import a, build, lib
 
 SPARK, PRO, R5090 = "dgx-spark", "rtx-pro-6000", "rtx-5090"
 QWEN36_NVFP4 = "tests/cases/models/qwen3.6-35b-a3b-nvfp4"  # about 21 GiB of weights at TP1
@@ -20,6 +20,13 @@ def host(profile: str = SPARK, model: str | None = QWEN36_NVFP4, engines: tuple[
         facts = build(profile, model, engines)
         return facts.replace(host=dataclasses.replace(facts.host, **fields))
     return make
+
+
+RAY = ("--tensor-parallel-size", "2", "--distributed-executor-backend", "ray")
+
+
+def nccl(version: str, engines: tuple[str, ...] = ("vllm==0.21.0",), profile: str = SPARK) -> Callable[[], Facts]:
+    return lambda: build(profile, QWEN36_NVFP4, engines, libs=(lib("nccl", version),))
 
 
 KNOW_GB10NET_CASES = [
@@ -43,4 +50,19 @@ KNOW_GB10NET_CASES = [
     a("NCCL021", False, "spark on 7.0.0-310-generic", host(kernel="7.0.0-310-generic")),
     a("NCCL021", False, "pro 6000 (12.0) on 7.0.0-1019", host(PRO, kernel="7.0.0-1019-nvidia")),
     a("NCCL021", False, "spark, kernel unknown (profile)", host()),
+    # NCCL022: a launch over several GB10 nodes, CUDA graphs on, NCCL 2.28.x-2.30.3
+    a("NCCL022", True, "vllm tp2 over ray, nccl 2.28.9", nccl("2.28.9"), *RAY),
+    a("NCCL022", True, "vllm --nnodes 2 (mp), nccl 2.30.3", nccl("2.30.3"), "--tensor-parallel-size", "2",
+      "--nnodes", "2", "--node-rank", "0"),
+    a("NCCL022", True, "sglang --nnodes 2, nccl 2.28.9", nccl("2.28.9", ("sglang==0.5.12",)), "--tp-size", "2",
+      "--nnodes", "2", "--node-rank", "1", "--dist-init-addr", "10.0.0.1:5000"),
+    a("NCCL022", False, "nccl 2.30.4 (the fix)", nccl("2.30.4"), *RAY),
+    a("NCCL022", False, "nccl 2.27.7 (not reported)", nccl("2.27.7"), *RAY),
+    a("NCCL022", False, "--enforce-eager", nccl("2.28.9"), *RAY, "--enforce-eager"),
+    a("NCCL022", False, "sglang --disable-cuda-graph", nccl("2.28.9", ("sglang==0.5.12",)), "--tp-size", "2",
+      "--nnodes", "2", "--node-rank", "0", "--disable-cuda-graph"),
+    a("NCCL022", False, "one node (mp executor)", nccl("2.28.9"), "--tensor-parallel-size", "2",
+      "--distributed-executor-backend", "mp"),
+    a("NCCL022", False, "two 5090 nodes over ray (12.0)", nccl("2.28.9", profile=R5090), *RAY),
+    a("NCCL022", False, "nccl not known", host(), *RAY),
 ]
