@@ -66,3 +66,21 @@ KNOW_GB10NET_CASES = [
     a("NCCL022", False, "two 5090 nodes over ray (12.0)", nccl("2.28.9", profile=R5090), *RAY),
     a("NCCL022", False, "nccl not known", host(), *RAY),
 ]
+
+
+def shm(size: int | None, profile: str = "rtx-5090-x4") -> Callable[[], Facts]:
+    return host(profile, None, ("vllm==0.21.0",), dev_shm_bytes=size)
+
+
+MiB = 1 << 20
+KNOW_GB10NET_CASES += [
+    a("NCCL024", True, "4x 5090 TP4 in a container with 64 MiB /dev/shm", shm(64 * MiB), "--tensor-parallel-size", "4"),
+    a("NCCL024", True, "2x pro 6000 TP2, 32 MiB", shm(32 * MiB, "rtx-pro-6000-x2"), "--tensor-parallel-size", "2"),
+    a("NCCL024", False, "--shm-size=1g", shm(1024 * MiB), "--tensor-parallel-size", "4"),
+    a("NCCL024", False, "65 MiB: just above the default", shm(65 * MiB), "--tensor-parallel-size", "4"),
+    a("NCCL024", False, "no size limit (host tmpfs)", shm(None), "--tensor-parallel-size", "4"),
+    a("NCCL024", False, "TP1 on one of the GPUs", shm(64 * MiB), "--tensor-parallel-size", "1"),
+    a("NCCL024", False, "one GPU", shm(64 * MiB, "rtx-5090"), "--tensor-parallel-size", "1"),
+    a("NCCL024", False, "no GPU on this machine (a CPU container)",
+      lambda: shm(64 * MiB)().replace(gpus=(), topology=())),
+]
