@@ -29,6 +29,10 @@ UNBALANCED = (b"RuntimeError: The memory capacity is unbalanced. Some GPUs may b
 # https://github.com/luxingcom/aicad-nccl-optimization/issues/1 and eugr/spark-vllm-docker#252, as quoted
 RING = b"ibv_modify_qp 110\nibv_reg_mr_iova2 ENOMEM\nCmaTotal: 0 kB\n"
 RING_252 = b"ibv_modify_qp failed with 110 (Connection timed out)\n"
+# vLLM's placement-group wait (gpustack/gpustack#5509's line, vLLM ray_utils.py), here on a Spark pair
+PG_WAIT = (b"(EngineCore pid=84) INFO 06-07 18:13:55 [ray_utils.py:464] Waiting for creating a placement group of "
+           b"specs for 150 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes` to "
+           b"see if you have enough resources\n")
 
 
 def run(log: bytes, profile: str | None = None):
@@ -47,6 +51,7 @@ def claimed(diagnosis) -> list[str]:
     (UNBALANCED, "dgx-spark", "UMA011", "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK"),
     (RING, "dgx-spark", "NCCL020", "NCCL_IB_HCA"),
     (RING_252, "dgx-spark", "NCCL020", "never two cables on the same port index"),
+    (PG_WAIT, "dgx-spark", "CLU030", "VLLM_HOST_IP"),
 ])
 def test_spark_log_is_named_with_its_fix(log, profile, rule, fix):
     diagnosis = run(log, profile)
@@ -65,6 +70,7 @@ def test_both_causes_of_the_triangle_report_are_named():
     (RING_252, None, "NCCL020"),
     (RING_252, "h100-sxm-x8", "NCCL020"),  # a switched HGX fabric (NVIDIA/nccl#2013: NCCL_CROSS_NIC)
     (RING, "rtx-pro-6000", "NCCL021"),
+    (PG_WAIT, "rtx-5090", "CLU030"),
 ])
 def test_the_same_lines_on_another_gpu_are_not_claimed(log, profile, rule):
     assert rule not in claimed(run(log, profile))

@@ -84,3 +84,20 @@ KNOW_GB10NET_CASES += [
     a("NCCL024", False, "no GPU on this machine (a CPU container)",
       lambda: shm(64 * MiB)().replace(gpus=(), topology=())),
 ]
+
+
+def ray_env(env: dict[str, str] | None = None, profile: str = SPARK,
+            engines: tuple[str, ...] = ("vllm==0.19.1",)) -> Callable[[], Facts]:
+    return lambda: build(profile, QWEN36_NVFP4, engines, env=env)
+
+
+KNOW_GB10NET_CASES += [
+    a("CLU030", True, "spark vllm ray tp2, VLLM_HOST_IP unset", ray_env(), *RAY),
+    a("CLU030", True, "spark vllm --distributed-executor-backend=ray", ray_env(), "--tensor-parallel-size", "2",
+      "--distributed-executor-backend=ray"),
+    a("CLU030", False, "VLLM_HOST_IP set", ray_env({"VLLM_HOST_IP": "192.168.100.10"}), *RAY),
+    a("CLU030", False, "mp executor (--nnodes)", ray_env(), "--tensor-parallel-size", "2", "--nnodes", "2",
+      "--node-rank", "0"),
+    a("CLU030", False, "5090 (12.0) over ray", ray_env(profile=R5090), *RAY),
+    a("CLU030", False, "sglang on spark", ray_env(engines=("sglang==0.5.12",)), "--tp-size", "2"),
+]
