@@ -59,12 +59,14 @@ def uma_view(facts: Facts, engine: str | None, launch_values: dict[str, Any],
     return view
 
 
-def launch_spans_nodes(launch_values: dict[str, Any], args: Sequence[str]) -> bool:
-    """--nnodes above 1 (SGLang; vLLM's multiprocessing multi-node, whose parsed flags drop it), a node rank or
+def launch_spans_nodes(launch_values: dict[str, Any], args: Sequence[str]) -> bool | None:
+    """--nnodes above 1 (any engine; vLLM's multiprocessing multi-node too), a node rank or
     rendezvous address, or vLLM's Ray executor (which places ranks on every node of the Ray cluster)."""
     nnodes = launch_values.get("nnodes")
     if isinstance(nnodes, int) and nnodes > 1:
         return True
+    if not args:
+        return None  # no launch stated (a bare check, or a log that shows none): not known either way
     for flag, value in flag_pairs(list(args)):
         name = flag.replace("_", "-")
         if name == "--nnodes" and (value or "").isdigit() and int(value or 0) > 1:

@@ -37,7 +37,7 @@ def cluster_view(cluster: Cluster, network: dict[str, Any], plan: dict[str, Any]
     }
 
 
-UNBALANCED = 0.9  # SGLang refuses when a TP rank's free memory is under 0.9 x another's (_check_tp_memory_balance)
+UNBALANCED = 0.9  # an engine's TP memory balance check refuses below 0.9 x the best rank (UMA011)
 
 
 def unified_memory(cluster: Cluster) -> dict[str, Any] | None:

@@ -76,6 +76,20 @@ def test_the_same_lines_on_another_gpu_are_not_claimed(log, profile, rule):
     assert rule not in claimed(run(log, profile))
 
 
+def test_the_drivers_nv_err_no_memory_line_alone_is_not_an_oom():
+    """Sparks log it in runs that start and serve (vllm#56824): only the OOM killer's line is the failure."""
+    nvrm = b"NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY]\n"
+    assert "UMA010" not in claimed(run(nvrm, "dgx-spark"))
+
+
+def test_sample_tokens_timeout_needs_the_nccl_release_in_the_log():
+    """The same watchdog line follows memory pressure on a Spark (eugr/spark-vllm-docker#321)."""
+    timeout = b"TimeoutError: RPC call to sample_tokens timed out\n"
+    assert "NCCL022" not in claimed(run(timeout, "dgx-spark"))
+    assert claimed(run(b"vLLM is using nccl==2.28.9\n" + timeout, "dgx-spark"))[0] == "NCCL022"
+    assert "NCCL022" not in claimed(run(b"vLLM is using nccl==2.30.4\n" + timeout, "dgx-spark"))
+
+
 def test_no_error_rule_fires_on_the_spark_logs():
     for log in (OOM_NAMED, UNBALANCED, RING, RING_252):
         diagnosis = run(log, "dgx-spark")
