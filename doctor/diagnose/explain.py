@@ -96,6 +96,17 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
     return explained, [r for rid, r in ruled_out.items() if rid not in best]
 
 
+def shown_rules(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequence[Any],
+                vetoes: dict[int, tuple[int, str]], stated: str = "") -> list[str]:
+    """The rules whose signature the log shows, its context met and no `unless` line vetoing it: what
+    `log.signatures` holds for the rules that explain a log line and have no deployment check of their own."""
+    position = {id(s): i for i, s in enumerate(signatures)}
+    shown = {hit.signature.rule for hit in hits
+             if _in_context(hit.signature, position[id(hit.signature)] in contexts, stated)
+             and not (hit.signature.unless is not None and position[id(hit.signature)] in vetoes)}
+    return sorted(shown)
+
+
 def _in_context(signature: Any, seen: bool, stated: str) -> bool:
     return signature.context is None or seen or bool(stated and signature.context.search(stated))
 
@@ -147,10 +158,20 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
         return RuledOut(rule.id, hit.line, "the deployment contradicts it: " + "; ".join(facts))
     unknown = f"not stated: {', '.join(facts)}" if facts else "its conditions are about the run, not the log"
     text = f"the log's signature matches; the deployment cannot confirm it ({unknown})"
-    fixes = tuple(fix_from_spec(spec, _stated(spec, scoped)) for spec in rule.fixes
+    fixes = tuple(fix_from_spec(_without_unstated(spec, scoped), _stated(spec, scoped)) for spec in rule.fixes
                   if spec.get("engine") in (None, engine) or engine is None)
     return Explanation(rule.id, rule.severity, SIGNATURE, text, _title(rule.title, scoped), rule.summary, hit,
                        fixes, rule.references, specificity, support)
+
+
+def _without_unstated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
+    """A fix's detail that is one placeholder the log leaves open (`command = "{llama_cpp.cmake}"`) is left out:
+    "(not stated)" is no command to run; the summary still says what to do."""
+    def open_only(value: Any) -> bool:
+        match = PLACEHOLDER.fullmatch(value.strip()) if isinstance(value, str) else None
+        return match is not None and not stated(lookup(context, match.group(1)))
+
+    return {key: value for key, value in spec.items() if key in ("kind", "safety", "summary") or not open_only(value)}
 
 
 def _stated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
