@@ -165,13 +165,19 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
 
 
 def _without_unstated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
-    """A fix's detail that is one placeholder the log leaves open (`command = "{llama_cpp.cmake}"`) is left out:
-    "(not stated)" is no command to run; the summary still says what to do."""
-    def open_only(value: Any) -> bool:
-        match = PLACEHOLDER.fullmatch(value.strip()) if isinstance(value, str) else None
-        return match is not None and not stated(lookup(context, match.group(1)))
+    """A fix as the log lets it be said: a command or other text detail with a placeholder the log leaves open
+    is left out ("(not stated)" is nothing to run), and a summary with one gives way to the rule's
+    `summary_unstated` where it has one (what to do, said without the facts the log lacks)."""
+    def open_in(value: Any) -> bool:
+        texts = value if isinstance(value, list) else [value]
+        return any(not stated(lookup(context, m.group(1))) for t in texts if isinstance(t, str)
+                   for m in PLACEHOLDER.finditer(t))
 
-    return {key: value for key, value in spec.items() if key in ("kind", "safety", "summary") or not open_only(value)}
+    kept = {key: value for key, value in spec.items()
+            if key in ("kind", "safety", "summary", "engine", "summary_unstated") or not open_in(value)}
+    if "summary_unstated" in spec and open_in(spec["summary"]):
+        kept["summary"] = spec["summary_unstated"]
+    return kept
 
 
 def _stated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
