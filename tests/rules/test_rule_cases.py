@@ -855,6 +855,16 @@ def _know_sgl_cases():
 CASES += _know_sgl_cases()
 
 
+def _log_line_cases():
+    """The rules that explain a log line only (rules/log_lines.toml): tests/rules/log_line_cases.py."""
+    from tests.rules.log_line_cases import LOG_LINE_CASES
+
+    return LOG_LINE_CASES
+
+
+CASES += _log_line_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
