@@ -34,6 +34,7 @@ class Explanation:
     support: int = 0  # conditions the deployment confirms (a signature-only match with more ranks first)
     own_engine: bool = False  # a rule about the engine that wrote the log
     engine_unseen: bool = False  # a rule about an engine, on a log that names none: weaker than a general rule
+    line_only: bool = False  # a rule that explains a log line only (reads `log.*`): after any rule with a cause
     order: int = 0  # the rule's place in the knowledge base: the last tie-break
 
     def to_dict(self) -> dict[str, Any]:
@@ -112,8 +113,8 @@ def _in_context(signature: Any, seen: bool, stated: str) -> bool:
 
 
 def _rank(e: Explanation) -> tuple[int, ...]:
-    return (ORDER[e.status], -int(e.own_engine), int(e.engine_unseen), -e.support, e.specificity, e.hit.line,
-            e.order)
+    return (ORDER[e.status], int(e.line_only), -int(e.own_engine), int(e.engine_unseen), -e.support, e.specificity,
+            e.hit.line, e.order)
 
 
 def _other_engine(rule: Rule, engine: str | None) -> bool:
@@ -143,6 +144,12 @@ def _own_engine(rule: Rule, engine: str | None) -> bool:
 def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: dict[str, Any],
            engine: str | None, specificity: int, judge: dict[str, Any]) -> Explanation | RuledOut:
     fired = [f for f in findings if f.id == rule.id]
+    line_only = _reads_log(rule)
+    if fired and line_only:  # it fires on the line itself: no more than a signature match, worded as the finding
+        finding = fired[0]
+        return Explanation(rule.id, finding.severity, SIGNATURE, "the log shows its line, on the GPU it is about",
+                           finding.title, finding.message, hit, finding.fixes, finding.references, specificity,
+                           len(rule.when), line_only=True)
     if fired:
         tied = [f for f in fired if _ties(hit.groups, f.evidence)]
         finding = (tied or fired)[0]
@@ -161,7 +168,12 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
     fixes = tuple(fix_from_spec(_without_unstated(spec, scoped), _stated(spec, scoped)) for spec in rule.fixes
                   if spec.get("engine") in (None, engine) or engine is None)
     return Explanation(rule.id, rule.severity, SIGNATURE, text, _title(rule.title, scoped), rule.summary, hit,
-                       fixes, rule.references, specificity, support)
+                       fixes, rule.references, specificity, support, line_only=line_only)
+
+
+def _reads_log(rule: Rule) -> bool:
+    """A rule with no deployment check of its own: one of its conditions reads what the log showed."""
+    return any(path == "log" or path.startswith("log.") for c in rule.when for path in facts_of(c))
 
 
 def _without_unstated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
