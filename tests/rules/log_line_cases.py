@@ -40,3 +40,15 @@ LOG_LINE_CASES = [
     logged("BLD020", False, "torch not stated", "rtx-5090"),
     logged("BLD020", False, "check: no log", "dgx-spark", shown=(), libs=TORCH_CU130),
 ]
+
+BNB_OLD = (lib("bitsandbytes", "0.45.2"),)
+BNB_FIXED = (lib("bitsandbytes", "0.45.3"),)
+
+LOG_LINE_CASES += [
+    logged("BLD023", True, "bitsandbytes 0.45.2: no CUDA 12.8 build", "rtx-5090", libs=BNB_OLD),
+    logged("BLD023", True, "bitsandbytes 0.45.2 on GB10", "dgx-spark", libs=BNB_OLD),
+    logged("BLD023", False, "0.45.3 ships the CUDA 12.8 build with sm_120", "rtx-5090", libs=BNB_FIXED),
+    logged("BLD023", False, "Hopper", "h100-sxm-x8", libs=BNB_OLD),
+    logged("BLD023", False, "datacenter Blackwell", "b200-x8", libs=BNB_OLD),
+    logged("BLD023", False, "check: no log", "rtx-5090", shown=(), libs=BNB_OLD),
+]

@@ -43,7 +43,9 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResource
          r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]"
          r"|failed to initialize CUDA|not supported on \.target|Unknown CUDA Architecture Name|CMake Error"
          r"|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
-         r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception")
+         r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception"
+         r"|no kernel image is available for execution|CUDA_ERROR_[A-Z_]{4,}|Arch conditional MMA instruction used"
+         r"|NVRM: Xid ")
 
 def _gpu_mentioned(m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("gpu_mentioned", m.group(0), line)
