@@ -52,3 +52,9 @@ LOG_LINE_CASES += [
     logged("BLD023", False, "datacenter Blackwell", "b200-x8", libs=BNB_OLD),
     logged("BLD023", False, "check: no log", "rtx-5090", shown=(), libs=BNB_OLD),
 ]
+
+LOG_LINE_CASES += [
+    *(logged("KRN012", True, f"its line on {profile}", profile) for profile in SM12X),
+    *(logged("KRN012", False, f"its line on {profile}: not an SM12x GPU", profile) for profile in OTHER),
+    logged("KRN012", False, "check: no log", "rtx-5090", shown=()),
+]
