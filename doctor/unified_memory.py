@@ -23,7 +23,8 @@ from typing import Any
 from doctor.pipeline.facts import Facts
 
 GiB = 1 << 30
-GB10_POOL_BYTES = int(121.69 * GiB)  # cudaMemGetInfo total on a 128 GB DGX Spark (see the module docstring)
+GB10_POOL_BYTES = int(121.69 * GiB)  # cudaMemGetInfo total on a 128 GB DGX Spark (see the module docstring); a
+# what-if profile's pool, not a live machine's
 VLLM_DEFAULT_UTILIZATION = 0.9  # vLLM's --gpu-memory-utilization default before 0.20.0, when no release is known
 
 
@@ -34,13 +35,15 @@ def uma_view(facts: Facts, engine: str | None, launch_values: dict[str, Any],
     if not facts.gpus or not facts.gpus[0].unified_memory:
         return None
     available = facts.host.memory_available_bytes
-    view: dict[str, Any] = {"pool_bytes": GB10_POOL_BYTES, "pool_gib": round(GB10_POOL_BYTES / GiB, 2),
+    # A probed Spark carries its own total (MemTotal, gather.py): units differ (119.70 GiB on a December 2025 log).
+    pool = facts.gpus[0].memory_total_bytes or GB10_POOL_BYTES
+    view: dict[str, Any] = {"pool_bytes": pool, "pool_gib": round(pool / GiB, 2),
                             "available_bytes": available,
                             "available_gib": round(available / GiB, 2) if available is not None else None}
     if engine == "vllm":
         explicit = launch_values.get("gpu_memory_utilization")
         fraction = float(explicit or default_utilization or VLLM_DEFAULT_UTILIZATION)
-        requested = int(fraction * GB10_POOL_BYTES)
+        requested = int(fraction * pool)
         view.update(utilization=fraction, utilization_is_default=not explicit, requested_bytes=requested,
                     requested_gib=round(requested / GiB, 2),
                     short=None if available is None else requested > available)

@@ -60,3 +60,14 @@ def test_the_reports_own_fix_clears_the_startup_check(utilization, fires):
     spark = spark.replace(host=dataclasses.replace(spark.host, memory_available_bytes=int(102.2 * GiB)))
     report = check_facts(with_engines(spark, ["vllm==0.24.0"]), ["--gpu-memory-utilization", str(utilization)])
     assert ("UMA001" in {f.id for f in report.findings}) is fires
+
+
+def test_a_probed_spark_is_judged_against_its_own_total():
+    """A live Spark's pool is its MemTotal (gather.py), not the profile's 121.69 GiB: the December 2025 log's
+    119.70 GiB unit asks 0.9 x 119.70 = 107.73 GiB at vLLM's default, 1.79 GiB less than the profile would."""
+    spark = load_profile("dgx-spark")
+    unit = dataclasses.replace(spark.gpus[0], memory_total_bytes=int(119.70 * GiB))
+    spark = spark.replace(gpus=(unit,), host=dataclasses.replace(spark.host, memory_available_bytes=108 * GiB))
+    view = uma_view(spark, "vllm", {"gpu_memory_utilization": 0.9})
+    assert view["pool_gib"] == 119.7 and view["requested_gib"] == 107.73 and view["short"] is False
+    assert uma_view(load_profile("dgx-spark"), "vllm", {"gpu_memory_utilization": 0.9})["requested_gib"] == 109.52
