@@ -38,8 +38,8 @@ RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "wh
              "signatures"}  # signatures: read by doctor/diagnose/signatures.py
 # summary_unstated: the summary a signature-only `diagnose` explanation shows where the log leaves the summary's
 # placeholders open (doctor/diagnose/explain.py)
-FIX_KEYS = {"kind", "safety", "summary", "summary_unstated", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
-            "remove"}
+FIX_KEYS = {"kind", "safety", "summary", "summary_unstated", "flags", "env", "package", "patch", "config", "command",
+            "engine", "versions", "remove"}
 
 
 def allowed_roots() -> set[str]:

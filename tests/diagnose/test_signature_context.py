@@ -99,8 +99,9 @@ def test_a_kernel_with_its_own_rule_keeps_the_line():
 
 
 def test_an_illegal_memory_access_is_flashinfers_fp8_scaled_mm_only_where_vllm_selected_it():
-    ima = b"(EngineCore pid=134) ERROR 07-02 22:10:01 [core.py:1348] RuntimeError: CUDA error: an illegal memory access was encountered\n"
-    selected = (b"(EngineCore pid=134) INFO 07-02 21:27:53 [__init__.py:594] Selected FlashInferFP8ScaledMMLinearKernel "
-                b"for ModelOptFp8LinearMethod\n")
+    ima = (b"(EngineCore pid=134) ERROR 07-02 22:10:01 [core.py:1348] RuntimeError: CUDA error: an illegal memory "
+           b"access was encountered\n")
+    selected = (b"(EngineCore pid=134) INFO 07-02 21:27:53 [__init__.py:594] Selected "
+                b"FlashInferFP8ScaledMMLinearKernel for ModelOptFp8LinearMethod\n")
     assert "ATTN002" not in claimed(run(ima))
     assert "ATTN002" in claimed(run(selected + ima))
