@@ -147,9 +147,10 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
     line_only = _reads_log(rule)
     if fired and line_only:  # it fires on the line itself: no more than a signature match, worded as the finding
         finding = fired[0]
-        return Explanation(rule.id, finding.severity, SIGNATURE, "the log shows its line, on the GPU it is about",
-                           finding.title, finding.message, hit, finding.fixes, finding.references, specificity,
-                           len(rule.when), line_only=True)
+        return Explanation(rule.id, finding.severity, SIGNATURE,
+                           "the log shows its line and the deployment meets the rule's other conditions", finding.title,
+                           finding.message, hit, finding.fixes, finding.references, specificity, len(rule.when),
+                           line_only=True)
     if fired:
         tied = [f for f in fired if _ties(hit.groups, f.evidence)]
         finding = (tied or fired)[0]

@@ -58,3 +58,10 @@ LOG_LINE_CASES += [
     *(logged("KRN012", False, f"its line on {profile}: not an SM12x GPU", profile) for profile in OTHER),
     logged("KRN012", False, "check: no log", "rtx-5090", shown=()),
 ]
+
+LOG_LINE_CASES += [
+    logged("DRV020", True, "PTX refused on an RTX 5090", "rtx-5090"),
+    logged("DRV020", True, "PTX refused on GB10", "dgx-spark"),
+    logged("DRV020", False, "check: no log", "rtx-5090", shown=()),
+    logged("DRV020", False, "another rule's line", "rtx-5090", shown=("KRN011",)),
+]
