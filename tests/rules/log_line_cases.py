@@ -65,3 +65,9 @@ LOG_LINE_CASES += [
     logged("DRV020", False, "check: no log", "rtx-5090", shown=()),
     logged("DRV020", False, "another rule's line", "rtx-5090", shown=("KRN011",)),
 ]
+
+LOG_LINE_CASES += [
+    *(logged("BLD024", True, f"its line on {profile}", profile) for profile in SM12X),
+    *(logged("BLD024", False, f"its line on {profile}: flash-attn accepts it", profile) for profile in OTHER),
+    logged("BLD024", False, "check: no log", "rtx-5090", shown=()),
+]
