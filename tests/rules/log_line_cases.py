@@ -71,3 +71,10 @@ LOG_LINE_CASES += [
     *(logged("BLD024", False, f"its line on {profile}: flash-attn accepts it", profile) for profile in OTHER),
     logged("BLD024", False, "check: no log", "rtx-5090", shown=()),
 ]
+
+LOG_LINE_CASES += [
+    logged("BLD025", True, "undefined torch symbol on an RTX 5090", "rtx-5090"),
+    logged("BLD025", True, "undefined torch symbol on GB10", "dgx-spark"),
+    logged("BLD025", False, "check: no log", "rtx-5090", shown=()),
+    logged("BLD025", False, "another rule's line", "rtx-5090", shown=("SGL181",)),
+]
