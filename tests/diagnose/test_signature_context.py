@@ -105,3 +105,13 @@ def test_an_illegal_memory_access_is_flashinfers_fp8_scaled_mm_only_where_vllm_s
                 b"FlashInferFP8ScaledMMLinearKernel for ModelOptFp8LinearMethod\n")
     assert "ATTN002" not in claimed(run(ima))
     assert "ATTN002" in claimed(run(selected + ima))
+
+
+def test_an_illegal_memory_access_is_flashinfer_attentions_only_where_vllm_picked_it():
+    ima = b"(EngineCore_DP0 pid=210) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    picked = (b"(EngineCore_DP0 pid=210) INFO 08-28 10:00:01 [cuda.py:478] Using AttentionBackendEnum.FLASHINFER "
+              b"backend.\n")
+    assert "ATTN010" not in claimed(run(ima))
+    diagnosis = run(picked + ima)
+    assert "ATTN010" in claimed(diagnosis)
+    assert all(e.severity == "warning" for e in diagnosis.explanations if e.rule == "ATTN010")
