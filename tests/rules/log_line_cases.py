@@ -78,3 +78,12 @@ LOG_LINE_CASES += [
     logged("BLD025", False, "check: no log", "rtx-5090", shown=()),
     logged("BLD025", False, "another rule's line", "rtx-5090", shown=("SGL181",)),
 ]
+
+LOG_LINE_CASES += [
+    logged("BLD026", True, "libcudart.so.13 missing beside torch cu128", "rtx-5090", libs=TORCH_CU128),
+    logged("BLD026", True, "on GB10 with torch cu128", "dgx-spark", libs=TORCH_CU128),
+    logged("BLD026", False, "torch cu130: the CUDA 13 runtime is there, only off the path", "rtx-5090",
+           libs=TORCH_CU130),
+    logged("BLD026", False, "torch not stated", "rtx-5090"),
+    logged("BLD026", False, "check: no log", "rtx-5090", shown=(), libs=TORCH_CU128),
+]
