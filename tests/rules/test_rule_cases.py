@@ -865,6 +865,16 @@ def _log_line_cases():
 CASES += _log_line_cases()
 
 
+def _know_engines_cases():
+    """vLLM / SGLang / TensorRT-LLM 2026 reports (rules/know_engines.toml): tests/rules/know_engines_cases.py."""
+    from tests.rules.know_engines_cases import KNOW_ENGINES_CASES
+
+    return KNOW_ENGINES_CASES
+
+
+CASES += _know_engines_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
