@@ -115,3 +115,11 @@ def test_an_illegal_memory_access_is_flashinfer_attentions_only_where_vllm_picke
     diagnosis = run(picked + ima)
     assert "ATTN010" in claimed(diagnosis)
     assert all(e.severity == "warning" for e in diagnosis.explanations if e.rule == "ATTN010")
+
+
+def test_tritons_compile_target_names_the_gpu():
+    """Triton prints its GPUTarget with compile errors: arch=120 is an SM12x GPU, arch=89 says nothing of one."""
+    sm120 = OOR + b"  target: GPUTarget(backend='cuda', arch=120, warp_size=32)\n"
+    ada = OOR + b"  target: GPUTarget(backend='cuda', arch=89, warp_size=32)\n"
+    assert claimed(run(sm120))[0] == "TRI010"
+    assert "TRI010" not in claimed(run(ada))

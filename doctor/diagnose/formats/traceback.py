@@ -61,5 +61,7 @@ RULES = (
     LineRule(FMT, r"ptxas\S* .*--gpu-name=sm_(?P<sm>1[0-2]\d)[af]?\b", _ptxas_arch),
     # a build log: ptxas rejects an instruction for the target the user builds for, their GPU's
     LineRule(FMT, r"not supported on \.target 'sm_(?P<sm>12\d)[af]?'", _ptxas_arch),
+    # Triton's compile target, printed with its errors: the GPU it compiled for
+    LineRule(FMT, r"GPUTarget\(backend=.cuda., arch=(?P<sm>1[0-2]\d)\b", _ptxas_arch),
     LineRule(FMT, ERROR, _error, once=False),
 )
