@@ -865,6 +865,16 @@ def _log_line_cases():
 CASES += _log_line_cases()
 
 
+def _lcpp2_cases():
+    """Local runtimes (rules/local_runtimes.toml, know-lcpp2): tests/rules/lcpp2_cases.py."""
+    from tests.rules.lcpp2_cases import LCPP2_CASES
+
+    return LCPP2_CASES
+
+
+CASES += _lcpp2_cases()
+
+
 def _know_engines_cases():
     """vLLM / SGLang / TensorRT-LLM 2026 reports (rules/know_engines.toml): tests/rules/know_engines_cases.py."""
     from tests.rules.know_engines_cases import KNOW_ENGINES_CASES
