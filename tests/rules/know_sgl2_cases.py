@@ -45,3 +45,19 @@ KNOW_SGL2_CASES += [
     a("SGL241", False, "b200: FA4 FP8 is SM100", sg("0.5.20", QWEN30, B200), *FA4, *FP8_KV),
     a("SGL241", False, "hopper", sg("0.5.20", QWEN30, H100), *FA4, *FP8_KV),
 ]
+
+GPTOSS = "openai/gpt-oss-20b"
+
+KNOW_SGL2_CASES += [
+    a("SGL242", True, "0.5.17 gpt-oss with flashinfer_cutlass on 5090 (sglang#36569's release)", sg("0.5.17", GPTOSS, R5090),
+      *FI_CUTLASS),
+    a("SGL242", True, "0.5.11: first release read", sg("0.5.11", GPTOSS), *FI_CUTLASS),
+    a("SGL242", True, "0.5.23: NotImplementedError at startup, spark", sg("0.5.23", GPTOSS, SPARK), *FI_CUTLASS),
+    a("SGL242", True, "not a GPU matter: b200 too", sg("0.5.20", GPTOSS, B200), *FI_CUTLASS),
+    a("SGL242", False, "0.5.10.post1 not read", sg("0.5.10.post1", GPTOSS), *FI_CUTLASS),
+    a("SGL242", False, "0.5.24 not read", sg("0.5.24", GPTOSS), *FI_CUTLASS),
+    a("SGL242", False, "flashinfer_mxfp4 is the MXFP4 runner", sg("0.5.17", GPTOSS), "--moe-runner-backend",
+      "flashinfer_mxfp4"),
+    a("SGL242", False, "no runner named", sg("0.5.17", GPTOSS)),
+    a("SGL242", False, "fp8 experts are SGL240", sg("0.5.17"), *FI_CUTLASS),
+]
