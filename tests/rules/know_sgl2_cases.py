@@ -49,8 +49,8 @@ KNOW_SGL2_CASES += [
 GPTOSS = "openai/gpt-oss-20b"
 
 KNOW_SGL2_CASES += [
-    a("SGL242", True, "0.5.17 gpt-oss with flashinfer_cutlass on 5090 (sglang#36569's release)", sg("0.5.17", GPTOSS, R5090),
-      *FI_CUTLASS),
+    a("SGL242", True, "0.5.17 gpt-oss with flashinfer_cutlass on 5090 (sglang#36569's release)",
+      sg("0.5.17", GPTOSS, R5090), *FI_CUTLASS),
     a("SGL242", True, "0.5.11: first release read", sg("0.5.11", GPTOSS), *FI_CUTLASS),
     a("SGL242", True, "0.5.23: NotImplementedError at startup, spark", sg("0.5.23", GPTOSS, SPARK), *FI_CUTLASS),
     a("SGL242", True, "not a GPU matter: b200 too", sg("0.5.20", GPTOSS, B200), *FI_CUTLASS),
