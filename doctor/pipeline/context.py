@@ -60,7 +60,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "build": _build(facts, launch_file),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values,
-                        _default_utilization(engine_views)),
+                        _default_utilization(engine_views), launch.args, analysis.plan),
         "image": _image(image, facts),
         "recipe": _recipe(launch_file, _capability(facts)),
         **engine_views,

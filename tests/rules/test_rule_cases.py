@@ -855,6 +855,16 @@ def _know_sgl_cases():
 CASES += _know_sgl_cases()
 
 
+def _know_gb10net_cases():
+    """GB10 unified memory and Spark cluster rules on one node (UMA010, NCCL021): tests/rules/know_gb10net_cases.py."""
+    from tests.rules.know_gb10net_cases import KNOW_GB10NET_CASES
+
+    return KNOW_GB10NET_CASES
+
+
+CASES += _know_gb10net_cases()
+
+
 def _lcpp2_cases():
     """Local runtimes (rules/local_runtimes.toml, know-lcpp2): tests/rules/lcpp2_cases.py."""
     from tests.rules.lcpp2_cases import LCPP2_CASES
@@ -863,6 +873,7 @@ def _lcpp2_cases():
 
 
 CASES += _lcpp2_cases()
+
 
 def _know_engines_cases():
     """vLLM / SGLang / TensorRT-LLM 2026 reports (rules/know_engines.toml): tests/rules/know_engines_cases.py."""
@@ -903,3 +914,4 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
+
