@@ -61,3 +61,20 @@ KNOW_SGL2_CASES += [
     a("SGL242", False, "no runner named", sg("0.5.17", GPTOSS)),
     a("SGL242", False, "fp8 experts are SGL240", sg("0.5.17"), *FI_CUTLASS),
 ]
+
+TRTLLM_MHA, E4M3 = ("--attention-backend", "trtllm_mha"), ("--kv-cache-dtype", "fp8_e4m3")
+
+KNOW_SGL2_CASES += [
+    a("SGL243", True, "0.5.19 trtllm_mha + fp8_e4m3 on pro 6000", sg("0.5.19", QWEN30), *TRTLLM_MHA, *E4M3),
+    a("SGL243", True, "0.5.23 on spark (12.1 is major 12 too)", sg("0.5.23", QWEN30, SPARK), *TRTLLM_MHA, *E4M3),
+    a("SGL243", True, "prefill backend named alone", sg("0.5.21", QWEN30, R5090),
+      "--prefill-attention-backend", "trtllm_mha", *E4M3),
+    a("SGL243", False, "0.5.18: prefill refused earlier (SGL107)", sg("0.5.18", QWEN30), *TRTLLM_MHA, *E4M3),
+    a("SGL243", False, "0.5.24 not read", sg("0.5.24", QWEN30), *TRTLLM_MHA, *E4M3),
+    a("SGL243", False, "fp8_e5m2: no query cast", sg("0.5.19", QWEN30), *TRTLLM_MHA, "--kv-cache-dtype", "fp8_e5m2"),
+    a("SGL243", False, "16-bit KV", sg("0.5.19", QWEN30), *TRTLLM_MHA),
+    a("SGL243", False, "prefill on flashinfer", sg("0.5.19", QWEN30), *TRTLLM_MHA,
+      "--prefill-attention-backend", "flashinfer", *E4M3),
+    a("SGL243", False, "hopper: FMHAv2 FP8 allowed", sg("0.5.19", QWEN30, H100), *TRTLLM_MHA, *E4M3),
+    a("SGL243", False, "b200: trtllm-gen", sg("0.5.19", QWEN30, B200), *TRTLLM_MHA, *E4M3),
+]
