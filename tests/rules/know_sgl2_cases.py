@@ -78,3 +78,26 @@ KNOW_SGL2_CASES += [
     a("SGL243", False, "hopper: FMHAv2 FP8 allowed", sg("0.5.19", QWEN30, H100), *TRTLLM_MHA, *E4M3),
     a("SGL243", False, "b200: trtllm-gen", sg("0.5.19", QWEN30, B200), *TRTLLM_MHA, *E4M3),
 ]
+
+QNEXT, QWEN35 = "tests/cases/models/qwen3-next-80b-a3b", "tests/cases/models/qwen3.5-35b-a3b"
+FI_ATTN = ("--attention-backend", "flashinfer")
+
+KNOW_SGL2_CASES += [
+    a("SGL244", True, "0.5.9 qwen3-next + flashinfer on 5090", sg("0.5.9", QNEXT, R5090), *FI_ATTN),
+    a("SGL244", True, "0.5.5 qwen3-next + flashinfer: triton only", sg("0.5.5", QNEXT), *FI_ATTN),
+    a("SGL244", True, "0.5.4.post2: first release counting SM12x as Blackwell", sg("0.5.4.post2", QNEXT), *FI_ATTN),
+    a("SGL244", True, "0.5.19 qwen3.5 + fa4 on spark", sg("0.5.19", QWEN35, SPARK), "--attention-backend", "fa4"),
+    a("SGL244", True, "0.5.12 qwen3.5 + fa3", sg("0.5.12", QWEN35), "--attention-backend", "fa3"),
+    a("SGL244", False, "0.5.4.post1: is_blackwell is major 10 only", sg("0.5.4.post1", QNEXT), *FI_ATTN),
+    a("SGL244", False, "0.5.24 not read", sg("0.5.24", QNEXT), *FI_ATTN),
+    a("SGL244", False, "0.5.10: flashinfer joins the list", sg("0.5.10", QNEXT), *FI_ATTN),
+    a("SGL244", False, "0.5.19: flashinfer on SM12x", sg("0.5.19", QWEN35), *FI_ATTN),
+    a("SGL244", False, "0.5.12: fa4 in the list", sg("0.5.12", QWEN35), "--attention-backend", "fa4"),
+    a("SGL244", False, "0.5.9 triton", sg("0.5.9", QNEXT), "--attention-backend", "triton"),
+    a("SGL244", False, "0.5.8: qwen3.5 not a hybrid GDN config yet", sg("0.5.8", QWEN35), *FI_ATTN),
+    a("SGL244", False, "no backend named", sg("0.5.9", QNEXT)),
+    a("SGL244", False, "prefill and decode named (0.5.19)", sg("0.5.19", QWEN35), "--attention-backend", "fa4",
+      "--prefill-attention-backend", "flashinfer", "--decode-attention-backend", "triton"),
+    a("SGL244", False, "not a hybrid GDN model", sg("0.5.9", QWEN30), *FI_ATTN),
+    a("SGL244", False, "hopper", sg("0.5.9", QNEXT, H100), *FI_ATTN),
+]
