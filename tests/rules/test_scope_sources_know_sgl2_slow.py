@@ -84,3 +84,27 @@ def test_sgl243_flashinfer_fmha_v2_refuses_e4m3_on_sm12x(version):
     guard = prefill[prefill.index("def trtllm_fmha_v2_prefill("):]
     assert re.search(r"if is_e4m3:\s*if is_sm12x_supported\(query\.device\):\s*raise ValueError\(\s*"
                      r"\"FP8 \(e4m3\) is not yet supported for FMHAv2 on SM120 \(Blackwell\)\. \"", guard)
+
+
+@pytest.mark.parametrize(("version", "allowed"), [
+    ("0.5.5", {"triton"}),
+    ("0.5.9", {"triton", "trtllm_mha"}),
+    ("0.5.12", {"triton", "trtllm_mha", "fa4", "flashinfer"}),
+    ("0.5.16", {"triton", "trtllm_mha", "flashinfer"}),
+    ("0.5.23", {"triton", "trtllm_mha", "flashinfer"}),
+])
+def test_sgl244_hybrid_gdn_backend_list_on_sm12x(version, allowed):
+    registry = member("sglang", version, "sglang/srt/layers/attention/attention_registry.py")
+    gate = registry[:registry.index("for hybrid GDN models")]
+    gate = gate[gate.rindex("if is_blackwell()"):]
+    sm120 = re.search(r"is_sm120[^\n]*\n\s*allowed = \{([^}]*)\}", gate)
+    found = ({name.strip().strip('"') for name in sm120.group(1).split(",")} if sm120
+             else set(re.findall(r'attention_backend == "(\w+)"', gate)))
+    assert found == allowed
+
+
+@pytest.mark.parametrize(("version", "majors"), [("0.5.4.post1", "== 10"), ("0.5.4.post2", "in [10, 12]")])
+def test_sgl244_is_blackwell_counts_sm12x_from_0_5_4_post2(version, majors):
+    common = member("sglang", version, "sglang/srt/utils/common.py")
+    body = common[common.index("def is_blackwell("):][:250]
+    assert f"get_device_capability()[0] {majors}" in body
