@@ -855,6 +855,16 @@ def _know_sgl_cases():
 CASES += _know_sgl_cases()
 
 
+def _log_line_cases():
+    """The rules that explain a log line only (rules/log_lines.toml): tests/rules/log_line_cases.py."""
+    from tests.rules.log_line_cases import LOG_LINE_CASES
+
+    return LOG_LINE_CASES
+
+
+CASES += _log_line_cases()
+
+
 def _know_gb10net_cases():
     """GB10 unified memory and Spark cluster rules on one node (UMA010, NCCL021): tests/rules/know_gb10net_cases.py."""
     from tests.rules.know_gb10net_cases import KNOW_GB10NET_CASES
