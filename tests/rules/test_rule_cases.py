@@ -905,6 +905,25 @@ def _know_engines_cases():
 CASES += _know_engines_cases()
 
 
+def _know_vllm2_cases():
+    """vLLM 2026 reports, second sweep (rules/vllm_know2.toml): tests/rules/know_vllm2_cases.py."""
+    from tests.rules.know_vllm2_cases import KNOW_VLLM2_CASES
+
+    return KNOW_VLLM2_CASES
+
+
+CASES += _know_vllm2_cases()
+
+def _know_sgl2_cases():
+    """SGLang 2026 tracker sweep (rules/sglang_know2.toml, know-sgl2): tests/rules/know_sgl2_cases.py."""
+    from tests.rules.know_sgl2_cases import KNOW_SGL2_CASES
+
+    return KNOW_SGL2_CASES
+
+
+CASES += _know_sgl2_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
