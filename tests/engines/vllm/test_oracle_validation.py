@@ -186,7 +186,7 @@ OBSERVED = [
              "potential backends: ['AITER', 'FLASHINFER_TRTLLM', 'FLASHINFER_CUTLASS', 'DEEPGEMM', 'TRITON', 'MARLIN', "
              "'HUMMING', 'BATCHED_DEEPGEMM', 'BATCHED_TRITON', 'XPU', 'CPU', 'HPC']."),
     # vllm#30214: DeepSeek-V3.2 on 8x B200, default attention. The report runs vLLM 0.11.2.dev638+g541a2ef89 (main of
-    # 2025-12-07); its traceback's source lines (deepseek_v2.py:1415, model_loader/base_loader.py:49,
+    # 2025-12-07); its traceback's source lines (deepseek_v2.py:1415, 1274, 1146, 1080, model_loader/base_loader.py:49,
     # model_loader/utils.py:48) are the 0.12.0 wheel's (0.14.0: 1422, 50, 48), and the 0.12.0 wheel holds the
     # assignment it trips on (platforms/cuda.py: `envs.VLLM_ATTENTION_BACKEND = "CUTLASS_MLA"` for any MLA model on
     # 10.0, sparse or not). PR #30195 fixed it after 0.12.0 (0.13.0's table: FLASHMLA_SPARSE).
