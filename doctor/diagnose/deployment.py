@@ -42,6 +42,7 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
         sources[f"env {name}"] = _at(stated)
     facts = _with_gpus(log, facts, base_name, sources)
     facts = _with_driver(log, facts, base_name, sources)
+    facts = _with_wsl(log, facts, sources)
     model = _model(log, environ, notes)
     if model is not None:
         facts = facts.replace(model=model)
@@ -161,6 +162,14 @@ def _gpu(index: int, name: str, capability: str, memory_mib: int | None) -> Gpu:
     return Gpu(index=index, name=name, compute_capability=capability, cuda_index=index,
                memory_total_bytes=memory_mib * MIB if memory_mib else None,
                smem_per_block_optin=smem_per_block_optin((int(major), int(minor or 0))), smem_source="table")
+
+
+def _with_wsl(log: LogFacts, facts: Facts, sources: dict[str, str]) -> Facts:
+    """A log that shows a WSL2 kernel says the host is WSL2, whatever the base (this machine, a profile) says."""
+    if log.wsl is None:
+        return facts
+    sources["host wsl"] = _at(log.wsl)
+    return facts.replace(host=dataclasses.replace(facts.host, wsl=True))
 
 
 def _with_driver(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, str]) -> Facts:

@@ -39,6 +39,7 @@ class LogFacts:
     model: Stated | None = None
     argv: Stated | None = None  # launch flags, as the engine would take them
     image: Stated | None = None  # the container image the log or report names first
+    wsl: Stated | None = None  # a WSL2 kernel or vLLM's WSL warning (formats/host.py)
     env: dict[str, Stated] = field(default_factory=dict)
     observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
     errors: list[tuple[int, str]] = field(default_factory=list)

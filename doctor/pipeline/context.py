@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,6 +10,7 @@ from packaging.version import InvalidVersion, Version
 
 from doctor.buildargs import build_view, toolkit_view
 from doctor.engines import registry
+from doctor.engines.pins import releases
 from doctor.hardware import smem_per_block_optin
 from doctor.hardware.p2p import forced_p2p_signs, is_geforce
 from doctor.launch import Launch
@@ -113,7 +115,28 @@ def _engine(analysis: Analysis) -> dict[str, Any] | None:
     run = analysis.run
     if run is None:
         return None
-    return {"name": analysis.engine, "version": run.library.version, "what_if": run.library.what_if}
+    version = run.library.version
+    return {"name": analysis.engine, "version": version, "what_if": run.library.what_if,
+            "unreleased_build": unreleased_build(str(analysis.engine), version)}
+
+
+# A local label that only names the CUDA/CPU variant of a published wheel (vLLM's own index: 0.11.0+cu129).
+_VARIANT_LABEL = re.compile(r"(cu\d+|cpu|rocm[\d.]*|xpu|tpu)")
+
+
+def unreleased_build(engine: str, version: str | None) -> bool:
+    """A development, pre-release, fork or vendor build (0.25.2.dev0, 0.21.1rc1, 0.13.0+faa43dbf.nv26.01) of an
+    engine whose published releases the doctor knows: its code is not the wheel any table was read from."""
+    published = releases(engine)
+    if not published or not version or version in published:
+        return False
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return True
+    if parsed.is_prerelease or parsed.is_devrelease:
+        return True
+    return parsed.local is not None and not _VARIANT_LABEL.fullmatch(parsed.local)
 
 
 def _engine_views(analysis: Analysis) -> dict[str, Any]:

@@ -322,6 +322,11 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
         message += (f" Assumed, not stated: {'; '.join(implied)}. A container image or another index may hold "
                     f"other builds: name yours with --engine NAME==VERSION (or run the check where they are "
                     f"installed) to confirm.")
+    build = _unreleased_engine(rule, context)
+    if build:
+        severity = "warning" if severity == "error" else severity
+        message += (f" {build} is not a published release: the doctor read the nearest release's wheel, and a "
+                    f"source build, nightly or fork may differ; this build's own code (or `--help`) confirms it.")
     return Finding(id=rule.id, severity=severity, title=render(rule.title, context), message=message,
                    evidence=evidence,
                    fixes=tuple(fix_from_spec(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
@@ -344,6 +349,20 @@ def _implied_libraries(rule: Rule, context: dict[str, Any]) -> list[str]:
             implied.append(f"{name} {entry['version']} as PyPI builds it ({entry['build_assumed'].split(' ')[0]}), "
                            f"not another build of that version")
     return sorted(set(implied))
+
+
+def _unreleased_engine(rule: Rule, context: dict[str, Any]) -> str | None:
+    """'vLLM 0.25.2.dev0' when the engine of this run is a development, pre-release, fork or vendor build
+    (context.py: `unreleased_build`) and the rule is about that engine: what its code does is not what any
+    release's wheel shows, so such a finding is at most a warning."""
+    engine = context.get("engine")
+    if not isinstance(engine, dict) or not engine.get("unreleased_build"):
+        return None
+    root = engine_root(str(engine["name"]))
+    paths = {*condition_facts(list(rule.when)), *rule.evidence}
+    if rule.area != root and not any(p.startswith((f"lib.{root}.", f"{root}.", "engine.")) for p in paths):
+        return None
+    return f"{engine['name']} {engine['version']}"
 
 
 def _run_engine(context: dict[str, Any]) -> str | None:

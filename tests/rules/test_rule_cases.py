@@ -855,6 +855,16 @@ def _know_sgl_cases():
 CASES += _know_sgl_cases()
 
 
+def _know_engines_cases():
+    """vLLM / SGLang / TensorRT-LLM 2026 reports (rules/know_engines.toml): tests/rules/know_engines_cases.py."""
+    from tests.rules.know_engines_cases import KNOW_ENGINES_CASES
+
+    return KNOW_ENGINES_CASES
+
+
+CASES += _know_engines_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-from doctor.diagnose.formats import collect_env, command, images, ollama, toolkit, traceback
+from doctor.diagnose.formats import collect_env, command, host, images, ollama, toolkit, traceback
 from doctor.diagnose.formats.base import LineRule
 
 
@@ -21,5 +21,5 @@ def all_rules() -> tuple[LineRule, ...]:
     engines = engine_log_modules()
     packages = {name: lib for module in engines for name, lib in getattr(module, "PACKAGES", {}).items()}
     own = tuple(rule for module in engines for rule in module.RULES)
-    return (*own, *ollama.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES, *toolkit.RULES,
-            *traceback.RULES)
+    return (*own, *ollama.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES, *host.RULES,
+            *toolkit.RULES, *traceback.RULES)

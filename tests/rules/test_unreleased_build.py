@@ -1,0 +1,46 @@
+"""An engine stated as a development, pre-release, fork or vendor build is not the wheel the doctor's tables were
+read from: errors about that engine are held to warnings that say so (the third held-out sample's F18/F20: vLLM
+0.25.2.dev0 and 0.21.1rc1 fork images serving `--kv-cache-dtype nvfp4_ds_mla`, which the releases reject)."""
+
+from __future__ import annotations
+
+import pytest
+
+from doctor.hardware import load_profile
+from doctor.pipeline.check import check_facts
+from doctor.pipeline.context import unreleased_build
+from doctor.pipeline.gather import with_engines
+
+FLAGS = ["--kv-cache-dtype", "nvfp4_ds_mla"]
+
+
+@pytest.mark.parametrize(("version", "unreleased"), [
+    ("0.24.0", False), ("0.11.0+cu129", False), ("0.11.0+cpu", False),
+    ("0.25.2.dev0", True), ("0.21.1rc1", True), ("0.13.0+faa43dbf.nv26.01", True), ("0.25.1+g1a2b3c4d", True),
+])
+def test_what_counts_as_a_published_vllm_release(version, unreleased):
+    assert unreleased_build("vllm", version) is unreleased
+
+
+def test_sglang_post_releases_are_published_and_engines_without_a_release_list_are_never_flagged():
+    assert unreleased_build("sglang", "0.5.6.post2") is False
+    assert unreleased_build("sglang", "0.5.10rc0") is True
+    assert unreleased_build("llama.cpp", "b9197") is False
+
+
+def findings(version: str) -> dict[str, str]:
+    report = check_facts(with_engines(load_profile("dgx-spark"), [f"vllm=={version}"]), FLAGS)
+    return {f.id: f for f in report.findings}
+
+
+def test_a_published_release_keeps_its_errors():
+    found = findings("0.24.0")
+    assert found["ATTN004"].severity == "error" and found["VLLM013"].severity == "error"
+
+
+@pytest.mark.parametrize("version", ["0.25.2.dev0", "0.21.1rc1"])
+def test_a_development_build_gets_warnings_that_say_why(version):
+    found = findings(version)
+    for rule in ("ATTN004", "VLLM013"):
+        assert found[rule].severity == "warning"
+        assert f"vllm {version} is not a published release" in found[rule].message
