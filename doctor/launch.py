@@ -37,6 +37,7 @@ ALIASES = {
     "--cuda-graph-max-bs": "cuda_graph_max_bs",
     "--nnodes": "nnodes", "--node-rank": "node_rank",  # one distributed world over several nodes
     "--dist-init-addr": "dist_init_addr", "--nccl-init-addr": "dist_init_addr",  # the head node's host:port
+    "--distributed-executor-backend": "distributed_executor_backend",  # vLLM: ray places ranks on every node
     "--host": "host",
 }
 SWITCHES = {

@@ -18,8 +18,10 @@ a typical figure."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from doctor.launch import flag_pairs
 from doctor.pipeline.facts import Facts
 
 GiB = 1 << 30
@@ -29,9 +31,11 @@ VLLM_DEFAULT_UTILIZATION = 0.9  # vLLM's --gpu-memory-utilization default before
 
 
 def uma_view(facts: Facts, engine: str | None, launch_values: dict[str, Any],
-             default_utilization: float | None = None) -> dict[str, Any] | None:
+             default_utilization: float | None = None, args: Sequence[str] = (),
+             plan: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """None off unified memory; else the pool, what is available now (when probed) and vLLM's request, at the
-    launch's --gpu-memory-utilization or the release's default (`default_utilization`)."""
+    launch's --gpu-memory-utilization or the release's default (`default_utilization`), and whether the launch
+    spans nodes (a GB10 machine has one GPU: a larger TP/PP world is several machines)."""
     if not facts.gpus or not facts.gpus[0].unified_memory:
         return None
     available = facts.host.memory_available_bytes
@@ -39,7 +43,12 @@ def uma_view(facts: Facts, engine: str | None, launch_values: dict[str, Any],
     pool = facts.gpus[0].memory_total_bytes or GB10_POOL_BYTES
     view: dict[str, Any] = {"pool_bytes": pool, "pool_gib": round(pool / GiB, 2),
                             "available_bytes": available,
-                            "available_gib": round(available / GiB, 2) if available is not None else None}
+                            "available_gib": round(available / GiB, 2) if available is not None else None,
+                            "launch_spans_nodes": launch_spans_nodes(launch_values, args)}
+    weights = ((plan or {}).get("requested") or {}).get("weights_per_gpu_bytes")
+    if weights:  # the checkpoint's share of this node, read through the page cache into the same pool
+        view.update(weights_gib=round(weights / GiB, 2),
+                    weights_exceed_available=None if available is None else weights > available)
     if engine == "vllm":
         explicit = launch_values.get("gpu_memory_utilization")
         fraction = float(explicit or default_utilization or VLLM_DEFAULT_UTILIZATION)
@@ -48,3 +57,22 @@ def uma_view(facts: Facts, engine: str | None, launch_values: dict[str, Any],
                     requested_gib=round(requested / GiB, 2),
                     short=None if available is None else requested > available)
     return view
+
+
+def launch_spans_nodes(launch_values: dict[str, Any], args: Sequence[str]) -> bool | None:
+    """--nnodes above 1 (any engine; vLLM's multiprocessing multi-node too), a node rank or
+    rendezvous address, or vLLM's Ray executor (which places ranks on every node of the Ray cluster)."""
+    nnodes = launch_values.get("nnodes")
+    if isinstance(nnodes, int) and nnodes > 1:
+        return True
+    if not args:
+        return None  # no launch stated (a bare check, or a log that shows none): not known either way
+    for flag, value in flag_pairs(list(args)):
+        name = flag.replace("_", "-")
+        if name == "--nnodes" and (value or "").isdigit() and int(value or 0) > 1:
+            return True
+        if name in ("--node-rank", "--dist-init-addr", "--nccl-init-addr", "--master-addr") and value:
+            return True
+        if name == "--distributed-executor-backend" and value == "ray":
+            return True
+    return False

@@ -16,7 +16,7 @@ KNOWN_PACKAGES = {
     "transformers": "transformers", "cudnn": "cudnn", "llama.cpp": "llama.cpp", "llama-cpp": "llama.cpp",
     "nvcc": "nvcc", "cuda-toolkit": "nvcc", "flashinfer-jit-cache": "flashinfer-jit-cache",
     "nccl": "nccl", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl", "sglang-kernel": "sgl-kernel",
-    "sgl-deep-gemm": "sgl-deep-gemm", "ollama": "ollama",
+    "sgl-deep-gemm": "sgl-deep-gemm", "ollama": "ollama", "lmdeploy": "lmdeploy",
 }
 
 

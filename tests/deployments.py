@@ -20,7 +20,7 @@ from doctor.hardware import load_profile
 from doctor.lint.find import file_kind
 from doctor.lint.recipes import recipe_from_text
 from doctor.pipeline.check import check_facts
-from doctor.pipeline.facts import Facts, Library
+from doctor.pipeline.facts import Facts, Library, Network, RdmaPort
 from doctor.pipeline.gather import with_engines
 from doctor.pipeline.report import Report
 from doctor.probe.model import load_model
@@ -32,7 +32,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver", "gpu", "link",
-                   "launch", "note", "image", "recipe"}
+                   "launch", "note", "image", "recipe", "nodes", "network"}
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,10 @@ class Deployment:
     note: str = ""
     image: str | None = None  # the container image the launch runs in, read as `lint` reads it
     recipe: str | None = None  # `./files/X`: a build recipe beside the table (Dockerfile or shell), read as `lint` does
+    nodes: int | None = None  # N identical nodes of the profile, checked as one deployment (`check --nodes N`)
+    # every node's network as its probe would record it: `rdma` ports (device, port, link_layer, state, rate) and
+    # `settings` (NCCL_IB_HCA, NCCL_SOCKET_IFNAME, ...)
+    network: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 T = TypeVar("T", bound=Deployment)
@@ -92,6 +96,9 @@ def facts_for(dep: Deployment, models: Path) -> Facts:
         facts = facts.replace(topology=tuple(dataclasses.replace(k, **dep.link) for k in facts.topology))
     if dep.model:
         facts = facts.replace(model=load_model(model_spec(models, dep.model), {}, offline=True))
+    if dep.network:
+        facts = facts.replace(network=Network(rdma=tuple(RdmaPort(**port) for port in dep.network.get("rdma", ())),
+                                              settings=dict(dep.network.get("settings", {}))))
     return facts
 
 
@@ -135,6 +142,21 @@ def _image_engines(image: ImageFacts | None) -> list[str]:
 
 
 def run_deployment(dep: Deployment, models: Path) -> Report:
+    if dep.nodes is not None:
+        return _run_nodes(dep, models)
     image, recipe = launch_file_for(dep, models.parent)
     launch_file = {"image": image, "recipe": recipe} if image or recipe else None
     return check_facts(facts_for(dep, models), launch_args(dep, models.parent), launch_file=launch_file)
+
+
+def _run_nodes(dep: Deployment, models: Path) -> Report:
+    """`nodes` identical nodes checked as one deployment, as `check --hardware P --nodes N` does: the head node's
+    report with every finding of the cluster check (cluster rules and the per-node findings merged)."""
+    from doctor.cluster.check import check_cluster
+    from doctor.cluster.nodes import make_cluster
+
+    assert dep.nodes and dep.nodes > 1, "nodes: 2 or more (one node is the plain case)"
+    facts = facts_for(dep, models)
+    cluster = make_cluster([facts] * dep.nodes, [dep.hardware] * dep.nodes, f"profile {dep.hardware}")
+    report = check_cluster(cluster, launch_args(dep, models.parent))
+    return dataclasses.replace(report.reports[0], findings=tuple(f.finding for f in report.findings))

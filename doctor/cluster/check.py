@@ -12,7 +12,7 @@ from typing import Any
 from doctor.cluster.launches import node_launch_sets
 from doctor.cluster.layouts import InterNode
 from doctor.cluster.network import inter_node, network_view
-from doctor.cluster.nodes import Cluster, load_cluster
+from doctor.cluster.nodes import Cluster, load_cluster, profile_cluster
 from doctor.cluster.plan import cluster_plan
 from doctor.cluster.report import ClusterReport, NodeFinding, merge_node_findings
 from doctor.cluster.view import cluster_view
@@ -31,6 +31,8 @@ DEFAULT_RAY_TIMEOUT = 120.0
 class ClusterRequest:
     model: str | None = None
     facts_files: Sequence[Path] = ()
+    hardware: str | None = None  # a built-in profile, repeated `nodes` times
+    nodes: int = 1  # with `hardware` or one facts file: that many identical nodes
     ray_address: str | None = None  # "auto" or host:port of a running Ray cluster
     ray_timeout: float = DEFAULT_RAY_TIMEOUT
     engines: Sequence[str] = ()
@@ -57,8 +59,11 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
         from doctor.cluster.ray_gather import gather_ray
 
         cluster = gather_ray(request.ray_address, request.ray_timeout)
+    elif request.hardware is not None:
+        cluster = profile_cluster(request.hardware, request.nodes)
     else:
-        cluster = load_cluster(list(request.facts_files))
+        files = list(request.facts_files)
+        cluster = load_cluster(files * request.nodes if len(files) == 1 else files)
     model = load_model(request.model, request.environ, offline=request.offline) if request.model else None
     nodes = [with_engines(f, list(request.engines)) for f in cluster.nodes]
     return cluster.replace_nodes([f.replace(model=model) if model else f for f in nodes])

@@ -17,6 +17,9 @@ from doctor.cluster.layouts import InterNode
 from doctor.cluster.nodes import Cluster
 from doctor.pipeline.facts import Facts, Network, Nic
 
+# A DGX Spark's ConnectX-7 shows each QSFP port as two RDMA devices (rocep1s0f0 and its twin roceP2p1s0f0): one
+# cable makes two ports ACTIVE, both reaching the same peer. More than two active means cables to different peers.
+TWIN_FUNCTIONS = 2
 COMPARED_SETTINGS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_DISABLE", "NCCL_NET")
 _RATE = re.compile(r"^\s*([\d.]+)\s*Gb/sec")
 
@@ -65,6 +68,7 @@ def node_network(facts: Facts) -> dict[str, Any]:
     return {"node": facts.node, "known": True, "address": net.address, "transport": "rdma" if rdma else "tcp",
             "roce": rdma and any(p.link_layer == "Ethernet" for p in net.rdma),
             "gbps": gbps, "interfaces_up": names, "socket_interfaces": chosen,
+            "rdma_active_ports": len(rdma_rates) if rdma else 0,
             "gpudirect_rdma": _gpudirect(net) if rdma else None, "peermem": net.peermem,
             "nvidia_open_module": net.nvidia_open_module, "settings": dict(net.settings),
             "interface_problems": _interface_problems(net.settings, names)}
@@ -100,6 +104,8 @@ def network_view(cluster: Cluster) -> dict[str, Any]:
         "gpudirect_missing_nodes": [n["node"] for n in known if n.get("gpudirect_rdma") is False],
         "interface_problems": [{"node": n["node"], "problem": p} for n in known for p in n["interface_problems"]],
         "setting_mismatches": _setting_mismatches(known),
+        "roce_unpinned_nodes": [n["node"] for n in known if n["roce"] and n["rdma_active_ports"] > TWIN_FUNCTIONS
+                                and not n["settings"].get("NCCL_IB_HCA")],
     }
 
 

@@ -80,3 +80,13 @@ def load_cluster(paths: Sequence[Path]) -> Cluster:
     """Several facts files, one per node, in node-rank order."""
     facts = [load_facts(path) for path in paths]
     return make_cluster(facts, [path.stem for path in paths], "facts files")
+
+
+def profile_cluster(name: str, nodes: int) -> Cluster:
+    """`--hardware NAME --nodes N`: N identical nodes of a built-in profile (a report's "2x DGX Spark")."""
+    from doctor.hardware import load_profile
+
+    if nodes > MAX_NODES:
+        raise InputError(f"{nodes} nodes: the doctor checks at most {MAX_NODES}")
+    facts = load_profile(name)
+    return make_cluster([facts] * nodes, [name] * nodes, f"profile {name} x {nodes}")

@@ -9,6 +9,7 @@ from doctor.cluster.nodes import Cluster
 from doctor.cluster.skew import skew
 
 FAILED_KINDS = ("died", "timeout", "error")
+GIB = 1 << 30
 
 
 def cluster_view(cluster: Cluster, network: dict[str, Any], plan: dict[str, Any] | None) -> dict[str, Any]:
@@ -32,4 +33,19 @@ def cluster_view(cluster: Cluster, network: dict[str, Any], plan: dict[str, Any]
         "problems": problems,
         "failed": [p for p in problems if p["kind"] in FAILED_KINDS],
         "gpu_less": [p for p in problems if p["kind"] == "no-gpu"],
+        "unified_memory": unified_memory(cluster),
     }
+
+
+UNBALANCED = 0.9  # an engine's TP memory balance check refuses below 0.9 x the best rank (UMA011)
+
+
+def unified_memory(cluster: Cluster) -> dict[str, Any] | None:
+    """GB10 nodes: what each has available (MemAvailable at probe time) and those under 0.9 x the best one; None
+    unless every node is unified memory with a probed MemAvailable."""
+    available = {str(f.node): f.host.memory_available_bytes for f in cluster.nodes}
+    if not all(f.gpus and f.gpus[0].unified_memory for f in cluster.nodes) or None in available.values():
+        return None
+    best = max(v for v in available.values() if v is not None)
+    return {"available_gib": {n: round(v / GIB, 2) for n, v in available.items() if v is not None},
+            "short_nodes": [n for n, v in available.items() if v is not None and v < UNBALANCED * best]}

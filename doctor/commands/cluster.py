@@ -12,7 +12,23 @@ from doctor.errors import UsageError
 
 
 def is_cluster(args: argparse.Namespace) -> bool:
-    return getattr(args, "ray", None) is not None or len(args.facts or []) > 1
+    return getattr(args, "ray", None) is not None or len(args.facts or []) > 1 or _nodes(args) > 1
+
+
+def _nodes(args: argparse.Namespace) -> int:
+    """--nodes N: N identical nodes of the one --hardware profile or --facts file (1 when not given)."""
+    nodes = getattr(args, "nodes", None)
+    if nodes is None:
+        return 1
+    if nodes < 1:
+        raise UsageError("--nodes must be at least 1")
+    if getattr(args, "ray", None) is not None:
+        raise UsageError("--nodes goes with --hardware or one --facts file; --ray finds the nodes itself")
+    if len(args.facts or []) > 1:
+        raise UsageError("--nodes goes with one --facts file (several files already name one node each)")
+    if args.hardware is None and not args.facts:
+        raise UsageError("--nodes needs --hardware PROFILE or one --facts FILE to repeat")
+    return nodes
 
 
 def _ray_address(args: argparse.Namespace) -> str | None:
@@ -29,7 +45,8 @@ def _ray_address(args: argparse.Namespace) -> str | None:
 def cluster_request(args: argparse.Namespace) -> Any:
     from doctor.cluster.check import ClusterRequest
 
-    return ClusterRequest(model=args.model, facts_files=tuple(args.facts or ()), ray_address=_ray_address(args),
+    return ClusterRequest(model=args.model, facts_files=tuple(args.facts or ()), hardware=args.hardware,
+                          nodes=_nodes(args), ray_address=_ray_address(args),
                           ray_timeout=getattr(args, "ray_timeout", 120.0), engines=args.engine,
                           engine_args=engine_args(args), options=layout_options(args), offline=args.offline,
                           environ=environment())

@@ -43,6 +43,9 @@ def add_machine_options(p: argparse.ArgumentParser,
     source.add_argument("--facts", type=Path, metavar="FILE", action="append", help=facts_help)
     if cluster:
         add_ray_options(source, p)
+        p.add_argument("--nodes", type=int, metavar="N",
+                       help="with --hardware PROFILE or one --facts FILE: N identical nodes of it, checked as one "
+                            "multi-node deployment (e.g. `--hardware dgx-spark --nodes 2 --tp 2` for two DGX Sparks)")
     p.add_argument("--engine", action="append", default=[], metavar="NAME==VERSION", help=engine_help)
     p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
 

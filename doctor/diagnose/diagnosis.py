@@ -8,7 +8,7 @@ from typing import Any, BinaryIO
 
 from doctor import __version__
 from doctor.diagnose.deployment import Deployment, reconstruct
-from doctor.diagnose.explain import Explanation, RuledOut, explain
+from doctor.diagnose.explain import Explanation, RuledOut, explain, shown_rules
 from doctor.diagnose.read import LogReading, reader_for
 from doctor.errors import DoctorError
 from doctor.findings import any_at_or_above
@@ -87,16 +87,17 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     reading = reader.read(stream, name)
     deployment = reconstruct(reading.facts, base, base_name, environ)
     notes: list[str] = []
-    report, context = _check(deployment, rules, environ, notes, engines)
+    stated = _stated(base, gpus=not judge_on_log_only)
+    log = {"signatures": shown_rules(reading.hits, reading.contexts, reader.signatures, reading.vetoes, stated)}
+    report, context = _check(deployment, rules, environ, notes, engines, log)
     if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
         report = _without_no_driver(report)
     judge = None
     if judge_on_log_only and (base.gpus or base.libraries or base.driver.present):
         _, judge = _check(reconstruct(reading.facts, Facts(source=base.source), base_name, environ), rules,
-                          environ, [])
+                          environ, [], log=log)
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
-                                      context, deployment.engine, judge, reading.vetoes,
-                                      _stated(base, gpus=not judge_on_log_only))
+                                      context, deployment.engine, judge, reading.vetoes, stated)
     return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
 
 
@@ -115,13 +116,14 @@ def _stated(base: Facts, gpus: bool) -> str:
 
 
 def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str], notes: list[str],
-           engines: Sequence[str] = ()) -> tuple[Report, dict[str, Any]]:
-    """The check pipeline on the deployment, and the rule context of the log's engine run."""
+           engines: Sequence[str] = (), log: dict[str, Any] | None = None) -> tuple[Report, dict[str, Any]]:
+    """The check pipeline on the deployment, and the rule context of the log's engine run. `log`: what the
+    rules that explain a log line read (`log.signatures`)."""
     from doctor.launch import Launch
     from doctor.pipeline.check import check_facts
     from doctor.pipeline.context import build_context
 
-    launch_file = {"image": deployment.image, "recipe": None} if deployment.image else None
+    launch_file = {"image": deployment.image, "recipe": None, "log": log} if deployment.image or log else None
     unstated = _unstated(deployment, engines)
     try:
         report = check_facts(deployment.facts, deployment.argv, rules, dict(environ), launch_file=launch_file,

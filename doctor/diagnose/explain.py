@@ -34,6 +34,7 @@ class Explanation:
     support: int = 0  # conditions the deployment confirms (a signature-only match with more ranks first)
     own_engine: bool = False  # a rule about the engine that wrote the log
     engine_unseen: bool = False  # a rule about an engine, on a log that names none: weaker than a general rule
+    line_only: bool = False  # a rule that explains a log line only (reads `log.*`): after any rule with a cause
     order: int = 0  # the rule's place in the knowledge base: the last tie-break
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,13 +97,24 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
     return explained, [r for rid, r in ruled_out.items() if rid not in best]
 
 
+def shown_rules(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequence[Any],
+                vetoes: dict[int, tuple[int, str]], stated: str = "") -> list[str]:
+    """The rules whose signature the log shows, its context met and no `unless` line vetoing it: what
+    `log.signatures` holds for the rules that explain a log line and have no deployment check of their own."""
+    position = {id(s): i for i, s in enumerate(signatures)}
+    shown = {hit.signature.rule for hit in hits
+             if _in_context(hit.signature, position[id(hit.signature)] in contexts, stated)
+             and not (hit.signature.unless is not None and position[id(hit.signature)] in vetoes)}
+    return sorted(shown)
+
+
 def _in_context(signature: Any, seen: bool, stated: str) -> bool:
     return signature.context is None or seen or bool(stated and signature.context.search(stated))
 
 
 def _rank(e: Explanation) -> tuple[int, ...]:
-    return (ORDER[e.status], -int(e.own_engine), int(e.engine_unseen), -e.support, e.specificity, e.hit.line,
-            e.order)
+    return (ORDER[e.status], int(e.line_only), -int(e.own_engine), int(e.engine_unseen), -e.support, e.specificity,
+            e.hit.line, e.order)
 
 
 def _other_engine(rule: Rule, engine: str | None) -> bool:
@@ -132,6 +144,13 @@ def _own_engine(rule: Rule, engine: str | None) -> bool:
 def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: dict[str, Any],
            engine: str | None, specificity: int, judge: dict[str, Any]) -> Explanation | RuledOut:
     fired = [f for f in findings if f.id == rule.id]
+    line_only = _reads_log(rule)
+    if fired and line_only:  # it fires on the line itself: no more than a signature match, worded as the finding
+        finding = fired[0]
+        return Explanation(rule.id, finding.severity, SIGNATURE,
+                           "the log shows its line and the deployment meets the rule's other conditions", finding.title,
+                           finding.message, hit, finding.fixes, finding.references, specificity, len(rule.when),
+                           line_only=True)
     if fired:
         tied = [f for f in fired if _ties(hit.groups, f.evidence)]
         finding = (tied or fired)[0]
@@ -147,10 +166,31 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
         return RuledOut(rule.id, hit.line, "the deployment contradicts it: " + "; ".join(facts))
     unknown = f"not stated: {', '.join(facts)}" if facts else "its conditions are about the run, not the log"
     text = f"the log's signature matches; the deployment cannot confirm it ({unknown})"
-    fixes = tuple(fix_from_spec(spec, _stated(spec, scoped)) for spec in rule.fixes
+    fixes = tuple(fix_from_spec(_without_unstated(spec, scoped), _stated(spec, scoped)) for spec in rule.fixes
                   if spec.get("engine") in (None, engine) or engine is None)
     return Explanation(rule.id, rule.severity, SIGNATURE, text, _title(rule.title, scoped), rule.summary, hit,
-                       fixes, rule.references, specificity, support)
+                       fixes, rule.references, specificity, support, line_only=line_only)
+
+
+def _reads_log(rule: Rule) -> bool:
+    """A rule with no deployment check of its own: one of its conditions reads what the log showed."""
+    return any(path == "log" or path.startswith("log.") for c in rule.when for path in facts_of(c))
+
+
+def _without_unstated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
+    """A fix as the log lets it be said: a command or other text detail with a placeholder the log leaves open
+    is left out ("(not stated)" is nothing to run), and a summary with one gives way to the rule's
+    `summary_unstated` where it has one (what to do, said without the facts the log lacks)."""
+    def open_in(value: Any) -> bool:
+        texts = value if isinstance(value, list) else [value]
+        return any(not stated(lookup(context, m.group(1))) for t in texts if isinstance(t, str)
+                   for m in PLACEHOLDER.finditer(t))
+
+    kept = {key: value for key, value in spec.items()
+            if key in ("kind", "safety", "summary", "engine", "summary_unstated") or not open_in(value)}
+    if "summary_unstated" in spec and open_in(spec["summary"]):
+        kept["summary"] = spec["summary_unstated"]
+    return kept
 
 
 def _stated(spec: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:

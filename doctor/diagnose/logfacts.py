@@ -32,7 +32,7 @@ class LogFacts:
     versions: dict[str, Stated] = field(default_factory=dict)  # package (doctor's name) → version
     details: dict[str, dict[str, Stated]] = field(default_factory=dict)  # package → detail → value
     gpus: dict[int, LoggedGpu] = field(default_factory=dict)
-    capability: Stated | None = None  # a GPU capability stated without the GPU (ptxas' --gpu-name)
+    capability: Stated | None = None  # a GPU capability stated without the GPU (ptxas' --gpu-name, Triton's GPUTarget)
     gpu_mentioned: Stated | None = None  # a line that names a GPU or SM12x target, parsed into a GPU or not
     driver: Stated | None = None
     cuda_driver: Stated | None = None

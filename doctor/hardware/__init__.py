@@ -43,6 +43,14 @@ def profile_names() -> list[str]:
 def load_profile(name: str) -> Facts:
     if name not in profile_names():
         known = ", ".join(profile_names())
-        raise InputError(f"unknown hardware profile {name!r} (built-in profiles: {known})")
+        raise InputError(f"unknown hardware profile {name!r}{_nodes_hint(name)} (built-in profiles: {known})")
     text = (PROFILES / f"{name}.json").read_text(encoding="utf-8")
     return facts_from_dict(json.loads(text), f"profile {name}")
+
+
+def _nodes_hint(name: str) -> str:
+    """`dgx-spark-x2` for two one-GPU machines: the profile is one node, `--nodes` repeats it."""
+    base, sep, count = name.rpartition("-x")
+    if sep and count.isdigit() and base in profile_names():
+        return f"; {count} machines of {base!r} are `--hardware {base} --nodes {count}`"
+    return ""

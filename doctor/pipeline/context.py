@@ -23,7 +23,8 @@ ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 
 BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
-              "plan", "env", "topology", "engine", "build", "cluster", "uma", "image", "recipe")
+              "plan", "env", "topology", "engine", "build", "cluster", "uma", "image", "recipe",
+              "log")
 
 
 def engine_root(name: str) -> str:
@@ -39,7 +40,8 @@ def context_roots() -> tuple[str, ...]:
 def build_context(facts: Facts, analysis: Analysis, launch: Launch,
                   launch_file: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """`launch_file`: the container image (an object with `view(capability)`) and build recipe (a mapping)
-    `lint` read beside the launch; `image` and `recipe` are None otherwise."""
+    `lint` read beside the launch; `image` and `recipe` are None otherwise. `diagnose` passes `log`: the rules
+    whose signatures the log showed (`log.signatures`), which the rules that only explain a log line read."""
     image = (launch_file or {}).get("image")
     engine_views = _engine_views(analysis)
     return {
@@ -60,9 +62,10 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "build": _build(facts, launch_file),
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values,
-                        _default_utilization(engine_views)),
+                        _default_utilization(engine_views), launch.args, analysis.plan),
         "image": _image(image, facts),
         "recipe": _recipe(launch_file, _capability(facts)),
+        "log": (launch_file or {}).get("log"),  # what `diagnose` read in the log (doctor/diagnose); None in check
         **engine_views,
     }
 

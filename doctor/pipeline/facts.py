@@ -40,6 +40,7 @@ class Host:
     # bridges above the GPUs with ACS P2P redirect on (probe/pcie_acs.py); None: config space not readable (not root)
     acs_redirect: tuple[str, ...] | None = None
     ld_so_preload: str | None = None  # /etc/ld.so.preload: libraries preloaded into every process (HAMi's libvgpu.so)
+    dev_shm_bytes: int | None = None  # /dev/shm size= limit (/proc/mounts); None: none stated (host default)
 
 
 @dataclass(frozen=True)

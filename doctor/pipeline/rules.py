@@ -36,8 +36,8 @@ PLUGIN_RULE_ID = re.compile(r"^(?P<namespace>[a-z0-9][a-z0-9._-]*)/[A-Z][A-Z0-9]
 RULE_KEYS = {"id", "area", "title", "severity", "summary", "why", "message", "when", "for_each", "evidence",
              "fixes", "references", "engine_references",
              "signatures"}  # signatures: read by doctor/diagnose/signatures.py
-FIX_KEYS = {"kind", "safety", "summary", "flags", "env", "package", "patch", "config", "command", "engine", "versions",
-            "remove"}
+FIX_KEYS = {"kind", "safety", "summary", "summary_unstated", "flags", "env", "package", "patch", "config", "command",
+            "engine", "versions", "remove"}  # summary_unstated: what `diagnose` shows when the log lacks the facts
 
 
 def allowed_roots() -> set[str]:

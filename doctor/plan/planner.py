@@ -58,6 +58,7 @@ class Plan:
     memory: dict[str, Any] = field(default_factory=dict)
     stages: tuple[dict[str, Any], ...] = ()
     comm: dict[str, Any] = field(default_factory=dict)
+    short_of_gpus_only: bool = False  # invalid only because the machine has fewer GPUs than the layout
 
     def to_dict(self) -> dict[str, Any]:
         return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "gpus": self.tp * self.pp, "valid": self.valid,
@@ -67,7 +68,8 @@ class Plan:
                 "max_concurrent_requests": self.max_concurrent_requests, "context_length": self.context_length,
                 "kv_cache_dtype": self.kv_cache_dtype, "gpu_memory_bytes": self.gpu_memory_bytes,
                 "flags": list(self.flags), "reasons": list(self.reasons), "memory": self.memory,
-                "stages": list(self.stages), "comm": self.comm}
+                "stages": list(self.stages), "comm": self.comm,
+                "short_of_gpus_only": self.short_of_gpus_only}
 
 
 def gpu_memory_bytes(facts: Facts) -> int:
@@ -101,7 +103,8 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         req.memory.layout_problems(layout.tp, layout.ep, layout.pp)
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)} (a "
-                   f"layout over several machines is checked with one `--facts` snapshot per node, or `--ray`)")
+                   f"layout over several machines is checked with `--hardware PROFILE --nodes N`, one `--facts` "
+                   f"snapshot per node, or `--ray`)")
     total = gpu_memory_bytes(facts)
     ranks = _ranks(source, model, layout, req.speculative, req.memory)
     dtype = kvmod.resolve_kv_dtype(model, req.kv_cache_dtype)
@@ -142,6 +145,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         flags=memory.layout_flags(shape, mem, dtype, bool(req.kv_cache_dtype), req.context_length,
                                   comm is not None and layout.tp > 2 and comm.tp_link != "NV"),
         reasons=tuple(reasons), valid=not bad,
+        short_of_gpus_only=len(bad) == 1 and layout.gpus > len(facts.gpus),
         context_fits=fits and tokens >= context, rank_score=score,
         borderline=not bad and abs(budget_min or 0) < BORDERLINE_BYTES, gpu_memory_bytes=total,
         memory={"engine": memory.label, **mem, "preload_free_bytes": free, "weights_source": source.kind,

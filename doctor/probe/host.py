@@ -27,6 +27,7 @@ def probe_host(root: Path = Path("/")) -> Host:
         wsl=is_wsl(root, platform.release()),
         nvidia_registry_dwords=nvidia_registry_dwords(root),
         ld_so_preload=ld_so_preload(root),
+        dev_shm_bytes=dev_shm_bytes(root),
         acs_redirect=_tuple(acs_redirect(root / "sys")),
         **nvidia_module(root),
     )
@@ -85,6 +86,22 @@ def ld_so_preload(root: Path = Path("/")) -> str | None:
     entries = [w for line in _lines(root / "etc/ld.so.preload") if not line.lstrip().startswith("#")
                for w in line.split()]
     return " ".join(entries) or None
+
+
+_SIZE = re.compile(r"(?:^|,)size=(?P<n>\d+)(?P<unit>[kmgKMG]?)(?:,|$)")
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def dev_shm_bytes(root: Path = Path("/")) -> int | None:
+    """The size limit of the tmpfs at /dev/shm from /proc/mounts (`shm /dev/shm tmpfs rw,...,size=65536k 0 0`:
+    Docker's 64 MiB default without --ipc=host or --shm-size); None when no size= is given (a host's tmpfs: half
+    of RAM) or /dev/shm is not a mount of its own."""
+    for line in _lines(root / "proc/mounts"):
+        fields = line.split()
+        if len(fields) >= 4 and fields[1] == "/dev/shm":
+            match = _SIZE.search(fields[3])
+            return int(match.group("n")) * _UNITS[match.group("unit").lower()] if match else None
+    return None
 
 
 def iommu_mode(root: Path = Path("/")) -> tuple[str | None, str | None]:

@@ -55,6 +55,7 @@ def _host(host: Host, where: str) -> None:
     _optional(host.cpu_count, f"{where}.cpu_count", 1, 1 << 20)
     _optional(host.memory_bytes, f"{where}.memory_bytes", 1, MAX_HOST_MEMORY, "bytes")
     _optional(host.numa_nodes, f"{where}.numa_nodes", 1, 4096)
+    _optional(host.dev_shm_bytes, f"{where}.dev_shm_bytes", 1, MAX_HOST_MEMORY, "bytes")
 
 
 def _gpu(gpu: Gpu, where: str) -> None:

@@ -16,7 +16,8 @@ from tests.deployments import DEPLOYMENT_KEYS, Deployment, load_table, run_deplo
 HERE = Path(__file__).resolve().parent
 TABLES = tuple(sorted(HERE.glob("*.toml")))
 MODELS = HERE / "models"
-CASE_KEYS = DEPLOYMENT_KEYS | {"id", "url", "title", "expect", "fix"}
+CASE_KEYS = DEPLOYMENT_KEYS | {"id", "url", "title", "expect", "fix", "log"}
+LOGS = HERE.parent / "diagnose" / "logs"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,6 +27,7 @@ class Case(Deployment):
     title: str
     expect: tuple[str, ...]
     fix: str
+    log: str | None = None  # a log the report quotes (tests/diagnose/logs/): `diagnose LOG` on the deployment
 
 
 def load_cases(paths: tuple[Path, ...] = TABLES) -> list[Case]:
@@ -36,7 +38,15 @@ def load_cases(paths: tuple[Path, ...] = TABLES) -> list[Case]:
 
 
 def run_case(case: Case) -> Report:
-    return run_deployment(case, MODELS)
+    """`check` on the deployment; with `log`, `diagnose LOG --hardware ...` on it (the findings of the deployment
+    the log and the case state together: the rules that explain a log line fire only there)."""
+    if case.log is None:
+        return run_deployment(case, MODELS)
+    from doctor.diagnose.diagnosis import diagnose
+    from tests.deployments import facts_for
+
+    with (LOGS / case.log).open("rb") as stream:
+        return diagnose(stream, case.log, facts_for(case, MODELS), f"case {case.id}", {}).report
 
 
 def fix_texts(finding: Finding) -> list[str]:

@@ -62,6 +62,36 @@ def cluster_findings(case: ClusterCase) -> set[str]:
     return {f.finding.id for f in report.findings}
 
 
+SPARK, QWEN36 = "dgx-spark", "tests/cases/models/qwen3.6-35b-a3b-nvfp4"
+GiB = 1 << 30
+SPARK_ETH = (Nic("enp1s0f0np0", "up", 200_000, 9000, "0000:01:00.0"),)
+
+
+def spark_roce(ports: int, **settings: str) -> Network:
+    """A DGX Spark's ConnectX-7: each cabled QSFP port shows as two active RoCE devices (the twin PCIe functions)."""
+    names = ["rocep1s0f0", "roceP2p1s0f0", "rocep1s0f1", "roceP2p1s0f1"][:ports]
+    rdma = tuple(RdmaPort(n, 1, "Ethernet", "4: ACTIVE", "200 Gb/sec (4X HDR)") for n in names)
+    return Network(nics=SPARK_ETH, rdma=rdma, peermem=None, nvidia_open_module=True, settings=dict(settings))
+
+
+def spark(name: str, available_gib: float | None = 100.0, network: Network | None = None,
+          engines: tuple[str, ...] = ("sglang==0.5.12",), env: dict[str, str] | None = None,
+          profile: str = SPARK) -> Facts:
+    facts = build(profile, QWEN36, engines, env=env)
+    available = None if available_gib is None else int(available_gib * GiB)
+    return facts.replace(node=name, network=network,
+                         host=dataclasses.replace(facts.host, memory_available_bytes=available))
+
+
+def spark_nccl(name: str, nccl: str) -> Facts:
+    facts = spark(name, engines=("vllm==0.21.0",))
+    return facts.replace(libraries={**facts.libraries, "nccl": Library("nccl", nccl)})
+
+
+def sparks(*nodes: Facts) -> Callable[[], Cluster]:
+    return lambda: make_cluster(list(nodes), [f"s{i}" for i in range(len(nodes))], "test")
+
+
 CLUSTER_CASES = [
     c("CLU001", True, "torch skew", pair(node("a"), node("b", torch="2.8.0"))),
     c("CLU001", False, "same versions", pair(node("a"), node("b"))),
@@ -80,6 +110,7 @@ CLUSTER_CASES = [
     c("CLU006", True, "tp16 over tcp", pair(node("a", network=tcp()), node("b", network=tcp())), "--tp-size", "16"),
     c("CLU006", False, "tp16 over rdma", pair(node("a", network=rdma()), node("b", network=rdma())),
       "--tp-size", "16"),
+    c("CLU006", False, "tp16 network unknown", pair(node("a"), node("b")), "--tp-size", "16"),
     c("CLU006", False, "tp8 pp2 over tcp", pair(node("a", network=tcp()), node("b", network=tcp())),
       "--tp-size", "8", "--pp-size", "2"),
     c("CLU007", True, "rdma without peermem", pair(node("a", network=rdma(False)), node("b", network=rdma(False))),
@@ -93,4 +124,47 @@ CLUSTER_CASES = [
     c("CLU009", False, "every node has gpus", pair(node("a"), node("b"))),
     c("CLU010", True, "no network facts", pair(node("a"), node("b"))),
     c("CLU010", False, "network known", pair(node("a", network=tcp()), node("b", network=tcp()))),
+    # UMA011: SGLang's TP memory balance check across GB10 nodes (MemAvailable per node)
+    c("UMA011", True, "sglang tp2 over 2 sparks, one holds 33 GiB", sparks(spark("a", 100), spark("b", 67)),
+      "--tp-size", "2"),
+    c("UMA011", True, "sglang 0.5.6 (ValueError) tp2",
+      sparks(spark("a", 100, engines=("sglang==0.5.6",)), spark("b", 80, engines=("sglang==0.5.6",))),
+      "--tp-size", "2"),
+    c("UMA011", False, "within 10%: 100 and 91 GiB", sparks(spark("a", 100), spark("b", 91)), "--tp-size", "2"),
+    c("UMA011", False, "tp1 pp2: no TP group across nodes", sparks(spark("a", 100), spark("b", 67)),
+      "--tp-size", "1", "--pp-size", "2"),
+    c("UMA011", False, "vllm, not sglang",
+      sparks(spark("a", 100, engines=("vllm==0.21.0",)), spark("b", 67, engines=("vllm==0.21.0",))),
+      "--tensor-parallel-size", "2"),
+    c("UMA011", False, "check turned off (0.5.7+)", sparks(
+        spark("a", 100, env={"SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK": "0"}),
+        spark("b", 67, env={"SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK": "0"})), "--tp-size", "2"),
+    c("UMA011", False, "MemAvailable not probed", sparks(spark("a", None), spark("b", None)), "--tp-size", "2"),
+    c("UMA011", False, "two 5090 nodes (not unified)", sparks(spark("a", 100, profile="rtx-5090"),
+                                                             spark("b", 67, profile="rtx-5090")), "--tp-size", "2"),
+    # NCCL020: three or more GB10 nodes, cables to several peers (more than two active RoCE ports), no NCCL_IB_HCA
+    c("NCCL020", True, "3 sparks in a ring, HCA unset", sparks(*(spark(n, network=spark_roce(4)) for n in "abc")),
+      "--tp-size", "3"),
+    c("NCCL020", True, "4 sparks in a ring, HCA unset on one", sparks(
+        *(spark(n, network=spark_roce(4, NCCL_IB_HCA="rocep1s0f0")) for n in "abc"), spark("d", network=spark_roce(4))),
+      "--tp-size", "4"),
+    c("NCCL020", False, "3 sparks, HCA pinned", sparks(
+        *(spark(n, network=spark_roce(4, NCCL_IB_HCA="rocep1s0f0,roceP2p1s0f0")) for n in "abc")), "--tp-size", "3"),
+    c("NCCL020", False, "3 sparks, one cable each (two twin ports)", sparks(
+        *(spark(n, network=spark_roce(2)) for n in "abc")), "--tp-size", "3"),
+    c("NCCL020", False, "2 sparks, both ports cabled", sparks(*(spark(n, network=spark_roce(4)) for n in "ab")),
+      "--tp-size", "2"),
+    c("NCCL020", False, "3 pro 6000 nodes (12.0)", sparks(
+        *(spark(n, network=spark_roce(4), profile="rtx-pro-6000") for n in "abc")), "--tp-size", "3"),
+    c("NCCL020", False, "3 sparks, network unknown", sparks(*(spark(n) for n in "abc")), "--tp-size", "3"),
+    # NCCL023: TP or EP across GB10 nodes with CUDA graphs and NCCL 2.28.x-2.30.3
+    c("NCCL023", True, "tp2 over 2 sparks, nccl 2.28.9", sparks(spark_nccl("a", "2.28.9"), spark_nccl("b", "2.28.9")),
+      "--tensor-parallel-size", "2"),
+    c("NCCL023", False, "nccl 2.30.4", sparks(spark_nccl("a", "2.30.4"), spark_nccl("b", "2.30.4")),
+      "--tensor-parallel-size", "2"),
+    c("NCCL023", False, "pp2: no collective across the nodes", sparks(spark_nccl("a", "2.28.9"),
+                                                                      spark_nccl("b", "2.28.9")),
+      "--tensor-parallel-size", "1", "--pipeline-parallel-size", "2"),
+    c("NCCL023", False, "--enforce-eager", sparks(spark_nccl("a", "2.28.9"), spark_nccl("b", "2.28.9")),
+      "--tensor-parallel-size", "2", "--enforce-eager"),
 ]

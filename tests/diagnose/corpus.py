@@ -27,6 +27,7 @@ class LogCase:
     clean: bool = False
     batch: str = ""  # a set added together ("heldout-diagnose2": added before that session tuned anything)
     miss: str = ""  # a held-out log the doctor gets wrong, and why: the test expects the miss (strict xfail)
+    hardware: str = ""  # the GPU the report states where its log does not print it: `--hardware PROFILE`
 
 
 def load_corpus() -> list[LogCase]:
@@ -39,8 +40,14 @@ def empty_base() -> Facts:
 
 
 def diagnose_case(case: LogCase, base: Facts | None = None) -> Diagnosis:
+    """With `hardware`, the base is that profile, as `diagnose LOG --hardware PROFILE` would have it."""
+    if base is None and case.hardware:
+        from doctor.hardware import load_profile
+
+        base = load_profile(case.hardware)
     with (LOGS / case.file).open("rb") as stream:
-        return diagnose(stream, case.file, base or empty_base(), "nothing (test)", {})
+        return diagnose(stream, case.file, base or empty_base(), f"profile {case.hardware}" if case.hardware
+                        else "nothing (test)", {})
 
 
 def fix_texts(diagnosis: Diagnosis) -> list[str]:

@@ -78,3 +78,48 @@ def test_a_log_that_lists_the_sm120_sparse_mla_backend_is_not_vllm022s():
 
 def test_a_log_without_it_still_is():
     assert "VLLM022" in claimed(run(SPARSE_MLA_OLD, rtx5090(), user_says=True))
+
+
+OOR = (b"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 116992, "
+       b"Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n")
+
+
+def test_the_generic_triton_line_is_sm12xs_only_where_an_sm12x_gpu_is_named():
+    """101376 B is also the Ampere/Ada limit: TRI010 needs the log or --hardware to name an SM12x GPU."""
+    assert "TRI010" not in claimed(run(OOR))
+    assert "TRI010" not in claimed(run(b"GPU 0: NVIDIA GeForce RTX 4090\n" + OOR))
+    assert claimed(run(b"GPU 0: NVIDIA GeForce RTX 5090\n" + OOR))[0] == "TRI010"
+    assert claimed(run(OOR, rtx5090(), user_says=True))[0] == "TRI010"
+
+
+def test_a_kernel_with_its_own_rule_keeps_the_line():
+    frame = b'  File "/sgl/python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py", line 10, in invoke\n'
+    diagnosis = run(b"GPU 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition\n" + frame + OOR)
+    assert claimed(diagnosis)[0] == "SGL102" and "TRI010" not in claimed(diagnosis)
+
+
+def test_an_illegal_memory_access_is_flashinfers_fp8_scaled_mm_only_where_vllm_selected_it():
+    ima = (b"(EngineCore pid=134) ERROR 07-02 22:10:01 [core.py:1348] RuntimeError: CUDA error: an illegal memory "
+           b"access was encountered\n")
+    selected = (b"(EngineCore pid=134) INFO 07-02 21:27:53 [__init__.py:594] Selected "
+                b"FlashInferFP8ScaledMMLinearKernel for ModelOptFp8LinearMethod\n")
+    assert "ATTN002" not in claimed(run(ima))
+    assert "ATTN002" in claimed(run(selected + ima))
+
+
+def test_an_illegal_memory_access_is_flashinfer_attentions_only_where_vllm_picked_it():
+    ima = b"(EngineCore_DP0 pid=210) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    picked = (b"(EngineCore_DP0 pid=210) INFO 08-28 10:00:01 [cuda.py:478] Using AttentionBackendEnum.FLASHINFER "
+              b"backend.\n")
+    assert "ATTN010" not in claimed(run(ima))
+    diagnosis = run(picked + ima)
+    assert "ATTN010" in claimed(diagnosis)
+    assert all(e.severity == "warning" for e in diagnosis.explanations if e.rule == "ATTN010")
+
+
+def test_tritons_compile_target_names_the_gpu():
+    """Triton prints its GPUTarget with compile errors: arch=120 is an SM12x GPU, arch=89 says nothing of one."""
+    sm120 = OOR + b"  target: GPUTarget(backend='cuda', arch=120, warp_size=32)\n"
+    ada = OOR + b"  target: GPUTarget(backend='cuda', arch=89, warp_size=32)\n"
+    assert claimed(run(sm120))[0] == "TRI010"
+    assert "TRI010" not in claimed(run(ada))

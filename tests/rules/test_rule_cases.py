@@ -855,6 +855,36 @@ def _know_sgl_cases():
 CASES += _know_sgl_cases()
 
 
+def _log_line_cases():
+    """The rules that explain a log line only (rules/log_lines.toml): tests/rules/log_line_cases.py."""
+    from tests.rules.log_line_cases import LOG_LINE_CASES
+
+    return LOG_LINE_CASES
+
+
+CASES += _log_line_cases()
+
+
+def _know_gb10net_cases():
+    """GB10 unified memory and Spark cluster rules on one node (UMA010, NCCL021): tests/rules/know_gb10net_cases.py."""
+    from tests.rules.know_gb10net_cases import KNOW_GB10NET_CASES
+
+    return KNOW_GB10NET_CASES
+
+
+CASES += _know_gb10net_cases()
+
+
+def _lcpp2_cases():
+    """Local runtimes (rules/local_runtimes.toml, know-lcpp2): tests/rules/lcpp2_cases.py."""
+    from tests.rules.lcpp2_cases import LCPP2_CASES
+
+    return LCPP2_CASES
+
+
+CASES += _lcpp2_cases()
+
+
 def _know_engines_cases():
     """vLLM / SGLang / TensorRT-LLM 2026 reports (rules/know_engines.toml): tests/rules/know_engines_cases.py."""
     from tests.rules.know_engines_cases import KNOW_ENGINES_CASES
@@ -863,6 +893,25 @@ def _know_engines_cases():
 
 
 CASES += _know_engines_cases()
+
+
+def _know_vllm2_cases():
+    """vLLM 2026 reports, second sweep (rules/vllm_know2.toml): tests/rules/know_vllm2_cases.py."""
+    from tests.rules.know_vllm2_cases import KNOW_VLLM2_CASES
+
+    return KNOW_VLLM2_CASES
+
+
+CASES += _know_vllm2_cases()
+
+def _know_sgl2_cases():
+    """SGLang 2026 tracker sweep (rules/sglang_know2.toml, know-sgl2): tests/rules/know_sgl2_cases.py."""
+    from tests.rules.know_sgl2_cases import KNOW_SGL2_CASES
+
+    return KNOW_SGL2_CASES
+
+
+CASES += _know_sgl2_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -884,3 +933,4 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
+

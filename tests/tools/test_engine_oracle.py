@@ -11,7 +11,7 @@ import pytest
 from doctor.engines.vllm import derived
 from doctor.engines.vllm.shape_class import shape_key
 from tools.engine_oracle import grid, tables
-from tools.engine_oracle.stub_libcuda import DRIVER_SYMBOL, c_source
+from tools.engine_oracle.stub_libcuda import DRIVER_SYMBOL, STUB_VERSION, c_source, is_current
 
 TABLES = sorted((Path(__file__).resolve().parents[2] / "doctor" / "data" / "derived" / "vllm").glob("*.json"))
 
@@ -109,6 +109,15 @@ def test_stub_error_text_calls_fill_their_out_parameter():
     source = c_source({"cuInit"})
     assert 'int cuGetErrorString(int error, const char **text) { if (text) *text = "CUDA_ERROR_NO_DEVICE' in source
     assert "int cuGetErrorName(int error, const char **text)" in source
+
+
+def test_a_stub_of_an_older_scan_is_not_current(tmp_path):
+    (tmp_path / "libcuda.so.1").write_bytes(b"")
+    assert not is_current(tmp_path)  # built before the version marker: rebuilt
+    (tmp_path / "stub_version").write_text("1\n")
+    assert not is_current(tmp_path)
+    (tmp_path / "stub_version").write_text(f"{STUB_VERSION}\n")
+    assert is_current(tmp_path)
 
 
 def _nvfp4_moe_record(log: list[str]) -> dict:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.engine_oracle.stand_ins import overrides_file, recorded, substituted
-from tools.engine_oracle.stub_libcuda import build_stub
+from tools.engine_oracle.stub_libcuda import build_stub, is_current
 
 DEFAULT_CACHE = Path(os.environ.get("SM120_DOCTOR_ORACLE_CACHE", Path.home() / ".cache" / "sm120-doctor-oracle"))
 # Distributions whose presence or version changes what the engine picks (has_flashinfer, DeepGEMM, Triton).
@@ -115,7 +115,7 @@ def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing:
         record = {"install_s": round(time.monotonic() - started), "installer": installer,
                   "env_bytes": disk_bytes(root), "own_bytes": own_bytes(root)}
         (root / "install.json").write_text(json.dumps(record))
-    if not (env.stub_dir / "libcuda.so.1").exists():
+    if not is_current(env.stub_dir):
         build_stub(env.site_packages, env.stub_dir)
     return env
 

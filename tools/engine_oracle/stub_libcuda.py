@@ -13,6 +13,9 @@ from pathlib import Path
 DRIVER_SYMBOL = re.compile(r"^\s+U (cu[A-Z]\w*)$")
 SOURCE_CALL = re.compile(r"\b(cu[A-Z]\w*)\s*\(")
 NO_DEVICE = 100
+# Bumped when the scan finds more symbols: a cached stub of an older scan is rebuilt (`is_current`); 2: the
+# runtime-compiled launcher's calls (a stub cached before them kept failing vLLM 0.14-0.19's Qwen3-Next inspection).
+STUB_VERSION = 2
 
 
 def shared_objects(site_packages: Path) -> list[Path]:
@@ -58,6 +61,11 @@ def c_source(symbols: set[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def is_current(out_dir: Path) -> bool:
+    marker = out_dir / "stub_version"
+    return (out_dir / "libcuda.so.1").exists() and marker.exists() and marker.read_text().strip() == str(STUB_VERSION)
+
+
 def build_stub(site_packages: Path, out_dir: Path) -> tuple[Path, list[str]]:
     """Writes out_dir/libcuda.so.1 (and its C source); returns its path and the symbols it exports."""
     symbols = imported_driver_symbols(shared_objects(site_packages)) | runtime_compiled_driver_calls(site_packages)
@@ -68,4 +76,5 @@ def build_stub(site_packages: Path, out_dir: Path) -> tuple[Path, list[str]]:
     library = out_dir / "libcuda.so.1"
     subprocess.run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o", str(library), str(source)],
                    check=True)
+    (out_dir / "stub_version").write_text(f"{STUB_VERSION}\n")
     return library, sorted(symbols)

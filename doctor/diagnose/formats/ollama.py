@@ -25,8 +25,16 @@ def _compute(m: Any, line: int, facts: LogFacts) -> None:
         facts.set_once("cuda_driver", fields["driver"], line)
 
 
+def _cuda_init_failure(m: Any, line: int, facts: LogFacts) -> None:
+    """Ollama's GPU discovery could not initialise the CUDA driver: the CUresult cuInit returned."""
+    facts.saw(FMT, line)
+    facts.hint_engine("ollama", line)
+    facts.detail("ollama", "cuda_init_error", m.group("code"), line)
+
+
 RULES = (
     LineRule(FMT, r'msg="inference compute".*', _compute, once=False),
     LineRule(FMT, r"\(version " + VERSION + r"\)", version_of("ollama", FMT, "ollama")),
+    LineRule(FMT, r"cuda driver library init failure: (?P<code>\d+)", _cuda_init_failure),
     LineRule(FMT, r"level=\w+ source=[\w./-]+\.go:\d+", hint(FMT, "ollama")),
 )

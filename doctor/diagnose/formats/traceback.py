@@ -43,7 +43,9 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResource
          r"|\[TensorRT-LLM\]\[ERROR\]|\[TRT-LLM\] \[E\]"
          r"|failed to initialize CUDA|not supported on \.target|Unknown CUDA Architecture Name|CMake Error"
          r"|cudaErrorNoKernelImageForDevice|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+"
-         r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception")
+         r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception"
+         r"|no kernel image is available for execution|CUDA_ERROR_[A-Z_]{4,}|Arch conditional MMA instruction used"
+         r"|NVRM: Xid ")
 
 def _gpu_mentioned(m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("gpu_mentioned", m.group(0), line)
@@ -59,5 +61,7 @@ RULES = (
     LineRule(FMT, r"ptxas\S* .*--gpu-name=sm_(?P<sm>1[0-2]\d)[af]?\b", _ptxas_arch),
     # a build log: ptxas rejects an instruction for the target the user builds for, their GPU's
     LineRule(FMT, r"not supported on \.target 'sm_(?P<sm>12\d)[af]?'", _ptxas_arch),
+    # Triton's compile target, printed with its errors: the GPU it compiled for
+    LineRule(FMT, r"GPUTarget\(backend=.cuda., arch=(?P<sm>1[0-2]\d)\b", _ptxas_arch),
     LineRule(FMT, ERROR, _error, once=False),
 )

@@ -130,6 +130,8 @@ def build_view(run: EngineRun) -> dict[str, Any]:
         "found": not run.library.what_if, "source": details.get("source"), "server": details.get("server"),
         "cuda_library": details.get("cuda_library"), "build": _int(details.get("build")),
         "toolkit": details.get("toolkit"), "cuda_archs": [*sass, *ptx],
+        **_runtime_view(details, run.facts.driver),
+        "cuda_arch_list": ";".join(dict.fromkeys(builds.arch_target(c) for c in capabilities)) or "120a-real",
         "cmake": builds.cmake_line(capabilities), "min_toolkit": builds.min_toolkit(capabilities),
     }
     gpu = run.gpu
@@ -146,17 +148,76 @@ def build_view(run: EngineRun) -> dict[str, Any]:
     return view
 
 
+def _runtime_view(details: dict[str, Any], driver: Any) -> dict[str, Any]:
+    """The CUDA runtime the build links against the toolkit that compiled it and the driver that must serve it."""
+    toolkit, cudart = details.get("toolkit"), details.get("cudart_major")
+    toolkit_major = _int(str(toolkit or "").split(".")[0] or None)
+    return {"cudart_major": cudart, "cudart_link": cudart_link(toolkit, cudart), "toolkit_dir": _toolkit_dir(toolkit),
+            "driver_cuda_major": driver_cuda_major(driver), "runtime_major": _int(cudart) or toolkit_major}
+
+
+def cudart_link(toolkit: Any, cudart_major: Any) -> str | None:
+    """"mismatch" where nvcc 13 or newer compiled the CUDA code but the library links libcudart.so.12: CUDA 13's
+    headers call the plain cudaGetDeviceProperties, which libcudart.so.12 still exports with its old struct layout,
+    so every field read after the removed ones comes from the wrong offset. "matched" where the majors agree,
+    None where either is not known. (The other way round does not link: libcudart.so.13 has no
+    cudaGetDeviceProperties_v2, which CUDA 12's headers call.)"""
+    major = _int(str(toolkit).split(".")[0]) if toolkit else None
+    cudart = _int(cudart_major)
+    if major is None or cudart is None:
+        return None
+    return "mismatch" if major >= 13 and cudart == 12 else "matched"
+
+
+# R580 is the first driver branch that serves CUDA 13.x (NVIDIA's CUDA compatibility table); R525 the first 12.x.
+FIRST_DRIVER_OF_CUDA = ((580, 13), (525, 12))
+
+
+def driver_cuda_major(driver: Any) -> int | None:
+    """The newest CUDA major release the driver serves: from its CUDA version when stated, else its branch."""
+    stated = str(getattr(driver, "cuda_driver_version", None) or "")
+    if stated.split(".")[0].isdigit():
+        return int(stated.split(".")[0])
+    major = _int(str(getattr(driver, "driver_version", None) or "").split(".")[0] or None)
+    if major is None or not getattr(driver, "present", True):
+        return None
+    return next((cuda for first, cuda in FIRST_DRIVER_OF_CUDA if major >= first), None)
+
+
+def _toolkit_dir(toolkit: Any) -> str | None:
+    """Where NVIDIA's installers put a toolkit release: /usr/local/cuda-13.3 for 13.3 or 13.3.73."""
+    parts = str(toolkit or "").split(".")
+    return f"/usr/local/cuda-{parts[0]}.{parts[1]}" if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) else None
+
+
 def _logged_view(details: dict[str, Any], capability: tuple[int, int] | None) -> dict[str, Any]:
     """The build's own `CUDA : ARCHS` list (a log's system_info line), the free memory it read from /proc/meminfo
     (its unified-memory path, logged), and the release asset it came from."""
     logged = [str(a) for a in details.get("logged_cuda_archs") or ()]
     asset = details.get("release_asset")
     uma_kb = details.get("logged_uma_available_kb")
-    return {"logged_cuda_archs": ",".join(logged) or None,
+    return {"logged_smem_abort": logged_smem_abort(details),
+            "logged_cuda_archs": ",".join(logged) or None,
             "logged_uma_available_gib": round(int(uma_kb) / (1 << 20), 1) if uma_kb is not None else None,
             "logged_arch_verdict": archlists.logged_arch_verdict(logged, capability) if capability else None,
             "release_asset": asset, "asset_before_sm12x": bool(asset) and _older(details.get("toolkit"), "12.8"),
             "bundled_by": details.get("bundled_by")}
+
+
+# Where a bad shared-memory-per-block ceiling (ggml-cuda's smpbo) ends the process: SOFT_MAX and the MoE id
+# helper raise their dynamic shared memory to it (CUDA_SET_SHARED_MEMORY_LIMIT), MMQ picks its tile from it.
+SMEM_ABORT_SITES = ("SOFT_MAX", "ggml_cuda_launch_mm_ids_helper", "ggml_cuda_mul_mat_q")
+
+
+def logged_smem_abort(details: dict[str, Any]) -> str | None:
+    """The op or function a log shows aborting with `CUDA error: invalid argument` where ggml-cuda hands its
+    shared-memory ceiling to the runtime; None for any other logged error."""
+    if str(details.get("logged_cuda_error") or "").strip() != "invalid argument":
+        return None
+    for site in (details.get("logged_failed_op"), details.get("logged_cuda_error_function")):
+        if site in SMEM_ABORT_SITES:
+            return str(site)
+    return None
 
 
 def rule_view(run: EngineRun) -> dict[str, Any]:

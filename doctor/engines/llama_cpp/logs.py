@@ -38,6 +38,19 @@ def _uma_probe(m: Any, line: int, facts: LogFacts) -> None:
     facts.detail("llama.cpp", "logged_uma_available_kb", int(m.group("kb")), line)
 
 
+def _failure(m: Any, line: int, facts: LogFacts) -> None:
+    """What ggml-cuda's abort names: the op `ggml_cuda_compute_forward` failed on, the CUDA error text and the
+    function it was raised in (the first of each: later lines are the aftermath). Only the op line is ggml's
+    own: a bare `CUDA error:` line names no engine (torch prints it too)."""
+    if m.group("op"):
+        facts.saw(FMT, line)
+        facts.hint_engine("llama.cpp", line)
+    for group, key in (("op", "logged_failed_op"), ("error", "logged_cuda_error"),
+                       ("function", "logged_cuda_error_function")):
+        if m.group(group):
+            facts.detail("llama.cpp", key, m.group(group).strip(), line)
+
+
 def _model(m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     facts.set_once("model", m.group("model"), line)
@@ -54,5 +67,7 @@ RULES = (
     LineRule(FMT, r"(?:^|\s)(?:build|version): (?P<build>\d{3,6}) \((?P<commit>[0-9a-f]{6,40})\)", _build),
     LineRule(FMT, r"CUDA : ARCHS = (?P<archs>[\d,]+)", _archs),
     LineRule(FMT, r"ggml_backend_cuda_get_available_uma_memory: final available_memory_kb: (?P<kb>\d+)", _uma_probe),
+    LineRule(FMT, r"ggml_cuda_compute_forward: (?P<op>[A-Z_0-9]+) failed|CUDA error: (?P<error>[a-z][a-z ]+[a-z])"
+                  r"|current device: \d+, in function (?P<function>\w+) at", _failure, once=False),
     LineRule(FMT, r"llama_model_loader: loaded meta data .* from (?P<model>\S+\.gguf)", _model),
 )

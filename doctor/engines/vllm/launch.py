@@ -22,6 +22,9 @@ VALUES = {
     "--cpu-offload-gb": "cpu_offload_gb", "--max-cudagraph-capture-size": "max_cudagraph_capture_size",
     "--speculative-config": "speculative_config", "--dtype": "dtype",
     "--limit-mm-per-prompt": "limit_mm_per_prompt",
+    # several nodes: the Ray executor, or the multiprocessing executor's own --nnodes / --node-rank
+    "--distributed-executor-backend": "distributed_executor_backend", "--nnodes": "nnodes", "-n": "nnodes",
+    "--node-rank": "node_rank", "-r": "node_rank",
 }
 SWITCHES = {
     "--enforce-eager": "enforce_eager", "--disable-custom-all-reduce": "disable_custom_all_reduce",
@@ -32,7 +35,7 @@ SWITCHES = {
 KV_DTYPES = {"fp8": "fp8_e4m3", "fp8_inc": "fp8_e4m3", "fp8_ds_mla": "fp8_e4m3", "bfloat16": "bf16",
              "float16": "fp16", "nvfp4": "fp4_e2m1"}
 INTS = {"tp", "pp", "dp", "context_length", "max_num_seqs", "max_num_batched_tokens", "block_size",
-        "kv_cache_memory_bytes", "max_cudagraph_capture_size"}
+        "kv_cache_memory_bytes", "max_cudagraph_capture_size", "nnodes", "node_rank"}
 FLOATS = {"gpu_memory_utilization", "cpu_offload_gb"}
 HUMAN = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
 DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}

@@ -1,0 +1,101 @@
+"""`--hardware PROFILE --nodes N` (or one `--facts FILE --nodes N`): a report's "2x DGX Spark TP2" checked as the
+multi-node deployment it is, instead of MEM003's "needs 2 GPUs; the machine has 1" on one Spark."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from doctor.cli import main
+
+MODEL = "tests/cases/models/deepseek-v4-flash"
+VLLM = "vllm==0.21.0"
+
+
+def _check(capsys, *args: str) -> tuple[int, dict]:
+    code = main(["check", MODEL, "--offline", "--engine", VLLM, "--format", "json", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _ids(report: dict) -> set[str]:
+    return {f["id"] for f in report["findings"]}
+
+
+def test_two_sparks_at_tp2_are_two_nodes_not_one_short_machine(capsys):
+    code, report = _check(capsys, "--hardware", "dgx-spark", "--nodes", "2", "--tp", "2")
+    assert [n["name"] for n in report["cluster"]["nodes"]] == ["dgx-spark", "dgx-spark#2"]
+    assert "MEM003" not in _ids(report)
+    assert report["cluster"]["plan"]["requested"]["tp"] == 2
+    assert code == 0  # nothing in the deployment is an error
+
+
+def test_one_spark_at_tp2_still_says_the_machine_is_short_and_names_nodes(capsys):
+    code, report = _check(capsys, "--hardware", "dgx-spark", "--tp", "2")
+    mem003 = [f for f in report["findings"] if f["id"] == "MEM003"]
+    assert mem003 and "--nodes N" in mem003[0]["message"]
+    assert code == 1
+
+
+def test_nodes_1_is_the_single_machine_check(capsys):
+    _, report = _check(capsys, "--hardware", "dgx-spark", "--nodes", "1")
+    assert "cluster" not in report
+
+
+def test_unknown_network_of_profile_nodes_is_not_called_tcp(capsys):
+    _, report = _check(capsys, "--hardware", "dgx-spark", "--nodes", "2", "--tp", "2")
+    ids = _ids(report)
+    assert "CLU010" in ids and "CLU006" not in ids
+
+
+def test_one_facts_file_repeated(tmp_path, capsys):
+    path = tmp_path / "spark.json"
+    assert main(["snapshot", "--hardware", "dgx-spark", "-o", str(path)]) == 0
+    capsys.readouterr()
+    _, report = _check(capsys, "--facts", str(path), "--nodes", "3", "--tp", "1", "--pp", "3")
+    assert report["cluster"]["node_count"] == 3
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--hardware", "dgx-spark", "--nodes", "0"], "--nodes must be at least 1"),
+    (["--nodes", "2"], "--nodes needs --hardware PROFILE or one --facts FILE"),
+    (["--hardware", "dgx-spark", "--nodes", "5000"], "at most 1024"),
+    (["--hardware", "dgx-spark-x2"], "--hardware dgx-spark --nodes 2"),
+])
+def test_bad_nodes_input_is_one_line_and_exit_2(capsys, args, says):
+    assert main(["check", "--offline", *args]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_nodes_with_ray_is_refused(capsys):
+    assert main(["check", "--offline", "--ray", "auto", "--nodes", "2"]) == 2
+    assert "--ray finds the nodes itself" in capsys.readouterr().err
+
+
+def test_plan_over_two_spark_nodes(capsys):
+    assert main(["plan", MODEL, "--offline", "--hardware", "dgx-spark", "--nodes", "2", "--engine", VLLM,
+                 "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert len(plan["nodes"]) == 2
+    assert plan["best"]["gpus"] == 2 and plan["best"]["fits"]  # one Spark cannot hold it, two can
+
+
+@pytest.mark.parametrize(("hardware", "launch", "mem003"), [
+    ("dgx-spark", [], True),  # one Spark, TP2, nothing says several nodes: the machine is short
+    ("dgx-spark", ["--distributed-executor-backend", "ray"], False),  # Ray places the ranks on two Sparks
+    ("dgx-spark", ["--distributed-executor-backend=ray"], False),
+    ("dgx-spark", ["--nnodes", "2", "--node-rank", "0"], False),  # vLLM's multiprocessing multi-node
+    ("dgx-spark", ["--nnodes", "1"], True),
+    ("dgx-spark", ["--distributed-executor-backend", "mp"], True),
+    ("rtx-5090", ["--distributed-executor-backend", "ray"], True),  # a discrete GPU: the rule is unchanged
+])
+def test_mem003_on_one_spark_with_a_multi_node_launch(capsys, hardware, launch, mem003):
+    _, report = _check(capsys, "--hardware", hardware, "--tp", "2", "--", *launch)
+    assert ("MEM003" in _ids(report)) is mem003
+
+
+def test_mem003_still_names_a_real_layout_problem_on_a_spark_cluster_launch(capsys):
+    """TP3 cannot split the model's heads: the multi-node launch does not excuse that."""
+    _, report = _check(capsys, "--hardware", "dgx-spark", "--tp", "3", "--", "--distributed-executor-backend", "ray")
+    assert "MEM003" in _ids(report)
