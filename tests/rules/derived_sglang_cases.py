@@ -49,6 +49,16 @@ DERIVED_SGLANG_CASES = [
     a("DSP020", False, "explicit Triton FP8 GEMM in 0.5.10", sg("0.5.10", DSV3), "--fp8-gemm-backend", "triton"),
     a("DSP020", False, "NVFP4 without the format flag in 0.5.10: detected", sg("0.5.10", "Qwen/Qwen3-30B-A3B",
                                                                              quant=NVFP4_MOE)),
+    # 0.5.3's ModelOptNvFp4FusedMoEMethod: `if not is_sm100_supported(): raise ValueError` (major 10 only)
+    a("DSP020", True, "ModelOpt NVFP4 MoE on 12.0 in 0.5.3: SM100 only", sg("0.5.3", "Qwen/Qwen3-30B-A3B",
+                                                                          quant=NVFP4_MOE),
+      "--quantization", "modelopt_fp4"),
+    a("DSP020", True, "and on 12.1", sg("0.5.3", "Qwen/Qwen3-30B-A3B", SPARK, quant=NVFP4_MOE),
+      "--quantization", "modelopt_fp4"),
+    a("DSP020", False, "0.5.5 builds it", sg("0.5.5", "Qwen/Qwen3-30B-A3B", quant=NVFP4_MOE),
+      "--quantization", "modelopt_fp4"),
+    a("DSP020", False, "0.5.3 on 10.0 builds it", sg("0.5.3", "Qwen/Qwen3-30B-A3B", B200, quant=NVFP4_MOE),
+      "--quantization", "modelopt_fp4"),
     # a JIT DeepGEMM kernel picked where the installed DeepGEMM has no sources for the architecture
     a("DSP021", True, "block-FP8 linear layers on DeepGEMM on 12.0", sg("0.5.9", DSV3)),
     a("DSP021", False, "12.1: GB10 machines install aarch64 kernel wheels, not the table's x86_64 set",

@@ -74,8 +74,10 @@ def test_block_fp8_gemm_without_deep_gemm_is_the_one_read_from_the_wheel(release
     e = entry(release, "12.0", "gqa-h128-dense:fp8-block+env=SGLANG_ENABLE_JIT_DEEPGEMM=0")
     if not built(e):
         pytest.skip(f"SGLang {release}'s model construction is not reached by the emulation")
-    expected = GEMM_FUNCTION[defaults.default_fp8_gemm_backend(Version(release), (12, 0),
-                                                               {"SGLANG_ENABLE_JIT_DEEPGEMM": "0"})]
+    # 0.5.3 reads SGL_ENABLE_JIT_DEEPGEMM, not the grid's SGLANG_ENABLE_JIT_DEEPGEMM: DeepGEMM stays on there
+    functions = {**GEMM_FUNCTION, "deep_gemm": "deepgemm_w8a8_block_fp8_linear_with_fallback"}
+    expected = functions[defaults.default_fp8_gemm_backend(Version(release), (12, 0),
+                                                           {"SGLANG_ENABLE_JIT_DEEPGEMM": "0"})]
     assert {group["kernels"].get("w8a8_block_fp8_linear") for group in e["linear"]} == {expected}
 
 

@@ -271,20 +271,37 @@ def _build(args: Any, config: Any) -> torch.nn.Module:
         return initialize(config, load_config)
 
 
-def _publish_for_scheduler(args: Any) -> str:
+def _publish_for_scheduler(args: Any, config: Any) -> str:
     """What the launcher does before a scheduler process builds anything. From 0.5.2x `run_scheduler_process`
     publishes the record with the process's place in the topology (`SpawnRanks`: world rank from TP/PP rank, DP
     rank, GPU id), and the layers read their ranks from `get_parallel()`; the legacy
-    `set_global_server_args_for_scheduler` shim publishes without ranks. Here: TP rank 0, PP rank 0, no DP
-    controller, GPU 0, as `launch_server` spawns a one-GPU server."""
+    `set_global_server_args_for_scheduler` shim publishes without ranks; before that shim (0.5.2, 0.5.3) the
+    layers read `schedule_batch.global_server_args_dict`, which `ModelRunner.__init__` fills. Here: TP rank 0,
+    PP rank 0, no DP controller, GPU 0, as `launch_server` spawns a one-GPU server."""
     from sglang.srt import server_args as server_args_module
     context = sys.modules.get("sglang.srt.runtime_context") or _optional_import("sglang.srt.runtime_context")
-    if context is None or not hasattr(context, "SpawnRanks"):
+    if context is not None and hasattr(context, "SpawnRanks"):
+        world_rank = context.spawn_world_rank(args, tp_rank=0, pp_rank=0)
+        context.publish(args, role="scheduler", ranks=context.SpawnRanks(world_rank=world_rank, dp_rank=None,
+                                                                           gpu_id=0))
+        return "publish(role=scheduler, ranks=SpawnRanks)"
+    if hasattr(server_args_module, "set_global_server_args_for_scheduler"):
         server_args_module.set_global_server_args_for_scheduler(args)
         return "set_global_server_args_for_scheduler"
-    world_rank = context.spawn_world_rank(args, tp_rank=0, pp_rank=0)
-    context.publish(args, role="scheduler", ranks=context.SpawnRanks(world_rank=world_rank, dp_rank=None, gpu_id=0))
-    return "publish(role=scheduler, ranks=SpawnRanks)"
+    return _fill_global_server_args_dict(args, config)
+
+
+def _fill_global_server_args_dict(args: Any, config: Any) -> str:
+    """`ModelRunner.__init__` of 0.5.2/0.5.3 (model_runner.py: `global_server_args_dict.update(...)`): the
+    listed server args, whether the model takes the MLA backend, and the speculative algorithm."""
+    from sglang.srt.configs.model_config import AttentionArch
+    from sglang.srt.managers import schedule_batch
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+    schedule_batch.global_server_args_dict.update(
+        {key: getattr(args, key) for key in schedule_batch.GLOBAL_SERVER_ARGS_KEYS}
+        | {"use_mla_backend": config.attention_arch == AttentionArch.MLA,
+           "speculative_algorithm": SpeculativeAlgorithm.from_string(args.speculative_algorithm)})
+    return "global_server_args_dict.update"
 
 
 def _optional_import(name: str) -> Any:
@@ -295,7 +312,7 @@ def _optional_import(name: str) -> Any:
 
 
 def _prepare_build(session: Session, args: Any, config: Any) -> list[str]:
-    published = _publish_for_scheduler(args)
+    published = _publish_for_scheduler(args, config)
     session.ensure()
     with contextlib.suppress(ImportError):
         from sglang.srt.layers.dp_attention import initialize_dp_attention

@@ -63,6 +63,24 @@ def _forget_memoised() -> None:
                 value.cache_clear()
 
 
+def _envs_attributes() -> set[str]:
+    envs = sys.modules.get("vllm.envs")
+    return set(vars(envs)) if envs is not None else set()
+
+
+def _forget_envs_assignments(before: set[str]) -> None:
+    """vLLM 0.12.0 assigns its MLA default onto the `vllm.envs` module (`envs.VLLM_ATTENTION_BACKEND =
+    "CUTLASS_MLA"` on Blackwell, platforms/cuda.py): the attribute then shadows the module's `__getattr__` for the
+    rest of the process, and every later query on 10.0 read it as the user's forced backend. A `vllm serve`
+    process serves one model; here each query starts from the environment, as a fresh process would."""
+    envs = sys.modules.get("vllm.envs")
+    known = getattr(envs, "environment_variables", None)
+    if envs is None or not isinstance(known, dict):
+        return
+    for name in [n for n in vars(envs) if n in known and n not in before]:
+        delattr(envs, name)
+
+
 def _error(stage: str, error: BaseException) -> dict[str, Any]:
     frames = [f for f in traceback.extract_tb(error.__traceback__) if "/vllm/" in f.filename]
     where = f"{frames[-1].filename.split('/site-packages/')[-1]}:{frames[-1].lineno}" if frames else ""
@@ -263,6 +281,7 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
     saved = {name: os.environ.get(name) for name in query.get("env", {})}
     preset = {name for name in os.environ if name.startswith("VLLM_")}
+    envs_before = _envs_attributes()
     os.environ.update(query.get("env", {}))
     try:
         result.update(_configure_and_build(session, query, started))
@@ -276,6 +295,7 @@ def run_query(session: Session, query: dict[str, Any]) -> dict[str, Any]:
         # the next query would then read it as the user's and raise where a fresh `vllm serve` falls back to V0
         for name in [n for n in os.environ if n.startswith("VLLM_") and n not in preset]:
             os.environ.pop(name)
+        _forget_envs_assignments(envs_before)
     result["attention_calls"] = list(vllm_platform.ATTENTION_CALLS)
     result["log"] = [line for line in LOG_LINES if line["level"] != "DEBUG" or "backend" in line["msg"].lower()]
     gc.collect()
