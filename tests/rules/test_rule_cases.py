@@ -855,6 +855,16 @@ def _know_sgl_cases():
 CASES += _know_sgl_cases()
 
 
+def _know_sparse_cases():
+    """Sparse MLA, DSA indexers, sparse-model MoE kernels (rules/sparse_mla.toml, sparse_moe.toml)."""
+    from tests.rules.know_sparse_cases import KNOW_SPARSE_CASES
+
+    return KNOW_SPARSE_CASES
+
+
+CASES += _know_sparse_cases()
+
+
 def _log_line_cases():
     """The rules that explain a log line only (rules/log_lines.toml): tests/rules/log_line_cases.py."""
     from tests.rules.log_line_cases import LOG_LINE_CASES

@@ -29,6 +29,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         "nccl": allreduce.nccl(run),
         "flashinfer": flashinfer_view(run),
         "trtllm_attention_off": trtllm_attention_off(run.launch.args),
+        "indexer_fp4": indexer_fp4(run.launch.args),
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
@@ -62,6 +63,19 @@ def trtllm_attention_off(args: tuple[str, ...] | list[str]) -> bool:
     """`--attention-config.use_trtllm_attention=0` (or the JSON form): FlashInfer never takes its TRT-LLM/XQA
     kernels (`force_use_trtllm_attention() is False`, vllm/utils/flashinfer.py)."""
     return bool(TRTLLM_OFF.search(" ".join(str(a) for a in args)))
+
+
+FP4_INDEXER_CACHE = re.compile(r"use_fp4_indexer_cache\W+(?:true|1)\b", re.IGNORECASE)
+MXFP4_INDEXER = re.compile(r"indexer_kv_dtype\W+mxfp4\b", re.IGNORECASE)
+
+
+def indexer_fp4(args: tuple[str, ...] | list[str]) -> dict[str, bool]:
+    """The sparse-attention indexer's MXFP4 key cache, as the launch asks for it: `use_fp4_indexer_cache=True`
+    (`--attention-config.use_fp4_indexer_cache=True` or the JSON form; vLLM 0.20.0-0.28.x) or
+    `indexer_kv_dtype=mxfp4` (0.28.0 on)."""
+    text = " ".join(str(a) for a in args)
+    return {"use_fp4_indexer_cache": bool(FP4_INDEXER_CACHE.search(text)),
+            "indexer_kv_dtype_mxfp4": bool(MXFP4_INDEXER.search(text))}
 
 
 def startup_view(run: EngineRun, facts: dict[str, Any]) -> dict[str, Any]:
