@@ -147,3 +147,34 @@ def test_vllm_0_9_keeps_a_transformers_without_its_own_aimv2_config():
     from tools.engine_oracle.environment import constraints_for
     assert "transformers<4.54" in constraints_for("vllm", "0.9.2")
     assert "transformers<4.54" not in constraints_for("vllm", "0.10.0")
+
+
+def test_stub_also_exports_the_driver_calls_of_tritons_runtime_compiled_launcher(tmp_path):
+    """Triton compiles backends/nvidia/driver.c on first use and loads it against the stub: its calls are in no
+    shipped shared object (Triton 3.6's cuCtxSetLimit failed vLLM 0.17.0's Qwen3-Next inspection)."""
+    from tools.engine_oracle.stub_libcuda import runtime_compiled_driver_calls
+    nvidia = tmp_path / "triton" / "backends" / "nvidia"
+    nvidia.mkdir(parents=True)
+    (nvidia / "driver.c").write_text("typedef CUresult (*cuTensorMapEncodeTiled_t)(void);\n"
+                                     "CUDA_CHECK(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 0));\n"
+                                     "CUresult r = cuModuleGetFunction (&fun, mod, name); /* cuInit */\n")
+    assert runtime_compiled_driver_calls(tmp_path) == {"cuCtxSetLimit", "cuModuleGetFunction"}
+    assert runtime_compiled_driver_calls(tmp_path / "elsewhere") == set()
+
+
+def test_a_yanked_exact_pin_is_restated_for_its_own_release_only():
+    from tools.engine_oracle.environment import constraints_for
+    assert "transformers==4.57.0" in constraints_for("sglang", "0.5.3")
+    assert not any(c.startswith("transformers==") for c in constraints_for("sglang", "0.5.2"))
+    assert not any(c.startswith("transformers==") for c in constraints_for("sglang", "0.5.3.post1"))
+    assert not any(c.startswith("transformers==") for c in constraints_for("vllm", "0.5.3"))
+
+
+def test_a_pin_pypi_no_longer_has_is_overridden_with_its_nearest_version_and_recorded(tmp_path):
+    from tools.engine_oracle import stand_ins
+    overrides = stand_ins.overrides_file("sglang", "0.5.4", tmp_path)
+    assert overrides is not None and overrides.read_text().split() == ["apache-tvm-ffi==0.1.0"]
+    assert stand_ins.overrides_file("sglang", "0.5.5", tmp_path) is None
+    record = stand_ins.substituted("sglang", "0.5.4", {"apache-tvm-ffi": "0.1.0"})["apache-tvm-ffi"]
+    assert record["pinned"] == "0.1.0b15" and record["version"] == "0.1.0"
+    assert stand_ins.substituted("sglang", "0.5.3", {}) == {}

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.engine_oracle.stand_ins import overrides_file, recorded
+from tools.engine_oracle.stand_ins import overrides_file, recorded, substituted
 from tools.engine_oracle.stub_libcuda import build_stub
 
 DEFAULT_CACHE = Path(os.environ.get("SM120_DOCTOR_ORACLE_CACHE", Path.home() / ".cache" / "sm120-doctor-oracle"))
@@ -48,6 +48,13 @@ RELEASE_CONSTRAINTS = {("vllm", (0, 12)): ("transformers<5",), ("vllm", (0, 10))
                        ("sglang", (0, 5, 13)): ("kernels<0.15",)}
 
 
+# A release's own exact pin that PyPI has yanked since: uv takes a yanked version only when a requirement or
+# constraint names it exactly, and refuses it when it comes through a dependency. SGLang 0.5.3 pins
+# transformers==4.57.0, yanked ("Error in the setup causing installation issues"): the constraint restates that pin,
+# so the venv holds what 0.5.3 asked for, nothing substituted (recorded in the table under `pinned.yanked`).
+YANKED_PINS = {("sglang", "0.5.3"): ("transformers==4.57.0",)}
+
+
 # Releases whose serving stack is an extra: SGLang before 0.5.3 lists torch, sgl-kernel and FlashInfer under
 # `extra == "srt"` (a bare `pip install sglang==0.5.2` installs none of them); the README's install line is
 # `pip install "sglang[all]"`, whose `srt` part is what the oracle needs.
@@ -66,7 +73,7 @@ def constraints_for(engine: str, release: str) -> tuple[str, ...]:
     parts = [int(part) for part in release.split(".")[:3]]
     extra = [c for (name, before), cs in RELEASE_CONSTRAINTS.items()
              if name == engine and tuple(parts[:len(before)]) < before for c in cs]
-    return (*CONSTRAINTS, *extra)
+    return (*CONSTRAINTS, *extra, *YANKED_PINS.get((engine, release), ()))
 
 
 def find_uv() -> str | None:
@@ -161,6 +168,9 @@ def pinned_inputs(env: EngineEnv, variables: dict[str, str]) -> dict[str, object
     stand_ins = recorded(env.engine, env.release, installed, env.site_packages)
     return {"distributions": {name: installed.get(name) for name in PINNED_DISTRIBUTIONS if name in installed},
             **({"stand_ins": stand_ins} if stand_ins else {}),
+            **({"yanked": list(YANKED_PINS[(env.engine, env.release)])} if (env.engine, env.release) in YANKED_PINS
+               else {}),
+            **({"substitutes": subs} if (subs := substituted(env.engine, env.release, installed)) else {}),
             "absent": [name for name in PINNED_DISTRIBUTIONS if name not in installed],
             "toolchain": {tool: shutil.which(tool, path=path) for tool in TOOLCHAIN},
             "env": {k: v for k, v in sorted(variables.items()) if k.startswith(("VLLM_", "CUDA_HOME"))}}

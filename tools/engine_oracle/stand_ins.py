@@ -36,8 +36,24 @@ STAND_INS: dict[tuple[str, str], dict[str, tuple[str, str, str]]] = {
 }
 
 
+# (engine, release) -> {distribution: (the version the release's requirements pin, the version installed, why)}:
+# a pinned version PyPI no longer has at all, replaced (uv override) by the nearest published one.
+TVM_FFI_WHY = ("flashinfer-python 0.4.1 (SGLang 0.5.4's pin) requires apache-tvm-ffi==0.1.0b15; PyPI has no "
+               "0.1.0bN left, 0.1.0 is the release that beta line became. tvm_ffi is FlashInfer's kernel-loading FFI; "
+               "no Python file of the sglang 0.5.4 wheel names it, so its server-args and layer dispatch read nothing "
+               "from it; a FlashInfer that cannot load with it shows as errors of the entries that import FlashInfer, "
+               "never as a different choice")
+SUBSTITUTES: dict[tuple[str, str], dict[str, tuple[str, str, str]]] = {
+    ("sglang", "0.5.4"): {"apache-tvm-ffi": ("0.1.0b15", "0.1.0", TVM_FFI_WHY)},
+}
+
+
 def stand_ins_for(engine: str, release: str) -> dict[str, tuple[str, str, str]]:
     return STAND_INS.get((engine, release), {})
+
+
+def substitutes_for(engine: str, release: str) -> dict[str, tuple[str, str, str]]:
+    return SUBSTITUTES.get((engine, release), {})
 
 
 def _record_line(name: str, data: bytes) -> str:
@@ -66,12 +82,14 @@ def build_stand_in(distribution: str, version: str, folder: Path) -> Path:
 
 
 def overrides_file(engine: str, release: str, folder: Path) -> Path | None:
-    """A uv overrides file pointing each stand-in requirement at its local wheel (None: nothing to stand in)."""
-    wanted = stand_ins_for(engine, release)
-    if not wanted:
+    """A uv overrides file pointing each stand-in requirement at its local wheel and each substitute at its
+    published version (None: nothing to replace)."""
+    wanted, substitutes = stand_ins_for(engine, release), substitutes_for(engine, release)
+    if not wanted and not substitutes:
         return None
     lines = [f"{name} @ {build_stand_in(name, version, folder / 'stand-ins').as_uri()}"
              for name, (version, _, _) in wanted.items()]
+    lines += [f"{name}=={installed}" for name, (_, installed, _) in substitutes.items()]
     path = folder / "oracle-overrides.txt"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -92,3 +110,10 @@ def recorded(engine: str, release: str, installed: dict[str, str], site_packages
     return {name: {"version": version, "installed": "metadata-only stand-in (uv override)", "module": module,
                    "why": why, "importers": importers(site_packages, module)}
             for name, (version, module, why) in stand_ins_for(engine, release).items() if name in installed}
+
+
+def substituted(engine: str, release: str, installed: dict[str, str]) -> dict[str, object]:
+    """The table's provenance for each substitute: what the release pinned, what the venv holds, and why."""
+    return {name: {"pinned": pinned, "version": installed.get(name), "installed": "nearest published version (uv "
+                   "override)", "why": why}
+            for name, (pinned, _, why) in substitutes_for(engine, release).items()}

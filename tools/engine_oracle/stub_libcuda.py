@@ -1,6 +1,8 @@
 """A stub `libcuda.so.1` for an engine's environment: every `cu*` driver symbol that the environment's
 shared objects import, each returning CUDA_ERROR_NO_DEVICE (100). Generated from a symbol scan (`nm -D
---undefined-only`) so a release that starts calling a new driver entry point still loads."""
+--undefined-only`) so a release that starts calling a new driver entry point still loads, plus the `cu*` calls of
+the C sources Triton compiles at run time (its `driver.c` launcher utilities, built into ~/.triton/cache and
+loaded against this library: Triton 3.6's calls `cuCtxSetLimit`, which no shipped shared object imports)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 DRIVER_SYMBOL = re.compile(r"^\s+U (cu[A-Z]\w*)$")
+SOURCE_CALL = re.compile(r"\b(cu[A-Z]\w*)\s*\(")
 NO_DEVICE = 100
 
 
@@ -26,6 +29,15 @@ def imported_driver_symbols(objects: list[Path]) -> set[str]:
             if match:
                 symbols.add(match.group(1))
     return symbols
+
+
+def runtime_compiled_driver_calls(site_packages: Path) -> set[str]:
+    """Driver functions called in the C sources that Triton's NVIDIA backend compiles when first used."""
+    calls: set[str] = set()
+    for source in sorted((site_packages / "triton" / "backends" / "nvidia").glob("*.c")):
+        calls |= {name for name in SOURCE_CALL.findall(source.read_text(errors="replace"))
+                  if not name.endswith("_t")}
+    return calls
 
 
 # The error-text calls succeed and fill their out-parameter: callers format the failure they just got with
@@ -48,7 +60,7 @@ def c_source(symbols: set[str]) -> str:
 
 def build_stub(site_packages: Path, out_dir: Path) -> tuple[Path, list[str]]:
     """Writes out_dir/libcuda.so.1 (and its C source); returns its path and the symbols it exports."""
-    symbols = imported_driver_symbols(shared_objects(site_packages))
+    symbols = imported_driver_symbols(shared_objects(site_packages)) | runtime_compiled_driver_calls(site_packages)
     symbols |= {"cuInit", "cuDriverGetVersion", "cuGetProcAddress", "cuGetProcAddress_v2"}
     out_dir.mkdir(parents=True, exist_ok=True)
     source = out_dir / "libcuda_stub.c"

@@ -12,6 +12,7 @@ from doctor.probe.model_config import parse_model
 from tools.engine_oracle.grid import Query
 
 DECISION_LINE = re.compile(r"Using .*backend|Using .* for (NVFP4 GEMM|\w*MoE)|Selected \S+ for|[Ff]all(ing)? ?back|"
+                           r"Using FlashAttention version|"
                            r"[Mm]arlin|not supported|"
                            r"disabled|[Ss]witching|[Oo]verrid|instead", re.S)
 MOE_WORDS = ("MoE", "Experts")

@@ -36,6 +36,11 @@ LAUNCHES = (
     # 0.27.0 (the checkpoint's FP8 KV cache); a control of the emulation on 10.0.
     Launch("nemotron-nano-nvfp4-default", "gqa-h128-mamba-moe", "nvfp4", ("--kv-cache-dtype", "fp8"),
            "https://github.com/vllm-project/vllm/issues/52308"),
+    # Controls on real 9.0 machines whose release has no 9.0 entry of the shape in its grid table.
+    # vllm#37180: Qwen/Qwen3.5-35B-A3B (gated DeltaNet + attention, head size 256, BF16 MoE) on a GH200, default
+    # flags; the log's source lines (cuda.py:405, flash_attn.py:587) are vLLM 0.17.0's and 0.17.1's (0.18.0: 317/598).
+    Launch("qwen35-moe-default", "gqa-h256-linear-moe", "bf16", (),
+           "https://github.com/vllm-project/vllm/issues/37180"),
 )
 
 

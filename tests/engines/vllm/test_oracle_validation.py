@@ -175,7 +175,39 @@ OBSERVED = [
              "default backend selection", "gqa-h128-mamba-moe:nvfp4+kv-fp8", "moe", "FLASHINFER_TRTLLM",
              "with default backend selection on SM100-family GPUs (tested: B200) ... the auto-selected "
              "FLASHINFER_TRTLLM monolithic NVFP4 MoE backend", table="vllm-validation"),
+    # Controls on real 9.0 machines (collected 2026-11-28, task controls).
+    *(Observed("https://github.com/vllm-project/vllm/issues/33910", "0.15.0", "2 nodes x 8 H20 (collect_env: "
+               "vLLM Version 0.15.0)", "9.0", "DeepSeek R1 671B (DeepseekV3ForCausalLM, block FP8 MoE), TP=16 over "
+               "two nodes; the line is rank TP8's (the grid asks TP rank 0 of TP=1: the MLA selector config, head "
+               "size 576, does not depend on the TP size)", "mla-moe:native", "log", expected, evidence)
+      for expected, evidence in (
+          ("Using FLASH_ATTN_MLA attention backend out of potential backends: ('FLASH_ATTN_MLA', 'FLASHMLA', "
+           "'TRITON_MLA')",
+           "(Worker_TP8 pid=152564) INFO 02-05 11:55:06 [cuda.py:364] Using FLASH_ATTN_MLA attention backend out "
+           "of potential backends: ('FLASH_ATTN_MLA', 'FLASHMLA', 'TRITON_MLA')"),
+          ("Using FLASHINFER_CUTLASS Fp8 MoE backend out of potential backends: ['AITER', 'FLASHINFER_TRTLLM', "
+           "'FLASHINFER_CUTLASS', 'DEEPGEMM', [...]",
+           "(Worker_TP8 pid=152564) INFO 02-05 11:55:06 [fp8.py:328] Using FLASHINFER_CUTLASS Fp8 MoE backend out "
+           "of potential backends: ['AITER', 'FLASHINFER_TRTLLM', 'FLASHINFER_CUTLASS', 'DEEPGEMM', '..."))),
+    Observed("https://github.com/vllm-project/vllm/issues/37180", "0.17.0", "GH200 (Linux ARM64)", "9.0",
+             "Qwen/Qwen3.5-35B-A3B (gated DeltaNet + gated attention, head size 256, BF16 MoE), offline, default "
+             "flags. The report gives no version line; its log's source lines (cuda.py:405, flash_attn.py:587) are "
+             "vLLM 0.17.0's and 0.17.1's, whose vllm/platforms and attention selection code are the same (0.16.0 logs "
+             "the line at cuda.py:367, 0.18.0 at 317), and the report is dated 2026-03-16",
+             "gqa-h256-linear-moe:bf16", "log",
+             "Using FLASH_ATTN attention backend out of potential backends: ['FLASH_ATTN', 'FLASHINFER', "
+             "'TRITON_ATTN', 'FLEX_ATTENTION'].",
+             "(Worker_TP0 pid=3068197) INFO 03-16 11:27:40 [cuda.py:405] Using FLASH_ATTN attention backend out of "
+             "potential backends: ['FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION']. ... "
+             "[flash_attn.py:587] Using FlashAttention version 3", "vllm-validation"),
+    Observed("https://github.com/vllm-project/vllm/issues/37180#fa-version", "0.17.0", "GH200 (Linux ARM64)", "9.0",
+             "Qwen/Qwen3.5-35B-A3B, default flags (release as above)", "gqa-h256-linear-moe:bf16", "log",
+             "Using FlashAttention version 3",
+             "(Worker_TP0 pid=3068197) INFO 03-16 11:27:40 [flash_attn.py:587] Using FlashAttention version 3 "
+             "(\"I did not install specific `flash-attn` version\": vLLM's own FA3 build on Hopper)",
+             "vllm-validation"),
 ]
+CONTROLS = [o for o in OBSERVED if o.capability in ("9.0", "10.0")]
 
 
 # Real lines the emulation does NOT reproduce, each with the reason: asserted to still disagree (so the record
@@ -334,3 +366,10 @@ def test_table_reproduces_the_report(seen):
         assert "rejection" in decided and seen.expected.lower() in decided.lower(), (seen.url, decided)
     else:
         assert seen.expected.lower() in decided.lower(), (seen.url, seen.decision, decided)
+
+
+def test_real_sm90_and_sm100_controls_are_counted_by_capability():
+    """Issue 26 point 4: logs of real 9.0 and 10.0 machines as controls of the emulation itself."""
+    by_capability = {c: {(o.url, o.expected) for o in CONTROLS if o.capability == c} for c in ("9.0", "10.0")}
+    assert len(by_capability["9.0"]) >= 4 and len(by_capability["10.0"]) >= 2
+    assert all(o.release is not None for o in CONTROLS)

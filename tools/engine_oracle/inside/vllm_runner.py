@@ -42,7 +42,10 @@ class Capture(logging.Handler):
             message = record.getMessage()
         except Exception:
             message = str(record.msg)
-        LOG_LINES.append({"logger": record.name, "level": record.levelname, "msg": message})
+        line = {"logger": record.name, "level": record.levelname, "msg": message}
+        if record.exc_info and record.exc_info[1] is not None:  # logger.exception: what was raised, not only that
+            line["exc"] = "".join(traceback.format_exception_only(*record.exc_info[:2])).strip()[-2000:]
+        LOG_LINES.append(line)
 
 
 KEEP_CACHES = ("vllm.platforms", "vllm.distributed", "vllm.envs")
