@@ -405,14 +405,11 @@ def test_real_sm90_and_sm100_controls_are_counted_by_capability():
 
 
 # Tables written before the runner forgot what vLLM assigns onto its `vllm.envs` module between queries
-# (inside/vllm_runner.py, _forget_envs_assignments): vLLM 0.12.0 sets `envs.VLLM_ATTENTION_BACKEND = "CUTLASS_MLA"`
-# for an MLA model on 10.0, and every later 10.0 query of that process was refused as if the user had forced
-# CUTLASS_MLA. For the MLA model itself the refusal is real (vllm#30214 above: DeepSeek-V3.2 on B200); for the GQA
-# models after it, it is the runner's. Strict: the test turns green only when the table is rerun.
-STALE_FORCED = {"0.12.0": "10.0 controls written with the CUTLASS_MLA assignment leaked from the MLA queries "
-                          "(13 GQA entries); rerun: python -m tools.engine_oracle vllm 0.12.0 --capabilities '' "
-                          "--controls 10.0 --only mla-moe,mla-sparse-moe,gqa-h128-dense,gqa-h128-moe,"
-                          "gqa-h64-swa-sinks-moe,gqa-h256-linear-moe"}
+# (inside/vllm_runner.py, _forget_envs_assignments) are listed here with the rerun that fixes them, as strict xfails:
+# vLLM 0.12.0 sets `envs.VLLM_ATTENTION_BACKEND = "CUTLASS_MLA"` for an MLA model on 10.0, and every later 10.0 query
+# of that process was refused as if the user had forced CUTLASS_MLA. 0.12.0's 10.0 controls were rerun on
+# 2026-11-28 (18 entries), so none is left.
+STALE_FORCED: dict[str, str] = {}
 
 
 def _unforced_entries_refused_as_forced(table: dict) -> list[str]:
