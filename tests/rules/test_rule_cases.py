@@ -676,6 +676,8 @@ CASES = [
     a("ATTN004", True, "0.33.0 nvfp4_4over6 still refused on SM12x", vl("0.33.0", NVFP4),
       "--kv-cache-dtype", "nvfp4_4over6"),
     a("ATTN004", False, "hopper", vl("0.25.0", NVFP4, H100), "--kv-cache-dtype", "nvfp4"),
+    a("ATTN004", False, "nvfp4_ds_mla is the sparse-MLA layout, not FlashInfer's FP4 KV", vl("0.30.0", NVFP4),
+      "--kv-cache-dtype", "nvfp4_ds_mla"),
     a("ATTN004", False, "fp8 kv", vl("0.25.0", NVFP4), "--kv-cache-dtype", "fp8"),
     a("VLLM016", True, "fa3 forced on 0.14", vl("0.14.0", env={"VLLM_FLASH_ATTN_VERSION": "3"})),
     a("VLLM016", False, "fa2 on 0.14", vl("0.14.0", env={"VLLM_FLASH_ATTN_VERSION": "2"})),

@@ -11,7 +11,8 @@ from doctor.pipeline.check import check_facts
 from doctor.pipeline.context import unreleased_build
 from doctor.pipeline.gather import with_engines
 
-FLAGS = ["--kv-cache-dtype", "nvfp4_ds_mla"]
+FORK_FLAGS = ["--kv-cache-dtype", "nvfp4_ds_mla"]  # a choice from vLLM 0.30.0: VLLM013 before
+FP4_KV = ["--kv-cache-dtype", "nvfp4"]  # ATTN004 from 0.20.0 to 0.31.x
 
 
 @pytest.mark.parametrize(("version", "unreleased"), [
@@ -28,19 +29,19 @@ def test_sglang_post_releases_are_published_and_engines_without_a_release_list_a
     assert unreleased_build("llama.cpp", "b9197") is False
 
 
-def findings(version: str) -> dict[str, str]:
-    report = check_facts(with_engines(load_profile("dgx-spark"), [f"vllm=={version}"]), FLAGS)
+def findings(version: str, flags: list[str]) -> dict[str, str]:
+    report = check_facts(with_engines(load_profile("dgx-spark"), [f"vllm=={version}"]), flags)
     return {f.id: f for f in report.findings}
 
 
 def test_a_published_release_keeps_its_errors():
-    found = findings("0.24.0")
-    assert found["ATTN004"].severity == "error" and found["VLLM013"].severity == "error"
+    assert findings("0.24.0", FORK_FLAGS)["VLLM013"].severity == "error"
+    assert findings("0.24.0", FP4_KV)["ATTN004"].severity == "error"
 
 
 @pytest.mark.parametrize("version", ["0.25.2.dev0", "0.21.1rc1"])
 def test_a_development_build_gets_warnings_that_say_why(version):
-    found = findings(version)
-    for rule in ("ATTN004", "VLLM013"):
-        assert found[rule].severity == "warning"
-        assert f"vllm {version} is not a published release" in found[rule].message
+    for rule, flags in (("VLLM013", FORK_FLAGS), ("ATTN004", FP4_KV)):
+        found = findings(version, flags)[rule]
+        assert found.severity == "warning"
+        assert f"vllm {version} is not a published release" in found.message
