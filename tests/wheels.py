@@ -46,6 +46,23 @@ def download_wheel(name: str, version: str, *extra_pip_args: str) -> Path:
     return wheels[0]
 
 
+def wheel_text(name: str, version: str, path: str) -> str:
+    """One file of `name==version`'s wheel, as text."""
+    with zipfile.ZipFile(download_wheel(name, version)) as wheel:
+        return wheel.read(path).decode("utf-8")
+
+
+def wheel_names(name: str, version: str) -> list[str]:
+    with zipfile.ZipFile(download_wheel(name, version)) as wheel:
+        return wheel.namelist()
+
+
+def wheel_metadata(name: str, version: str) -> str:
+    """The wheel's own METADATA (its pins)."""
+    found = next(n for n in wheel_names(name, version) if n.endswith(".dist-info/METADATA"))
+    return wheel_text(name, version, found)
+
+
 def unpacked_wheel(name: str, version: str, *extra_pip_args: str) -> Path:
     """Return a directory holding the unpacked wheel (a site-packages-like tree)."""
     wheel = download_wheel(name, version, *extra_pip_args)

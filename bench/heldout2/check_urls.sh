@@ -1,18 +1,3 @@
 #!/bin/bash
-# Which sample URLs (bench/heldout2/urls.txt) already appear in main's ledger, cases, known-good corpus, diagnose
-# corpus or first held-out sample. URLs are normalised: /pull/ = /issues/, lower case, no fragment, no trailing slash.
-# Usage, from the repository root: bench/heldout2/check_urls.sh [REF]   (REF defaults to main)
-set -u
-ref=${1:-main}
-known=$(mktemp)
-git ls-tree -r --name-only "$ref" -- ledger tests/cases tests/knowngood tests/diagnose bench/heldout bench/RESULTS-heldout.md |
-  grep -vE '\.(safetensors|bin|gguf)$' |
-  while read -r f; do git show "$ref:$f"; done |
-  grep -oiE 'https?://[^[:space:]"<>)|]+' |
-  sed -E 's/#.*//; s#/pull/#/issues/#; s#[]/.,;'"'"']+$##' | tr 'A-Z' 'a-z' | sort -u > "$known"
-while read -r id url; do
-  n=$(echo "$url" | sed -E 's/#.*//; s#/pull/#/issues/#; s#/+$##' | tr 'A-Z' 'a-z')
-  if grep -qxF "$n" "$known"; then echo "IN   $id $url"; else echo "new  $id $url"; fi
-done < bench/heldout2/urls.txt
-echo "($(wc -l < "$known") URLs in $ref)"
-rm -f "$known"
+# The held-out check of bench/heldout_check_urls.sh for this sample. Usage: bench/heldout2/check_urls.sh [REF]
+exec bash "$(dirname "$0")/../heldout_check_urls.sh" bench/heldout2 "${1:-main}"

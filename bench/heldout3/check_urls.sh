@@ -1,24 +1,3 @@
 #!/bin/bash
-# Which sample URLs (bench/heldout3/urls.txt) already appear in main. "IN" = in the folders the draw skipped
-# (ledger, cases, known-good corpus, diagnose corpus, the first two held-out samples); "ELSEWHERE" = anywhere else
-# in the tree (rules, docs, fixtures, bench results: the report was studied, so it is no longer held out); "new" =
-# nowhere. URLs are normalised: /pull/ = /issues/, lower case, no fragment, no trailing slash.
-# Usage, from the repository root: bench/heldout3/check_urls.sh [REF]   (REF defaults to main)
-set -u
-ref=${1:-main}
-known=$(mktemp)
-git ls-tree -r --name-only "$ref" -- ledger tests/cases tests/knowngood tests/diagnose bench/heldout bench/heldout2 bench/RESULTS-heldout.md |
-  grep -vE '\.(safetensors|bin|gguf)$' |
-  while read -r f; do git show "$ref:$f"; done |
-  grep -oiE 'https?://[^[:space:]"<>)|]+' |
-  sed -E 's/#.*//; s#/pull/#/issues/#; s#[]/.,;'"'"']+$##' | tr 'A-Z' 'a-z' | sort -u > "$known"
-while read -r id url; do
-  n=$(echo "$url" | sed -E 's/#.*//; s#/pull/#/issues/#; s#/+$##' | tr 'A-Z' 'a-z')
-  if grep -qxF "$n" "$known"; then echo "IN        $id $url"; continue; fi
-  path=$(echo "$n" | sed -E 's#^https://github.com/##; s#/issues/#/(pull|issues)/#')
-  where=$(git grep -liE "${path}([^0-9]|\$)" "$ref" -- . ':!bench/heldout3' ':!bench/RESULTS-heldout.md' 2>/dev/null |
-    sed "s#^$ref:##" | head -4 | tr '\n' ' ')
-  if [ -n "$where" ]; then echo "ELSEWHERE $id $url ($where)"; else echo "new       $id $url"; fi
-done < bench/heldout3/urls.txt
-echo "($(wc -l < "$known") URLs in $ref's skipped folders)"
-rm -f "$known"
+# The held-out check of bench/heldout_check_urls.sh for this sample. Usage: bench/heldout3/check_urls.sh [REF]
+exec bash "$(dirname "$0")/../heldout_check_urls.sh" bench/heldout3 "${1:-main}"

@@ -130,16 +130,18 @@ _VARIANT_LABEL = re.compile(r"(cu\d+|cpu|rocm[\d.]*|xpu|tpu)")
 def unreleased_build(engine: str, version: str | None) -> bool:
     """A development, pre-release, fork or vendor build (0.25.2.dev0, 0.21.1rc1, 0.13.0+faa43dbf.nv26.01) of an
     engine whose published releases the doctor knows: its code is not the wheel any table was read from."""
-    published = releases(engine)
-    if not published or not version or version in published:
+    if not version:
         return False
     try:
         parsed = Version(version)
     except InvalidVersion:
-        return True
-    if parsed.is_prerelease or parsed.is_devrelease:
-        return True
-    return parsed.local is not None and not _VARIANT_LABEL.fullmatch(parsed.local)
+        parsed = None
+    plain = parsed is not None and not (parsed.is_prerelease or parsed.is_devrelease) and (
+        parsed.local is None or _VARIANT_LABEL.fullmatch(parsed.local) is not None)
+    if plain:  # a final release, known or newer than the tables: never held back (and no table read on the way)
+        return False
+    published = releases(engine)
+    return bool(published) and version not in published
 
 
 def _engine_views(analysis: Analysis) -> dict[str, Any]:

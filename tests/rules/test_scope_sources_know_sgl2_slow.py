@@ -14,18 +14,12 @@ Run with `pytest -m slow tests/rules/test_scope_sources_know_sgl2_slow.py` and S
 from __future__ import annotations
 
 import re
-import zipfile
 
 import pytest
 
-from tests.wheels import download_wheel
+from tests.wheels import wheel_text as member
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
-
-
-def member(name: str, version: str, path: str) -> str:
-    with zipfile.ZipFile(download_wheel(name, version)) as wheel:
-        return wheel.read(path).decode("utf-8")
 
 
 def method(source: str, cls: str, name: str) -> str:

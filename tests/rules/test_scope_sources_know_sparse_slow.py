@@ -16,30 +16,16 @@ Run with `pytest -m slow tests/rules/test_scope_sources_know_sparse_slow.py` and
 from __future__ import annotations
 
 import re
-import zipfile
 
 import pytest
 
-from tests.wheels import download_wheel
+from tests.wheels import wheel_metadata as metadata
+from tests.wheels import wheel_names as names
+from tests.wheels import wheel_text as member
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
 
 PAGED_MQA_SM120 = "deep_gemm/include/deep_gemm/impls/sm120_fp8_paged_mqa_logits.cuh"
-
-
-def member(package: str, version: str, name: str) -> str:
-    with zipfile.ZipFile(download_wheel(package, version)) as wheel:
-        return wheel.read(name).decode("utf-8")
-
-
-def names(package: str, version: str) -> list[str]:
-    with zipfile.ZipFile(download_wheel(package, version)) as wheel:
-        return wheel.namelist()
-
-
-def metadata(package: str, version: str) -> str:
-    found = next(n for n in names(package, version) if n.endswith(".dist-info/METADATA"))
-    return member(package, version, found)
 
 
 @pytest.mark.parametrize("version", ["0.24.0", "0.27.1"])

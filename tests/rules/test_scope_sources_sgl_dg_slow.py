@@ -14,31 +14,17 @@ Run with `pytest -m slow tests/rules/test_scope_sources_sgl_dg_slow.py` and SM12
 from __future__ import annotations
 
 import re
-import zipfile
 
 import pytest
 
-from tests.wheels import download_wheel
+from tests.wheels import wheel_metadata as metadata
+from tests.wheels import wheel_names as names
+from tests.wheels import wheel_text as member
 
 pytestmark = [pytest.mark.slow, pytest.mark.wheel]
 
 SERVER_ARGS = "sglang/srt/server_args.py"
 FP8_UTILS = "sglang/srt/layers/quantization/fp8_utils.py"
-
-
-def member(package: str, version: str, name: str) -> str:
-    with zipfile.ZipFile(download_wheel(package, version)) as wheel:
-        return wheel.read(name).decode("utf-8")
-
-
-def names(package: str, version: str) -> list[str]:
-    with zipfile.ZipFile(download_wheel(package, version)) as wheel:
-        return wheel.namelist()
-
-
-def metadata(package: str, version: str) -> str:
-    found = next(n for n in names(package, version) if n.endswith(".dist-info/METADATA"))
-    return member(package, version, found)
 
 
 @pytest.mark.parametrize(("version", "picks_trtllm_mha_on_blackwell"),

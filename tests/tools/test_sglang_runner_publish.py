@@ -5,25 +5,20 @@ the names each release has: `runtime_context.SpawnRanks` (0.5.21 on), `set_globa
 
 from __future__ import annotations
 
-import ast
 import enum
 import sys
 import types
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-RUNNER = Path(__file__).resolve().parents[2] / "tools" / "engine_oracle" / "inside" / "sglang_runner.py"
+from tests.tools.runner_source import runner_functions
+
 WANTED = ("_publish_for_scheduler", "_fill_global_server_args_dict", "_optional_import")
 
 
 def _runner_functions() -> dict:
-    tree = ast.parse(RUNNER.read_text(encoding="utf-8"))
-    body = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name in WANTED]
-    namespace: dict = {"sys": sys, "Any": object}
-    exec(compile(ast.Module(body=body, type_ignores=[]), str(RUNNER), "exec"), namespace)
-    return namespace
+    return runner_functions("sglang_runner.py", WANTED)
 
 
 class AttentionArch(enum.IntEnum):

@@ -4,24 +4,19 @@ a module `__getattr__` over `environment_variables`, and platforms/cuda.py assig
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
-RUNNER = Path(__file__).resolve().parents[2] / "tools" / "engine_oracle" / "inside" / "vllm_runner.py"
+from tests.tools.runner_source import runner_functions
+
 WANTED = ("_envs_attributes", "_forget_envs_assignments")
 
 
 def _runner_functions() -> dict:
-    tree = ast.parse(RUNNER.read_text(encoding="utf-8"))
-    body = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name in WANTED]
-    namespace: dict = {"sys": sys, "Any": object}
-    exec(compile(ast.Module(body=body, type_ignores=[]), str(RUNNER), "exec"), namespace)
-    return namespace
+    return runner_functions("vllm_runner.py", WANTED)
 
 
 def _envs_module() -> types.ModuleType:
