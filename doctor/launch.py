@@ -26,6 +26,9 @@ ALIASES = {
     "--all2all-backend": "all2all_backend",  # vLLM
     "--moe-a2a-backend": "moe_a2a_backend",
     "--dsa-topk-backend": "dsa_topk_backend",
+    "--linear-attn-backend": "linear_attn_backend",  # SGLang >= 0.5.10: GDN/KDA kernels, prefill and decode
+    "--linear-attn-prefill-backend": "linear_attn_prefill_backend",
+    "--linear-attn-decode-backend": "linear_attn_decode_backend",
     "--dsa-prefill-backend": "dsa_prefill_backend",
     "--dsa-decode-backend": "dsa_decode_backend",
     "--kv-cache-dtype": "kv_cache_dtype",
