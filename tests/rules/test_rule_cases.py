@@ -887,6 +887,16 @@ def _know_gb10net_cases():
 CASES += _know_gb10net_cases()
 
 
+def _know_fi3_cases():
+    """FlashInfer GDN prefill, TensorRT-LLM 1.3 rc, CuTe DSL (rules/know_fi3.toml): tests/rules/know_fi3_cases.py."""
+    from tests.rules.know_fi3_cases import KNOW_FI3_CASES
+
+    return KNOW_FI3_CASES
+
+
+CASES += _know_fi3_cases()
+
+
 def _lcpp2_cases():
     """Local runtimes (rules/local_runtimes.toml, know-lcpp2): tests/rules/lcpp2_cases.py."""
     from tests.rules.lcpp2_cases import LCPP2_CASES

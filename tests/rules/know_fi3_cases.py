@@ -1,0 +1,94 @@
+"""Positive and boundary cases for the FlashInfer GDN prefill, TensorRT-LLM 1.3 rc and CuTe DSL rules of task
+know-fi3 (rules/know_fi3.toml). test_rule_cases.py runs them; tests/rules/test_error_boundaries.py sweeps each error
+rule's bounds from its positive cases here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build, lib
+from tests.rules.log_line_cases import logged
+
+PRO, SPARK, R5090, H100, B200 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8", "b200-x8"
+QWEN3_NEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"  # Qwen3NextForCausalLM: 36 Gated DeltaNet layers
+QWEN35 = "Qwen/Qwen3.5-27B"  # qwen3_5_text: 48 Gated DeltaNet layers
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"  # no linear attention
+FI_BACKEND = ("--linear-attn-backend", "flashinfer")
+FI_PREFILL = ("--linear-attn-prefill-backend", "flashinfer")
+
+
+def trtllm(version: str, model: str = QWEN3_NEXT, profile: str = PRO, flashinfer: str | None = None,
+           env: dict[str, str] | None = None) -> Callable[[], Facts]:
+    libs = (lib("flashinfer-python", flashinfer),) if flashinfer else ()
+    return lambda: build(profile, model, (f"tensorrt-llm=={version}",), libs=libs, env=env)
+
+
+def sglang(version: str, model: str = QWEN35, profile: str = PRO,
+           flashinfer: str | None = None) -> Callable[[], Facts]:
+    """SGLang at `version`; `flashinfer` states the flashinfer-python installed beside it (else its wheel's pin)."""
+    libs = (lib("flashinfer-python", flashinfer),) if flashinfer else ()
+    return lambda: build(profile, model, (f"sglang=={version}",), libs=libs)
+
+
+KNOW_FI3_CASES = [
+    # FI040 / CUT020: a log line only
+    logged("FI040", True, "FlashInfer's GDN launcher line on an RTX PRO 6000", PRO),
+    logged("FI040", True, "the same line on GB10", SPARK),
+    logged("FI040", False, "check: no log", PRO, shown=()),
+    logged("FI040", False, "another rule's line", PRO, shown=("TRI010",)),
+    logged("CUT020", True, "ThrMma AttributeError on GB10", SPARK),
+    logged("CUT020", True, "the same line on a B200: a DSL version mismatch on any GPU", B200),
+    logged("CUT020", False, "check: no log", SPARK, shown=()),
+    logged("CUT020", False, "another rule's line", SPARK, shown=("FI040",)),
+
+    # TRT060: TensorRT-LLM#15634, 1.3.0rc19 NGC container with flashinfer-python 0.6.12, Qwen3-Next on an RTX PRO 6000
+    a("TRT060", True, "1.3.0rc19, Qwen3-Next, FlashInfer 0.6.12 (TensorRT-LLM#15634)", trtllm("1.3.0rc19",
+      flashinfer="0.6.12")),
+    a("TRT060", True, "1.3.0rc19, FlashInfer not stated", trtllm("1.3.0rc19")),
+    a("TRT060", True, "Qwen3.5 on GB10 (the same gdn_mixer)", trtllm("1.3.0rc19", QWEN35, SPARK)),
+    a("TRT060", True, "TLLM_USE_FLASHINFER_GDN_PREFILL=1 is the default", trtllm("1.3.0rc19",
+      env={"TLLM_USE_FLASHINFER_GDN_PREFILL": "1"})),
+    a("TRT060", False, "opt-out set", trtllm("1.3.0rc19", env={"TLLM_USE_FLASHINFER_GDN_PREFILL": "0"})),
+    a("TRT060", False, "FlashInfer 0.6.14 has the SM12x GDN prefill", trtllm("1.3.0rc19", flashinfer="0.6.14")),
+    a("TRT060", False, "1.3.0rc20: after the one reported", trtllm("1.3.0rc20", flashinfer="0.6.12")),
+    a("TRT060", False, "1.2.1: before the 1.3 release candidates", trtllm("1.2.1", flashinfer="0.6.12")),
+    a("TRT060", False, "no Gated DeltaNet layers", trtllm("1.3.0rc19", LLAMA)),
+    a("TRT060", False, "Hopper runs FlashInfer's GDN prefill", trtllm("1.3.0rc19", profile=H100)),
+    a("TRT060", False, "B200 has FlashInfer's SM100 GDN prefill", trtllm("1.3.0rc19", profile=B200)),
+
+    # SGL280: SGLang 0.5.10-0.5.12.post1 raise NotImplementedError for FlashInfer GDN prefill off Hopper
+    a("SGL280", True, "0.5.12 --linear-attn-backend flashinfer", sglang("0.5.12"), *FI_BACKEND),
+    a("SGL280", True, "0.5.10 --linear-attn-prefill-backend flashinfer on GB10", sglang("0.5.10", profile=SPARK),
+      *FI_PREFILL),
+    a("SGL280", True, "0.5.12.post1, Qwen3-Next", sglang("0.5.12.post1", QWEN3_NEXT), *FI_BACKEND),
+    a("SGL280", False, "0.5.13 calls FlashInfer instead (SGL281)", sglang("0.5.13"), *FI_BACKEND),
+    a("SGL280", False, "0.5.9 has no --linear-attn-backend", sglang("0.5.9"), *FI_BACKEND),
+    a("SGL280", False, "prefill kept on triton", sglang("0.5.12"), *FI_BACKEND,
+      "--linear-attn-prefill-backend", "triton"),
+    a("SGL280", False, "no flashinfer linear-attention backend named", sglang("0.5.12")),
+    a("SGL280", False, "flashinfer for decode only", sglang("0.5.12"), "--linear-attn-decode-backend", "flashinfer"),
+    a("SGL280", False, "no Gated DeltaNet layers", sglang("0.5.12", LLAMA), *FI_BACKEND),
+    a("SGL280", False, "Hopper runs it", sglang("0.5.12", profile=H100), *FI_BACKEND),
+    a("SGL280", False, "B200: a different failure, not claimed", sglang("0.5.12", profile=B200), *FI_BACKEND),
+
+    # SGL281: SGLang >= 0.5.13 calls FlashInfer's GDN prefill, which FlashInfer < 0.6.14 runs on Hopper only
+    a("SGL281", True, "0.5.14 with FlashInfer 0.6.12 (its pin) installed", sglang("0.5.14", flashinfer="0.6.12"),
+      *FI_BACKEND),
+    a("SGL281", True, "0.5.13 prefill flag with FlashInfer 0.6.13 on GB10", sglang("0.5.13", QWEN3_NEXT, SPARK,
+      flashinfer="0.6.13"), *FI_PREFILL),
+    a("SGL281", True, "0.5.16 downgraded to FlashInfer 0.6.12", sglang("0.5.16", flashinfer="0.6.12"), *FI_BACKEND),
+    a("SGL281", True, "0.5.15 on its pin (a warning: the pin is assumed)", sglang("0.5.15"), *FI_BACKEND),
+    a("SGL281", False, "FlashInfer 0.6.14 has the SM12x kernel", sglang("0.5.14", flashinfer="0.6.14"), *FI_BACKEND),
+    a("SGL281", False, "0.5.16 on its pin (0.6.14)", sglang("0.5.16"), *FI_BACKEND),
+    a("SGL281", False, "0.5.12 raises in SGLang itself (SGL280)", sglang("0.5.12", flashinfer="0.6.12"),
+      *FI_BACKEND),
+    a("SGL281", False, "prefill kept on triton", sglang("0.5.14", flashinfer="0.6.12"), *FI_BACKEND,
+      "--linear-attn-prefill-backend", "triton"),
+    a("SGL281", False, "no flashinfer linear-attention backend named", sglang("0.5.14", flashinfer="0.6.12")),
+    a("SGL281", False, "no Gated DeltaNet layers", sglang("0.5.14", LLAMA, flashinfer="0.6.12"), *FI_BACKEND),
+    a("SGL281", False, "Hopper runs FlashInfer's SM90 GDN prefill", sglang("0.5.14", profile=H100,
+      flashinfer="0.6.12"), *FI_BACKEND),
+    a("SGL281", False, "B200 has FlashInfer's SM100 GDN prefill", sglang("0.5.14", profile=B200,
+      flashinfer="0.6.12"), *FI_BACKEND),
+]
