@@ -14,6 +14,8 @@ PRO, SPARK, R5090, H100, B200 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h10
 QWEN3_NEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"  # Qwen3NextForCausalLM: 36 Gated DeltaNet layers
 QWEN35 = "Qwen/Qwen3.5-27B"  # qwen3_5_text: 48 Gated DeltaNet layers
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"  # no linear attention
+DSV4 = "deepseek-ai/DeepSeek-V4-Flash"  # DeepseekV4ForCausalLM
+DSV32 = "deepseek-ai/DeepSeek-V3.2"  # a sparse indexer, but not vLLM's deepseek_v4 package
 FI_BACKEND = ("--linear-attn-backend", "flashinfer")
 FI_PREFILL = ("--linear-attn-prefill-backend", "flashinfer")
 
@@ -29,6 +31,12 @@ def sglang(version: str, model: str = QWEN35, profile: str = PRO,
     """SGLang at `version`; `flashinfer` states the flashinfer-python installed beside it (else its wheel's pin)."""
     libs = (lib("flashinfer-python", flashinfer),) if flashinfer else ()
     return lambda: build(profile, model, (f"sglang=={version}",), libs=libs)
+
+
+def vllm_dsl(version: str, dsl: str | None, model: str = DSV4, profile: str = SPARK) -> Callable[[], Facts]:
+    """vLLM at `version` with nvidia-cutlass-dsl `dsl` installed beside it (None: the wheel's own pin)."""
+    libs = (lib("nvidia-cutlass-dsl", dsl),) if dsl else ()
+    return lambda: build(profile, model, (f"vllm=={version}",), libs=libs)
 
 
 KNOW_FI3_CASES = [
@@ -91,4 +99,17 @@ KNOW_FI3_CASES = [
       flashinfer="0.6.12"), *FI_BACKEND),
     a("SGL281", False, "B200 has FlashInfer's SM100 GDN prefill", sglang("0.5.14", profile=B200,
       flashinfer="0.6.12"), *FI_BACKEND),
+
+    # CUT021: vLLM 0.21.0-0.25.1 DeepSeek-V4 indexer kernels with nvidia-cutlass-dsl >= 4.6 (AEON-7 PR #4)
+    a("CUT021", True, "0.24.0 image with cutlass-dsl 4.6.0 on GB10 (AEON-7/vllm-ultimate-dgx-spark PR #4)",
+      vllm_dsl("0.24.0", "4.6.0")),
+    a("CUT021", True, "0.22.0 with 4.6.2 on an RTX PRO 6000", vllm_dsl("0.22.0", "4.6.2", profile=PRO)),
+    a("CUT021", True, "0.25.1 with 4.7.1 on an H100: not a GPU matter", vllm_dsl("0.25.1", "4.7.1", profile=H100)),
+    a("CUT021", False, "cutlass-dsl 4.5.2, the wheel's pin", vllm_dsl("0.24.0", "4.5.2")),
+    a("CUT021", False, "cutlass-dsl not stated (the pin, 4.5.2)", vllm_dsl("0.24.0", None)),
+    a("CUT021", False, "0.26.0 names cute.ThrMma", vllm_dsl("0.26.0", "4.6.0")),
+    a("CUT021", True, "0.21.0 (pins 4.4.2; the indexer under v1/attention/ops) with 4.6.0", vllm_dsl("0.21.0", "4.6.0")),
+    a("CUT021", False, "0.20.2 has no DeepSeek-V4 CuTe DSL indexer", vllm_dsl("0.20.2", "4.6.0")),
+    a("CUT021", False, "not DeepSeek-V4", vllm_dsl("0.24.0", "4.6.0", LLAMA)),
+    a("CUT021", False, "DeepSeek-V3.2 does not load the deepseek_v4 package", vllm_dsl("0.24.0", "4.6.0", DSV32)),
 ]
