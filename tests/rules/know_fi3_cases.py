@@ -108,7 +108,7 @@ KNOW_FI3_CASES = [
     a("CUT021", False, "cutlass-dsl 4.5.2, the wheel's pin", vllm_dsl("0.24.0", "4.5.2")),
     a("CUT021", False, "cutlass-dsl not stated (the pin, 4.5.2)", vllm_dsl("0.24.0", None)),
     a("CUT021", False, "0.26.0 names cute.ThrMma", vllm_dsl("0.26.0", "4.6.0")),
-    a("CUT021", True, "0.21.0 (pins 4.4.2; the indexer under v1/attention/ops) with 4.6.0", vllm_dsl("0.21.0", "4.6.0")),
+    a("CUT021", True, "0.21.0 (pins 4.4.2; indexer under v1/attention/ops) with 4.6.0", vllm_dsl("0.21.0", "4.6.0")),
     a("CUT021", False, "0.20.2 has no DeepSeek-V4 CuTe DSL indexer", vllm_dsl("0.20.2", "4.6.0")),
     a("CUT021", False, "not DeepSeek-V4", vllm_dsl("0.24.0", "4.6.0", LLAMA)),
     a("CUT021", False, "DeepSeek-V3.2 does not load the deepseek_v4 package", vllm_dsl("0.24.0", "4.6.0", DSV32)),
