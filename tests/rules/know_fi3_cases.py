@@ -49,6 +49,11 @@ KNOW_FI3_CASES = [
     logged("CUT020", True, "the same line on a B200: a DSL version mismatch on any GPU", B200),
     logged("CUT020", False, "check: no log", SPARK, shown=()),
     logged("CUT020", False, "another rule's line", SPARK, shown=("FI040",)),
+    logged("SGL282", True, "the FA4 CuTe epilogue line on GB10 (sglang PR #36649)", SPARK),
+    logged("SGL282", True, "the same line on an RTX 5090 (sglang#36531's GPU)", R5090),
+    logged("SGL282", False, "Hopper: FA4's own target", H100),
+    logged("SGL282", False, "B200: FA4's own target", B200),
+    logged("SGL282", False, "check: no log", SPARK, shown=()),
 
     # TRT060: TensorRT-LLM#15634, 1.3.0rc19 NGC container with flashinfer-python 0.6.12, Qwen3-Next on an RTX PRO 6000
     a("TRT060", True, "1.3.0rc19, Qwen3-Next, FlashInfer 0.6.12 (TensorRT-LLM#15634)", trtllm("1.3.0rc19",
