@@ -61,3 +61,10 @@ def test_the_thrmma_line_is_cut020s_and_cut021s_only_beside_deepseek_v4():
     frame = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/models/deepseek_v4/nvidia/ops/'
              'fused_indexer_q_cutedsl.py", line 18, in <module>\n')
     assert set(claimed(frame + line)) == {"CUT020", "CUT021"}
+
+
+def test_the_dsv4_sparse_mla_keyword_error_is_fi041s():
+    line = ("TypeError: trtllm_batch_decode_sparse_mla_dsv4() got an unexpected keyword argument "
+            "'swa_topk_lens'\n")
+    assert claimed(line) == ["FI041"]
+    assert claimed(line.replace("swa_topk_lens", "seq_lens")) == []

@@ -33,6 +33,12 @@ def sglang(version: str, model: str = QWEN35, profile: str = PRO,
     return lambda: build(profile, model, (f"sglang=={version}",), libs=libs)
 
 
+def vllm_fi(version: str, flashinfer: str | None, model: str = DSV4, profile: str = PRO) -> Callable[[], Facts]:
+    """vLLM at `version` with flashinfer-python `flashinfer` installed beside it (None: the wheel's own pin)."""
+    libs = (lib("flashinfer-python", flashinfer),) if flashinfer else ()
+    return lambda: build(profile, model, (f"vllm=={version}",), libs=libs)
+
+
 def vllm_dsl(version: str, dsl: str | None, model: str = DSV4, profile: str = SPARK) -> Callable[[], Facts]:
     """vLLM at `version` with nvidia-cutlass-dsl `dsl` installed beside it (None: the wheel's own pin)."""
     libs = (lib("nvidia-cutlass-dsl", dsl),) if dsl else ()
@@ -117,4 +123,19 @@ KNOW_FI3_CASES = [
     a("CUT021", False, "0.20.2 has no DeepSeek-V4 CuTe DSL indexer", vllm_dsl("0.20.2", "4.6.0")),
     a("CUT021", False, "not DeepSeek-V4", vllm_dsl("0.24.0", "4.6.0", LLAMA)),
     a("CUT021", False, "DeepSeek-V3.2 does not load the deepseek_v4 package", vllm_dsl("0.24.0", "4.6.0", DSV32)),
+
+    # FI041: vLLM 0.24.0-0.25.1 DeepSeek-V4 on SM12x call FlashInfer's sparse MLA kernel with 0.6.14's keywords
+    a("FI041", True, "0.25.0 with its pin, 0.6.13, stated", vllm_fi("0.25.0", "0.6.13"), "--kv-cache-dtype", "fp8"),
+    a("FI041", True, "0.24.0 image on GB10 with 0.6.12 (AEON-7 PR #4)", vllm_fi("0.24.0", "0.6.12", profile=SPARK)),
+    a("FI041", True, "0.25.1 on its pin (a warning: assumed)", vllm_fi("0.25.1", None), "--kv-cache-dtype", "fp8"),
+    a("FI041", True, "FLASHINFER_MLA_SPARSE_DSV4 named", vllm_fi("0.25.0", "0.6.13"), "--attention-backend",
+      "FLASHINFER_MLA_SPARSE_DSV4"),
+    a("FI041", False, "FlashInfer 0.6.14 takes the keywords", vllm_fi("0.25.0", "0.6.14")),
+    a("FI041", False, "0.26.0 on its pin (0.6.14)", vllm_fi("0.26.0", None)),
+    a("FI041", False, "0.23.0 does not pass them", vllm_fi("0.23.0", "0.6.12")),
+    a("FI041", False, "B200 keeps FlashMLA for DeepSeek-V4", vllm_fi("0.25.0", "0.6.13", profile=B200)),
+    a("FI041", False, "H100 keeps FlashMLA for DeepSeek-V4", vllm_fi("0.25.0", "0.6.13", profile=H100)),
+    a("FI041", False, "DeepSeek-V3.2 is not the deepseek_v4 package", vllm_fi("0.25.0", "0.6.13", DSV32)),
+    a("FI041", False, "FlashMLA sparse forced: another failure", vllm_fi("0.25.0", "0.6.13"), "--attention-backend",
+      "FLASHMLA_SPARSE_DSV4"),
 ]
