@@ -138,4 +138,21 @@ KNOW_FI3_CASES = [
     a("FI041", False, "DeepSeek-V3.2 is not the deepseek_v4 package", vllm_fi("0.25.0", "0.6.13", DSV32)),
     a("FI041", False, "FlashMLA sparse forced: another failure", vllm_fi("0.25.0", "0.6.13"), "--attention-backend",
       "FLASHMLA_SPARSE_DSV4"),
+
+    # SGL283: FlashInfer 0.6.14-0.6.15.post1 build the SM12x GDN prefill for sm_120a only; GB10 (12.1) cannot load it
+    a("SGL283", True, "0.5.16 on its pin (0.6.14) on GB10", sglang("0.5.16", profile=SPARK), *FI_BACKEND),
+    a("SGL283", True, "0.5.17 with 0.6.15.post1 stated on GB10", sglang("0.5.17", QWEN3_NEXT, SPARK,
+      flashinfer="0.6.15.post1"), *FI_PREFILL),
+    a("SGL283", True, "0.5.14 upgraded to FlashInfer 0.6.14 on GB10", sglang("0.5.14", profile=SPARK,
+      flashinfer="0.6.14"), *FI_BACKEND),
+    a("SGL283", False, "12.0 runs sm_120a", sglang("0.5.16", profile=PRO, flashinfer="0.6.14"), *FI_BACKEND),
+    a("SGL283", False, "FlashInfer 0.6.16 targets sm_121a", sglang("0.5.16", profile=SPARK, flashinfer="0.6.16"),
+      *FI_BACKEND),
+    a("SGL283", False, "FlashInfer 0.6.13 has no SM12x GDN prefill at all (SGL281)", sglang("0.5.16", profile=SPARK,
+      flashinfer="0.6.13"), *FI_BACKEND),
+    a("SGL283", False, "0.5.18 on its pin (0.6.17)", sglang("0.5.18", profile=SPARK), *FI_BACKEND),
+    a("SGL283", False, "prefill kept on triton", sglang("0.5.16", profile=SPARK), *FI_BACKEND,
+      "--linear-attn-prefill-backend", "triton"),
+    a("SGL283", False, "no flashinfer linear-attention backend named", sglang("0.5.16", profile=SPARK)),
+    a("SGL283", False, "no Gated DeltaNet layers", sglang("0.5.16", LLAMA, SPARK), *FI_BACKEND),
 ]

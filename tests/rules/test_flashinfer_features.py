@@ -53,3 +53,10 @@ def test_the_releases_the_rules_name():
     thrmma = sorted((v for v, f in RELEASES.items() if f["cute_core_thrmma_files"]), key=Version)
     assert thrmma == ["0.6.8", "0.6.8.post1", "0.6.9", "0.6.10", "0.6.10.post1", "0.6.11", "0.6.11.post1",
                       "0.6.11.post2", "0.6.11.post3", "0.6.12", "0.6.15", "0.6.15.post1"]
+
+
+def test_sgl283_claims_exactly_the_releases_with_an_sm120a_only_gdn_prefill():
+    specifiers = [SpecifierSet(s) for s in flashinfer_specifiers(RULES["SGL283"].when)]
+    for version, facts in RELEASES.items():
+        claimed = all(s.contains(version, prereleases=True) for s in specifiers)
+        assert claimed == (facts["gdn_prefill_sm12x"] and not facts["gdn_prefill_sm121"]), version
