@@ -26,10 +26,13 @@ def trtllm(version: str, model: str = QWEN3_NEXT, profile: str = PRO, flashinfer
     return lambda: build(profile, model, (f"tensorrt-llm=={version}",), libs=libs, env=env)
 
 
-def sglang(version: str, model: str = QWEN35, profile: str = PRO,
-           flashinfer: str | None = None) -> Callable[[], Facts]:
-    """SGLang at `version`; `flashinfer` states the flashinfer-python installed beside it (else its wheel's pin)."""
+def sglang(version: str, model: str = QWEN35, profile: str = PRO, flashinfer: str | None = None,
+           torch_cuda: str | None = None) -> Callable[[], Facts]:
+    """SGLang at `version`; `flashinfer` states the flashinfer-python installed beside it (else its wheel's pin),
+    `torch_cuda` a torch 2.9.1 built for that CUDA."""
     libs = (lib("flashinfer-python", flashinfer),) if flashinfer else ()
+    if torch_cuda:
+        libs += (lib("torch", f"2.9.1+cu{torch_cuda.replace('.', '')}", cuda_version=torch_cuda),)
     return lambda: build(profile, model, (f"sglang=={version}",), libs=libs)
 
 
@@ -155,4 +158,18 @@ KNOW_FI3_CASES = [
       "--linear-attn-prefill-backend", "triton"),
     a("SGL283", False, "no flashinfer linear-attention backend named", sglang("0.5.16", profile=SPARK)),
     a("SGL283", False, "no Gated DeltaNet layers", sglang("0.5.16", LLAMA, SPARK), *FI_BACKEND),
+
+    # SGL284: SGLang >= 0.5.13 refuses the FlashInfer linear-attention prefill on major >= 10 with torch for CUDA 12
+    a("SGL284", True, "0.5.16 with torch cu128 on an RTX PRO 6000", sglang("0.5.16", torch_cuda="12.8"), *FI_BACKEND),
+    a("SGL284", True, "0.5.13 prefill flag with torch cu129 on GB10", sglang("0.5.13", profile=SPARK,
+      torch_cuda="12.9"), *FI_PREFILL),
+    a("SGL284", True, "0.5.23, a model without GDN layers: still argument handling", sglang("0.5.23", LLAMA,
+      torch_cuda="12.8"), *FI_BACKEND),
+    a("SGL284", False, "torch cu130", sglang("0.5.16", torch_cuda="13.0"), *FI_BACKEND),
+    a("SGL284", False, "0.5.12 has no such check (SGL280)", sglang("0.5.12", torch_cuda="12.8"), *FI_BACKEND),
+    a("SGL284", False, "prefill kept on triton", sglang("0.5.16", torch_cuda="12.8"), *FI_BACKEND,
+      "--linear-attn-prefill-backend", "triton"),
+    a("SGL284", False, "decode only", sglang("0.5.16", torch_cuda="12.8"), "--linear-attn-decode-backend",
+      "flashinfer"),
+    a("SGL284", False, "Hopper passes the check", sglang("0.5.16", profile=H100, torch_cuda="12.8"), *FI_BACKEND),
 ]
