@@ -68,3 +68,9 @@ def test_the_dsv4_sparse_mla_keyword_error_is_fi041s():
             "'swa_topk_lens'\n")
     assert claimed(line) == ["FI041"]
     assert claimed(line.replace("swa_topk_lens", "seq_lens")) == []
+
+
+def test_sglangs_cuda_13_refusal_is_sgl284s_beside_an_sm12x_gpu_only():
+    line = "ValueError: --linear-attn-prefill-backend flashinfer on SM100+ requires CUDA 13+, got CUDA 12.8\n"
+    assert "SGL284" in claimed(line, profile("rtx-pro-6000", "sglang==0.5.16"))
+    assert "SGL284" not in claimed(line, profile("b200-x8", "sglang==0.5.16"))
