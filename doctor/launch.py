@@ -26,7 +26,7 @@ ALIASES = {
     "--all2all-backend": "all2all_backend",  # vLLM
     "--moe-a2a-backend": "moe_a2a_backend",
     "--dsa-topk-backend": "dsa_topk_backend",
-    "--linear-attn-backend": "linear_attn_backend",  # SGLang >= 0.5.10: GDN/KDA kernels, prefill and decode
+    "--linear-attn-backend": "linear_attn_backend",  # linear-attention (GDN/KDA) kernels, prefill and decode
     "--linear-attn-prefill-backend": "linear_attn_prefill_backend",
     "--linear-attn-decode-backend": "linear_attn_decode_backend",
     "--dsa-prefill-backend": "dsa_prefill_backend",
