@@ -279,12 +279,12 @@ def flag_problems(run: EngineRun, table: llama_flags.FlagTable) -> tuple[list[st
     if not problems or llama_flags.split_tool(argv)[0] is not None:
         return problems, unsettled
     build = build_number(run.library.version)
-    other = next((tool for tool in llama_flags.TOOLS if tool != llama_flags.SERVER
-                  and not llama_flags.check_flags(argv, llama_flags.table_for_build(build, tool))), None)
-    if other is None:
+    others = [tool for tool in llama_flags.TOOLS if tool != llama_flags.SERVER
+              and not llama_flags.check_flags(argv, llama_flags.table_for_build(build, tool))]
+    if not others:
         return problems, unsettled
-    why = (f"the flags name no tool, so llama-server was assumed, but {other} takes every one of them: if this "
-           f"is {other}, put `{other}` before the flags")
+    why = (f"the flags name no tool, so llama-server was assumed, but {' and '.join(others)} take every one of "
+           f"them: put the tool's name before the flags (`-- {others[-1]} ...`)")
     return [], [*unsettled, *(f"{problem} ({why})" for problem in problems)]
 
 
