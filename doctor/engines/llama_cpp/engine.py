@@ -91,7 +91,10 @@ class LlamaCpp(Engine):
 
     def base_command(self, model: str) -> list[str]:
         from doctor.engines.llama_cpp.analyze import model_file
+        from doctor.probe.hf_gguf import is_hf_gguf_spec
 
+        if is_hf_gguf_spec(model):  # the launch's own -hf names it
+            return ["llama-server"]
         return ["llama-server", "-m", model_file(model)]
 
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
