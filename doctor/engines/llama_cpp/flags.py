@@ -171,8 +171,8 @@ def table_for_build(build: int | None, tool: str = SERVER) -> FlagTable:
         edge = 0 if build < first else len(segments) - 1
         side = "older than the oldest" if build < first else "newer than the newest"
         sample = segments[edge][1]
-        why = (f"b{build} is {side} release in the doctor's {tool} flag tables (b{first}..b{newest}); checked "
-               f"against b{sample}")
+        tables = "flag tables" if tool == SERVER else f"flag tables of {tool}"
+        why = f"b{build} is {side} release in the doctor's {tables} (b{first}..b{newest}); checked against b{sample}"
         return FlagTable(f"llama.cpp b{sample} {file}", _segment_flags(edge, tool), all_unsettled=why, note=why,
                          tool=tool)
     for index, (low, high, _) in enumerate(segments):
