@@ -272,20 +272,27 @@ def flag_table(run: EngineRun) -> llama_flags.FlagTable:
 
 def flag_problems(run: EngineRun, table: llama_flags.FlagTable) -> tuple[list[str], list[str]]:
     """(problems the tool would refuse, problems the data cannot settle). Flags given bare (no tool named) are
-    read as llama-server's; where they are all another tool's flags at this build (llama-bench's `-p 512`), the
-    tool is not settled, so neither are the problems."""
+    read as llama-server's; where every problem is a flag llama-server lacks and another tool at this build takes
+    the whole command (llama-bench's `-p 512`), the tool is not settled, so neither are the problems."""
     argv = list(run.launch.args)
     problems, unsettled = llama_flags.check_flags(argv, table), llama_flags.unsettled_flags(argv, table)
     if not problems or llama_flags.split_tool(argv)[0] is not None:
         return problems, unsettled
+    if len(llama_flags.unknown_flags(argv, table)) != len(problems):  # a bad value or a stray word: refused anyway
+        return problems, unsettled
     build = build_number(run.library.version)
-    others = [tool for tool in llama_flags.TOOLS if tool != llama_flags.SERVER
-              and not llama_flags.check_flags(argv, llama_flags.table_for_build(build, tool))]
+    others = [tool for tool in llama_flags.TOOLS if tool != llama_flags.SERVER and _takes(argv, build, tool)]
     if not others:
         return problems, unsettled
     why = (f"the flags name no tool, so llama-server was assumed, but {' and '.join(others)} take every one of "
            f"them: put the tool's name before the flags (`-- {others[-1]} ...`)")
     return [], [*unsettled, *(f"{problem} ({why})" for problem in problems)]
+
+
+def _takes(argv: list[str], build: int | None, tool: str) -> bool:
+    """Does `tool` at this build certainly take every flag (no problem, settled or not)?"""
+    table = llama_flags.table_for_build(build, tool)
+    return not llama_flags.check_flags(argv, table) and not llama_flags.unsettled_flags(argv, table)
 
 
 def build_number(version: str) -> int | None:

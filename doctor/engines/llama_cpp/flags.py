@@ -241,6 +241,11 @@ def check_flags(argv: list[str], table: FlagTable) -> list[str]:
     return [problem for flag, problem in _problems(argv, table) if not flag or table.why_unsettled(flag) is None]
 
 
+def unknown_flags(argv: list[str], table: FlagTable) -> list[str]:
+    """The flags this tool does not have at all (a value outside a known flag's choices is not counted)."""
+    return [flag for flag, _ in pairs(argv, table) if flag.startswith("-") and not table.known(flag)]
+
+
 def unsettled_flags(argv: list[str], table: FlagTable) -> list[str]:
     """Problems with flags whose entry at this build the data does not settle (against either neighbouring
     sample, when the build lies between two), each with why."""
