@@ -84,6 +84,8 @@ def _with_pasted_model(facts: Facts, model: str, request: CheckRequest) -> Facts
 def _model_flag(argv: list[str], specs: Sequence[str]) -> str | None:
     """The model a named engine's own model flag gives in the flags (llama.cpp's `-hf repo:QUANT` or `-m`), when
     MODEL was not given: the first engine named whose launchers take one."""
+    if not argv or not specs:
+        return None
     from doctor.engines.infer import split_model
 
     for spec in specs:

@@ -143,3 +143,23 @@ def test_pasted_llama_bench_command_infers_the_engine_and_the_tool(capsys):
     assert "llama.cpp" in report["facts"]["libraries"] or report["launches"][0]["engine"] == "llama.cpp"
     assert report["launches"][0]["argv"][0] == "llama-bench"
     assert not _ids(report) & {"LCPP007", "LCPP011"}
+
+
+def test_lint_and_diagnose_keep_the_tool_word():
+    """A launch file's `llama-bench ...` and a log's pasted `./build/bin/llama-bench ...` reach the engine with the
+    tool first, so their flags are llama-bench's."""
+    from doctor.diagnose.formats import command
+    from doctor.diagnose.logfacts import LogFacts
+    from doctor.lint.argv import EngineLaunch, recognise
+
+    found = recognise(["llama-bench", "-m", "/m/x.gguf", "-p", "512", "-ub", "512,1024"])
+    assert isinstance(found, EngineLaunch) and found.engine == "llama.cpp" and found.model == "/m/x.gguf"
+    assert found.engine_args == ("llama-bench", "-p", "512", "-ub", "512,1024")
+    server = recognise(["llama-server", "-m", "/m/x.gguf", "-c", "4096"])
+    assert isinstance(server, EngineLaunch) and server.engine_args == ("-c", "4096")
+
+    facts = LogFacts()
+    line = "$ ./build/bin/llama-bench -m /m/x.gguf -ngl 99 -p 2048"
+    rule = next(r for r in command.rules() if r.regex.search(line))
+    rule.handler(rule.regex.search(line), 1, facts)
+    assert facts.argv is not None and facts.argv.value == ["llama-bench", "-ngl", "99", "-p", "2048"]
