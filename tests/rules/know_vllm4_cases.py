@@ -1,0 +1,37 @@
+"""Positive and boundary cases for the rules of rules/vllm_know4.toml (task know-vllm4, issue 25).
+test_rule_cases.py runs them and tests/rules/test_error_boundaries.py sweeps each error rule's bounds from
+its positive cases here."""
+
+from __future__ import annotations
+
+from tests.rules.builders import a, build, lib
+
+QWEN3_8B = "Qwen/Qwen3-8B"
+NVCC_128 = lib("nvcc", "12.8.93", location="/usr/local/cuda-12.8/bin/nvcc")
+NVCC_129 = lib("nvcc", "12.9.86", location="/usr/local/cuda-12.9/bin/nvcc")
+
+
+def sampler(version, profile="rtx-5090", nvcc=NVCC_128, env=None, extra=()):
+    """vLLM `version` as a what-if (its wheel pins FlashInfer) with a local nvcc, as vllm#42393/#50705 run it."""
+    return lambda: build(profile, QWEN3_8B, (f"vllm=={version}",), libs=(nvcc, *extra), env=env)
+
+
+KNOW_VLLM4_CASES = [
+    # VLLM180: the default-on FlashInfer sampler JITs with an nvcc older than 12.9 on SM12x
+    a("VLLM180", True, "0.25.0 (FlashInfer 0.6.13 pinned) on an RTX 5090 with nvcc 12.8, variable unset",
+      sampler("0.25.0")),
+    a("VLLM180", True, "0.21.0, the first release with the sampler on by default", sampler("0.21.0")),
+    a("VLLM180", True, "0.30.0, the last release without the JIT probe, on GB10", sampler("0.30.0", "dgx-spark")),
+    a("VLLM180", True, "FLASH_ATTN attention does not save it (vllm#48956)", sampler("0.25.0"),
+      "--attention-backend", "FLASH_ATTN"),
+    a("VLLM180", True, "0.20.2 with the sampler opted in explicitly", sampler("0.20.2", env={"VLLM_USE_FLASHINFER_SAMPLER": "1"})),
+    a("VLLM180", True, "0.31.0 with the variable set explicitly raises", sampler("0.31.0", env={"VLLM_USE_FLASHINFER_SAMPLER": "1"})),
+    a("VLLM180", False, "0.20.2: the sampler is off by default", sampler("0.20.2")),
+    a("VLLM180", False, "0.31.0: falls back to the PyTorch sampler by itself", sampler("0.31.0")),
+    a("VLLM180", False, "VLLM_USE_FLASHINFER_SAMPLER=0", sampler("0.25.0", env={"VLLM_USE_FLASHINFER_SAMPLER": "0"})),
+    a("VLLM180", False, "nvcc 12.9 compiles compute_120f", sampler("0.25.0", nvcc=NVCC_129)),
+    a("VLLM180", False, "flashinfer-jit-cache installed", sampler("0.25.0", extra=(lib("flashinfer-jit-cache", "0.6.13"),))),
+    a("VLLM180", False, "9.0 (H100) has no family target to drop", sampler("0.25.0", "h100-sxm-x8")),
+    a("VLLM180", False, "10.0 (B200)", sampler("0.25.0", "b200-x8")),
+    a("VLLM180", False, "FlashInfer 0.6.6 still JITs sm_120a", sampler("0.25.0", extra=(lib("flashinfer-python", "0.6.6"),))),
+]
