@@ -9,6 +9,8 @@ from tests.rules.builders import a, build, lib
 QWEN3_8B = "Qwen/Qwen3-8B"
 NVCC_128 = lib("nvcc", "12.8.93", location="/usr/local/cuda-12.8/bin/nvcc")
 NVCC_129 = lib("nvcc", "12.9.86", location="/usr/local/cuda-12.9/bin/nvcc")
+ON, OFF = {"VLLM_USE_FLASHINFER_SAMPLER": "1"}, {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
+JIT_CACHE, FI_066 = lib("flashinfer-jit-cache", "0.6.13"), lib("flashinfer-python", "0.6.6")
 
 
 def sampler(version, profile="rtx-5090", nvcc=NVCC_128, env=None, extra=()):
@@ -24,14 +26,14 @@ KNOW_VLLM4_CASES = [
     a("VLLM180", True, "0.30.0, the last release without the JIT probe, on GB10", sampler("0.30.0", "dgx-spark")),
     a("VLLM180", True, "FLASH_ATTN attention does not save it (vllm#48956)", sampler("0.25.0"),
       "--attention-backend", "FLASH_ATTN"),
-    a("VLLM180", True, "0.20.2 with the sampler opted in explicitly", sampler("0.20.2", env={"VLLM_USE_FLASHINFER_SAMPLER": "1"})),
-    a("VLLM180", True, "0.31.0 with the variable set explicitly raises", sampler("0.31.0", env={"VLLM_USE_FLASHINFER_SAMPLER": "1"})),
+    a("VLLM180", True, "0.20.2 with the sampler opted in explicitly", sampler("0.20.2", env=ON)),
+    a("VLLM180", True, "0.31.0 with the variable set explicitly raises", sampler("0.31.0", env=ON)),
     a("VLLM180", False, "0.20.2: the sampler is off by default", sampler("0.20.2")),
     a("VLLM180", False, "0.31.0: falls back to the PyTorch sampler by itself", sampler("0.31.0")),
-    a("VLLM180", False, "VLLM_USE_FLASHINFER_SAMPLER=0", sampler("0.25.0", env={"VLLM_USE_FLASHINFER_SAMPLER": "0"})),
+    a("VLLM180", False, "VLLM_USE_FLASHINFER_SAMPLER=0", sampler("0.25.0", env=OFF)),
     a("VLLM180", False, "nvcc 12.9 compiles compute_120f", sampler("0.25.0", nvcc=NVCC_129)),
-    a("VLLM180", False, "flashinfer-jit-cache installed", sampler("0.25.0", extra=(lib("flashinfer-jit-cache", "0.6.13"),))),
+    a("VLLM180", False, "flashinfer-jit-cache installed", sampler("0.25.0", extra=(JIT_CACHE,))),
     a("VLLM180", False, "9.0 (H100) has no family target to drop", sampler("0.25.0", "h100-sxm-x8")),
     a("VLLM180", False, "10.0 (B200)", sampler("0.25.0", "b200-x8")),
-    a("VLLM180", False, "FlashInfer 0.6.6 still JITs sm_120a", sampler("0.25.0", extra=(lib("flashinfer-python", "0.6.6"),))),
+    a("VLLM180", False, "FlashInfer 0.6.6 still JITs sm_120a", sampler("0.25.0", extra=(FI_066,))),
 ]
