@@ -37,3 +37,24 @@ KNOW_VLLM4_CASES = [
     a("VLLM180", False, "10.0 (B200)", sampler("0.25.0", "b200-x8")),
     a("VLLM180", False, "FlashInfer 0.6.6 still JITs sm_120a", sampler("0.25.0", extra=(FI_066,))),
 ]
+
+DSV4_NVFP4, DSV4_FP4 = "nvidia/DeepSeek-V4-Flash-NVFP4", "deepseek-ai/DeepSeek-V4-Flash"
+
+
+def dsv4(version, model=DSV4_NVFP4, profile="rtx-pro-6000-x2"):
+    return lambda: build(profile, model, (f"vllm=={version}",))
+
+
+KNOW_VLLM4_CASES += [
+    # VLLM181: DeepSeek-V4's SwiGLU clamp leaves only FLASHINFER_TRTLLM for NVFP4 MoE in 0.22-0.23
+    a("VLLM181", True, "0.23.0, DeepSeek-V4-Flash NVFP4 on 2x RTX PRO 6000 (vllm#46492)", dsv4("0.23.0"),
+      "-tp", "2", "--enable-expert-parallel"),
+    a("VLLM181", True, "0.22.0, the first release with the clamp filter, on GB10", dsv4("0.22.0", profile="dgx-spark")),
+    a("VLLM181", True, "DeepSeek-V4-Pro NVFP4", dsv4("0.22.1", "nvidia/DeepSeek-V4-Pro-NVFP4", "rtx-pro-6000-x8"),
+      "-tp", "8"),
+    a("VLLM181", False, "0.21.0: no clamp filter yet", dsv4("0.21.0")),
+    a("VLLM181", False, "0.24.0 adds FLASHINFER_CUTLASS and MARLIN", dsv4("0.24.0")),
+    a("VLLM181", False, "10.0 (B200) runs FLASHINFER_TRTLLM", dsv4("0.23.0", profile="b200-x8")),
+    a("VLLM181", False, "the base checkpoint's FP4 experts go through another oracle", dsv4("0.23.0", DSV4_FP4)),
+    a("VLLM181", False, "another NVFP4 MoE model sets no swiglu_limit", dsv4("0.23.0", "nvidia/Qwen3-30B-A3B-NVFP4")),
+]
