@@ -926,6 +926,16 @@ def _know_sgl2_cases():
 CASES += _know_sgl2_cases()
 
 
+def _know_dep_cases():
+    """Dependency drift and unknown architectures, derived (rules/derived.toml DSP050-DSP054): tests/rules/know_dep_cases.py."""
+    from tests.rules.know_dep_cases import KNOW_DEP_CASES
+
+    return KNOW_DEP_CASES
+
+
+CASES += _know_dep_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
