@@ -61,4 +61,15 @@ KNOW_DEP_CASES = [
     a("DSP054", False, "0.12.0: transformers<5 (DSP053)", vl("0.12.0")),
     a("DSP054", False, "0.11.0, Llama", vl("0.11.0", model=LLAMA)),
     a("DSP054", False, "0.33.0, Gemma 4", vl("0.33.0")),
+    # DSP055/DSP056: vLLM 0.9.x registers `aimv2` at import; transformers names it from 4.54.0
+    a("DSP055", True, "0.9.2 + transformers 4.54.0", vl("0.9.2", "4.54.0", LLAMA)),
+    a("DSP055", True, "0.9.2 + 4.57.6, any model", vl("0.9.2", "4.57.6", LLAMA)),
+    a("DSP055", True, "0.9.1 + 4.54.1 (its own wheel read)", vl("0.9.1", "4.54.1", LLAMA)),
+    a("DSP055", True, "on 9.0 as well: import time", vl("0.9.2", "4.54.0", LLAMA, H100)),
+    a("DSP055", False, "0.9.2 + 4.53.3, the last release without aimv2", vl("0.9.2", "4.53.3", LLAMA)),
+    a("DSP055", False, "0.10.0 + 4.57.6: no longer registers aimv2", vl("0.10.0", "4.57.6", LLAMA)),
+    a("DSP055", False, "0.9.2, transformers not stated (DSP056)", vl("0.9.2", model=LLAMA)),
+    a("DSP056", True, "0.9.2, transformers not stated", vl("0.9.2", model=LLAMA)),
+    a("DSP056", False, "0.9.2 + 4.53.3", vl("0.9.2", "4.53.3", LLAMA)),
+    a("DSP056", False, "0.10.0, transformers not stated", vl("0.10.0", model=LLAMA)),
 ]

@@ -32,10 +32,17 @@ from tools.engine_oracle.environment import DEFAULT_CACHE, find_uv, own_bytes, u
 INSIDE = r"""
 import json, sys, tempfile, pathlib
 config_json, reads = sys.argv[1], sys.argv[2].split(",") if sys.argv[2] else []
+knows = sys.argv[3].split(",") if len(sys.argv) > 3 and sys.argv[3] else []
 import transformers
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+out = {"version": transformers.__version__, "reads": {}}
+if knows:
+    out["knows"] = {model_type: model_type in CONFIG_MAPPING_NAMES for model_type in knows}
+if not config_json:
+    print(json.dumps({**out, "loads": None}))
+    raise SystemExit(0)
 folder = pathlib.Path(tempfile.mkdtemp())
 (folder / "config.json").write_text(config_json)
-out = {"version": transformers.__version__, "reads": {}}
 try:
     config = transformers.AutoConfig.from_pretrained(str(folder))
 except Exception as exc:
@@ -69,8 +76,9 @@ def probe_env(package: str, version: str) -> Path:
     return root
 
 
-def ask(root: Path, config: dict[str, Any], reads: list[str]) -> dict[str, Any]:
-    done = subprocess.run([str(root / "bin" / "python"), "-c", INSIDE, json.dumps(config), ",".join(reads)],
+def ask(root: Path, config: dict[str, Any] | None, reads: list[str], knows: list[str] = ()) -> dict[str, Any]:
+    done = subprocess.run([str(root / "bin" / "python"), "-c", INSIDE, json.dumps(config) if config else "",
+                           ",".join(reads), ",".join(knows)],
                           capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
     if done.returncode != 0:
         return {"loads": False, "error": {"type": "ProbeFailed", "message": done.stderr.strip().splitlines()[-1][:400]}}
@@ -89,17 +97,20 @@ def main() -> None:
                                      description=__doc__.splitlines()[0])
     parser.add_argument("package", choices=["transformers"])
     parser.add_argument("versions", help="comma-separated")
-    parser.add_argument("--shape", required=True, help="a grid shape (tools/engine_oracle/grid.py)")
+    parser.add_argument("--shape", default="", help="a grid shape (tools/engine_oracle/grid.py)")
     parser.add_argument("--read", action="append", default=[], help="a text-config attribute to read")
+    parser.add_argument("--knows", action="append", default=[],
+                        help="a model type: whether transformers' own CONFIG_MAPPING already names it (an engine "
+                             "that registers the same type without exist_ok fails at import)")
     parser.add_argument("--record", type=Path, help="merge the answers into this stops.json")
     args = parser.parse_args()
-    config = shape_config(args.shape)
+    config = shape_config(args.shape) if args.shape else None
     answers = []
     for version in args.versions.split(","):
         started = time.monotonic()
         root = probe_env(args.package, version)
         installed = time.monotonic()
-        answer = ask(root, config, args.read)
+        answer = ask(root, config, args.read, args.knows)
         answers.append({"package": args.package, "version": version, "shape": args.shape, **answer,
                         "cost": {"install_s": round(installed - started, 1),
                                  "ask_s": round(time.monotonic() - installed, 1), "own_bytes": own_bytes(root)}})

@@ -53,14 +53,32 @@ def requires(metadata: str) -> dict[str, str]:
     return found
 
 
+# `AutoConfig.register("aimv2", AIMv2Config)` in the release's own config modules: transformers refuses a model
+# type it already knows ("'aimv2' is already used by a Transformers config, pick another name") unless the call
+# passes exist_ok=True, and the engine does it at import, before any model is named.
+REGISTER = re.compile(r'AutoConfig\.register\(\s*["\'](\w+)["\']([^)]*)\)')
+
+
+def registered_config_types(archive: zipfile.ZipFile, package: str) -> dict[str, dict[str, Any]]:
+    """model type -> {file, exist_ok} for every AutoConfig.register call of the engine's own sources."""
+    found: dict[str, dict[str, Any]] = {}
+    for name in archive.namelist():
+        if name.startswith(f"{package}/") and name.endswith(".py"):
+            for model_type, rest in REGISTER.findall(archive.read(name).decode(errors="replace")):
+                found[model_type] = {"file": name, "exist_ok": "exist_ok=True" in rest.replace(" ", "")}
+    return found
+
+
 def read_wheel(engine: str, wheel: Path) -> dict[str, Any]:
     with zipfile.ZipFile(wheel) as archive:
         metadata_name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
         metadata = archive.read(metadata_name).decode()
         registry = archive.read(REGISTRY[engine]).decode()
+        registers = registered_config_types(archive, engine)
     names = set(re.findall(r'"(\w+)"\s*:\s*\(', registry))
     return {"wheel": wheel.name, "requires": requires(metadata),
-            "registry": {arch: arch in names for arch in grid_architectures()}}
+            "registry": {arch: arch in names for arch in grid_architectures()},
+            "registers_config_types": registers}
 
 
 def facts(engine: str, release: str) -> dict[str, Any]:

@@ -266,6 +266,42 @@ def _first_building(entry: dict[str, Any]) -> str | None:
     return None
 
 
+def import_clashes(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per vLLM release whose own config modules register a model type without exist_ok: the probed transformers
+    versions that already name that type (the release then fails at import, whatever the model) and those that
+    do not, the release's requirement, the newest admitted passing version, and the first later release read
+    that no longer registers it so."""
+    read = facts.get("releases", {}).get("vllm", {})
+    ordered = sorted(read, key=Version)
+    out = []
+    for release in ordered:
+        for model_type, where in read[release].get("registers_config_types", {}).items():
+            if where["exist_ok"]:
+                continue
+            asked = [p for p in facts.get("probes", []) if model_type in p.get("knows", {})]
+            failing = sorted((p["version"] for p in asked if p["knows"][model_type]), key=Version)
+            passing = sorted((p["version"] for p in asked if not p["knows"][model_type]), key=Version)
+            if not failing:
+                continue
+            requires = read[release].get("requires", {}).get("transformers")
+            admitted = [v for v in passing if _admits(requires, v)]
+            fixed = next((r for r in ordered if Version(r) > Version(release) and not _registers(read[r], model_type)),
+                         None)
+            out.append({"engine": "vllm", "release": release, "model_type": model_type, "file": where["file"],
+                        "package": "transformers", "requires": requires, "failing": failing, "passing": passing,
+                        "pin": admitted[-1] if admitted else None, "fixed_in": fixed, "stage": "import",
+                        "exception": f"ValueError: '{model_type}' is already used by a Transformers config, "
+                                     f"pick another name.",
+                        "measured": "the wheel's AutoConfig.register calls (release_facts) and transformers' "
+                                    "CONFIG_MAPPING_NAMES per version (dependency_probe --knows)"})
+    return out
+
+
+def _registers(release_facts: dict[str, Any], model_type: str) -> bool:
+    where = release_facts.get("registers_config_types", {}).get(model_type)
+    return where is not None and not where["exist_ok"]
+
+
 def main() -> None:
     facts = json.loads(STOPS.read_text(encoding="utf-8")) if STOPS.exists() else {}
     out = {"schema": 1, "generated_by": "python -m tools.engine_oracle.stops",
@@ -273,13 +309,14 @@ def main() -> None:
                        "dependency": "the release's code meeting the resolved dependency version",
                        "unsupported": "the release's model registry lacks the architecture",
                        "undetermined": "dependency-shaped, not settled by a probe"},
-           "stops": stops(facts), "dependency": dependency(facts),
+           "stops": stops(facts), "dependency": dependency(facts), "import": import_clashes(facts),
            "probes": facts.get("probes", []), "releases": facts.get("releases", {})}
     STOPS.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     counts: dict[str, int] = {}
     for row in out["stops"]:
         counts[row["class"]] = counts.get(row["class"], 0) + 1
-    print(f"{STOPS}: {len(out['stops'])} stop kinds {counts}; {len(out['dependency'])} dependency rows")
+    print(f"{STOPS}: {len(out['stops'])} stop kinds {counts}; {len(out['dependency'])} dependency rows; "
+          f"{len(out['import'])} import clashes")
 
 
 if __name__ == "__main__":

@@ -116,3 +116,28 @@ def _span(versions: list[str]) -> str:
     if not versions:
         return "none probed"
     return versions[0] if len(versions) == 1 else f"{versions[0]} to {versions[-1]} ({len(versions)} releases probed)"
+
+
+def import_view(run: EngineRun, release: str | None) -> dict[str, Any] | None:
+    """`vllm.derived.import_clash`: a config type this release registers at import that the run's transformers
+    already names (read for the run's own release where the wheel was read, else its table's release)."""
+    own = run.version.base_version
+    rows_read = _stops().get("import", [])
+    releases = {r["release"] for r in rows_read} | set(_stops().get("releases", {}).get("vllm", {}))
+    key = own if own in releases else release
+    found = [r for r in rows_read if r["release"] == key]
+    if not found:
+        return None
+    row = found[0]
+    library = run.facts.libraries.get("transformers")
+    stated = library.version if library is not None else None
+    fixes = []
+    if row.get("pin"):
+        fixes.append(f"pip install 'transformers=={row['pin']}' (the newest probed release without "
+                     f"'{row['model_type']}' that vLLM {key} admits: transformers{row.get('requires') or ''})")
+    if row.get("fixed_in"):
+        fixes.append(f"upgrade to vLLM {row['fixed_in']}, which no longer registers '{row['model_type']}'")
+    return {**row, "release": key, "stated": stated, "verdict": verdict({**row, "class": "dependency"}, stated),
+            "fix": "; or ".join(fixes) or "no probed transformers avoids it",
+            "failing_text": _span(row["failing"]), "passing_text": _span(row["passing"])}
+

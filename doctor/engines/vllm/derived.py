@@ -310,7 +310,8 @@ def view(run: EngineRun) -> dict[str, Any]:
     drafter = _drafter_view(run)
     if entry is None:
         return {"status": "not_derived", "why": why, "release": release, "drafter": drafter,
-                "dependency": dependency.view(run, table_release(run.version))}
+                "dependency": dependency.view(run, table_release(run.version)),
+                "import_clash": dependency.import_view(run, table_release(run.version))}
     assert release is not None
     attention = entry.get("attention") or {}
     out: dict[str, Any] = {
@@ -320,6 +321,7 @@ def view(run: EngineRun) -> dict[str, Any]:
         "tp": entry.get("tp", 1), "rejection": None, "forced_rejection": _forced_rejection(run, entry),
         "fallback": None, "no_code": None,
         "drafter": drafter, "dependency": dependency.view(run, release),
+        "import_clash": dependency.import_view(run, release),
     }
     error = _first_error(entry)
     if error is not None:
