@@ -196,8 +196,41 @@ def dependency(facts: dict[str, Any]) -> list[dict[str, Any]]:
                 continue
             seen.add(architecture)
             out.append(_dependency_row(release, entry, error, cls, why, facts))
+    out += [row for release in _untabulated(facts) for row in _retargeted(out, release, facts)]
+    out.sort(key=lambda r: (Version(r["release"]), r["architecture"] or ""))
     for row in out:
         row["pinned_in"] = _pinned_in(out, row)
+    return out
+
+
+def _untabulated(facts: dict[str, Any]) -> list[str]:
+    """Releases whose wheel was read (release_facts) but that have no table of their own (patches)."""
+    tabulated = set(releases("vllm"))
+    return sorted((r for r in facts.get("releases", {}).get("vllm", {}) if r not in tabulated), key=Version)
+
+
+def _table_release(release: str) -> str | None:
+    from doctor.engines.vllm.derived import table_release
+    return table_release(Version(release))
+
+
+def _retargeted(rows: list[dict[str, Any]], release: str, facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stops of the release's table (its minor's, as check reads it) with this release's own requirement
+    and model registry, read from its own wheel: a patch release can admit other transformers (vLLM 0.19.1 admits
+    5.5.1 and newer, 0.19.0 only <5) or know other architectures."""
+    source = _table_release(release)
+    own = _release_facts(facts, "vllm", release)
+    out = []
+    for row in (r for r in rows if r["release"] == source):
+        knows = own.get("registry", {}).get(row["architecture"])
+        cls = "unsupported" if knows is False else "dependency" if row.get("package") else row["class"]
+        why = f"vLLM {release}'s model registry does not name {row['architecture']}" if knows is False else \
+            f"vLLM {release}'s registry names {row['architecture']}; the stop of vLLM {source}'s table with " \
+            f"{row.get('package')} {row.get('resolved')}" if cls == "dependency" else row["why"]
+        requires = own.get("requires", {}).get(row.get("package") or "", row.get("requires"))
+        admitted = [v for v in row.get("passing", []) if _admits(requires, v)]
+        out.append({**row, "release": release, "table_release": source, "class": cls, "why": why,
+                    "requires": requires, "pin": admitted[-1] if admitted else None})
     return out
 
 
@@ -215,7 +248,8 @@ def _pinned_in(rows: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, str
 def _dependency_row(release: str, entry: dict[str, Any], error: dict[str, Any], cls: str, why: str,
                     facts: dict[str, Any]) -> dict[str, Any]:
     architecture = grid_architecture(entry["grid_shape"])
-    row: dict[str, Any] = {"engine": "vllm", "release": release, "grid_shape": entry["grid_shape"],
+    row: dict[str, Any] = {"engine": "vllm", "release": release, "table_release": release,
+                           "grid_shape": entry["grid_shape"],
                            "shape_key": entry["shape_key"], "architecture": architecture, "class": cls,
                            "why": why, "exception": f"{error['type']}: {_first_line(error['message'])}",
                            "where": error.get("where"), "stage": error.get("stage"),

@@ -102,7 +102,9 @@ def view(run: EngineRun, release: str | None) -> dict[str, Any] | None:
     model = run.facts.model
     if release is None or model is None or not model.architecture:
         return None
-    found = [r for r in rows(release, model.architecture) if _applies(run, r)]
+    own = run.version.base_version  # a patch's own row where its wheel was read (its requirement can differ)
+    found = [r for r in rows(own, model.architecture) if _applies(run, r)] \
+        or [r for r in rows(release, model.architecture) if _applies(run, r)]
     if not found:
         return None
     row = found[0]
