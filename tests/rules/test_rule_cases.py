@@ -927,7 +927,7 @@ CASES += _know_sgl2_cases()
 
 
 def _know_dep_cases():
-    """Dependency drift and unknown architectures, derived (rules/derived.toml DSP050-DSP054): tests/rules/know_dep_cases.py."""
+    """Dependency drift, unknown architectures, import clashes (DSP050-DSP056): tests/rules/know_dep_cases.py."""
     from tests.rules.know_dep_cases import KNOW_DEP_CASES
 
     return KNOW_DEP_CASES
