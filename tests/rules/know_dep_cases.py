@@ -53,6 +53,8 @@ KNOW_DEP_CASES = [
     a("DSP053", True, "0.12.0, Gemma 4", vl("0.12.0")),
     a("DSP053", True, "0.18.0 on GB10", vl("0.18.0", profile=SPARK)),
     a("DSP053", False, "0.19.0 knows Gemma 4", vl("0.19.0")),
+    a("DSP053", True, "0.9.2 + 4.57.6 stated: no gemma4 there either", vl("0.9.2", "4.57.6")),
+    a("DSP053", False, "0.9.2 + 5.8.1 stated: the config loads (DSP054)", vl("0.9.2", "5.8.1")),
     a("DSP053", False, "0.11.0 admits transformers 5 (DSP054)", vl("0.11.0")),
     a("DSP053", False, "0.18.0, Llama", vl("0.18.0", model=LLAMA)),
     # DSP054: the registry lacks the architecture, the release admits a transformers that loads the config

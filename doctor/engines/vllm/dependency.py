@@ -110,8 +110,19 @@ def view(run: EngineRun, release: str | None) -> dict[str, Any] | None:
     row = found[0]
     library = run.facts.libraries.get("transformers")
     stated = library.version if library is not None else None
-    return {**row, "stated": stated, "verdict": verdict(row, stated), "fix": _fix(row, release),
+    decided = verdict(row, stated)
+    return {**row, "stated": stated, "verdict": decided, "fix": _fix(row, release), "no_fallback": _no_fallback(
+                row, decided, stated),
             "failing_text": _span(row.get("failing", [])), "passing_text": _span(row.get("passing", []))}
+
+
+def _no_fallback(row: dict[str, Any], decided: str, stated: str | None) -> str:
+    """Why vLLM's Transformers-backend fallback cannot load it either (for an architecture the registry lacks)."""
+    if decided == "fails":
+        return f"transformers {stated} does not load its config either"
+    if decided == "none_admitted":
+        return f"no transformers it admits (transformers{row.get('requires') or ''}) loads its config"
+    return ""
 
 
 def _span(versions: list[str]) -> str:
