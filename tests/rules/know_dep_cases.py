@@ -8,6 +8,7 @@ change it, so those fire alike and only the registry/dependency row decides)."""
 from __future__ import annotations
 
 from tests.rules.builders import a, build
+from tests.rules.log_line_cases import logged
 
 GEMMA4, GEMMA4_31B, LLAMA = "google/gemma-4-26B-A4B", "nvidia/Gemma-4-31B-IT-NVFP4", "meta-llama/Llama-3.1-8B-Instruct"
 PRO, SPARK, H100, B200 = "rtx-pro-6000", "dgx-spark", "h100-sxm-x8", "b200-x8"
@@ -74,4 +75,9 @@ KNOW_DEP_CASES = [
     a("DSP056", True, "0.9.2, transformers not stated", vl("0.9.2", model=LLAMA)),
     a("DSP056", False, "0.9.2 + 4.53.3", vl("0.9.2", "4.53.3", LLAMA)),
     a("DSP056", False, "0.10.0, transformers not stated", vl("0.10.0", model=LLAMA)),
+    # DSP057: the unknown-model-type line alone (a log-line rule: only `diagnose` shows its signature)
+    logged("DSP057", True, "its line on GB10", "dgx-spark"),
+    logged("DSP057", True, "its line on an H100: not GPU-specific", "h100-sxm-x8"),
+    logged("DSP057", False, "check: no log", "dgx-spark", shown=()),
+    logged("DSP057", False, "another rule's line (Gemma 4's own, DSP050)", "dgx-spark", shown=("DSP050",)),
 ]
