@@ -1,0 +1,46 @@
+"""Positive and boundary cases for the know-spark3 work: community DGX Spark images (doctor/data/images/
+community.toml) as lint hands them to the rules, and the Spark cluster / unified-memory rules on one node.
+test_rule_cases.py runs them with the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from doctor.engines.images import image_facts
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import Case, build
+
+SPARK, PRO = "dgx-spark", "rtx-pro-6000"
+NVFP4 = "nvidia/Kimi-K2.5-NVFP4"
+AEON_0271 = "ghcr.io/aeon-7/aeon-vllm-ultimate:2026-08-16-v0.27.1"
+
+
+def imaged(image: str | None, version: str, profile: str = SPARK, model: str = NVFP4) -> tuple[
+        Callable[[], Facts], Callable[[], dict[str, Any]]]:
+    """A launch in `image` (its engine pin as lint passes it: `version`)."""
+    return (lambda: build(profile, model, (f"vllm=={version}",)),
+            lambda: {"image": image_facts(image), "recipe": None})
+
+
+def image_case(rule: str, fires: bool, why: str, image: str | None, version: str, *args: str,
+               profile: str = SPARK) -> Case:
+    facts, launch_file = imaged(image, version, profile)
+    return Case(rule, fires, facts, tuple(args), (), why, launch_file)
+
+
+KV_NVFP4 = ("--kv-cache-dtype", "nvfp4")
+KNOW_SPARK3_CASES = [
+    # ATTN004 reads upstream flashinfer.py; AEON's GB10 builds carry the Triton NVFP4 KV path (vLLM PR 44389)
+    image_case("ATTN004", False, "aeon 0.27.1 image carries triton nvfp4 kv", AEON_0271, "0.27.1+aeon.sm121a.dspark",
+               *KV_NVFP4),
+    image_case("ATTN004", False, "aeon 0.24.0 image", "ghcr.io/aeon-7/aeon-vllm-ultimate:2026-07-01-v0.24.0",
+               "0.24.0+sm121a.aeon", *KV_NVFP4),
+    image_case("ATTN004", True, "upstream vllm/vllm-openai:v0.27.1 image", "vllm/vllm-openai:v0.27.1", "0.27.1",
+               *KV_NVFP4),
+    image_case("ATTN004", True, "aeon :latest floats, not in the table", "ghcr.io/aeon-7/aeon-vllm-ultimate:latest",
+               "0.27.1", *KV_NVFP4),
+    image_case("ATTN004", True, "anemll image carries nvfp4_ds_mla, not nvfp4", "ghcr.io/anemll/dspark-vllm-gx10:0.1.1",
+               "0.25.2.dev0+g752a3a504.d20260714", *KV_NVFP4),
+    image_case("ATTN004", True, "no image", None, "0.27.1", *KV_NVFP4),
+]
