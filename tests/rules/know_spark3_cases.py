@@ -10,6 +10,7 @@ from typing import Any
 from doctor.engines.images import image_facts
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import Case, build
+from tests.rules.log_line_cases import logged
 
 SPARK, PRO = "dgx-spark", "rtx-pro-6000"
 NVFP4 = "nvidia/Kimi-K2.5-NVFP4"
@@ -43,4 +44,31 @@ KNOW_SPARK3_CASES = [
     image_case("ATTN004", True, "anemll image carries nvfp4_ds_mla, not nvfp4", "ghcr.io/anemll/dspark-vllm-gx10:0.1.1",
                "0.25.2.dev0+g752a3a504.d20260714", *KV_NVFP4),
     image_case("ATTN004", True, "no image", None, "0.27.1", *KV_NVFP4),
+]
+
+
+def engine(version: str = "vllm==0.27.1", profile: str = SPARK) -> Callable[[], Facts]:
+    return lambda: build(profile, None, (version,))
+
+
+GMU = "--gpu-memory-utilization"
+KNOW_SPARK3_CASES += [
+    # UMA030: an explicit vLLM utilisation of 0.90 or more of GB10's unified pool
+    Case("UMA030", True, engine(), (GMU, "0.90"), (), "0.90 on a spark"),
+    Case("UMA030", True, engine("vllm==0.20.0"), (GMU, "0.95"), (), "0.95, vllm 0.20.0"),
+    Case("UMA030", True, engine(), (GMU, "0.9", "--tensor-parallel-size", "2", "--distributed-executor-backend",
+                                    "ray"), (), "0.9 per node over ray"),
+    Case("UMA030", False, engine(), (GMU, "0.89"), (), "0.89 just under"),
+    Case("UMA030", False, engine(), (GMU, "0.80"), (), "0.80 (the report's fix)"),
+    Case("UMA030", False, engine(), (), (), "vllm's default: not asked for"),
+    Case("UMA030", False, engine(profile=PRO), (GMU, "0.95"), (), "rtx pro 6000 (12.0, own VRAM)"),
+    Case("UMA030", False, engine(profile="rtx-5090"), (GMU, "0.95"), (), "rtx 5090"),
+    Case("UMA030", False, engine("sglang==0.5.12"), ("--mem-fraction-static", "0.95"), (), "sglang on a spark"),
+]
+
+# CLU040 explains a log line only (its signature's GB10 context scopes it; the rule itself reads log.signatures)
+KNOW_SPARK3_CASES += [
+    logged("CLU040", True, "its line on a spark", SPARK),
+    logged("CLU040", False, "check: no log", SPARK, shown=()),
+    logged("CLU040", False, "another rule's line", SPARK, shown=("CLU030",)),
 ]
