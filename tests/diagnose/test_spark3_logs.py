@@ -13,7 +13,8 @@ EIGHT_GPU = ("(EngineCore_DP0 pid=512) WARNING 12-25 11:51:11 [ray_utils.py:331]
              "available GPUs (8). This may result in Ray placement group allocation failures. Consider reducing "
              "tensor_parallel_size to 8 or less, or ensure your Ray cluster has 16 GPUs available.\n")
 BUNDLES = ("(EngineCore_DP0 pid=1088) WARNING 12-17 23:27:50 [ray_utils.py:207] tensor_parallel_size=2 is bigger "
-           "than a reserved number of GPUs (1 GPUs) in a node 9b520231c0732c57debefe20b1e67dd01e4d5fcf474c048cf68c4789. "
+           "than a reserved number of GPUs (1 GPUs) in a node "
+           "9b520231c0732c57debefe20b1e67dd01e4d5fcf474c048cf68c4789. "
            "Tensor parallel workers can be spread out to 2+ nodes which can degrade the performance unless you have "
            "fast interconnect across nodes, like Infiniband.\n")
 
