@@ -34,3 +34,15 @@ def test_spark_bundle_warning_is_explained_with_gb10_named():
     assert _claimed(BUNDLES, "dgx-spark")[:1] == ["CLU040"]
     assert _claimed("GPU 0: NVIDIA GB10\n" + BUNDLES)[:1] == ["CLU040"]
     assert "CLU040" not in _claimed(BUNDLES)
+
+
+RAY_OOM = ("ray.exceptions.OutOfMemoryError: 1 worker(s) were killed due to the node running low on memory. Memory on "
+           "the node (IP: 10.99.0.2) was 113.76GB / {total}GB (0.950345), which exceeds the memory usage threshold of "
+           "0.95.\n")
+
+
+def test_ray_oom_kill_is_gb10s_by_the_pool_total_or_a_named_gb10():
+    assert _claimed(RAY_OOM.format(total="119.70"))[:1] == ["UMA002"]
+    assert "UMA002" not in _claimed(RAY_OOM.format(total="125.70"))  # a 128 GB host with a discrete GPU
+    assert _claimed(RAY_OOM.format(total="125.70"), "dgx-spark")[:1] == ["UMA002"]
+    assert "UMA002" not in _claimed(RAY_OOM.format(total="125.70"), "rtx-pro-6000")

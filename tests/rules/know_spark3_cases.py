@@ -72,3 +72,10 @@ KNOW_SPARK3_CASES += [
     logged("CLU040", False, "check: no log", SPARK, shown=()),
     logged("CLU040", False, "another rule's line", SPARK, shown=("CLU030",)),
 ]
+
+# UMA002 also holds where Ray's own kill message shows Ray ran the workers (no launch flags in the log)
+KNOW_SPARK3_CASES += [
+    logged("UMA002", True, "ray's oom-kill line on a spark", SPARK),
+    logged("UMA002", False, "ray's oom-kill line on an rtx pro 6000 (12.0)", PRO),
+    logged("UMA002", False, "another rule's line, no ray launch", SPARK, shown=("CLU040",)),
+]
