@@ -79,3 +79,15 @@ KNOW_SPARK3_CASES += [
     logged("UMA002", False, "ray's oom-kill line on an rtx pro 6000 (12.0)", PRO),
     logged("UMA002", False, "another rule's line, no ray launch", SPARK, shown=("CLU040",)),
 ]
+
+# VLLM013: anemll's dspark image adds nvfp4_ds_mla to its vLLM 0.25 build; other flags are still checked
+ANEMLL = "ghcr.io/anemll/dspark-vllm-gx10:0.1.1"
+DS_MLA = ("--kv-cache-dtype", "nvfp4_ds_mla")
+KNOW_SPARK3_CASES += [
+    image_case("VLLM013", False, "anemll image carries nvfp4_ds_mla", ANEMLL, "0.25.0", *DS_MLA),
+    image_case("VLLM013", True, "the same dtype in the upstream 0.25.0 image", "vllm/vllm-openai:v0.25.0", "0.25.0",
+               *DS_MLA),
+    image_case("VLLM013", True, "no image", None, "0.25.0", *DS_MLA),
+    image_case("VLLM013", True, "anemll image, a moe backend no build has", ANEMLL, "0.25.0", *DS_MLA,
+               "--moe-backend", "nonsense"),
+]
