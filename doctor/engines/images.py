@@ -3,8 +3,8 @@ log that names it): the engine release, torch,
 CUDA and FlashInfer versions and the GPU code it carries, from doctor/data/images/ (NGC release notes in
 ngc.toml; the engines' own images, generated from their wheels and Dockerfiles by tools/image_table.py; community
 DGX Spark builds in community.toml, from their own READMEs: the tag is the image's release, the row the engine
-build inside), plus what the tag itself states (`-cu129`, `nvidia/cuda:12.8.1-devel`). A tag the tables do not know is unknown,
-never guessed; a tag that names no release (`latest`, `nightly`) floats."""
+build inside), plus what the tag itself states (`-cu129`, `nvidia/cuda:12.8.1-devel`). A tag the tables do not
+know is unknown, never guessed; a tag that names no release (`latest`, `nightly`) floats."""
 
 from __future__ import annotations
 
