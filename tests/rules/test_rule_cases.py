@@ -926,6 +926,16 @@ def _know_sgl2_cases():
 CASES += _know_sgl2_cases()
 
 
+def _know_mamba_cases():
+    """Hybrid models' state blocks (rules/hybrid_state.toml, know-mamba): tests/rules/know_mamba_cases.py."""
+    from tests.rules.know_mamba_cases import KNOW_MAMBA_CASES
+
+    return KNOW_MAMBA_CASES
+
+
+CASES += _know_mamba_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
