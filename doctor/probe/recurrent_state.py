@@ -2,7 +2,7 @@
 
 - Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6): a conv window over 2 x key heads x key dim + value heads x value
   dim channels (`linear_conv_kernel_dim` - 1 rows) and a value heads x value dim x key dim state
-  (vLLM's `MambaStateShapeCalculator.gated_delta_net_state_shape`, SGLang's `Mamba2StateShape`-style cache);
+  (the engines' state-shape calculators, e.g. vLLM's `gated_delta_net_state_shape`);
   `mamba_ssm_dtype` (Qwen3.5: float32) is the state's dtype.
 - Mamba2 (Nemotron-H `hybrid_override_pattern` "M" blocks): a conv window over heads x head dim + 2 x groups x
   state size channels (`conv_kernel` - 1 rows) and a heads x head dim x state size SSM state
