@@ -39,3 +39,27 @@ KNOW_MAMBA_CASES = [
     a("VLLM171", False, "0.19.1: no check", vllm("0.19.1"), "--max-num-seqs", "720"),
     a("VLLM171", False, "short for sure: VLLM170's error instead", vllm("0.24.0")),
 ]
+
+
+def vllm_env(version, env, model="Qwen/Qwen3.5-27B", profile="rtx-5090"):
+    return lambda: build(profile, model, (f"vllm=={version}",), env=env)
+
+
+QWEN35_27B = "Qwen/Qwen3.5-27B"
+KNOW_MAMBA_CASES += [
+    # VLLM172: FLA solve_tril's TMA path on SM12x
+    a("VLLM172", True, "Qwen3.5-27B on an RTX 5090, vLLM 0.17.0 (vllm#36325)", vllm("0.17.0", QWEN35_27B, "rtx-5090")),
+    a("VLLM172", True, "0.12.0, a release with the TMA path", vllm("0.12.0", QWEN35_27B, "rtx-5090")),
+    a("VLLM172", True, "0.19.0, the last release with TMA on by default", vllm("0.19.0", QWEN36_27B, "rtx-pro-6000")),
+    a("VLLM172", True, "GB10 (12.1) takes the same path", vllm("0.17.0", QWEN36_27B, "dgx-spark")),
+    a("VLLM172", True, "0.24.0 with FLA_USE_TMA=1: is_nvidia_hopper passes SM12x",
+      vllm_env("0.24.0", {"FLA_USE_TMA": "1"})),
+    a("VLLM172", False, "0.11.0: solve_tril has no TMA path", vllm("0.11.0", QWEN35_27B, "rtx-5090")),
+    a("VLLM172", False, "0.20.0: TMA opt-in", vllm("0.20.0", QWEN35_27B, "rtx-5090")),
+    a("VLLM172", False, "0.24.0 with FLA_USE_TMA=0", vllm_env("0.24.0", {"FLA_USE_TMA": "0"})),
+    a("VLLM172", False, "H100: TMA works on Hopper", vllm("0.17.0", QWEN35_27B, "h100-sxm-x8")),
+    a("VLLM172", False, "B200: not reported", vllm("0.17.0", QWEN35_27B, "b200-x8")),
+    a("VLLM172", False, "Nemotron-H (Mamba2): no gated-delta-rule prefill",
+      vllm("0.17.0", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "rtx-pro-6000")),
+    a("VLLM172", False, "a model without linear attention", vllm("0.17.0", QWEN3_32B, "rtx-5090")),
+]
