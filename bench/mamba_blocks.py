@@ -67,7 +67,8 @@ def main() -> None:
         blocks, budget = planned_blocks(args)
         print(f"| {report} | {what} | {logged} | {blocks} | {(blocks - logged) / logged:+.1%} | {budget} GiB |")
     report, blocks, logged = formula_row()
-    print(f"| {report} | block arithmetic only | {logged} | {blocks} | {(blocks - logged) / logged:+.1%} | 3.86 GiB (logged) |")
+    error = (blocks - logged) / logged
+    print(f"| {report} | block arithmetic only | {logged} | {blocks} | {error:+.1%} | 3.86 GiB (logged) |")
 
 
 if __name__ == "__main__":
