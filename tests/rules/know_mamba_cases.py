@@ -4,7 +4,7 @@ tests/rules/test_error_boundaries.py sweeps each error rule's bounds from its po
 
 from __future__ import annotations
 
-from tests.rules.builders import a, build
+from tests.rules.builders import Case, a, build
 
 QWEN36_27B, QWEN3_32B = "Qwen/Qwen3.6-27B", "Qwen/Qwen3-32B"
 QWEN36_27B_NVFP4 = "nvidia/Qwen3.6-27B-NVFP4"
@@ -62,4 +62,21 @@ KNOW_MAMBA_CASES += [
     a("VLLM172", False, "Nemotron-H (Mamba2): no gated-delta-rule prefill",
       vllm("0.17.0", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "rtx-pro-6000")),
     a("VLLM172", False, "a model without linear attention", vllm("0.17.0", QWEN3_32B, "rtx-5090")),
+]
+
+
+def sglang_logged(fires, why, shown, version="0.5.14", profile="rtx-5090"):
+    """SGLang's deployment as `diagnose` rebuilds it, with `shown` as the rules whose signatures the log showed
+    (None: `check`, no log)."""
+    context = (lambda: {"image": None, "recipe": None, "log": {"signatures": list(shown)}}) if shown is not None \
+        else None
+    return Case("SGL270", fires, lambda: build(profile, QWEN36_27B, (f"sglang=={version}",)), (), (), why, context)
+
+
+KNOW_MAMBA_CASES += [
+    # SGL270: SGLang's state-pool startup error, explained from the log line only
+    sglang_logged(True, "its line, SGLang 0.5.14 on an RTX 5090", ("SGL270",)),
+    sglang_logged(True, "its line, SGLang 0.5.23 on GB10", ("SGL270",), "0.5.23", "dgx-spark"),
+    sglang_logged(False, "check: no log", None),
+    sglang_logged(False, "another rule's line", ("SGL101",)),
 ]
