@@ -19,8 +19,8 @@ which defaults to the config's `mamba_ssm_dtype` for Qwen3.5 models (`Qwen3_5For
 `GPUModelRunner`'s cudagraph setup (vllm/config/compilation.py `resolve_cudagraph_mode_and_sizes`, 0.20.0-0.33.0)
 raises "max_num_seqs (N) exceeds available Mamba cache blocks (M)" when the model has Mamba layers, the
 cudagraph mode has FULL graphs (the default; not with `--enforce-eager` or a PIECEWISE/NONE mode) and
-max_num_seqs > num_blocks. 0.19.x instead caps the capture sizes to the blocks with a warning
-(`adjust_cudagraph_sizes_for_mamba_cache`); earlier releases check nothing.
+max_num_seqs > num_blocks. 0.18.0-0.19.x instead cap the capture sizes to the blocks with a warning
+(`adjust_cudagraph_sizes_for_mamba_cache`, in the 0.18.0 and 0.19.1 wheels); 0.17.0 checks nothing.
 """
 
 from __future__ import annotations
@@ -35,8 +35,6 @@ from doctor.engines.spi import LayoutShape, Model
 from doctor.plan.kv import KvShape
 
 GiB = 1 << 30
-RAISES_FROM = Version("0.20.0")
-CAPS_FROM = Version("0.19.0")
 KERNEL_BLOCK_ALIGNMENT = 16  # min(get_supported_kernel_block_sizes()) of FLASH_ATTN, FLASHINFER and TRITON_ATTN
 QWEN3_5_SSM_DTYPE_FROM = Version("0.17.0")
 QWEN3_5 = ("Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration")
