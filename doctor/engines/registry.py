@@ -127,6 +127,10 @@ def parse_engine_spec(spec: str) -> Library:
     details: dict[str, object] = {}
     if key == "llama.cpp":
         version, details = _llama_cpp_release(version)
+    if key == "ollama":
+        from doctor.engines.llama_cpp.bundles import release_details
+
+        details = release_details(version)
     if key is None:
         known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
         raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")

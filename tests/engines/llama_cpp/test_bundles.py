@@ -41,3 +41,36 @@ def test_an_ollama_log_brings_its_llama_cpp():
     diagnosis = diagnose(io.BufferedReader(io.BytesIO(log)), "t", empty_base(), "nothing (test)", {})
     libraries = diagnosis.report.facts.libraries
     assert libraries["llama.cpp"].version == "9509" and libraries["llama.cpp"].details["bundled_by"] == "Ollama 0.30.6"
+
+
+def test_every_release_from_0_6_has_a_row():
+    from doctor.engines.llama_cpp.bundles import ollama_release, ollama_releases
+
+    releases = ollama_releases()
+    assert releases[0] == "0.6.0" and "0.20.0" in releases and "0.32.15" in releases
+    assert ollama_release("0.5.13") is None  # before the table's first release
+
+
+def test_before_0_30_the_runner_is_ollamas_own():
+    from doctor.engines.llama_cpp.bundles import ollama_build, release_details
+
+    details = release_details("0.20.0")
+    assert details["runner"] == "ollama-engine+llama-runner" and details["llama_cpp_commit"] == "ec98e2002"
+    assert details["llama_cpp_build"] is None and ollama_build("0.20.0") is None
+    assert release_details("0.13.2")["llama_cpp_build"] == "7108"  # named by the sync commit's subject
+    assert ollama_build("0.13.2") is None  # vendored through cgo: no llama-server build to analyse
+
+
+def test_cuda_presets_per_release():
+    from doctor.engines.llama_cpp.bundles import release_details
+
+    assert release_details("0.20.0")["cuda_v12_sm12x"] == "sass"  # CUDA 12 preset: ...;90a;120
+    assert release_details("0.20.0")["cuda_v13_sm12x"] == "ptx"  # CUDA 13 preset: 120-virtual;121-virtual
+    assert "cuda_v13_archs" not in release_details("0.11.0")  # no CUDA 13 build yet
+    assert release_details("0.30.0")["cuda_v13_archs"][-1] == "121-virtual"
+
+
+def test_the_ollama_what_if_carries_its_release():
+    facts = with_engines(load_profile("dgx-spark"), ["ollama==0.20.0"])
+    assert facts.libraries["ollama"].details["runner"] == "ollama-engine+llama-runner"
+    assert "llama.cpp" not in facts.libraries
