@@ -97,8 +97,11 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
 
 def _with_bundled(libraries: dict[str, Library], sources: dict[str, str]) -> dict[str, Library]:
     """The build a logged release runs, where the log states none of its own (Ollama's llama-server)."""
-    from doctor.engines.registry import bundled_libraries
+    from doctor.engines.registry import bundled_libraries, release_details
 
+    for name, lib in list(libraries.items()):
+        if lib.what_if and (table := release_details(name, lib.version)):
+            libraries[name] = dataclasses.replace(lib, details={**table, **lib.details})
     for lib in [b for what_if in list(libraries.values()) if what_if.what_if for b in bundled_libraries(what_if)]:
         if lib.name not in libraries:
             libraries[lib.name] = lib

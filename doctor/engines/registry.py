@@ -11,6 +11,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from doctor.engines.llama_cpp.bundles import Ollama
 from doctor.engines.llama_cpp.engine import LlamaCpp
 from doctor.engines.sglang.engine import SGLang
 from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
@@ -24,6 +25,14 @@ _SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*==\s*([A-Za-z0-9_.+-]+)\s*$")
 _NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*$")
 
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
+# Programs that run a built-in engine's build (Ollama: llama.cpp's llama-server): they may be named without a
+# release and are then evaluated at each of theirs, but are never analysed themselves.
+BUNDLES: tuple[type[Engine], ...] = (Ollama,)
+
+
+@cache
+def bundles() -> dict[str, Engine]:
+    return {cls.name: cls() for cls in BUNDLES}
 
 
 @cache
@@ -66,7 +75,7 @@ def rule_files() -> list[tuple[str | None, Path]]:
 
 
 def get(name: str) -> Engine | None:
-    return engines().get(name)
+    return engines().get(name) or bundles().get(name)
 
 
 def by_package(package: str) -> Engine | None:
@@ -114,7 +123,7 @@ def split_engine_specs(specs: Sequence[str]) -> tuple[list[str], list[str]]:
 def engine_named(name: str) -> Engine | None:
     """The engine a user's word names (its name, package or a distribution), None for any other word."""
     package = _engine_names().get(name.lower()) or _engine_names().get(name.lower().replace("_", "-"))
-    return by_package(package) if package else None
+    return by_package(package) if package else bundles().get(name.lower())
 
 
 def parse_engine_spec(spec: str) -> Library:
@@ -127,10 +136,7 @@ def parse_engine_spec(spec: str) -> Library:
     details: dict[str, object] = {}
     if key == "llama.cpp":
         version, details = _llama_cpp_release(version)
-    if key == "ollama":
-        from doctor.engines.llama_cpp.bundles import release_details
-
-        details = release_details(version)
+    details = {**details, **release_details(key, version)}
     if key is None:
         known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
         raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")
@@ -163,6 +169,16 @@ def bundled_libraries(library: Library) -> list[Library]:
         return []
     details = {**ollama_details(library.version), "implied_by": f"ollama=={library.version}"}
     return [Library(name="llama.cpp", version=build, what_if=True, details=details)]
+
+
+def release_details(package: str | None, version: str) -> dict[str, object]:
+    """What the doctor's tables say of a bundling program's release (Ollama: its runner, vendored llama.cpp and
+    CUDA builds, read by rules as `lib.ollama.*`); empty for any other package."""
+    if package != "ollama":
+        return {}
+    from doctor.engines.llama_cpp.bundles import release_details as ollama_release_details
+
+    return ollama_release_details(version)
 
 
 def package_named(name: str) -> str | None:

@@ -11,6 +11,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from doctor.engines.spi import Engine
+
 TABLE = Path(__file__).resolve().parents[2] / "data" / "llama_cpp" / "ollama-builds.json"
 LLAMA_SERVER = "llama-server"
 
@@ -76,3 +78,31 @@ def _sm12x_kind(archs: list[str]) -> str:
     if any(not a.endswith("-virtual") for a in twelve):
         return "sass"
     return "ptx" if twelve else "none"
+
+
+class Ollama(Engine):
+    """Ollama as a program that runs llama.cpp: named without a release (`--engine ollama`, a log that names
+    Ollama but not its release), it is evaluated at every release where what it runs changes. Never analysed
+    itself (it is no serving engine the doctor plans for): each release brings its llama.cpp build."""
+
+    name = "ollama"
+    display_name = "Ollama"
+    package = "ollama"
+
+    def knowledge_range(self) -> tuple[str, str] | None:
+        releases = ollama_releases()
+        return (releases[0], releases[-1]) if releases else None
+
+    def unstated_releases(self) -> tuple[str, ...]:
+        """The first release of each runner and vendored llama.cpp, and the newest: what differs between them
+        is Ollama's own (its rules name those boundaries)."""
+        chosen: list[str] = []
+        previous: tuple[Any, ...] | None = None
+        for version in ollama_releases():
+            row = _table()["releases"][version]
+            key = (row["runner"], row["llama_cpp"]["build"], row["llama_cpp"]["commit"])
+            if key != previous:
+                chosen.append(version)
+            previous = key
+        newest = ollama_releases()[-1:]
+        return tuple(dict.fromkeys([*chosen, *newest]))
