@@ -43,3 +43,20 @@ def test_a_log_naming_ollama_without_its_release():
     diagnosis = diagnose(io.BufferedReader(io.BytesIO(log)), "t", empty_base(), "nothing (test)", {})
     evaluated = diagnosis.report.releases_evaluated
     assert evaluated and evaluated[0]["engine"] == "ollama"
+
+
+def test_the_server_config_line_states_ollamas_settings():
+    """ollama#11471's `server config` line (verbatim head): set knobs become env facts, empty ones stay unset."""
+    line = (b'time=2025-07-18T12:33:42.475-04:00 level=INFO source=routes.go:1235 msg="server config" '
+            b'env="map[CUDA_VISIBLE_DEVICES: GPU_DEVICE_ORDINAL: HIP_VISIBLE_DEVICES: HSA_OVERRIDE_GFX_VERSION: '
+            b'HTTPS_PROXY: HTTP_PROXY: NO_PROXY: OLLAMA_CONTEXT_LENGTH:4096 OLLAMA_DEBUG:INFO '
+            b'OLLAMA_FLASH_ATTENTION:true OLLAMA_GPU_OVERHEAD:0 OLLAMA_HOST:http://127.0.0.1:11434 '
+            b'OLLAMA_INTEL_GPU:false OLLAMA_KEEP_ALIVE:5m0s OLLAMA_KV_CACHE_TYPE:q8_0 OLLAMA_LLM_LIBRARY: '
+            b'OLLAMA_NEW_ENGINE:true OLLAMA_NUM_PARALLEL:4]"\n')
+    from doctor.diagnose.read import reader_for
+
+    facts = reader_for().read(io.BufferedReader(io.BytesIO(line)), "t").facts
+    env = {name: stated.value for name, stated in facts.env.items()}
+    assert env["OLLAMA_FLASH_ATTENTION"] == "true" and env["OLLAMA_KV_CACHE_TYPE"] == "q8_0"
+    assert env["OLLAMA_NUM_PARALLEL"] == "4" and env["OLLAMA_CONTEXT_LENGTH"] == "4096"
+    assert "OLLAMA_LLM_LIBRARY" not in env and "CUDA_VISIBLE_DEVICES" not in env
