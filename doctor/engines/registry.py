@@ -5,7 +5,7 @@ place that knows every engine."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -179,6 +179,16 @@ def release_details(package: str | None, version: str) -> dict[str, object]:
     from doctor.engines.llama_cpp.bundles import release_details as ollama_release_details
 
     return ollama_release_details(version)
+
+
+def bundled_flags(library: Library, env: Mapping[str, str]) -> list[str]:
+    """The flags the program that bundles this build passes it, from the program's own settings (Ollama's
+    OLLAMA_* environment → llama-server's flags); none for a build nothing bundles."""
+    if library.name != "llama.cpp" or not str(library.details.get("implied_by", "")).startswith("ollama=="):
+        return []
+    from doctor.engines.llama_cpp.bundles import ollama_server_flags
+
+    return ollama_server_flags(env)
 
 
 def package_named(name: str) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from doctor.engines.spi import Engine
@@ -42,6 +43,31 @@ def ollama_build(version: str) -> str | None:
 
 def ollama_details(version: str) -> dict[str, str]:
     return {"bundled_by": f"Ollama {version}", "source": f"{_table()['source']}: Ollama {version}"}
+
+
+# strconv.ParseBool, as Ollama's envconfig reads OLLAMA_FLASH_ATTENTION
+_TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
+
+
+def ollama_server_flags(env: Mapping[str, str]) -> list[str]:
+    """The llama-server flags an Ollama release with the llama-server runner (0.30.0 on) derives from its server's
+    environment (llm/llama_server.go, llm/server.go @ v0.30.0 to v0.32.15): `-c` num_ctx x OLLAMA_NUM_PARALLEL and
+    `-np`, `--cache-type-k/-v` from OLLAMA_KV_CACHE_TYPE (lowercased), and `--flash-attn` on/off when
+    OLLAMA_FLASH_ATTENTION is a boolean, else auto (every CUDA GPU of 7.0 or newer). num_ctx is the server's
+    OLLAMA_CONTEXT_LENGTH only: a request's or Modelfile's num_ctx is not seen, nor Ollama's default."""
+    flags: list[str] = []
+    parallel = env.get("OLLAMA_NUM_PARALLEL", "")
+    slots = int(parallel) if parallel.isdigit() and int(parallel) > 0 else 1
+    context = env.get("OLLAMA_CONTEXT_LENGTH", "")
+    if context.isdigit() and int(context) > 0:
+        flags += ["-c", str(int(context) * slots)]
+    if parallel.isdigit() and int(parallel) > 0:
+        flags += ["-np", str(slots)]
+    if cache := env.get("OLLAMA_KV_CACHE_TYPE", "").strip().lower():
+        flags += ["--cache-type-k", cache, "--cache-type-v", cache]
+    attention = env.get("OLLAMA_FLASH_ATTENTION", "").strip()
+    flags += ["--flash-attn", "on" if attention in _TRUE else "off" if attention in _FALSE else "auto"]
+    return flags
 
 
 def release_details(version: str) -> dict[str, Any]:

@@ -74,3 +74,29 @@ def test_the_ollama_what_if_carries_its_release():
     facts = with_engines(load_profile("dgx-spark"), ["ollama==0.20.0"])
     assert facts.libraries["ollama"].details["runner"] == "ollama-engine+llama-runner"
     assert "llama.cpp" not in facts.libraries
+
+
+def test_ollamas_environment_becomes_llama_server_flags():
+    from doctor.engines.llama_cpp.bundles import ollama_server_flags
+
+    assert ollama_server_flags({}) == ["--flash-attn", "auto"]
+    flags = ollama_server_flags({"OLLAMA_CONTEXT_LENGTH": "32768", "OLLAMA_NUM_PARALLEL": "2",
+                                 "OLLAMA_KV_CACHE_TYPE": "Q8_0", "OLLAMA_FLASH_ATTENTION": "false"})
+    assert flags == ["-c", "65536", "-np", "2", "--cache-type-k", "q8_0", "--cache-type-v", "q8_0",
+                     "--flash-attn", "off"]
+    assert ollama_server_flags({"OLLAMA_FLASH_ATTENTION": "1"})[-1] == "on"
+    assert ollama_server_flags({"OLLAMA_FLASH_ATTENTION": "yes"})[-1] == "auto"  # not a ParseBool value
+
+
+def test_the_llama_cpp_run_of_an_ollama_release_takes_its_flags():
+    import dataclasses
+
+    from doctor.pipeline.analysis import engine_runs
+
+    facts = with_engines(load_profile("rtx-5090"), ["ollama==0.31.0"])
+    facts = dataclasses.replace(facts, env={**facts.env, "OLLAMA_KV_CACHE_TYPE": "q4_0"})
+    (run,) = engine_runs(facts, ["--cache-type-v", "f16"])
+    assert run.launch.values["cache_type_k"] == "q4_0" and run.launch.values["cache_type_v"] == "f16"
+    plain = with_engines(load_profile("rtx-5090"), ["llama.cpp==b9840"])
+    (own,) = engine_runs(dataclasses.replace(plain, env={"OLLAMA_KV_CACHE_TYPE": "q4_0"}), [])
+    assert own.launch.values.get("cache_type_k") != "q4_0"  # a llama.cpp of its own ignores Ollama's settings
