@@ -41,3 +41,23 @@ OLLAMA_CASES = [
     a("OLL041", False, "H100 (9.0) under Windows", ollama("0.32.15", H100)),
     a("OLL041", False, "B200 (10.0) under Windows", ollama("0.32.15", B200)),
 ]
+
+
+def with_driver(cuda: str, version: str = "0.20.0", profile: str = R5090) -> Callable[[], Facts]:
+    """`--engine ollama==X` with the driver's CUDA version as NVML reports it."""
+    def facts() -> Facts:
+        built = ollama(version, profile, os="Linux")()
+        return built.replace(driver=dataclasses.replace(built.driver, cuda_driver_version=cuda))
+    return facts
+
+
+OLLAMA_CASES += [
+    a("OLL042", True, "0.20.0 on a 5090, driver for CUDA 13.0", with_driver("13.0")),
+    a("OLL042", True, "0.11.11 on GB10: the first release with a CUDA 13 build", with_driver("13.0", "0.11.11", SPARK)),
+    a("OLL042", True, "0.32.15 on a 5090, driver not stated", ollama("0.32.15", os="Linux")),
+    a("OLL042", False, "0.20.0 on a 5090, driver for CUDA 12.9: the cuda_v12 runner has sm_120", with_driver("12.9")),
+    a("OLL042", False, "0.11.10: no CUDA 13 build yet", with_driver("13.0", "0.11.10")),
+    a("OLL042", False, "0.20.0 on an H100 (9.0)", with_driver("13.0", "0.20.0", H100)),
+    a("OLL042", False, "0.20.0 on a B200 (10.0)", with_driver("13.0", "0.20.0", B200)),
+    a("OLL042", False, "0.5.13: before the table", with_driver("13.0", "0.5.13")),
+]

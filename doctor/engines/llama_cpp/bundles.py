@@ -7,9 +7,9 @@ commit it vendored, which is no llama.cpp release the rules can read."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 from doctor.engines.spi import Engine
