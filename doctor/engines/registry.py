@@ -195,6 +195,19 @@ def release_details(package: str | None, version: str) -> dict[str, object]:
     return ollama_release_details(version)
 
 
+def bundle_note(library: Library) -> str | None:
+    """Where the doctor's table of a bundling program's releases ends (an Ollama release it does not hold)."""
+    if library.name != "ollama" or not library.what_if:
+        return None
+    from doctor.engines.llama_cpp.bundles import ollama_release, ollama_releases
+
+    if ollama_release(library.version) is not None:
+        return None
+    known = ollama_releases()
+    return (f"Ollama {library.version} is not in the doctor's release table ({known[0]}-{known[-1]}): the llama.cpp "
+            f"build it runs is unknown; state it with --engine llama.cpp==bNNNN (its log's build_info line)")
+
+
 def bundled_flags(library: Library, env: Mapping[str, str]) -> list[str]:
     """The flags the program that bundles this build passes it, from the program's own settings (Ollama's
     OLLAMA_* environment → llama-server's flags); none for a build nothing bundles."""

@@ -100,3 +100,11 @@ def test_the_llama_cpp_run_of_an_ollama_release_takes_its_flags():
     plain = with_engines(load_profile("rtx-5090"), ["llama.cpp==b9840"])
     (own,) = engine_runs(dataclasses.replace(plain, env={"OLLAMA_KV_CACHE_TYPE": "q4_0"}), [])
     assert own.launch.values.get("cache_type_k") != "q4_0"  # a llama.cpp of its own ignores Ollama's settings
+
+
+def test_a_release_after_the_table_says_so():
+    facts = with_engines(load_profile("rtx-5090"), ["ollama==0.33.3"])
+    assert "llama.cpp" not in facts.libraries
+    assert any("not in the doctor's release table" in note for note in facts.source.notes)
+    known = with_engines(load_profile("rtx-5090"), ["ollama==0.32.15"])
+    assert not any("release table" in note for note in known.source.notes)
