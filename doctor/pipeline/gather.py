@@ -9,7 +9,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from doctor.engines.pins import implied_libraries
-from doctor.engines.registry import bundle_note, bundled_libraries, engine_distributions, parse_engine_spec, scanned_engine_packages
+from doctor.engines.registry import (
+    bundle_note,
+    bundled_libraries,
+    engine_distributions,
+    parse_engine_spec,
+    scanned_engine_packages,
+)
 from doctor.hardware import load_profile
 from doctor.pipeline.facts import Facts, Gpu, Library, Source
 from doctor.probe.binaries import with_binary_facts
