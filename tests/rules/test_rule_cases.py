@@ -916,6 +916,16 @@ def _know_vllm2_cases():
 
 CASES += _know_vllm2_cases()
 
+
+def _know_vllm4_cases():
+    """vLLM 2026 reports, fourth sweep (rules/vllm_know4.toml): tests/rules/know_vllm4_cases.py."""
+    from tests.rules.know_vllm4_cases import KNOW_VLLM4_CASES
+
+    return KNOW_VLLM4_CASES
+
+
+CASES += _know_vllm4_cases()
+
 def _know_sgl2_cases():
     """SGLang 2026 tracker sweep (rules/sglang_know2.toml, know-sgl2): tests/rules/know_sgl2_cases.py."""
     from tests.rules.know_sgl2_cases import KNOW_SGL2_CASES
@@ -924,6 +934,16 @@ def _know_sgl2_cases():
 
 
 CASES += _know_sgl2_cases()
+
+
+def _know_spark3_cases():
+    """DGX Spark community images and cluster rules (know-spark3): tests/rules/know_spark3_cases.py."""
+    from tests.rules.know_spark3_cases import KNOW_SPARK3_CASES
+
+    return KNOW_SPARK3_CASES
+
+
+CASES += _know_spark3_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
