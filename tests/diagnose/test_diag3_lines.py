@@ -1,0 +1,94 @@
+"""The log-line rules of rules/log_lines_2026.toml on the text users paste: each names its line, and stays off the
+same text from another GPU, with another cause in the log, or beside a release that does not have the bound."""
+
+from __future__ import annotations
+
+import io
+
+from doctor.diagnose.diagnosis import diagnose
+from doctor.hardware import load_profile
+from doctor.pipeline.gather import with_engines
+from tests.diagnose.corpus import empty_base
+
+DEEPGEMM = b"RuntimeError: Assertion error (csrc/apis/attention.hpp:211): Unsupported architecture\n"
+DEEPGEMM_GEMM = b"RuntimeError: Assertion error (/sgl-workspace/DeepGEMM/csrc/apis/gemm.hpp:122): " \
+                b"Unsupported architecture or scaling factor types\n"
+CUBLAS = b"RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasLtMatmulAlgoGetHeuristic(" \
+         b" ltHandle, computeDesc.descriptor(), Adesc.descriptor(), Bdesc.descriptor())`\n"
+SCALED_MM = b'  File "/app/quant.py", line 41, in forward\n    return torch._scaled_mm(x, w, scale_a=sa, scale_b=sb)\n'
+ARCH_120 = b'  File "/venv/lib/python3.12/site-packages/torch/utils/cpp_extension.py", line 2092, in ' \
+           b'_get_cuda_arch_flags\n    raise ValueError(f"Unknown CUDA arch ({arch}) or GPU not supported")\n' \
+           b"ValueError: Unknown CUDA arch (12.0) or GPU not supported\n"
+ARCH_121 = b"ValueError: Unknown CUDA arch (12.1a) or GPU not supported\n"
+ARCH_89 = b"ValueError: Unknown CUDA arch (8.9) or GPU not supported\n"
+NVCC_121 = b"nvcc fatal   : Unsupported gpu architecture 'compute_121a'\n"
+NVCC_90 = b"nvcc fatal   : Unsupported gpu architecture 'compute_90a'\n"
+XID_79 = b"NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.\n"
+XID_13 = b"NVRM: Xid (PCI:0000:01:00): 13, pid=1234, name=python3, Graphics Exception: ESR 0x514730=0x20\n"
+
+
+def run(log: bytes, profile: str | None = None, *engines: str):
+    base = empty_base()
+    if profile is not None:
+        base = with_engines(load_profile(profile).replace(libraries={}, env={}), list(engines), pinned=False)
+    return diagnose(io.BufferedReader(io.BytesIO(log)), "t", base, "test", {}, judge_on_log_only=profile is None)
+
+
+def claimed(log: bytes, profile: str | None = None, *engines: str) -> list[str]:
+    return [e.rule for e in run(log, profile, *engines).explanations]
+
+
+def test_deepgemm_arch_assertion_is_named_on_sm12x_and_not_on_other_gpus():
+    assert claimed(DEEPGEMM)[0] == "KRN030"
+    assert claimed(DEEPGEMM_GEMM)[0] == "KRN030"
+    assert claimed(DEEPGEMM, "rtx-5090")[0] == "KRN030"
+    assert claimed(DEEPGEMM, "dgx-spark")[0] == "KRN030"
+    for other in ("h100-sxm-x8", "b200-x8"):
+        assert "KRN030" not in claimed(DEEPGEMM, other)
+
+
+def test_an_engine_rule_with_the_release_ranks_before_the_line_rule():
+    vllm_frame = b'  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/attention/backends/mla/indexer.py", ' \
+                 b'line 310, in forward\n'
+    named = claimed(vllm_frame + DEEPGEMM)
+    assert named[0] == "DG010" and "KRN030" in named
+
+
+def test_cublas_not_supported_needs_fp8_in_the_log():
+    assert claimed(CUBLAS + SCALED_MM)[0] == "KRN031"
+    assert claimed(CUBLAS + SCALED_MM, "rtx-pro-5000")[0] == "KRN031"
+    assert "KRN031" not in claimed(CUBLAS)  # a BF16 GEMM refused by cuBLAS: no FP8, another cause
+    for other in ("h100-sxm-x8", "b200-x8"):
+        assert "KRN031" not in claimed(CUBLAS + SCALED_MM, other)
+
+
+def test_cpp_extension_arch_rejection_follows_the_torch_release():
+    assert claimed(ARCH_120)[0] == "BLD030"
+    assert claimed(ARCH_120, "rtx-5090", "torch==2.6.0")[0] == "BLD030"
+    assert "BLD030" not in claimed(ARCH_120, "rtx-5090", "torch==2.7.0")
+    assert claimed(ARCH_121, "dgx-spark", "torch==2.7.1")[0] == "BLD031"
+    assert "BLD031" not in claimed(ARCH_121, "dgx-spark", "torch==2.8.0")
+    assert not {"BLD030", "BLD031"} & set(claimed(ARCH_89))  # an Ada arch: not an SM12x target
+
+
+def test_bare_nvcc_refusal_of_an_sm12x_target_only():
+    assert claimed(NVCC_121)[0] == "BLD032"
+    assert "BLD032" not in claimed(NVCC_90)
+
+
+def test_xid_79_on_sm12x_but_not_other_gpus_or_other_xids():
+    assert claimed(XID_79)[0] == "DRV030"
+    assert claimed(XID_79, "rtx-pro-6000")[0] == "DRV030"
+    for other in ("h100-sxm-x8", "b200-x8"):
+        assert "DRV030" not in claimed(XID_79, other)
+    assert "DRV030" not in claimed(XID_13, "rtx-5090")
+
+
+def test_lmcache_frame_takes_no_kernel_image_from_torch():
+    log = b"torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device\n" \
+          b'  File "/usr/local/lib/python3.12/dist-packages/lmcache/v1/gpu_connector.py", line 318, in to_gpu\n' \
+          b"    lmc_ops.multi_layer_kv_transfer(\n"
+    named = claimed(log, "rtx-5090")
+    assert named[0] == "TPK001" and "TORCH001" not in named
+    bare = b"torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device\n"
+    assert claimed(bare, "rtx-5090")[0] == "TORCH001"
