@@ -43,6 +43,7 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
     facts = _with_gpus(log, facts, base_name, sources)
     facts = _with_driver(log, facts, base_name, sources)
     facts = _with_wsl(log, facts, sources)
+    facts = _with_windows(log, facts, sources)
     model = _model(log, environ, notes)
     if model is not None:
         facts = facts.replace(model=model)
@@ -170,6 +171,15 @@ def _with_wsl(log: LogFacts, facts: Facts, sources: dict[str, str]) -> Facts:
         return facts
     sources["host wsl"] = _at(log.wsl)
     return facts.replace(host=dataclasses.replace(facts.host, wsl=True))
+
+
+def _with_windows(log: LogFacts, facts: Facts, sources: dict[str, str]) -> Facts:
+    """A log from native Windows (a drive-letter path, an .exe/.dll/.pyd, a win_amd64 wheel) says the host OS is
+    Windows, whatever the base says; a WSL2 log is Linux under Windows and keeps the base's OS."""
+    if log.windows is None or log.wsl is not None:
+        return facts
+    sources["host os"] = _at(log.windows)
+    return facts.replace(host=dataclasses.replace(facts.host, os="Windows"))
 
 
 def _with_driver(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, str]) -> Facts:

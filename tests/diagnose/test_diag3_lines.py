@@ -92,3 +92,24 @@ def test_lmcache_frame_takes_no_kernel_image_from_torch():
     assert named[0] == "TPK001" and "TORCH001" not in named
     bare = b"torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device\n"
     assert claimed(bare, "rtx-5090")[0] == "TORCH001"
+
+
+SHARED_OBJECT = b"CUDA error: shared object initialization failed\n  current device: 0, in function launch_fattn at "
+
+
+def test_a_windows_log_is_read_as_windows_whatever_the_profile_says():
+    """LCPP042 is Windows-only: a drive-letter path, an .exe/.dll/.pyd or a win_amd64 wheel states the host OS."""
+    windows = SHARED_OBJECT + b"D:\\a\\llama.cpp\\llama.cpp\\ggml\\src\\ggml-cuda\\fattn-common.cuh:1428\n"
+    linux = SHARED_OBJECT + b"/home/u/llama.cpp/ggml/src/ggml-cuda/fattn-common.cuh:1428\n"
+    assert claimed(windows, "rtx-5090")[0] == "LCPP042"
+    assert "LCPP042" not in claimed(linux, "rtx-5090")  # the profile's Linux stands: ruled out
+    dll = SHARED_OBJECT + b"ggml-cuda.cu:88\n00007FFB635CD35A ggml-cuda.dll!ggml_cuda_error\n"
+    assert claimed(dll, "rtx-5090")[0] == "LCPP042"
+    assert run(windows, "rtx-5090").deployment.facts.host.os == "Windows"
+
+
+def test_a_wsl_log_stays_linux_under_windows():
+    log = b"Linux version 6.6.87.2-microsoft-standard-WSL2 (root@host)\n" \
+          b"loading C:\\Users\\me\\models\\qwen.gguf\n"
+    facts = run(log, "rtx-5090").deployment.facts
+    assert facts.host.wsl is True and facts.host.os != "Windows"
