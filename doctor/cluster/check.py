@@ -4,6 +4,7 @@ launch command per engine."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
 from doctor.pipeline.check import check_facts
 from doctor.pipeline.context import build_context
 from doctor.pipeline.rules import Rule, evaluate, load_rules
+from doctor.pipeline.unversioned import at_shown_releases
 from doctor.plan.planner import Plan
 
 DEFAULT_RAY_TIMEOUT = 120.0
@@ -45,9 +47,20 @@ class ClusterRequest:
 def run_cluster_check(request: ClusterRequest) -> ClusterReport:
     rules = load_rules()  # first, so a broken knowledge base fails before any probing
     parse_launch(list(request.engine_args))
-    cluster = gather_cluster(request)
+    cluster, unstated = gather_cluster_unstated(request)
     return check_cluster(cluster, list(request.engine_args), rules, dict(request.environ), request.offline,
-                         options=request.options)
+                         options=request.options, unstated=unstated)
+
+
+def gather_cluster_unstated(request: ClusterRequest) -> tuple[Cluster, dict[str, str]]:
+    """The cluster as `gather_cluster` gathers it for the engines named with a release, and the engines named
+    without one that the head node does not have installed (an installed one is checked at its own release,
+    as `check` does on one machine)."""
+    from doctor.pipeline.check import installed_instead
+
+    versioned, named = registry.split_engine_specs(request.engines)
+    cluster = gather_cluster(dataclasses.replace(request, engines=tuple(versioned)))
+    return cluster, installed_instead(cluster.nodes[0], {name: "named" for name in named})[1]
 
 
 def gather_cluster(request: ClusterRequest) -> Cluster:
@@ -71,14 +84,17 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
 
 def check_cluster(cluster: Cluster, argv: list[str], rules: list[Rule] | None = None,
                   environ: dict[str, str] | None = None, offline: bool = True,
-                  options: Mapping[str, int] | None = None) -> ClusterReport:
+                  options: Mapping[str, int] | None = None, unstated: Mapping[str, str] | None = None
+                  ) -> ClusterReport:
     """The pure part: facts of every node already gathered → per-node reports, cluster findings, launches.
-    `options`: the doctor's layout options, written into each engine's launch in its own spelling."""
+    `options`: the doctor's layout options, written into each engine's launch in its own spelling; `unstated`:
+    engines named without a release, each node evaluated at every release as `check` does, planned at the
+    release whose plan that check shows."""
     rules = load_rules() if rules is None else rules
     environ = environ or {}
     network = network_view(cluster)
     net = inter_node(network)
-    head = cluster.nodes[0]
+    head = at_shown_releases(cluster.nodes[0], [e for e in map(registry.get, unstated or {}) if e], rules)[0]
     planned_by = {a.engine: _plan(cluster, a, [*generic_option_flags(dict(options or {})), *argv], net, environ,
                                   offline)
                   for a in analyze_all(head, argv, environ, options=options)}
@@ -87,7 +103,7 @@ def check_cluster(cluster: Cluster, argv: list[str], rules: list[Rule] | None = 
     def plan_for(analysis: Analysis) -> dict[str, Any] | None:
         return plans.get(analysis.engine, analysis.plan)
 
-    reports = tuple(check_facts(node, argv, rules, environ, plan_for=plan_for, options=options)
+    reports = tuple(check_facts(node, argv, rules, environ, plan_for=plan_for, options=options, unstated=unstated)
                     for node in cluster.nodes)
     planned, ranked = next(((p, r) for p, r in planned_by.values() if p and p.get("requested")), (None, ()))
     view = cluster_view(cluster, network, planned)

@@ -76,14 +76,15 @@ def run_check(args: argparse.Namespace, settings: Any) -> int:
 
 def run_plan(args: argparse.Namespace) -> int:
     """The multi-node plans of `plan` (--kv-cache-dtype and --context-length become launch flags)."""
-    from doctor.cluster.check import check_cluster, gather_cluster
+    from doctor.cluster.check import check_cluster, gather_cluster_unstated
 
     request = cluster_request(args)  # --context-length is a layout option; --kv-cache-dtype is spelled alike
     value = getattr(args, "kv_cache_dtype", None)
     if value is not None:
         request = dataclasses.replace(request, engine_args=["--kv-cache-dtype", str(value), *request.engine_args])
-    report = check_cluster(gather_cluster(request), list(request.engine_args), environ=dict(request.environ),
-                           offline=request.offline, options=request.options)
+    cluster, unstated = gather_cluster_unstated(request)
+    report = check_cluster(cluster, list(request.engine_args), environ=dict(request.environ),
+                           offline=request.offline, options=request.options, unstated=unstated)
     plan = report.view.get("plan")
     if not plan or not plan.get("layouts"):
         reason = ((plan or {}).get("error")

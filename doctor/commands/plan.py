@@ -54,10 +54,15 @@ def _memory_argv(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from doctor.engines import registry
+    from doctor.engines.registry import split_engine_specs
     from doctor.formats.document import dumps
     from doctor.formats.plan_document import plan_document
     from doctor.pipeline.analysis import memory_model_for
+    from doctor.pipeline.check import installed_instead
     from doctor.pipeline.gather import gather_facts
+    from doctor.pipeline.rules import load_rules
+    from doctor.pipeline.unversioned import at_shown_releases
     from doctor.plan.advice import no_fit_advice
     from doctor.plan.planner import PlanRequest, make_plans
     from doctor.plan.summary import source_for
@@ -68,9 +73,12 @@ def run(args: argparse.Namespace) -> int:
     if cluster.is_cluster(args):
         return cluster.run_plan(args)
     environ = dict(os.environ)
-    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
+    versioned, named = split_engine_specs(args.engine)
+    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file(args), engines=versioned,
                          model=args.model, offline=args.offline)
     assert facts.model is not None
+    unstated = installed_instead(facts, {name: "named" for name in named})[1]
+    facts, unstated_notes = at_shown_releases(facts, [e for e in map(registry.get, unstated) if e], load_rules())
     memory, engine_name, note = memory_model_for(facts, _memory_argv(args))
     if memory is None:
         raise UsageError(f"{engine_name} has no memory model in the doctor yet: no plan for it (pass --engine "
@@ -79,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
                           context_length=args.context_length, speculative=args.speculative)
     source = source_for(facts, environ, args.offline)
     plans = make_plans(facts, facts.model, request, source)
-    notes = ([note] if note else []) + list(source.notes)
+    notes = unstated_notes + ([note] if note else []) + list(source.notes)
     if facts.model.reconstructed:
         notes.append(f"{facts.model.id}: the bundled config is reconstructed, not a copy of the published file")
     fits = any(p.fits for p in plans)

@@ -110,6 +110,18 @@ def at_release(facts: Facts, engine: Engine, release: str, pinned: bool = True) 
     return facts.replace(libraries=libraries)
 
 
+def at_shown_releases(facts: Facts, engines: Iterable[Engine], rules: Sequence[Rule]) -> tuple[Facts, list[str]]:
+    """The facts with each engine named without a release at the release a merged check shows (what one plan
+    or one multi-node layout is made for), and a note per engine saying so."""
+    notes = []
+    for engine in engines:
+        release = shown_release(engine, evaluated_releases(engine, rules))
+        facts = at_release(facts, engine, release)
+        notes.append(f"{engine.display_name}, release not stated: planned as {release} (`--engine "
+                     f"{engine.package}==VERSION` plans another)")
+    return facts, notes
+
+
 def shown_release(engine: Engine, evaluated: Sequence[str]) -> str:
     """The release whose analysis, plan and launch command the merged report shows: the newest the engine's
     knowledge covers."""

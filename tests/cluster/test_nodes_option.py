@@ -99,3 +99,43 @@ def test_mem003_still_names_a_real_layout_problem_on_a_spark_cluster_launch(caps
     """TP3 cannot split the model's heads: the multi-node launch does not excuse that."""
     _, report = _check(capsys, "--hardware", "dgx-spark", "--tp", "3", "--", "--distributed-executor-backend", "ray")
     assert "MEM003" in _ids(report)
+
+
+def _check_unversioned(capsys, *args: str) -> tuple[int, dict]:
+    code = main(["check", MODEL, "--offline", "--engine", "vllm", "--format", "json", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_two_sparks_with_the_engine_named_without_a_release(capsys):
+    """A report's "vLLM on 2x Spark, TP2" with no release: every node is checked at every release, as one
+    machine is, instead of an `--engine` usage error."""
+    code, report = _check_unversioned(capsys, "--hardware", "dgx-spark", "--nodes", "2", "--tp", "2")
+    notes = report["nodes"][0]["analyses"][0]["notes"]
+    assert any("release not stated: rules evaluated at" in note for note in notes)
+    assert report["cluster"]["plan"]["requested"]["tp"] == 2
+    assert "MEM003" not in _ids(report)
+    assert code == 0
+
+
+def test_a_finding_of_some_releases_only_is_a_warning_on_an_unversioned_cluster(capsys):
+    """MOE004 is an error at vLLM 0.24.0 on a Spark; unstated, it holds for some releases only."""
+    _, pinned = _check(capsys, "--hardware", "dgx-spark", "--nodes", "2", "--tp", "2", "--engine", "vllm==0.24.0")
+    _, unversioned = _check_unversioned(capsys, "--hardware", "dgx-spark", "--nodes", "2", "--tp", "2")
+    severity = {r: {f["id"]: f["severity"] for f in report["findings"]} for r, report in
+                (("pinned", pinned), ("unversioned", unversioned))}
+    assert severity["pinned"]["MOE004"] == "error"
+    assert severity["unversioned"]["MOE004"] == "warning"
+
+
+@pytest.mark.parametrize("nodes", [[], ["--nodes", "2"]])
+def test_plan_with_the_engine_named_without_a_release_plans_the_newest(capsys, nodes):
+    from doctor.engines import registry
+    from doctor.pipeline.rules import load_rules
+    from doctor.pipeline.unversioned import evaluated_releases, shown_release
+
+    vllm = registry.get("vllm")
+    newest = shown_release(vllm, evaluated_releases(vllm, load_rules()))
+    assert main(["plan", MODEL, "--offline", "--hardware", "dgx-spark", *nodes, "--engine", "vllm",
+                 "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert (plan["engine"], plan["engine_version"]) == ("vLLM", newest)
