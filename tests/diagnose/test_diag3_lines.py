@@ -113,3 +113,15 @@ def test_a_wsl_log_stays_linux_under_windows():
           b"loading C:\\Users\\me\\models\\qwen.gguf\n"
     facts = run(log, "rtx-5090").deployment.facts
     assert facts.host.wsl is True and facts.host.os != "Windows"
+
+
+TRITON_OOM = b"RuntimeError: Triton Error [CUDA]: out of memory\n"
+
+
+def test_triton_out_of_memory_is_headroom_on_sm12x_only():
+    assert claimed(TRITON_OOM)[0] == "TRI025"
+    assert claimed(TRITON_OOM, "dgx-spark")[0] == "TRI025"
+    for other in ("h100-sxm-x8", "b200-x8"):
+        assert "TRI025" not in claimed(TRITON_OOM, other)
+    other_error = b"RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered\n"
+    assert "TRI025" not in claimed(other_error)
