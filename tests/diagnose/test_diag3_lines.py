@@ -135,3 +135,13 @@ def test_rays_memory_monitor_on_gb10_only():
     assert claimed(RAY_OOM, "dgx-spark")[0] == "UMA002"
     assert "UMA002" not in claimed(RAY_OOM, "rtx-pro-6000-x2")  # a discrete GPU host really ran out of RAM
     assert "UMA002" not in claimed(RAY_OOM)
+
+
+NVRTC = b"RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+
+
+def test_an_old_nvrtc_on_sm12x_but_not_on_the_gpus_of_the_older_reports():
+    assert claimed(NVRTC)[0] == "KRN032"
+    assert claimed(NVRTC, "rtx-5070-ti")[0] == "KRN032"
+    for other in ("h100-sxm-x8", "b200-x8"):
+        assert "KRN032" not in claimed(NVRTC, other)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from tests.rules.builders import Case, build, lib
 from tests.rules.log_line_cases import OTHER, SM12X, logged
 
-GPU_BOUND = ("KRN030", "KRN031", "DRV030", "TRI025")
+GPU_BOUND = ("KRN030", "KRN031", "DRV030", "TRI025", "KRN032")
 
 
 TORCH_CUDA = {"2.6.0": "12.6", "2.7.0": "12.8", "2.8.0": "12.9"}  # each release's newest CUDA build
