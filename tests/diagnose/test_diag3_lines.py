@@ -145,3 +145,16 @@ def test_an_old_nvrtc_on_sm12x_but_not_on_the_gpus_of_the_older_reports():
     assert claimed(NVRTC, "rtx-5070-ti")[0] == "KRN032"
     for other in ("h100-sxm-x8", "b200-x8"):
         assert "KRN032" not in claimed(NVRTC, other)
+
+
+def _watchdog(seq: int) -> bytes:
+    return (b"GPU 0: NVIDIA GeForce RTX 5090\n[rank0]:[E103 21:38:08.812271514 ProcessGroupNCCL.cpp:683] [Rank 0] "
+            b"Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=1, "
+            b"NumelOut=1, Timeout(ms)=600000) ran for 600086 milliseconds before timing out.\n" % seq)
+
+
+def test_an_early_nccl_watchdog_timeout_on_sm120_names_the_p2p_path():
+    assert claimed(_watchdog(1))[0] == "NCCL040"
+    assert "NCCL040" not in claimed(_watchdog(16172))  # deep into a run: other causes
+    assert "NCCL040" not in claimed(_watchdog(1).replace(b"GeForce RTX 5090", b"H100 80GB HBM3"))
+    assert "NCCL040" not in claimed(_watchdog(1).replace(b"GPU 0: NVIDIA GeForce RTX 5090\n", b""))

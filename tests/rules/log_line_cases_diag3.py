@@ -9,6 +9,7 @@ from tests.rules.builders import Case, build, lib
 from tests.rules.log_line_cases import OTHER, SM12X, logged
 
 GPU_BOUND = ("KRN030", "KRN031", "DRV030", "TRI025", "KRN032")
+PCIE_SM120 = ("rtx-5090-x2", "rtx-pro-6000-x2")
 
 
 TORCH_CUDA = {"2.6.0": "12.6", "2.7.0": "12.8", "2.8.0": "12.9"}  # each release's newest CUDA build
@@ -52,4 +53,12 @@ LOG_LINE_DIAG3_CASES += [
     _tpk001(False, "lmcache 0.4.5 has sm_120", "0.4.5", ("TPK001",)),
     _tpk001(False, "lmcache 0.3.9, another rule's line", "0.3.9", ("TORCH001",)),
     _tpk001(False, "lmcache 0.3.9, check without the connector", "0.3.9", None),
+]
+
+LOG_LINE_DIAG3_CASES += [
+    *(logged("NCCL040", True, f"early collective timed out on {profile}", profile) for profile in PCIE_SM120),
+    logged("NCCL040", False, "GB10 pairs go over the network", "dgx-spark"),
+    *(logged("NCCL040", False, f"{profile}: not an SM120 card", profile) for profile in OTHER),
+    logged("NCCL040", False, "check: no log", "rtx-5090-x2", shown=()),
+    logged("NCCL040", False, "another rule's line", "rtx-5090-x2", shown=("COMM001",)),
 ]
