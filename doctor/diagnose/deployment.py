@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 from doctor.diagnose.gpus import capability_of
 from doctor.diagnose.logfacts import LogFacts, LoggedGpu, Stated
 from doctor.engines.images import ImageFacts, image_facts
+from doctor.engines.registry import tagless_build
 from doctor.errors import DoctorError
 from doctor.hardware import smem_per_block_optin
 from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Model
@@ -79,6 +80,9 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
             sources.setdefault(f"{name} version", base_name)
     for name, stated in log.versions.items():
         name = KNOWN_PACKAGES.get(name, name)
+        if name in serving and tagless_build(str(stated.value)):
+            sources[f"{name} version"] = f"{_at(stated)}: {stated.value}, a source build that names no release"
+            continue
         details = {k: s.value for k, s in log.details.get(name, {}).items()}
         old = libraries.get(name)
         merged = {**(old.details if old and old.version == stated.value else {}), **details}

@@ -22,6 +22,9 @@ from doctor.versions import KNOWN_PACKAGES
 
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*==\s*([A-Za-z0-9_.+-]+)\s*$")
 _NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*$")
+# setuptools-scm's version for a checkout with no release tag in reach (a fork or a shallow clone of vLLM built
+# from source): it names no release, so the engine is evaluated as one whose release is not stated
+_TAGLESS = re.compile(r"0\.1\.dev\d+(\+[A-Za-z0-9.]+)?")
 
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
 
@@ -94,11 +97,12 @@ def engines_to_analyze(facts: Facts) -> list[tuple[Engine, Library]]:
 
 def split_engine_specs(specs: Sequence[str]) -> tuple[list[str], list[str]]:
     """`--engine` values → (`NAME==VERSION` specs, engine names given without a release). Only a serving
-    engine (plug-ins included) may be named without a release; a package needs its version."""
+    engine (plug-ins included) may be named without a release; a package needs its version. A serving engine's
+    tagless source-build version (0.1.dev20051+g487ecf187) counts as no release."""
     versioned: list[str] = []
     unstated: list[str] = []
     for spec in specs:
-        match = _NAME.match(spec)
+        match = _NAME.match(spec) or _tagless_engine_spec(spec)
         if match is None:
             versioned.append(spec)
             continue
@@ -109,6 +113,16 @@ def split_engine_specs(specs: Sequence[str]) -> tuple[list[str], list[str]]:
         if engine.name not in unstated:
             unstated.append(engine.name)
     return versioned, unstated
+
+
+def _tagless_engine_spec(spec: str) -> re.Match[str] | None:
+    match = _SPEC.match(spec)
+    return match if match and tagless_build(match.group(2)) and engine_named(match.group(1)) else None
+
+
+def tagless_build(version: str) -> bool:
+    """A version setuptools-scm gives a source checkout with no release tag in reach: it names no release."""
+    return _TAGLESS.fullmatch(version) is not None
 
 
 def engine_named(name: str) -> Engine | None:
