@@ -158,3 +158,18 @@ def test_an_early_nccl_watchdog_timeout_on_sm120_names_the_p2p_path():
     assert "NCCL040" not in claimed(_watchdog(16172))  # deep into a run: other causes
     assert "NCCL040" not in claimed(_watchdog(1).replace(b"GeForce RTX 5090", b"H100 80GB HBM3"))
     assert "NCCL040" not in claimed(_watchdog(1).replace(b"GPU 0: NVIDIA GeForce RTX 5090\n", b""))
+
+
+TOO_OLD = b"torch/cuda/__init__.py:182: UserWarning: CUDA initialization: The NVIDIA driver on your system is " \
+          b"too old (found version %d). Please update your GPU driver by downloading and installing a new version\n"
+
+
+def test_torchs_driver_too_old_reads_the_drivers_cuda_and_confirms_drv003():
+    log = TOO_OLD % 12080 + b"[pip3] torch==2.9.0+cu130\n"
+    diagnosis = run(log, "rtx-5090")
+    assert diagnosis.deployment.facts.driver.cuda_driver_version == "12.8"
+    first = diagnosis.explanations[0]
+    assert first.rule == "DRV003" and first.status == "confirmed"
+    assert claimed(TOO_OLD % 12080)[0] == "DRV003"  # nothing else stated: on the line alone
+    assert "DRV003" not in claimed(TOO_OLD % 12080 + b"[pip3] torch==2.9.0+cu128\n", "rtx-5090")  # same major
+    assert "DRV003" not in claimed(TOO_OLD % 11040)  # a CUDA 11 driver: not this rule's line
