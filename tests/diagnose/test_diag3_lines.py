@@ -173,3 +173,10 @@ def test_torchs_driver_too_old_reads_the_drivers_cuda_and_confirms_drv003():
     assert claimed(TOO_OLD % 12080)[0] == "DRV003"  # nothing else stated: on the line alone
     assert "DRV003" not in claimed(TOO_OLD % 12080 + b"[pip3] torch==2.9.0+cu128\n", "rtx-5090")  # same major
     assert "DRV003" not in claimed(TOO_OLD % 11040)  # a CUDA 11 driver: not this rule's line
+
+
+def test_an_nvcc_builds_own_ptxas_refusing_sm121a_is_bld032():
+    banner = b"Cuda compilation tools, release 12.8, V12.8.93\n"
+    ptxas = b"ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n"
+    assert claimed(banner + ptxas, "dgx-spark")[0] == "BLD032"
+    assert claimed(ptxas)[0] == "TRI002"  # no toolkit banner: Triton's bundled ptxas
