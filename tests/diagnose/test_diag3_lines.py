@@ -180,3 +180,10 @@ def test_an_nvcc_builds_own_ptxas_refusing_sm121a_is_bld032():
     ptxas = b"ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n"
     assert claimed(banner + ptxas, "dgx-spark")[0] == "BLD032"
     assert claimed(ptxas)[0] == "TRI002"  # no toolkit banner: Triton's bundled ptxas
+
+
+def test_exec_format_error_is_an_amd64_image_on_gb10_only():
+    line = b"exec /bin/sh: exec format error\n"
+    assert claimed(line, "dgx-spark")[0] == "IMG006"
+    assert "IMG006" not in claimed(line, "rtx-5090")  # an x86 host: an arm64 image fails the same way
+    assert "IMG006" not in claimed(line)
