@@ -49,7 +49,7 @@ def from_command(argv: list[str]) -> Inferred | None:
             rest = _after(launcher, words, head, module_at)
             if rest is not None:
                 model, flags = split_model(launcher, rest)
-                return Inferred(engine=name, how="command", flags=tuple(flags), model=model)
+                return Inferred(engine=name, how="command", flags=tuple(launcher.engine_args(flags)), model=model)
     return None
 
 

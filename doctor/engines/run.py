@@ -30,6 +30,11 @@ class Launcher:
     subcommand: str | tuple[str, ...] | None = None
     model_flags: tuple[str, ...] = ()
     positional_model: bool = False
+    names_tool: bool = False  # the command is one of the engine's tools (llama-bench): its argv keeps the word first
+
+    def engine_args(self, args: list[str]) -> list[str]:
+        """The engine's own argv from the words after the command (the model already taken out)."""
+        return [self.command, *args] if self.names_tool and self.command else args
 
     @property
     def words(self) -> tuple[str, ...]:

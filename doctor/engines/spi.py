@@ -106,6 +106,7 @@ TOOLKIT = (
     "doctor.binaries",           # CUDA archs of compiled extensions and whether they run on a GPU
     "doctor.probe.gguf",         # GGUF reader
     "doctor.probe.gguf_model",   # GGUF metadata as a model (sliding-window layers)
+    "doctor.probe.hf_gguf",      # hub GGUF names as llama.cpp's -hf takes them; their tensor tables estimated
     "doctor.probe.llama_cpp",    # where a llama.cpp build is found ($SM120_DOCTOR_LLAMA_CPP, llama-server)
     "doctor.engines.pysource",   # evaluates functions and assignments of an engine's installed source, unimported
     "doctor.engines.derived_tables",  # the oracle's dispatch tables: shape class, KV class, reading a table

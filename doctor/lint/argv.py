@@ -66,6 +66,7 @@ def recognise(argv: Sequence[str], entrypoint: Sequence[str] = ()) -> EngineLaun
         return None
     engine, args_at, launcher = found
     model, engine_args = split_model(launcher, argv[args_at:])
+    engine_args = launcher.engine_args(engine_args)
     return EngineLaunch(engine=engine, model=model, engine_args=tuple(engine_args), argv=tuple(argv), env=env,
                         image=image)
 

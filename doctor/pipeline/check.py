@@ -52,8 +52,9 @@ def run_check(request: CheckRequest) -> Report:
     parse_launch(argv)  # a malformed value is a usage error before any probing
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
                          engines=versioned, model=request.model, deep=request.deep, offline=request.offline)
-    if request.model is None and pasted is not None and pasted.model:
-        facts = _with_pasted_model(facts, pasted.model, request)
+    given_model = pasted.model if pasted is not None else _model_flag(argv, request.engines)
+    if request.model is None and given_model:
+        facts = _with_pasted_model(facts, given_model, request)
     if request.build_env:
         facts = facts.replace(env={**facts.env, **request.build_env})
     unstated = {name: "named" for name in named}
@@ -78,6 +79,23 @@ def _with_pasted_model(facts: Facts, model: str, request: CheckRequest) -> Facts
     except DoctorError as exc:
         note = f"the pasted command's model {model} was not read ({exc}): checked without a model"
         return facts.replace(source=dataclasses.replace(facts.source, notes=(*facts.source.notes, note)))
+
+
+def _model_flag(argv: list[str], specs: Sequence[str]) -> str | None:
+    """The model a named engine's own model flag gives in the flags (llama.cpp's `-hf repo:QUANT` or `-m`), when
+    MODEL was not given: the first engine named whose launchers take one."""
+    if not argv or not specs:
+        return None
+    from doctor.engines.infer import split_model
+
+    for spec in specs:
+        engine = registry.engine_named(spec.split("==", 1)[0])
+        for launcher in engine.launchers if engine else ():
+            if launcher.model_flags and not launcher.positional_model:
+                model = split_model(launcher, list(argv))[0]
+                if model:
+                    return model
+    return None
 
 
 def _pasted_command(argv: list[str]) -> Inferred | None:

@@ -124,7 +124,19 @@ def _model_in_directory(folder: Path) -> list[Path]:
     return gguf_files(next(iter(models.values())))
 
 
+_ESTIMATES: dict[str, GgufModel] = {}  # hub GGUFs not on disk, estimated (doctor/probe/hf_gguf.py), by name
+
+
+def remember_estimate(name: str, model: GgufModel) -> GgufModel:
+    """Keep an estimated tensor table under `name` (`hf-estimate:owner/Repo-GGUF:QUANT`), so that a Model whose
+    source_path is that name reads it like a file."""
+    _ESTIMATES[name] = model
+    return model
+
+
 def read_gguf(spec: str | Path) -> GgufModel:
+    if str(spec) in _ESTIMATES:
+        return _ESTIMATES[str(spec)]
     files = gguf_files(spec)
     return _read_cached(tuple(str(p.resolve()) for p in files),
                         tuple(p.stat().st_mtime_ns for p in files))

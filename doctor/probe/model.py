@@ -49,9 +49,41 @@ def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> 
         from doctor.probe.gguf_model import model_from_gguf
 
         return model_from_gguf(read_gguf(spec), spec)
+    from doctor.probe.hf_gguf import is_hf_gguf_spec
+
+    if is_hf_gguf_spec(spec):  # llama.cpp's -hf owner/Repo-GGUF:QUANT
+        return _hub_gguf(spec, environ, offline)
     files = find_config(spec, environ, offline)
     return parse_model(files.config, files.hf_quant, model_id=spec, source=files.source,
                        source_path=files.path, reconstructed=files.reconstructed)
+
+
+def _hub_gguf(spec: str, environ: Mapping[str, str], offline: bool) -> Model:
+    """The file from a download cache, else its tensor table estimated from the original model's config."""
+    import dataclasses
+
+    from doctor.probe.gguf_model import model_from_gguf
+    from doctor.probe.hf_gguf import base_model_id, load
+
+    base = _bundled_base(base_model_id(spec) or "", environ, offline)
+    gguf = load(spec, environ, base)
+    model = model_from_gguf(gguf, spec)
+    if estimate := gguf.metadata.get("general.estimate"):
+        quantization = dataclasses.replace(model.quantization, source=str(estimate))
+        model = dataclasses.replace(model, quantization=quantization)
+    return model
+
+
+def _bundled_base(name: str, environ: Mapping[str, str], offline: bool) -> Model | None:
+    """The bundled config whose name is the GGUF repository's original model (`Qwen3-30B-A3B`, or without an
+    `-it`/`-Instruct` suffix); None when none is."""
+    if not name:
+        return None
+    by_name = {repo.split("/", 1)[-1].lower(): repo for repo in bundled_models()}
+    for candidate in (name, re.sub(r"-(it|instruct)$", "", name, flags=re.IGNORECASE)):
+        if candidate.lower() in by_name:
+            return load_model(by_name[candidate.lower()], environ, offline=True)
+    return None
 
 
 def is_gguf_spec(spec: str) -> bool:

@@ -926,6 +926,16 @@ def _know_vllm2_cases():
 
 CASES += _know_vllm2_cases()
 
+
+def _know_vllm4_cases():
+    """vLLM 2026 reports, fourth sweep (rules/vllm_know4.toml): tests/rules/know_vllm4_cases.py."""
+    from tests.rules.know_vllm4_cases import KNOW_VLLM4_CASES
+
+    return KNOW_VLLM4_CASES
+
+
+CASES += _know_vllm4_cases()
+
 def _know_sgl2_cases():
     """SGLang 2026 tracker sweep (rules/sglang_know2.toml, know-sgl2): tests/rules/know_sgl2_cases.py."""
     from tests.rules.know_sgl2_cases import KNOW_SGL2_CASES

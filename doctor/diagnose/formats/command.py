@@ -38,7 +38,7 @@ def _handler(engine: str, launcher: Any):
         model, argv = _model_and_flags(tokens, launcher.model_flags, launcher.positional_model)
         if model and "$" not in model and ("/" in model or model.endswith(".gguf")):
             facts.set_once("model", model, line)
-        facts.set_once("argv", _without_unexpanded(argv), line)
+        facts.set_once("argv", launcher.engine_args(_without_unexpanded(argv)), line)
 
     return handle
 

@@ -223,11 +223,11 @@ def logged_smem_abort(details: dict[str, Any]) -> str | None:
 def rule_view(run: EngineRun) -> dict[str, Any]:
     gguf, options = gguf_of(run), options_of(run)
     table = flag_table(run)
+    problems, unsettled = flag_problems(run, table)
     fa, _ = flash_attention(options, gguf)
     view: dict[str, Any] = {
         "version": run.library.version, **build_view(run), "flag_table": table.source,
-        "flag_problems": llama_flags.check_flags(list(run.launch.args), table),
-        "flag_unsettled": llama_flags.unsettled_flags(list(run.launch.args), table), "flash_attn": fa,
+        "flag_problems": problems, "flag_unsettled": unsettled, "flash_attn": fa, "tool": table.tool,
         "flash_attn_flag": options.flash_attn, "cache_type_k": options.cache_type_k,
         "cache_type_v": options.cache_type_v, "quantized_v": options.cache_type_v not in ("f16", "f32", "bf16"),
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
@@ -261,10 +261,38 @@ def mmap_on_igpu(load_mode: str, build: int | None) -> str | None:
 
 
 def flag_table(run: EngineRun) -> llama_flags.FlagTable:
-    """The found build's own --help, else common/arg.cpp at the release that covers its build number."""
+    """The tool the launch names first (llama-server when none): for llama-server the found build's own --help,
+    else the tool's table at the release that covers its build number."""
+    tool = llama_flags.split_tool(list(run.launch.args))[0] or llama_flags.SERVER
     server = run.library.details.get("server")
-    found = llama_flags.table_for_binary(str(server)) if server and not run.library.what_if else None
-    return found or llama_flags.table_for_build(build_number(run.library.version))
+    found = (llama_flags.table_for_binary(str(server)) if server and tool == llama_flags.SERVER
+             and not run.library.what_if else None)
+    return found or llama_flags.table_for_build(build_number(run.library.version), tool)
+
+
+def flag_problems(run: EngineRun, table: llama_flags.FlagTable) -> tuple[list[str], list[str]]:
+    """(problems the tool would refuse, problems the data cannot settle). Flags given bare (no tool named) are
+    read as llama-server's; where every problem is a flag llama-server lacks and another tool at this build takes
+    the whole command (llama-bench's `-p 512`), the tool is not settled, so neither are the problems."""
+    argv = list(run.launch.args)
+    problems, unsettled = llama_flags.check_flags(argv, table), llama_flags.unsettled_flags(argv, table)
+    if not problems or llama_flags.split_tool(argv)[0] is not None:
+        return problems, unsettled
+    if len(llama_flags.unknown_flags(argv, table)) != len(problems):  # a bad value or a stray word: refused anyway
+        return problems, unsettled
+    build = build_number(run.library.version)
+    others = [tool for tool in llama_flags.TOOLS if tool != llama_flags.SERVER and _takes(argv, build, tool)]
+    if not others:
+        return problems, unsettled
+    why = (f"the flags name no tool, so llama-server was assumed, but {' and '.join(others)} take every one of "
+           f"them: put the tool's name before the flags (`-- {others[-1]} ...`)")
+    return [], [*unsettled, *(f"{problem} ({why})" for problem in problems)]
+
+
+def _takes(argv: list[str], build: int | None, tool: str) -> bool:
+    """Does `tool` at this build certainly take every flag (no problem, settled or not)?"""
+    table = llama_flags.table_for_build(build, tool)
+    return not llama_flags.check_flags(argv, table) and not llama_flags.unsettled_flags(argv, table)
 
 
 def build_number(version: str) -> int | None:

@@ -23,7 +23,9 @@ class LlamaCpp(Engine):
     name = "llama.cpp"
     display_name = "llama.cpp"
     package = "llama.cpp"
-    launchers = (Launcher(command="llama-server", model_flags=("-hf", "--hf-repo", "-m", "--model")),)
+    launchers = (Launcher(command="llama-server", model_flags=("-hf", "--hf-repo", "-m", "--model")),
+                 *(Launcher(command=tool, model_flags=("-hf", "--hf-repo", "-m", "--model"), names_tool=True)
+                   for tool in ("llama-bench", "llama-cli", "llama-completion")))
     images = (r"llama[.-]?cpp",)
     log_module = "doctor.engines.llama_cpp.logs"
     releases = (KNOWN_BUILD,)
@@ -64,7 +66,7 @@ class LlamaCpp(Engine):
     def parse_launch(self, argv: Sequence[str]) -> Launch:
         from doctor.engines.llama_cpp.options import launch_values, parse_options
 
-        return launch_values(parse_options(list(argv), _table()), list(argv))
+        return launch_values(parse_options(list(argv), _table(argv)), list(argv))
 
     def option_flags(self, options: Mapping[str, int]) -> list[str]:
         """llama-server has no tensor/pipeline/expert-parallel sizes (it places each tensor on a device: the
@@ -72,16 +74,16 @@ class LlamaCpp(Engine):
         return ["--ctx-size", str(options["context_length"])] if options.get("context_length") else []
 
     def is_switch(self, flag: str) -> bool:
-        table = _table()
+        table = _table(())
         return table.known(flag) and not table.takes_value(flag)
 
     def normalise_flag(self, flag: str) -> str:
-        return _table().canonical(flag)
+        return _table(()).canonical(flag)
 
     def check_flags(self, argv: Sequence[str], version: Version) -> list[str]:
         from doctor.engines.llama_cpp.flags import check_flags
 
-        return check_flags(list(argv), _table())
+        return check_flags(list(argv), _table(argv))
 
     def accepts_launch(self, argv: Sequence[str]) -> bool:
         """llama-server's flags are checked against one table (the known release's): one question."""
@@ -89,16 +91,23 @@ class LlamaCpp(Engine):
 
     def base_command(self, model: str) -> list[str]:
         from doctor.engines.llama_cpp.analyze import model_file
+        from doctor.probe.hf_gguf import is_hf_gguf_spec
 
+        if is_hf_gguf_spec(model):  # the launch's own -hf names it
+            return ["llama-server"]
         return ["llama-server", "-m", model_file(model)]
 
     def compose(self, run: EngineRun, findings: Sequence[Any], recheck: Any = None) -> LaunchCommand:
         from doctor.engines.llama_cpp.analyze import plan_flags_to_add
+        from doctor.engines.llama_cpp.flags import split_tool
         from doctor.engines.spi import compose_generic
 
         extra = plan_flags_to_add(run)
-        args = [*run.launch.args, *extra]
+        tool, given = split_tool(list(run.launch.args))
+        args = [*([tool] if tool else []), *given, *extra]  # the tool word stays first, so rechecks see it
         command = compose_generic(self, dataclasses.replace(run, launch=self.parse_launch(args)), findings, recheck)
+        if tool is not None:  # the command is that tool's: its word leads instead of llama-server's
+            command.argv[:] = [tool, *[word for word in command.argv[1:] if word != tool]]
         if extra:
             command.notes.insert(0, "added from the memory plan: " + " ".join(extra))
         # "still wrong" against the build found (its --help), not the known release's table
@@ -110,8 +119,10 @@ class LlamaCpp(Engine):
         return command
 
 
-def _table() -> FlagTable:
-    """The known release's llama-server flags, loaded when a llama.cpp run is analysed."""
-    from doctor.engines.llama_cpp.flags import known_release_table
+def _table(argv: Sequence[str]) -> FlagTable:
+    """The known release's flags of the tool argv names first (llama-server when none), loaded when a llama.cpp
+    run is analysed."""
+    from doctor.engines.llama_cpp.flags import SERVER, known_release_table, split_tool, table_for_build
 
-    return known_release_table()
+    tool = split_tool(list(argv))[0] or SERVER
+    return known_release_table() if tool == SERVER else table_for_build(int(KNOWN_BUILD), tool)

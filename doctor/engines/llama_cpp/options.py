@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doctor.engines.llama_cpp.flags import FlagTable, pairs
+from doctor.engines.llama_cpp.flags import BENCH, FlagTable, pairs
 from doctor.engines.spi import Launch, UsageError
 
 FFN_EXPS_REGEX = r"\.ffn_(up|down|gate|gate_up)_(ch|)exps"  # common.h LLM_FFN_EXPS_REGEX
@@ -61,6 +61,8 @@ def parse_options(argv: list[str], table: FlagTable) -> LlamaOptions:
     overrides: list[tuple[str, str]] = []
     for flag, value in pairs(argv, table):
         name = table.canonical(flag)
+        if table.tool == BENCH and value and name != "--override-tensor":
+            value = _largest(value)
         if name in ("--override-tensor",) and value:
             overrides += [_override(item) for item in value.split(",") if item]
         elif name == "--cpu-moe":
@@ -87,6 +89,14 @@ def launch_values(options: LlamaOptions, argv: list[str]) -> Launch:
               "flash_attn": options.flash_attn, "split_mode": options.split_mode, "n_cpu_moe": options.n_cpu_moe,
               "cpu_moe": options.cpu_moe, "parallel": options.parallel, "n_ubatch": options.n_ubatch}
     return Launch(values=values, args=tuple(argv))
+
+
+def _largest(value: str) -> str:
+    """llama-bench takes a comma list (`-ub 512,1024`) and runs every value: the plan takes the largest number,
+    else the first word."""
+    items = [item for item in value.split(",") if item]
+    numbers = [int(item) for item in items if item.lstrip("-").isdigit()]
+    return str(max(numbers)) if numbers and len(numbers) == len(items) else (items[0] if items else value)
 
 
 def _int(flag: str, value: str | None) -> int:

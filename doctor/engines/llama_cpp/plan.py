@@ -127,6 +127,8 @@ class LlamaCppMemory(MemoryModel):
         notes = [f"weights from the GGUF tensor table: {self.gguf.tensor_bytes:,} bytes in {len(self.gguf.tensors)} "
                  f"tensors ({', '.join(f'{k} x{v}' for k, v in list(self.gguf.type_counts.items())[:6])})",
                  "compute buffers are estimates (llama.cpp sizes them from a reserved worst-case graph)"]
+        if estimate := self.gguf.metadata.get("general.estimate"):
+            notes.insert(0, f"the GGUF is {estimate}: its weights are an estimate (a few percent either way)")
         if self.options.n_gpu_layers == AUTO and self.options.fit and not requested["fits"]:
             notes.append("-ngl is auto and --fit is on: llama.cpp itself moves layers to the CPU (and shortens an "
                          "unset context down to 4096) until it fits, 1 GiB margin per GPU")
