@@ -54,7 +54,7 @@ def uma_view(facts: Facts, engine: str | None, launch_values: dict[str, Any],
         fraction = float(explicit or default_utilization or VLLM_DEFAULT_UTILIZATION)
         requested = int(fraction * pool)
         view.update(utilization=fraction, utilization_is_default=not explicit, requested_bytes=requested,
-                    requested_gib=round(requested / GiB, 2),
+                    requested_gib=round(requested / GiB, 2), host_share_gib=round((pool - requested) / GiB, 1),
                     short=None if available is None else requested > available)
     return view
 

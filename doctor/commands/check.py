@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 from doctor.commands.gate_options import (
     add_gate_options,
@@ -29,6 +31,9 @@ def register(p: argparse.ArgumentParser) -> None:
                                           "without an EP size runs its own expert parallelism)")
     p.add_argument("--context-length", type=int, help="longest request (written in each engine's spelling)")
     add_gate_options(p)
+    p.add_argument("--image", metavar="REF", help="the container image the launch runs in (`vllm/vllm-openai:v0.11.0`, "
+                   "`ghcr.io/anemll/dspark-vllm-gx10:0.1.1`), read as `lint` reads it: its engine build and pinned "
+                   "libraries become what-ifs where no --engine names them, and the image rules judge it")
     p.add_argument("--deep", action="store_true", help="also ask torch (imports torch; slower)")
     p.add_argument("--fix", action="store_true", help="apply safe fixes (new files you own), then check again")
     p.add_argument("--unsafe-fixes", action="store_true", help="with --fix: also patch installed packages")
@@ -50,8 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from doctor.commands import cluster
 
     if cluster.is_cluster(args):
+        if args.image:
+            raise UsageError("--image goes with a single-machine check (lint reads the image of each launch file)")
         return cluster.run_check(args, settings)
-    request = check_request(args)
+    request = with_image(check_request(args), args.image)
     report = run_check(request)
     if args.fix:
         from doctor.commands.fix_session import fix_and_recheck
@@ -74,3 +81,21 @@ def run(args: argparse.Namespace) -> int:
 
         render_console(report, console())
     return 1 if result.fails(settings.fail_on) else 0
+
+
+def with_image(request: Any, ref: str | None) -> Any:
+    """The request with what `ref` pins, as lint hands a launch file's image to check: the image's engine build and
+    libraries as what-ifs (an --engine the user gave for the same package wins), the image as `image.*`."""
+    if not ref:
+        return request
+    from doctor.engines import registry
+    from doctor.engines.images import image_facts
+
+    image = image_facts(ref)
+    if image is None:
+        raise UsageError(f"--image {ref}: not an image of a serving engine or GPU stack the doctor tracks")
+    pins = ([f"{image.engine}=={image.version}"] if image.engine and image.version else []) + image.what_ifs()
+    named = {registry.parse_engine_spec(spec).name for spec in request.engines}
+    added = [spec for spec in pins if registry.parse_engine_spec(spec).name not in named]
+    return dataclasses.replace(request, engines=[*request.engines, *added],
+                               launch_file={**(request.launch_file or {}), "image": image, "recipe": None})

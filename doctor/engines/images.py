@@ -1,9 +1,10 @@
 """What a container image pins, read from its reference alone (a launch file's `FROM`/`image:`/`docker run`, or a
 log that names it): the engine release, torch,
 CUDA and FlashInfer versions and the GPU code it carries, from doctor/data/images/ (NGC release notes in
-ngc.toml; the engines' own images, generated from their wheels and Dockerfiles by tools/image_table.py), plus
-what the tag itself states (`-cu129`, `nvidia/cuda:12.8.1-devel`). A tag the tables do not know is unknown,
-never guessed; a tag that names no release (`latest`, `nightly`) floats."""
+ngc.toml; the engines' own images, generated from their wheels and Dockerfiles by tools/image_table.py; community
+DGX Spark builds in community.toml, from their own READMEs: the tag is the image's release, the row the engine
+build inside), plus what the tag itself states (`-cu129`, `nvidia/cuda:12.8.1-devel`). A tag the tables do not
+know is unknown, never guessed; a tag that names no release (`latest`, `nightly`) floats."""
 
 from __future__ import annotations
 
@@ -77,6 +78,11 @@ def tag_release(image: str | None) -> TagRelease | None:
         return None
     engine = image_engine(image)
     repo, tag = split_image(image)
+    row = image_rows().get((repo, tag or ""))
+    if row is not None and row.get("community"):  # a community build: its own tag, the engine's version inside
+        return TagRelease(row["engine"], row["version"], "a community build (doctor/data/images/community.toml)")
+    if repo in community_repositories():
+        return None  # a tag the table does not know: the image's own release, never the engine's
     release = _NGC_RELEASE.match(tag or "") if repo.startswith("nvidia/") else None
     if release is not None:
         entry = image_rows().get((repo, release.group(1)))
@@ -118,6 +124,9 @@ class ImageFacts:
     platform: str | None = None  # a tag that names one CPU platform
     variants: dict[str, dict[str, str]] = field(default_factory=dict)  # GPU builds with their arch lists
     source: str | None = None
+    community: bool = False  # a community source build (doctor/data/images/community.toml)
+    kv_cache_dtypes: tuple[str, ...] = ()  # what such a build adds to its upstream release on SM12x
+    moe_backends: tuple[str, ...] = ()
 
     def what_ifs(self) -> list[str]:
         """`--engine` specs for the libraries the image pins besides the engine (the engine comes as a pin)."""
@@ -135,7 +144,8 @@ class ImageFacts:
                 "cuda": self.cuda, "cuda_major": self.cuda_major,
                 "toolkit": self.toolkit, "platform": self.platform, "source": self.source,
                 "variants": sorted(self.variants), "runs_here": runs_here, "reached_by": reached_by,
-                "sass_here": sass_here}
+                "sass_here": sass_here, "community": self.community,
+                "kv_cache_dtypes": list(self.kv_cache_dtypes), "moe_backends": list(self.moe_backends)}
 
     def _reach(self, capability: tuple[int, int] | None) -> tuple[bool | None, str | None, bool | None]:
         """Does any GPU build of the image carry code this GPU runs, which one, and is any of it SASS (None: no
@@ -179,7 +189,7 @@ def _release_row(ref: str, repository: str) -> dict[str, Any] | None:
 
 def _tracked(ref: str, repository: str) -> bool:
     return (image_engine(ref) is not None or repository.startswith("nvidia/")
-            or repository in STACK_REPOSITORIES)
+            or repository in STACK_REPOSITORIES or repository in community_repositories())
 
 
 def _floats(tag: str | None) -> bool:
@@ -209,7 +219,9 @@ def _from_row(base: ImageFacts, row: dict[str, Any]) -> ImageFacts:
                       engine=row.get("engine"), version=row.get("version"), libraries=libraries,
                       torch=row.get("torch"), cuda=cuda,
                       cuda_major=major, toolkit=base.repository in NGC_TOOLKIT_REPOSITORIES,
-                      platform=base.platform, variants=dict(row.get("variants", {})), source=row.get("source"))
+                      platform=base.platform, variants=dict(row.get("variants", {})), source=row.get("source"),
+                      community=bool(row.get("community")), kv_cache_dtypes=tuple(row.get("kv_cache_dtypes", ())),
+                      moe_backends=tuple(row.get("moe_backends", ())))
 
 
 NGC_TOOLKIT_REPOSITORIES = ("nvidia/pytorch",)  # NGC's PyTorch container ships the full CUDA toolkit (nvcc)
@@ -261,3 +273,9 @@ def image_rows() -> dict[tuple[str, str], dict[str, Any]]:
         for entry in tomllib.loads(path.read_text(encoding="utf-8")).get("image", []):
             rows[(entry["repository"], entry.get("tag") or entry["release"])] = entry
     return rows
+
+
+@lru_cache(maxsize=1)
+def community_repositories() -> frozenset[str]:
+    """The repositories of doctor/data/images/community.toml: their tags are the image's own releases."""
+    return frozenset(repository for (repository, _), row in image_rows().items() if row.get("community"))

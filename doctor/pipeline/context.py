@@ -63,19 +63,24 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values,
                         _default_utilization(engine_views), launch.args, analysis.plan),
-        "image": _image(image, facts),
+        "image": _image(image, facts, launch.get("kv_cache_dtype")),
         "recipe": _recipe(launch_file, _capability(facts)),
         "log": (launch_file or {}).get("log"),  # what `diagnose` read in the log (doctor/diagnose); None in check
         **engine_views,
     }
 
 
-def _image(image: Any, facts: Facts) -> dict[str, Any] | None:
-    """`image.*`, with how the image's CUDA compares to the driver's (same major, newer minor)."""
+def _image(image: Any, facts: Facts, kv_cache_dtype: Any = None) -> dict[str, Any] | None:
+    """`image.*`, with how the image's CUDA compares to the driver's (same major, newer minor) and whether the
+    launch's KV-cache dtype is one a community build adds to its upstream release."""
     if image is None:
         return None
     view = image.view(_capability(facts))
     view["cuda_newer_minor"] = _newer_minor(view.get("cuda"), facts.driver.cuda_driver_version)
+    carried = set(view.get("kv_cache_dtypes") or ())
+    if "nvfp4" in carried:
+        carried.add("fp4_e2m1")  # vLLM's launch reading of `--kv-cache-dtype nvfp4`
+    view["carries_launch_kv_cache_dtype"] = bool(kv_cache_dtype) and kv_cache_dtype in carried
     return view
 
 

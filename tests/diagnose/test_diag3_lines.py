@@ -127,16 +127,6 @@ def test_triton_out_of_memory_is_headroom_on_sm12x_only():
     assert "TRI025" not in claimed(other_error)
 
 
-RAY_OOM = b"ray.exceptions.OutOfMemoryError: 1 worker(s) were killed due to the node running low on memory. " \
-          b"Memory on the node (IP: 10.99.0.2) was 113.76GB / 119.70GB (0.950345)\n"
-
-
-def test_rays_memory_monitor_on_gb10_only():
-    assert claimed(RAY_OOM, "dgx-spark")[0] == "UMA002"
-    assert "UMA002" not in claimed(RAY_OOM, "rtx-pro-6000-x2")  # a discrete GPU host really ran out of RAM
-    assert "UMA002" not in claimed(RAY_OOM)
-
-
 NVRTC = b"RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
 
 

@@ -68,7 +68,9 @@ def findings(facts: Facts, *launch_args: str, kernels: tuple[KernelCheck, ...] =
         kept = tuple(k for k in analysis.kernels if k.kernel not in replaced)
         analysis = dataclasses.replace(analysis, kernels=(*kept, *kernels))
     out: dict[str, list[Finding]] = {}
-    for finding in evaluate(RULES, build_context(facts, analysis, launch, launch_file)):
+    # the engine's own reading of the flags, as check_facts hands the context its run's launch
+    engine_launch = analysis.run.launch if analysis.run is not None else launch
+    for finding in evaluate(RULES, build_context(facts, analysis, engine_launch, launch_file)):
         out.setdefault(finding.id, []).append(finding)
     return out
 

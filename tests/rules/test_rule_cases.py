@@ -946,6 +946,16 @@ def _know_sgl2_cases():
 CASES += _know_sgl2_cases()
 
 
+def _know_spark3_cases():
+    """DGX Spark community images and cluster rules (know-spark3): tests/rules/know_spark3_cases.py."""
+    from tests.rules.know_spark3_cases import KNOW_SPARK3_CASES
+
+    return KNOW_SPARK3_CASES
+
+
+CASES += _know_spark3_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

@@ -4,15 +4,17 @@ deployment runs in; doctor/engines/images.py says what it pins."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from doctor.diagnose.formats.base import LineRule
 from doctor.diagnose.logfacts import LogFacts
-from doctor.engines.images import image_facts, tag_release
+from doctor.engines.images import community_repositories, image_facts, tag_release
 
 FMT = "container image"
 _REPOSITORIES = (r"nvidia/[a-z0-9][\w.-]*(?:/[a-z0-9][\w.-]*)*|vllm/vllm-openai|lmsysorg/[a-z0-9][\w.-]*"
-                 r"|ggml-org/llama\.cpp|ggerganov/llama\.cpp|ollama/ollama|lmcache/vllm-openai|pytorch/pytorch")
+                 r"|ggml-org/llama\.cpp|ggerganov/llama\.cpp|ollama/ollama|lmcache/vllm-openai|pytorch/pytorch"
+                 + "".join("|" + re.escape(repository) for repository in sorted(community_repositories())))
 _REGISTRY = r"(?:(?:docker\.io|nvcr\.io|ghcr\.io|quay\.io|registry\.hub\.docker\.com)/)?"
 _TAG = r"(?::[\w][\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?"
 # a reference with a tag anywhere after a word boundary that is no path (`site-packages/nvidia/cuda_runtime`
