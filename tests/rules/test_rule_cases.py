@@ -955,6 +955,15 @@ def _know_spark3_cases():
 
 CASES += _know_spark3_cases()
 
+def _know_dep_cases():
+    """Dependency drift, unknown architectures, import clashes (DSP050-DSP056): tests/rules/know_dep_cases.py."""
+    from tests.rules.know_dep_cases import KNOW_DEP_CASES
+
+    return KNOW_DEP_CASES
+
+
+CASES += _know_dep_cases()
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):

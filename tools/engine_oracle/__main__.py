@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.engine_oracle import grid, jit_archs, sglang_grid, sglang_tables, tables, validation
-from tools.engine_oracle.environment import DEFAULT_CACHE, disk_bytes, ensure_env, pinned_inputs
+from tools.engine_oracle.environment import DEFAULT_CACHE, disk_bytes, ensure_env, pinned_inputs, pins_suffix
 from tools.engine_oracle.run_engine import PINNED_DRIVER, run_capability
 
 OUT = Path(__file__).resolve().parents[2] / "doctor" / "data" / "derived"
@@ -41,6 +41,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--grid", choices=["grid", "validation"], default="grid",
                         help="validation: the launches of public reports (validation.py), written to "
                              "<out>/<engine>-validation/<release>.json")
+    parser.add_argument("--pin", action="append", default=[], metavar="PKG==VERSION",
+                        help="hold a dependency at this version (a venv of its own); the table goes to "
+                             "<out>/<engine>-pinned/<release>+PKG-VERSION.json (tools/engine_oracle/stops.py)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--from-raw", action="store_true",
                         help="rebuild the table from the cached raw records of the last run, without the engine")
@@ -216,10 +219,11 @@ def main() -> None:
         print(f"{target}: {reclassify(target, args.engine)} errors reclassified")
         return
     started = time.monotonic()
-    env = ensure_env(args.engine, args.release, existing=args.env)
+    pins = tuple(args.pin)
+    env = ensure_env(args.engine, args.release, existing=args.env, pins=pins)
     variables = {"PATH": PINNED_PATH, "CUDA_HOME": "/usr/local/cuda"}
-    suffix = "-validation" if args.grid == "validation" else ""
-    raw = DEFAULT_CACHE / "raw" / f"{args.engine}-{args.release}{suffix}"
+    suffix = "-validation" if args.grid == "validation" else "-pinned" if pins else ""
+    raw = DEFAULT_CACHE / "raw" / f"{args.engine}-{args.release}{suffix}{pins_suffix(pins)}"
     raw.mkdir(parents=True, exist_ok=True)
     plan = _plan(args)
     provenance = validation.provenance() if args.grid == "validation" else {s.name: s.provenance
@@ -238,7 +242,8 @@ def main() -> None:
         entries += [ENTRIES[args.engine](cap, q, provenance[q.shape], by_id[q.id]) for q in asked if q.id in by_id]
     table = {"schema": SCHEMA, "engine": args.engine, "release": args.release,
              "generated_by": f"python -m tools.engine_oracle {args.engine} {args.release}"
-                             + (" --grid validation" if args.grid == "validation" else ""),
+                             + (" --grid validation" if args.grid == "validation" else "")
+                             + "".join(f" --pin {pin}" for pin in pins),
              "method": METHODS[args.engine],
              "pinned": {**pinned_inputs(env, variables), "platform": platform.machine(),
                         **({"driver": PINNED_DRIVER} if args.engine == "sglang" else {})},
@@ -248,7 +253,7 @@ def main() -> None:
                       "total_s": round(time.monotonic() - started),
                       "env_bytes": disk_bytes(env.root), **_install_record(env.root)}}
     _note_watched_imports(table["pinned"], runs)
-    target = args.out / f"{args.engine}{suffix}" / f"{args.release}.json"
+    target = args.out / f"{args.engine}{suffix}" / f"{args.release}{pins_suffix(pins)}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     if args.only and target.exists():
         table = _merged(json.loads(target.read_text(encoding="utf-8")), table, _queries(args))

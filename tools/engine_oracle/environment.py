@@ -23,9 +23,12 @@ from tools.engine_oracle.stub_libcuda import build_stub, is_current
 
 DEFAULT_CACHE = Path(os.environ.get("SM120_DOCTOR_ORACLE_CACHE", Path.home() / ".cache" / "sm120-doctor-oracle"))
 # Distributions whose presence or version changes what the engine picks (has_flashinfer, DeepGEMM, Triton).
+# Also the dependencies whose version decides whether a model's config builds at all (tools/engine_oracle/stops.py
+# classifies a stop as `dependency` against them): transformers, huggingface-hub, tokenizers, nvidia-cutlass-dsl.
 PINNED_DISTRIBUTIONS = ("vllm", "torch", "triton", "flashinfer-python", "flashinfer-cubin", "flashinfer-jit-cache",
                         "deep-gemm", "deep_gemm", "transformers", "sglang", "sgl-kernel", "sglang-kernel",
-                        "sgl-deep-gemm", "sgl-flash-mla", "cuda-python", "cuda-bindings")
+                        "sgl-deep-gemm", "sgl-flash-mla", "cuda-python", "cuda-bindings", "huggingface-hub",
+                        "tokenizers", "nvidia-cutlass-dsl")
 # The toolchain: with nvcc and ninja found, vLLM treats FlashInfer's JIT as usable (has_flashinfer()).
 TOOLCHAIN = ("nvcc", "ninja")
 
@@ -89,6 +92,7 @@ class EngineEnv:
     engine: str
     release: str
     root: Path
+    pins: tuple[str, ...] = ()
 
     @property
     def python(self) -> Path:
@@ -103,11 +107,18 @@ class EngineEnv:
         return DEFAULT_CACHE / "stubs" / f"{self.engine}-{self.release}"
 
 
-def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing: Path | None = None) -> EngineEnv:
+def pins_suffix(pins: tuple[str, ...]) -> str:
+    """`+transformers-5.14.1` for the pins `transformers==5.14.1`: the name of a pinned rerun's venv and table."""
+    return "".join("+" + pin.replace("==", "-") for pin in pins)
+
+
+def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing: Path | None = None,
+               pins: tuple[str, ...] = ()) -> EngineEnv:
     """The cached environment for engine==release (created with pip when missing; `existing` reuses a venv
-    that already has it). Records install time and size in install.json."""
-    root = existing or cache / "envs" / f"{engine}-{release}"
-    env = EngineEnv(engine, release, root)
+    that already has it), with `pins` (`transformers==5.14.1`) added to the constraints: a dependency held at
+    the version the release was built and tested against. Records install time and size in install.json."""
+    root = existing or cache / "envs" / f"{engine}-{release}{pins_suffix(pins)}"
+    env = EngineEnv(engine, release, root, pins)
     finished = existing is not None or (root / "install.json").exists()  # written only after the install succeeds
     if not finished:
         started = time.monotonic()
@@ -122,7 +133,7 @@ def ensure_env(engine: str, release: str, cache: Path = DEFAULT_CACHE, existing:
 
 def constraints_file(env: EngineEnv) -> Path:
     path = env.root / "oracle-constraints.txt"
-    path.write_text("\n".join(constraints_for(env.engine, env.release)) + "\n")
+    path.write_text("\n".join((*constraints_for(env.engine, env.release), *env.pins)) + "\n")
     return path
 
 

@@ -17,6 +17,7 @@ from doctor.engines.derived_tables import capability_label, kv_class
 from doctor.engines.derived_tables import table as engine_table
 from doctor.engines.derived_tables import tabulated as engine_tabulated
 from doctor.engines.spi import EngineRun
+from doctor.engines.vllm import dependency
 from doctor.engines.vllm.shape_class import shape_class, shape_key
 
 ENGINE = "vllm"
@@ -308,7 +309,9 @@ def view(run: EngineRun) -> dict[str, Any]:
         why, entry = f"the emulation of vLLM {release} stopped at {stopped['stage']}: {stopped['type']}", None
     drafter = _drafter_view(run)
     if entry is None:
-        return {"status": "not_derived", "why": why, "release": release, "drafter": drafter}
+        return {"status": "not_derived", "why": why, "release": release, "drafter": drafter,
+                "dependency": dependency.view(run, table_release(run.version)),
+                "import_clash": dependency.import_view(run, table_release(run.version))}
     assert release is not None
     attention = entry.get("attention") or {}
     out: dict[str, Any] = {
@@ -317,7 +320,8 @@ def view(run: EngineRun) -> dict[str, Any]:
         "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability {entry['capability']})",
         "tp": entry.get("tp", 1), "rejection": None, "forced_rejection": _forced_rejection(run, entry),
         "fallback": None, "no_code": None,
-        "drafter": drafter,
+        "drafter": drafter, "dependency": dependency.view(run, release),
+        "import_clash": dependency.import_view(run, release),
     }
     error = _first_error(entry)
     if error is not None:
