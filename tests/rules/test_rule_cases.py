@@ -877,6 +877,16 @@ def _log_line_cases():
 CASES += _log_line_cases()
 
 
+def _log_line_diag3_cases():
+    """rules/log_lines_2026.toml and TPK001 read from a log: tests/rules/log_line_cases_diag3.py."""
+    from tests.rules.log_line_cases_diag3 import LOG_LINE_DIAG3_CASES
+
+    return LOG_LINE_DIAG3_CASES
+
+
+CASES += _log_line_diag3_cases()
+
+
 def _know_gb10net_cases():
     """GB10 unified memory and Spark cluster rules on one node (UMA010, NCCL021): tests/rules/know_gb10net_cases.py."""
     from tests.rules.know_gb10net_cases import KNOW_GB10NET_CASES
