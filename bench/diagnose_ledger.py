@@ -89,15 +89,17 @@ def engine_specs(entry: Entry) -> list[str]:
 
 def diagnose_entry(entry: Entry) -> tuple[str, list[str]]:
     from doctor.diagnose.diagnosis import diagnose
+    from doctor.engines.registry import split_engine_specs
     from doctor.errors import DoctorError
     from doctor.hardware import load_profile
     from doctor.pipeline.gather import with_engines
 
     facts = load_profile(hardware_for(entry.gpu)).replace(libraries={}, env={})
+    versioned, unstated = split_engine_specs(engine_specs(entry))  # a tagless source build names no release
     with contextlib.suppress(DoctorError):  # a version string --engine would refuse: run without it
-        facts = with_engines(facts, engine_specs(entry), pinned=False)  # as `diagnose` does
+        facts = with_engines(facts, versioned, pinned=False)  # as `diagnose` does
     stream = io.BufferedReader(io.BytesIO(entry.error.encode()))
-    diagnosis = diagnose(stream, entry.url, facts, "ledger", {})
+    diagnosis = diagnose(stream, entry.url, facts, "ledger", {}, engines=unstated)
     named = [e.rule for e in diagnosis.explanations]
     if named and named[0] in entry.expected:
         return "first", named

@@ -44,6 +44,7 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
     facts = _with_gpus(log, facts, base_name, sources)
     facts = _with_driver(log, facts, base_name, sources)
     facts = _with_wsl(log, facts, sources)
+    facts = _with_host_os(log, facts, sources)
     model = _model(log, environ, notes)
     if model is not None:
         facts = facts.replace(model=model)
@@ -101,8 +102,11 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
 
 def _with_bundled(libraries: dict[str, Library], sources: dict[str, str]) -> dict[str, Library]:
     """The build a logged release runs, where the log states none of its own (Ollama's llama-server)."""
-    from doctor.engines.registry import bundled_libraries
+    from doctor.engines.registry import bundled_libraries, release_details
 
+    for name, lib in list(libraries.items()):
+        if lib.what_if and (table := release_details(name, lib.version)):
+            libraries[name] = dataclasses.replace(lib, details={**table, **lib.details})
     for lib in [b for what_if in list(libraries.values()) if what_if.what_if for b in bundled_libraries(what_if)]:
         if lib.name not in libraries:
             libraries[lib.name] = lib
@@ -166,6 +170,14 @@ def _gpu(index: int, name: str, capability: str, memory_mib: int | None) -> Gpu:
     return Gpu(index=index, name=name, compute_capability=capability, cuda_index=index,
                memory_total_bytes=memory_mib * MIB if memory_mib else None,
                smem_per_block_optin=smem_per_block_optin((int(major), int(minor or 0))), smem_source="table")
+
+
+def _with_host_os(log: LogFacts, facts: Facts, sources: dict[str, str]) -> Facts:
+    """A log that shows native Windows says the host runs Windows, whatever the base says (a WSL2 log wins)."""
+    if log.host_os is None or log.wsl is not None:
+        return facts
+    sources["host os"] = _at(log.host_os)
+    return facts.replace(host=dataclasses.replace(facts.host, os=str(log.host_os.value)))
 
 
 def _with_wsl(log: LogFacts, facts: Facts, sources: dict[str, str]) -> Facts:

@@ -142,6 +142,8 @@ def _check(deployment: Deployment, rules: list[Any], environ: Mapping[str, str],
     context = build_context(run_facts, analysis, analysis.run.launch if analysis.run else Launch(), launch_file)
     if not run_facts.gpus:
         context["gpu"] = {}  # a log that names no GPU says nothing of their count: unknown, not 0
+    if not deployment.argv:
+        context["launch"] = {}  # a log that shows no launch command says nothing of its flags: unknown, not none
     return report, context
 
 

@@ -40,6 +40,7 @@ class LogFacts:
     argv: Stated | None = None  # launch flags, as the engine would take them
     image: Stated | None = None  # the container image the log or report names first
     wsl: Stated | None = None  # a WSL2 kernel or vLLM's WSL warning (formats/host.py)
+    host_os: Stated | None = None  # "Windows" where the log shows native Windows paths or statuses (formats/host.py)
     env: dict[str, Stated] = field(default_factory=dict)
     observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
     errors: list[tuple[int, str]] = field(default_factory=list)

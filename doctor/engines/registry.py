@@ -5,12 +5,13 @@ place that knows every engine."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from doctor.engines.llama_cpp.bundles import Ollama
 from doctor.engines.llama_cpp.engine import LlamaCpp
 from doctor.engines.sglang.engine import SGLang
 from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
@@ -27,6 +28,14 @@ _NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*$")
 _TAGLESS = re.compile(r"0\.1\.dev\d+(\+[A-Za-z0-9.]+)?")
 
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
+# Programs that run a built-in engine's build (Ollama: llama.cpp's llama-server): they may be named without a
+# release and are then evaluated at each of theirs, but are never analysed themselves.
+BUNDLES: tuple[type[Engine], ...] = (Ollama,)
+
+
+@cache
+def bundles() -> dict[str, Engine]:
+    return {cls.name: cls() for cls in BUNDLES}
 
 
 @cache
@@ -69,7 +78,7 @@ def rule_files() -> list[tuple[str | None, Path]]:
 
 
 def get(name: str) -> Engine | None:
-    return engines().get(name)
+    return engines().get(name) or bundles().get(name)
 
 
 def by_package(package: str) -> Engine | None:
@@ -128,7 +137,7 @@ def tagless_build(version: str) -> bool:
 def engine_named(name: str) -> Engine | None:
     """The engine a user's word names (its name, package or a distribution), None for any other word."""
     package = _engine_names().get(name.lower()) or _engine_names().get(name.lower().replace("_", "-"))
-    return by_package(package) if package else None
+    return by_package(package) if package else bundles().get(name.lower())
 
 
 def parse_engine_spec(spec: str) -> Library:
@@ -141,6 +150,7 @@ def parse_engine_spec(spec: str) -> Library:
     details: dict[str, object] = {}
     if key == "llama.cpp":
         version, details = _llama_cpp_release(version)
+    details = {**details, **release_details(key, version)}
     if key is None:
         known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
         raise UsageError(f"--engine {spec!r}: unknown package {name!r} (known: {known})")
@@ -173,6 +183,39 @@ def bundled_libraries(library: Library) -> list[Library]:
         return []
     details = {**ollama_details(library.version), "implied_by": f"ollama=={library.version}"}
     return [Library(name="llama.cpp", version=build, what_if=True, details=details)]
+
+
+def release_details(package: str | None, version: str) -> dict[str, object]:
+    """What the doctor's tables say of a bundling program's release (Ollama: its runner, vendored llama.cpp and
+    CUDA builds, read by rules as `lib.ollama.*`); empty for any other package."""
+    if package != "ollama":
+        return {}
+    from doctor.engines.llama_cpp.bundles import release_details as ollama_release_details
+
+    return ollama_release_details(version)
+
+
+def bundle_note(library: Library) -> str | None:
+    """Where the doctor's table of a bundling program's releases ends (an Ollama release it does not hold)."""
+    if library.name != "ollama" or not library.what_if:
+        return None
+    from doctor.engines.llama_cpp.bundles import ollama_release, ollama_releases
+
+    if ollama_release(library.version) is not None:
+        return None
+    known = ollama_releases()
+    return (f"Ollama {library.version} is not in the doctor's release table ({known[0]}-{known[-1]}): the llama.cpp "
+            f"build it runs is unknown; state it with --engine llama.cpp==bNNNN (its log's build_info line)")
+
+
+def bundled_flags(library: Library, env: Mapping[str, str]) -> list[str]:
+    """The flags the program that bundles this build passes it, from the program's own settings (Ollama's
+    OLLAMA_* environment → llama-server's flags); none for a build nothing bundles."""
+    if library.name != "llama.cpp" or not str(library.details.get("implied_by", "")).startswith("ollama=="):
+        return []
+    from doctor.engines.llama_cpp.bundles import ollama_server_flags
+
+    return ollama_server_flags(env)
 
 
 def package_named(name: str) -> str | None:

@@ -223,6 +223,26 @@ class Quantization:
 
 
 @dataclass(frozen=True)
+class RecurrentState:
+    """The per-request state of a hybrid model's linear-attention/Mamba layers, as the config sizes it (one
+    layer, whole model, before TP): a causal-conv window of `conv_channels` x (`conv_kernel` - 1) and a
+    `heads` x `head_dim` x `state_dim` recurrent (SSM) state. `kind`: gdn (Gated DeltaNet: Qwen3-Next, Qwen3.5)
+    or mamba2 (Nemotron-H); `groups` is Mamba2's B/C groups (replicated when TP does not divide them);
+    `ssm_dtype` the config's own SSM-state dtype (`mamba_ssm_dtype`, `mamba_ssm_cache_dtype`) where it names one;
+    `layers` the layers that hold such a state (Nemotron-H's MoE and MLP blocks hold none)."""
+
+    kind: str
+    layers: int
+    conv_channels: int
+    conv_kernel: int
+    heads: int
+    head_dim: int
+    state_dim: int
+    groups: int = 1
+    ssm_dtype: str | None = None
+
+
+@dataclass(frozen=True)
 class Vision:
     """A multimodal model's vision tower."""
 
@@ -256,6 +276,7 @@ class Model:
     tie_word_embeddings: bool = False
     reconstructed: bool = False
     unread_fields: tuple[str, ...] = ()  # config fields that may change sizes and that no reader models
+    recurrent_state: RecurrentState | None = None  # hybrid models' linear-attention/Mamba layer state
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from doctor.engines.pins import implied_libraries
-from doctor.engines.registry import bundled_libraries, engine_distributions, parse_engine_spec, scanned_engine_packages
+from doctor.engines.registry import (
+    bundle_note,
+    bundled_libraries,
+    engine_distributions,
+    parse_engine_spec,
+    scanned_engine_packages,
+)
 from doctor.hardware import load_profile
 from doctor.pipeline.facts import Facts, Gpu, Library, Source
 from doctor.probe.binaries import with_binary_facts
@@ -90,5 +96,6 @@ def with_engines(facts: Facts, engines: Sequence[str], pinned: bool = True) -> F
         note += "; as their wheels pin: " + ", ".join(f"{lib.name}=={lib.version}" for lib in implied.values())
     if bundled:
         note += "; the builds they run: " + ", ".join(f"{lib.name}=={lib.version}" for lib in bundled.values())
+    note += "".join(f"; {text}" for lib in libraries.values() if (text := bundle_note(lib)))
     source = dataclasses.replace(facts.source, notes=(*facts.source.notes, note))
     return facts.replace(libraries=libraries, source=source)

@@ -101,8 +101,12 @@ def _version(text: str) -> Version | None:
 def at_release(facts: Facts, engine: Engine, release: str, pinned: bool = True) -> Facts:
     """The facts with the engine at `release`, as a what-if whose release the user did not state; `pinned`:
     with what that release's wheel pins where the facts lack it, as `--engine NAME==release` would have."""
-    library = Library(name=engine.package, version=release, what_if=True, details={"release_stated": False})
+    from doctor.engines.registry import bundled_libraries, release_details
+
+    details = {"release_stated": False, **release_details(engine.package, release)}
+    library = Library(name=engine.package, version=release, what_if=True, details=details)
     libraries = {**facts.libraries, engine.package: library}
+    libraries |= {lib.name: lib for lib in bundled_libraries(library) if lib.name not in facts.libraries}
     if pinned:
         from doctor.engines.pins import implied_libraries
 
@@ -138,8 +142,9 @@ def merge_releases(engine: Engine, reports: Sequence[tuple[str, Report]], how: s
     findings = merge_findings(engine, reports, shown)
     summary = (f"{FROM[how]}{engine.display_name}, release not stated: rules evaluated at {len(releases)} releases "
                f"({span(releases)}); the kernels, memory plan and launch command shown are {shown}'s")
-    analyses = tuple(dataclasses.replace(a, notes=(summary, *a.notes)) if a.engine == engine.name else a
-                     for a in base.analyses)
+    own = any(a.engine == engine.name for a in base.analyses)  # else a bundling program: its engine's runs
+    analyses = tuple(dataclasses.replace(a, notes=(summary, *a.notes)) if a.engine == engine.name or not own
+                     else a for a in base.analyses)
     entry = {"engine": engine.name, "display_name": engine.display_name, "how": how, "releases": releases,
              "shown": shown, "not_evaluated": list(skipped)}
     return dataclasses.replace(base, analyses=analyses, findings=findings,

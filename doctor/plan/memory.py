@@ -117,6 +117,12 @@ class MemoryModel(ABC):
 
         return tokens_for_bytes(budget, shape, settings["page_size"])
 
+    def state_cache(self, budget: int, shape: KvShape, model: Model, layout: LayoutShape,
+                    settings: dict[str, Any]) -> dict[str, Any] | None:
+        """A hybrid model's recurrent-state blocks as the engine counts them in a pool of `budget` bytes (must
+        hold `blocks`); None: the engine keeps no such pool or the doctor does not model it."""
+        return None
+
     @abstractmethod
     def layout_flags(self, layout: LayoutShape, settings: dict[str, Any], kv_dtype: str, explicit_kv: bool,
                      context_length: int | None, custom_all_reduce_off: bool) -> tuple[str, ...]:

@@ -116,11 +116,15 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         comm = communication(facts, layout)
     free = memory.preload_free_with(total, layout.gpus, _gpu_totals(facts)[1], comm)
     stages, tokens, budget_min, cell_max = [], None, None, 0
+    state_cache: dict[str, Any] | None = None
     weights_of = {r.stage: memory.weights_bytes(r, model, shape) for r in ranks}
     for r in ranks:
         cell = kvmod.kv_shape(model, layout.tp, r.layers[0], r.layers[1], dtype, memory.kv_cell_bytes)
         budget = memory.kv_budget(free, weights_of[r.stage], mem)
         stage_tokens = memory.kv_tokens(budget, cell, mem)
+        state = memory.state_cache(budget, cell, model, shape, mem)
+        if state is not None and (state_cache is None or state["blocks"] < state_cache["blocks"]):
+            state_cache = state
         tokens = stage_tokens if tokens is None else min(tokens, stage_tokens)
         budget_min = budget if budget_min is None else min(budget_min, budget)
         cell_max = max(cell_max, cell.cell_bytes)
@@ -149,7 +153,8 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         context_fits=fits and tokens >= context, rank_score=score,
         borderline=not bad and abs(budget_min or 0) < BORDERLINE_BYTES, gpu_memory_bytes=total,
         memory={"engine": memory.label, **mem, "preload_free_bytes": free, "weights_source": source.kind,
-                "checkpoint_bytes": source.checkpoint_bytes, "notes": list(source.notes)},
+                "checkpoint_bytes": source.checkpoint_bytes, "notes": list(source.notes),
+                **({"state_cache": state_cache} if state_cache else {})},
         stages=tuple(stages),
         comm={} if comm is None else {"tp_link": comm.tp_link, "pp_link": comm.pp_link,
                                       "custom_all_reduce": comm.custom_all_reduce, "cost": comm.cost})

@@ -99,4 +99,6 @@ def _small(plan: Plan) -> dict[str, Any]:
                  kv_budget_gib=round(plan.kv_budget_bytes / gib, 2),
                  gpu_memory_gib=round(plan.gpu_memory_bytes / gib, 2),
                  verdict="; ".join(plan.reasons[:3]))
+    if plan.memory.get("state_cache"):  # hybrid models: the engine's recurrent-state blocks (MemoryModel.state_cache)
+        small["state_cache"] = plan.memory["state_cache"]
     return small

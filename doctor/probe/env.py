@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-PREFIXES = ("SGLANG_", "VLLM_", "TRITON_", "FLASHINFER_", "NCCL_", "TORCH_", "CUDA_", "TRTLLM_", "HF_HUB_")
+PREFIXES = ("SGLANG_", "VLLM_", "TRITON_", "FLASHINFER_", "NCCL_", "TORCH_", "CUDA_", "TRTLLM_", "HF_HUB_", "OLLAMA_")
 EXACT = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "LD_LIBRARY_PATH", "HF_HOME",
          # torch's allocator (expandable segments break vLLM's custom all-reduce: COMM020), interposers such as
          # HAMi's libvgpu.so, llama.cpp's CUDA-graph switch (DRV010)

@@ -10,6 +10,7 @@ from doctor.errors import InputError
 from doctor.pipeline.facts import Attention, Model, Moe, Vision
 from doctor.probe.config_fields import ReadTracking, unread_sizing_fields
 from doctor.probe.quant import normalise_quantization
+from doctor.probe.recurrent_state import recurrent_state
 from doctor.validation.model import LIMITS, check_model
 
 MLA_FAMILIES = {"deepseek_v3", "deepseek_v2", "kimi_k2"}
@@ -74,7 +75,8 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         reconstructed=reconstructed,
     )
     _touch_modelled_fields(text)
-    model = dataclasses.replace(model, unread_fields=unread_sizing_fields(text))
+    state = recurrent_state(text, model.attention.linear_attention_layers)
+    model = dataclasses.replace(model, unread_fields=unread_sizing_fields(text), recurrent_state=state)
     check_model(model, "config.json")
     return model
 

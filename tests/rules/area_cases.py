@@ -163,3 +163,7 @@ AREA_CASES += P2P_DRIVER_CASES
 from tests.rules.lcpp_cases import CASES as LCPP_BUILD_CASES  # noqa: E402
 
 AREA_CASES += LCPP_BUILD_CASES
+
+from tests.rules.ollama_cases import OLLAMA_CASES  # noqa: E402
+
+AREA_CASES += OLLAMA_CASES

@@ -885,6 +885,16 @@ def _log_line_cases():
 CASES += _log_line_cases()
 
 
+def _log_line_diag3_cases():
+    """rules/log_lines_2026.toml and TPK001 read from a log: tests/rules/log_line_cases_diag3.py."""
+    from tests.rules.log_line_cases_diag3 import LOG_LINE_DIAG3_CASES
+
+    return LOG_LINE_DIAG3_CASES
+
+
+CASES += _log_line_diag3_cases()
+
+
 def _know_gb10net_cases():
     """GB10 unified memory and Spark cluster rules on one node (UMA010, NCCL021): tests/rules/know_gb10net_cases.py."""
     from tests.rules.know_gb10net_cases import KNOW_GB10NET_CASES
@@ -952,6 +962,16 @@ def _know_sgl2_cases():
 
 
 CASES += _know_sgl2_cases()
+
+
+def _know_mamba_cases():
+    """Hybrid models' state blocks (rules/hybrid_state.toml, know-mamba): tests/rules/know_mamba_cases.py."""
+    from tests.rules.know_mamba_cases import KNOW_MAMBA_CASES
+
+    return KNOW_MAMBA_CASES
+
+
+CASES += _know_mamba_cases()
 
 
 def _know_spark3_cases():

@@ -62,6 +62,14 @@ def _driver(m: Any, line: int, facts: LogFacts) -> None:
         facts.set_once("cuda_driver", m.group("cuda"), line)
 
 
+def _driver_too_old(m: Any, line: int, facts: LogFacts) -> None:
+    """torch's `The NVIDIA driver on your system is too old (found version 12080)`: the driver's CUDA version as
+    cudaDriverGetVersion encodes it (major * 1000 + minor * 10)."""
+    facts.saw("torch", line)
+    found = int(m.group("found"))
+    facts.set_once("cuda_driver", f"{found // 1000}.{found % 1000 // 10}", line)
+
+
 def _gpu(m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     facts.gpu(int(m.group("index")), m.group("name"), None, None, line)
@@ -131,6 +139,7 @@ RULES = (
     LineRule(FMT, r"CUDA used to build PyTorch\s*: " + VERSION, _torch_cuda),
     LineRule(FMT, r"(?:Nvidia driver version|Driver Version)\s*: (?P<version>\d+\.\d+(?:\.\d+)?)"
                   r"(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
+    LineRule(FMT, r"The NVIDIA driver on your system is too old \(found version (?P<found>\d{4,5})\)", _driver_too_old),
     LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
                   r"\s*(?:\(UUID|$)", _gpu, once=False),
     LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off)\s+\|", _smi_gpu, once=False),

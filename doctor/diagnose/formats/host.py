@@ -1,6 +1,10 @@
 """The host a log shows: a WSL2 kernel (`6.6.87.2-microsoft-standard-WSL2` in uname, collect_env's platform line,
 a `/proc/version` paste) or vLLM's own `Using 'pin_memory=False' as WSL is detected` warning. Under WSL2 the GPU
-is reached through the Windows driver, which changes what pinned memory and CUDA graphs can do."""
+is reached through the Windows driver, which changes what pinned memory and CUDA graphs can do. A native Windows
+run shows itself by a drive-letter path (`C:\\Users\\...`, Ollama's build path `C:\\a\\ollama\\...`,
+`D:\\a\\llama.cpp\\...` in a CUDA error's file), a `.exe`/`.dll`/`.pyd` module, a win_amd64 wheel or a Windows
+exception status (`exit status 0xc0000409`); rules gated on the host OS (llama.cpp's and Ollama's Windows-only
+failures) then read Windows, whatever a `--hardware` profile assumes."""
 
 from __future__ import annotations
 
@@ -17,7 +21,17 @@ def _wsl(_m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("wsl", True, line)
 
 
+def _windows(_m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.set_once("host_os", "Windows", line)
+
+
 RULES = (
     LineRule(FMT, r"(?i)microsoft-standard-WSL2", _wsl),
     LineRule(FMT, r"pin_memory=False' as WSL is detected", _wsl),
+    LineRule(FMT, r"\b[A-Z]:\\{1,2}(?:Users|Program Files|a\\{1,2}ollama|ProgramData)\\|\\ggml-cuda\.dll\b"
+                  r"|exit status 0xc0000(?:005|0fd|409)\b", _windows),
+    LineRule(FMT, r"(?:^|[\s\"'(=])[A-Za-z]:\\(?:[\w .()+-]+\\)+[\w .()+-]*", _windows),
+    LineRule(FMT, r"(?i)\b[\w.-]+\.(?:exe|dll|pyd)\b(?:!|\s|$|[\"',:)])", _windows),
+    LineRule(FMT, r"(?i)\bwin_amd64\b|\bwin-cuda-\d", _windows),
 )

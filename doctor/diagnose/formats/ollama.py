@@ -32,7 +32,20 @@ def _cuda_init_failure(m: Any, line: int, facts: LogFacts) -> None:
     facts.detail("ollama", "cuda_init_error", m.group("code"), line)
 
 
+def _server_config(m: Any, line: int, facts: LogFacts) -> None:
+    """`msg="server config" env="map[OLLAMA_FLASH_ATTENTION:false OLLAMA_KV_CACHE_TYPE:q8_0 ...]"`: the Ollama
+    settings the server runs with, as environment facts (empty ones are unset and left out)."""
+    from doctor.diagnose.logfacts import Stated
+
+    facts.saw(FMT, line)
+    facts.hint_engine("ollama", line)
+    for name, value in re.findall(r"\b((?:OLLAMA|GGML|CUDA)_\w+):([^\s\]]*)", m.group("map")):
+        if value and name not in facts.env:
+            facts.env[name] = Stated(value, line)
+
+
 RULES = (
+    LineRule(FMT, r'msg="server config" env="map\[(?P<map>[^"]*)', _server_config),
     LineRule(FMT, r'msg="inference compute".*', _compute, once=False),
     LineRule(FMT, r"\(version " + VERSION + r"\)", version_of("ollama", FMT, "ollama")),
     LineRule(FMT, r"cuda driver library init failure: (?P<code>\d+)", _cuda_init_failure),

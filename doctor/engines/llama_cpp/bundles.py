@@ -1,15 +1,21 @@
-"""llama.cpp builds other programs ship: the llama-server runner each Ollama release bundles
-(doctor/data/llama_cpp/ollama-builds.json, written by tools/ollama_llama_cpp_builds.py from ollama/ollama's
-LLAMA_CPP_VERSION at each release tag). `--engine ollama==X` then also analyses that llama.cpp build."""
+"""llama.cpp builds other programs ship: what each Ollama release runs (doctor/data/llama_cpp/ollama-builds.json,
+written by tools/ollama_llama_cpp_builds.py from ollama/ollama's source at each release tag). From 0.30.0 its
+runner is llama.cpp's llama-server at the build LLAMA_CPP_VERSION names, so `--engine ollama==X` also analyses
+that llama.cpp build; before, Ollama served GGUF models with its own Go engine or a cgo runner over the llama.cpp
+commit it vendored, which is no llama.cpp release the rules can read."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from doctor.engines.spi import Engine
+
 TABLE = Path(__file__).resolve().parents[2] / "data" / "llama_cpp" / "ollama-builds.json"
+LLAMA_SERVER = "llama-server"
 
 
 @cache
@@ -17,11 +23,112 @@ def _table() -> dict[str, Any]:
     return json.loads(TABLE.read_text(encoding="utf-8"))
 
 
+def ollama_release(version: str) -> dict[str, Any] | None:
+    """The table's row for Ollama `version` (its date, runner, vendored llama.cpp, CUDA presets), None when the
+    table does not hold that release."""
+    return _table()["releases"].get(version.removeprefix("v"))
+
+
+def ollama_releases() -> tuple[str, ...]:
+    """Every Ollama release the table holds, oldest first."""
+    return tuple(_table()["releases"])
+
+
 def ollama_build(version: str) -> str | None:
     """The llama.cpp build number Ollama `version` runs as llama-server; None before 0.30.0 (no llama-server
     runner) or for a release the table does not hold."""
-    return _table()["releases"].get(version.removeprefix("v"))
+    row = ollama_release(version)
+    return row["llama_cpp"]["build"] if row and row["runner"] == LLAMA_SERVER else None
 
 
 def ollama_details(version: str) -> dict[str, str]:
     return {"bundled_by": f"Ollama {version}", "source": f"{_table()['source']}: Ollama {version}"}
+
+
+# strconv.ParseBool, as Ollama's envconfig reads OLLAMA_FLASH_ATTENTION
+_TRUE, _FALSE = ("1", "t", "T", "TRUE", "true", "True"), ("0", "f", "F", "FALSE", "false", "False")
+
+
+def ollama_server_flags(env: Mapping[str, str]) -> list[str]:
+    """The llama-server flags an Ollama release with the llama-server runner (0.30.0 on) derives from its server's
+    environment (llm/llama_server.go, llm/server.go @ v0.30.0 to v0.32.15): `-c` num_ctx x OLLAMA_NUM_PARALLEL and
+    `-np`, `--cache-type-k/-v` from OLLAMA_KV_CACHE_TYPE (lowercased), and `--flash-attn` on/off when
+    OLLAMA_FLASH_ATTENTION is a boolean, else auto (every CUDA GPU of 7.0 or newer). num_ctx is the server's
+    OLLAMA_CONTEXT_LENGTH only: a request's or Modelfile's num_ctx is not seen, nor Ollama's default."""
+    flags: list[str] = []
+    parallel = env.get("OLLAMA_NUM_PARALLEL", "")
+    slots = int(parallel) if parallel.isdigit() and int(parallel) > 0 else 1
+    context = env.get("OLLAMA_CONTEXT_LENGTH", "")
+    if context.isdigit() and int(context) > 0:
+        flags += ["-c", str(int(context) * slots)]
+    if parallel.isdigit() and int(parallel) > 0:
+        flags += ["-np", str(slots)]
+    if cache := env.get("OLLAMA_KV_CACHE_TYPE", "").strip().lower():
+        flags += ["--cache-type-k", cache, "--cache-type-v", cache]
+    attention = env.get("OLLAMA_FLASH_ATTENTION", "").strip()
+    flags += ["--flash-attn", "on" if attention in _TRUE else "off" if attention in _FALSE else "auto"]
+    return flags
+
+
+def release_details(version: str) -> dict[str, Any]:
+    """What the rules read of an Ollama release (`lib.ollama.*`): its runner, the llama.cpp it vendors, and
+    whether its CUDA 13 Linux build carries SASS for 12.x or only PTX; empty for a release the table lacks."""
+    row = ollama_release(version)
+    if row is None:
+        return {}
+    llama_cpp = row["llama_cpp"]
+    details: dict[str, Any] = {"runner": row["runner"], "release_date": row["date"],
+                               "llama_cpp_commit": llama_cpp["commit"], "llama_cpp_build": llama_cpp["build"]}
+    for name, archs in row["cuda_presets"].items():
+        key = _preset_key(name)
+        if key is not None:
+            details[f"{key}_archs"] = archs
+            details[f"{key}_sm12x"] = _sm12x_kind(archs)
+    return details
+
+
+def _preset_key(name: str) -> str | None:
+    """`CUDA 13` (CMakePresets.json before 0.30.0) and `llama_cuda_v13_linux` (llama/server's after) → cuda_v13;
+    Windows, Jetson and ARM64 Windows presets are not read."""
+    lowered = name.lower().replace(" ", "_")
+    for major in ("12", "13"):
+        if lowered in (f"cuda_{major}", f"llama_cuda_v{major}_linux"):
+            return f"cuda_v{major}"
+    return None
+
+
+def _sm12x_kind(archs: list[str]) -> str:
+    """"sass" when an entry compiles code for 12.x (`120`, `120a`, `121-real`), "ptx" when 12.x appears only as
+    `-virtual` (the driver JIT-compiles it at load), "none" without a 12.x entry."""
+    twelve = [a for a in archs if a.startswith("12")]
+    if any(not a.endswith("-virtual") for a in twelve):
+        return "sass"
+    return "ptx" if twelve else "none"
+
+
+class Ollama(Engine):
+    """Ollama as a program that runs llama.cpp: named without a release (`--engine ollama`, a log that names
+    Ollama but not its release), it is evaluated at every release where what it runs changes. Never analysed
+    itself (it is no serving engine the doctor plans for): each release brings its llama.cpp build."""
+
+    name = "ollama"
+    display_name = "Ollama"
+    package = "ollama"
+
+    def knowledge_range(self) -> tuple[str, str] | None:
+        releases = ollama_releases()
+        return (releases[0], releases[-1]) if releases else None
+
+    def unstated_releases(self) -> tuple[str, ...]:
+        """The first release of each runner and vendored llama.cpp, and the newest: what differs between them
+        is Ollama's own (its rules name those boundaries)."""
+        chosen: list[str] = []
+        previous: tuple[Any, ...] | None = None
+        for version in ollama_releases():
+            row = _table()["releases"][version]
+            key = (row["runner"], row["llama_cpp"]["build"], row["llama_cpp"]["commit"])
+            if key != previous:
+                chosen.append(version)
+            previous = key
+        newest = ollama_releases()[-1:]
+        return tuple(dict.fromkeys([*chosen, *newest]))

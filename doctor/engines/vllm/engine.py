@@ -90,6 +90,7 @@ class VLLM(Engine):
     def memory_model(self, run: EngineRun) -> MemoryModel:
         from doctor.engines.vllm.encoder_profile import profiled as encoder_profiled
         from doctor.engines.vllm.memory import VLLMMemory
+        from doctor.engines.vllm.state_cache import launch_options
 
         values = run.launch.values
 
@@ -102,7 +103,8 @@ class VLLM(Engine):
                           max_num_batched_tokens=knob("max_num_batched_tokens"), max_num_seqs=knob("max_num_seqs"),
                           enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env),
                           flashinfer_installed=_flashinfer_installed(run),
-                          encoder_profiled=encoder_profiled(values))
+                          encoder_profiled=encoder_profiled(values),
+                          state_options=launch_options(run.launch.args))
 
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
                      findings: Sequence[Finding] = ()) -> list[FileChange]:

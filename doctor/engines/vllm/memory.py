@@ -174,7 +174,8 @@ class VLLMMemory(MemoryModel):
                  utilization: float | None = None,
                  max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
                  enforce_eager: bool = False, env: dict[str, str] | None = None,
-                 flashinfer_installed: bool | None = None, encoder_profiled: bool = True) -> None:
+                 flashinfer_installed: bool | None = None, encoder_profiled: bool = True,
+                 state_options: dict[str, Any] | None = None) -> None:
         self.version = str(version)
         self.release = knowledge.known_release(version)
         self.capability = capability or (0, 0)
@@ -185,6 +186,7 @@ class VLLMMemory(MemoryModel):
         self.env = env or {}
         self.flashinfer_installed = flashinfer_installed
         self.encoder_profiled = encoder_profiled
+        self.state_options = state_options or {}
 
     def layout_problems(self, tp: int, ep: int, pp: int = 1) -> list[str]:
         if ep in (1, tp):
@@ -290,6 +292,14 @@ class VLLMMemory(MemoryModel):
 
     def max_requests(self, tokens: int, context: int) -> int:
         return int(self.knobs["max_num_seqs"] or SERVE_DEFAULTS[True][1])
+
+    def state_cache(self, budget: int, shape: KvShape, model: Model, layout: LayoutShape,
+                    settings: dict[str, Any]) -> dict[str, Any] | None:
+        from doctor.engines.vllm.state_cache import state_cache
+
+        options = {**self.state_options, "full_cudagraphs": self.state_options.get("full_cudagraphs", True)
+                   and not self.enforce_eager}
+        return state_cache(self.release, budget, shape, model, layout, settings, options)
 
     def describe(self, weights: int, total: int, preload_free: int, settings: dict[str, Any]) -> str:
         graphs = settings["cudagraph_bytes"]
