@@ -37,6 +37,8 @@ def evaluated_releases(engine: Engine, rules: Sequence[Rule]) -> list[str]:
         if oldest <= table_release <= newest:
             found.setdefault(table_release, str(table_release))
     for boundary in _rule_boundaries(engine, rules):
+        if boundary.is_prerelease and boundary <= newest:
+            continue  # a pre-release of a line that has a final release: users run the final
         if boundary >= oldest and (boundary <= newest or not engine.releases_complete):
             found.setdefault(boundary, str(boundary))
     return [found[v] for v in sorted(found)]
@@ -74,8 +76,10 @@ def _conditions(conditions: Iterable[Any]) -> Iterable[dict[str, Any]]:
 
 
 def _boundaries(text: str) -> set[Version]:
-    """Each clause's version, and for `<=V`, `>V`, `==V` the next one up (V's last number plus one): a
-    release on each side of the edge. Pre-releases are no release a user runs: left out."""
+    """Each clause's version, and for `<=V`, `>V`, `==V` the next one up (V's last number plus one; for a
+    release candidate the next candidate): a release on each side of the edge. Development builds are no release
+    a user runs: left out; release candidates are kept for a line with no final release yet (TensorRT-LLM 1.3's,
+    which NGC containers ship), and dropped by `evaluated_releases` otherwise."""
     try:
         clauses = SpecifierSet(text)
     except InvalidSpecifier:
@@ -83,12 +87,19 @@ def _boundaries(text: str) -> set[Version]:
     out: set[Version] = set()
     for clause in clauses:
         version = _version(clause.version)
-        if version is None or version.is_prerelease or version.is_devrelease:
+        if version is None or version.is_devrelease:
             continue
         out.add(version)
         if clause.operator in ("<=", ">", "=="):
-            out.add(Version(".".join(str(n) for n in (*version.release[:-1], version.release[-1] + 1))))
+            out.add(_next_up(version))
     return out
+
+
+def _next_up(version: Version) -> Version:
+    if version.pre is not None:
+        kind, number = version.pre
+        return Version(f"{version.base_version}{kind}{number + 1}")
+    return Version(".".join(str(n) for n in (*version.release[:-1], version.release[-1] + 1)))
 
 
 def _version(text: str) -> Version | None:

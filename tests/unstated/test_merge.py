@@ -99,7 +99,17 @@ def test_ranges_are_runs_of_consecutive_evaluated_releases():
 def test_rule_boundaries_add_a_release_on_each_side_of_an_edge():
     assert {str(v) for v in _boundaries(">=0.11.1,<0.12.0")} == {"0.11.1", "0.12.0"}
     assert {str(v) for v in _boundaries("<=11434")} == {"11434", "11435"}
-    assert _boundaries("<=1.2.0rc9999") == set()  # a pre-release is no release a user runs
+    assert {str(v) for v in _boundaries("<=1.3.0rc19")} == {"1.3.0rc19", "1.3.0rc20"}  # the next candidate
+    assert _boundaries("<1.0.0.dev5") == set()  # a development build is no release a user runs
+
+
+def test_release_candidates_are_evaluated_only_for_a_line_with_no_final_release():
+    """TensorRT-LLM 1.3 exists only as release candidates (NGC containers ship them); a candidate of a line
+    whose final release is known (1.2.0rc9999 beside 1.2.1) is not what users run."""
+    evaluated = evaluated_releases(registry.get("tensorrt-llm"), load_rules())
+    assert {"1.3.0rc0", "1.3.0rc19", "1.3.0rc20"} <= set(evaluated)
+    assert not [r for r in evaluated if r.startswith(("1.2.0rc", "1.1.0rc", "1.0.0rc"))]
+    assert not [r for r in evaluated_releases(VLLM, load_rules()) if "rc" in r]
 
 
 def test_the_evaluated_releases_are_the_engines_and_its_rules_boundaries_within_its_knowledge():
