@@ -57,3 +57,25 @@ def test_the_server_args_field_reaches_check_as_the_flag():
     base = profile("rtx-pro-6000-x8", "sglang==0.5.10")
     assert claimed(SERVER_ARGS.format(backend="flashinfer_cutlass") + B_SCALE, base)[:1] == ["SGL330"]
     assert "SGL330" not in claimed(SERVER_ARGS.format(backend="triton") + B_SCALE, base)
+
+
+PE_DIM_0_28 = ("RuntimeError: concat_and_cache_mla, /workspace/csrc/libtorch_stable/cache_kernels.cu:928,\n"
+               "pe_dim must be 64 for fp8_ds_mla\n")
+PE_DIM_0_31 = ("RuntimeError: concat_and_cache_mla, /workspace/csrc/libtorch_stable/cache_kernels.cu:950,\n"
+               "pe_dim must be 64 or 0 for fp8_ds_mla\n")
+PE_DIM_NVFP4 = "RuntimeError: concat_and_cache_mla, cache_kernels.cu:990, pe_dim must be 64 for nvfp4_ds_mla\n"
+
+
+def test_the_pre_0_31_pe_dim_line_is_vllm220s():
+    assert claimed(PE_DIM_0_28, profile("rtx-pro-6000-x8"))[:1] == ["VLLM220"]
+    assert claimed(PE_DIM_0_28, profile("dgx-spark"))[:1] == ["VLLM220"]
+
+
+def test_the_0_31_check_and_the_nvfp4_writer_are_not_its():
+    """0.31.0 accepts pe_dim 0: its line means another pe_dim; nvfp4_ds_mla is another KV format."""
+    assert "VLLM220" not in claimed(PE_DIM_0_31, profile("rtx-pro-6000-x8"))
+    assert "VLLM220" not in claimed(PE_DIM_NVFP4, profile("rtx-pro-6000-x8"))
+
+
+def test_not_claimed_on_hopper():
+    assert "VLLM220" not in claimed(PE_DIM_0_28, profile("h100-sxm-x8"))

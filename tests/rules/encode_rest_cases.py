@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build
+from tests.rules.log_line_cases import logged
 
 PRO, SPARK, R5090, H100, B200 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8", "b200-x8"
 DSV3 = "deepseek-ai/DeepSeek-V3"  # block FP8, q_lora_rank 1536 + kv_lora_rank 512 + rope 64 = 2112
@@ -37,4 +38,12 @@ ENCODE_REST_CASES = [
     a("SGL330", False, "Hopper: the flag raises 'requires Blackwell' instead", sglang("0.5.10", profile=H100),
       *FI_CUTLASS),
     a("SGL330", False, "B200: outside the doctor's SM12x scope", sglang("0.5.10", profile=B200), *FI_CUTLASS),
+
+    # VLLM220: a log line only (vllm#55773, the GB10 comment on vllm PR 53906)
+    logged("VLLM220", True, "the fp8_ds_mla pe_dim line on an RTX PRO 6000 (vllm#55773)", PRO),
+    logged("VLLM220", True, "the same line on GB10 (vllm PR 53906)", SPARK),
+    logged("VLLM220", False, "Hopper: outside the doctor's SM12x scope", H100),
+    logged("VLLM220", False, "B200", B200),
+    logged("VLLM220", False, "check: no log", PRO, shown=()),
+    logged("VLLM220", False, "another rule's line", PRO, shown=("VLLM112",)),
 ]
