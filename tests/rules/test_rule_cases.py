@@ -993,6 +993,16 @@ def _know_dep_cases():
 CASES += _know_dep_cases()
 
 
+def _encode_rest_cases():
+    """Rules for the ledger's not-encoded reports (rules/encode_rest.toml): tests/rules/encode_rest_cases.py."""
+    from tests.rules.encode_rest_cases import ENCODE_REST_CASES
+
+    return ENCODE_REST_CASES
+
+
+CASES += _encode_rest_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
@@ -1012,4 +1022,3 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
-

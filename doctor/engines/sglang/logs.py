@@ -17,6 +17,9 @@ FLAGS = ("tp_size", "pp_size", "ep_size", "dp_size", "attention_backend", "prefi
          "enable_dp_attention", "speculative_algorithm", "fp8_gemm_runner_backend", "fp4_gemm_runner_backend",
          "enable_ep_moe", "enable_deepep_moe", "dtype", "max_running_requests", "cuda_graph_max_bs",
          "disable_shared_experts_fusion", "enable_piecewise_cuda_graph", "sampling_backend", "grammar_backend")
+# ServerArgs fields whose command-line flag is spelled otherwise (server_args.py: `--fp8-gemm-backend`,
+# dest="fp8_gemm_runner_backend"): without this, `--fp8-gemm-runner-backend` reaches `check` as an unknown flag.
+FLAG_OF_FIELD = {"fp8_gemm_runner_backend": "fp8_gemm_backend", "fp4_gemm_runner_backend": "fp4_gemm_backend"}
 
 
 def _server_args(m: Any, line: int, facts: LogFacts) -> None:
@@ -27,7 +30,7 @@ def _server_args(m: Any, line: int, facts: LogFacts) -> None:
     model = values.get("model_path")
     if isinstance(model, str):
         facts.set_once("model", model, line)
-    chosen = {k: values[k] for k in FLAGS if k in values}
+    chosen = {FLAG_OF_FIELD.get(k, k): values[k] for k in FLAGS if k in values}
     facts.set_once("argv", args_to_argv(chosen), line)
 
 
