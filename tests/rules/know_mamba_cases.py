@@ -17,16 +17,21 @@ def vllm(version, model=QWEN36_27B, profile=MAXQ):
 
 KNOW_MAMBA_CASES = [
     # VLLM170: max_num_seqs above the pool's state blocks, FULL CUDA graphs, vLLM >= 0.20.0
-    a("VLLM170", True, "Qwen3.6-27B BF16 on one 96 GB card: ~690 blocks < the default 1024", vllm("0.24.0")),
-    a("VLLM170", True, "0.20.0, the first release that raises", vllm("0.20.0")),
-    a("VLLM170", True, "0.33.0, the newest release read", vllm("0.33.0")),
-    a("VLLM170", True, "Qwen3.6-27B NVFP4 on an RTX 5090: ~137 blocks < the default 256",
+    a("VLLM170", True, "Qwen3.6-27B BF16 on one 96 GB card: ~690 blocks < a stated 1024", vllm("0.24.0"),
+      "--max-num-seqs", "1024"),
+    a("VLLM170", True, "0.20.0, the first release that raises", vllm("0.20.0"), "--max-num-seqs", "1024"),
+    a("VLLM170", True, "0.33.0, the newest release read", vllm("0.33.0"), "--max-num-seqs", "1024"),
+    a("VLLM170", True, "Qwen3.6-27B NVFP4 on an RTX 5090: ~137 blocks < a stated 256",
+      vllm("0.24.0", QWEN36_27B_NVFP4, "rtx-5090"), "--max-num-seqs", "256"),
+    a("VLLM170", False, "the same, max_num_seqs left to vLLM's default: VLLM171's warning",
       vllm("0.24.0", QWEN36_27B_NVFP4, "rtx-5090")),
-    a("VLLM170", False, "0.19.1 only caps the capture sizes (a warning)", vllm("0.19.1")),
-    a("VLLM170", False, "a model without Mamba/GDN layers", vllm("0.24.0", QWEN3_32B)),
+    a("VLLM170", False, "0.19.1 only caps the capture sizes (a warning)", vllm("0.19.1"), "--max-num-seqs", "1024"),
+    a("VLLM170", False, "a model without Mamba/GDN layers", vllm("0.24.0", QWEN3_32B), "--max-num-seqs", "1024"),
     a("VLLM170", False, "--max-num-seqs below the blocks", vllm("0.24.0"), "--max-num-seqs", "512"),
-    a("VLLM170", False, "--enforce-eager: no FULL graphs, no check", vllm("0.24.0"), "--enforce-eager"),
-    a("VLLM170", False, "cudagraph mode PIECEWISE: no FULL graphs", vllm("0.24.0"), "-cc.cudagraph_mode=PIECEWISE"),
+    a("VLLM170", False, "--enforce-eager: no FULL graphs, no check", vllm("0.24.0"), "--max-num-seqs", "1024",
+      "--enforce-eager"),
+    a("VLLM170", False, "cudagraph mode PIECEWISE: no FULL graphs", vllm("0.24.0"), "--max-num-seqs", "1024",
+      "-cc.cudagraph_mode=PIECEWISE"),
     a("VLLM170", False, "within the estimate's margin: VLLM171's warning, not an error", vllm("0.24.0"),
       "--max-num-seqs", "720"),
     a("VLLM170", False, "TP2 halves each block: ~1.9k blocks on two cards", vllm("0.24.0", profile="rtx-pro-6000-x2"),
@@ -37,7 +42,10 @@ KNOW_MAMBA_CASES = [
       vllm("0.24.0", "nvidia/Qwen3.6-35B-A3B-NVFP4", "rtx-5090")),
     a("VLLM171", False, "far below the blocks", vllm("0.24.0"), "--max-num-seqs", "256"),
     a("VLLM171", False, "0.19.1: no check", vllm("0.19.1"), "--max-num-seqs", "720"),
-    a("VLLM171", False, "short for sure: VLLM170's error instead", vllm("0.24.0")),
+    a("VLLM171", True, "short even with the margin, but max_num_seqs is vLLM's default (1024): a warning",
+      vllm("0.24.0")),
+    a("VLLM171", False, "short for sure with a stated --max-num-seqs: VLLM170's error instead", vllm("0.24.0"),
+      "--max-num-seqs", "1024"),
 ]
 
 

@@ -299,7 +299,8 @@ class VLLMMemory(MemoryModel):
 
         options = {**self.state_options, "full_cudagraphs": self.state_options.get("full_cudagraphs", True)
                    and not self.enforce_eager}
-        return state_cache(self.release, budget, shape, model, layout, settings, options)
+        state = state_cache(self.release, budget, shape, model, layout, settings, options)
+        return None if state is None else {**state, "max_num_seqs_stated": bool(self.knobs["max_num_seqs"])}
 
     def describe(self, weights: int, total: int, preload_free: int, settings: dict[str, Any]) -> str:
         graphs = settings["cudagraph_bytes"]
