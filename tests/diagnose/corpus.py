@@ -3,6 +3,7 @@ machine with no GPU and no engine (an empty base), so nothing of this machine le
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,26 @@ def load_corpus() -> list[LogCase]:
 
 def empty_base() -> Facts:
     return Facts(source=Source(kind="none", name="nothing (test)"))
+
+
+def profile_base(profile: str, *engines: str) -> Facts:
+    """What `diagnose LOG --hardware PROFILE [--engine N==V ...]` starts from: the profile's machine without its
+    libraries or environment, with the named engines as the log's what-ifs."""
+    from doctor.hardware import load_profile
+    from doctor.pipeline.gather import with_engines
+
+    return with_engines(load_profile(profile).replace(libraries={}, env={}), list(engines), pinned=False)
+
+
+def diagnose_text(log: bytes | str, base: Facts | None = None) -> Diagnosis:
+    """A pasted log diagnosed on what the user states (`base`), or, without it, on nothing but the log itself."""
+    data = log.encode() if isinstance(log, str) else log
+    return diagnose(io.BufferedReader(io.BytesIO(data)), "t", base or empty_base(), "test", {},
+                    judge_on_log_only=base is None)
+
+
+def rules_named(diagnosis: Diagnosis) -> list[str]:
+    return [e.rule for e in diagnosis.explanations]
 
 
 def diagnose_case(case: LogCase, base: Facts | None = None) -> Diagnosis:

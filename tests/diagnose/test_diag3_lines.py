@@ -3,12 +3,7 @@ same text from another GPU, with another cause in the log, or beside a release t
 
 from __future__ import annotations
 
-import io
-
-from doctor.diagnose.diagnosis import diagnose
-from doctor.hardware import load_profile
-from doctor.pipeline.gather import with_engines
-from tests.diagnose.corpus import empty_base
+from tests.diagnose.corpus import diagnose_text, profile_base, rules_named
 
 DEEPGEMM = b"RuntimeError: Assertion error (csrc/apis/attention.hpp:211): Unsupported architecture\n"
 DEEPGEMM_GEMM = b"RuntimeError: Assertion error (/sgl-workspace/DeepGEMM/csrc/apis/gemm.hpp:122): " \
@@ -28,14 +23,11 @@ XID_13 = b"NVRM: Xid (PCI:0000:01:00): 13, pid=1234, name=python3, Graphics Exce
 
 
 def run(log: bytes, profile: str | None = None, *engines: str):
-    base = empty_base()
-    if profile is not None:
-        base = with_engines(load_profile(profile).replace(libraries={}, env={}), list(engines), pinned=False)
-    return diagnose(io.BufferedReader(io.BytesIO(log)), "t", base, "test", {}, judge_on_log_only=profile is None)
+    return diagnose_text(log, profile_base(profile, *engines) if profile else None)
 
 
 def claimed(log: bytes, profile: str | None = None, *engines: str) -> list[str]:
-    return [e.rule for e in run(log, profile, *engines).explanations]
+    return rules_named(run(log, profile, *engines))
 
 
 def test_deepgemm_arch_assertion_is_named_on_sm12x_and_not_on_other_gpus():

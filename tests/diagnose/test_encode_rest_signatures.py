@@ -6,12 +6,8 @@ q_a + kv_a projection (n = 2624, k = 6144), not a report's."""
 
 from __future__ import annotations
 
-import io
-
-from doctor.diagnose.diagnosis import diagnose
-from doctor.hardware import load_profile
-from doctor.pipeline.gather import with_engines
-from tests.diagnose.corpus import empty_base
+from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import profile_base as profile
 
 FRAME = ('  File "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/fp8_utils.py", line 521, in '
          'flashinfer_gemm_w8a8_block_fp8_linear_with_fallback\n    assert weight_scale.shape == '
@@ -25,13 +21,7 @@ A_SCALE = ("AssertionError: FlashInfer CUTLASS groupwise FP8 expects A scale lay
 
 
 def claimed(log: str, base=None) -> list[str]:
-    diagnosis = diagnose(io.BufferedReader(io.BytesIO(log.encode())), "t", base or empty_base(), "test", {},
-                         judge_on_log_only=base is None)
-    return [e.rule for e in diagnosis.explanations]
-
-
-def profile(name: str, *engines: str):
-    return with_engines(load_profile(name).replace(libraries={}, env={}), list(engines), pinned=False)
+    return rules_named(diagnose_text(log, base))
 
 
 def test_the_b_scale_assert_is_sgl330s():

@@ -4,13 +4,10 @@ that states its cause and fix; the same lines from another engine or GPU are not
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from doctor.diagnose.diagnosis import diagnose
-from doctor.hardware import load_profile
-from tests.diagnose.corpus import empty_base, fix_texts
+from tests.diagnose.corpus import diagnose_text, fix_texts, profile_base
+from tests.diagnose.corpus import rules_named as claimed
 
 # https://ai-navigate-news.com/articles/6e455fcd-c9cb-495d-a576-c1db5fde5ed8 (r/LocalLLaMA, 4x RTX PRO 6000,
 # vLLM 0.17.1rc1, FlashInfer 0.6.6): the line as the post quotes it
@@ -42,12 +39,7 @@ UNKNOWN_SF_VLLM = (b"INFO 05-24 10:00:00 [api_server.py:1896] vLLM API server ve
 
 
 def run(log: bytes, profile: str | None = None):
-    base = empty_base() if profile is None else load_profile(profile).replace(libraries={}, env={})
-    return diagnose(io.BufferedReader(io.BytesIO(log)), "t", base, "test", {}, judge_on_log_only=profile is None)
-
-
-def claimed(diagnosis) -> list[str]:
-    return [e.rule for e in diagnosis.explanations]
+    return diagnose_text(log, profile_base(profile) if profile else None)
 
 
 @pytest.mark.parametrize(("log", "profile", "rule", "fix"), [

@@ -4,13 +4,10 @@ fix; the same lines are not claimed for another GPU (their `context` needs GB10 
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from doctor.diagnose.diagnosis import diagnose
-from doctor.hardware import load_profile
-from tests.diagnose.corpus import empty_base, fix_texts
+from tests.diagnose.corpus import diagnose_text, fix_texts, profile_base
+from tests.diagnose.corpus import rules_named as claimed
 
 # https://www.tobias-weiss.org/articles/ai/dgx-spark-vllm-oom-debugging/ (2x DGX Spark, vLLM 0.21.1rc1), dmesg
 OOM = b"""NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY]
@@ -36,12 +33,7 @@ PG_WAIT = (b"(EngineCore pid=84) INFO 06-07 18:13:55 [ray_utils.py:464] Waiting 
 
 
 def run(log: bytes, profile: str | None = None):
-    base = empty_base() if profile is None else load_profile(profile).replace(libraries={}, env={})
-    return diagnose(io.BufferedReader(io.BytesIO(log)), "t", base, "test", {}, judge_on_log_only=profile is None)
-
-
-def claimed(diagnosis) -> list[str]:
-    return [e.rule for e in diagnosis.explanations]
+    return diagnose_text(log, profile_base(profile) if profile else None)
 
 
 @pytest.mark.parametrize(("log", "profile", "rule", "fix"), [

@@ -5,12 +5,8 @@ file:line: msg"); no public log with the line was found, so these lines are the 
 
 from __future__ import annotations
 
-import io
-
-from doctor.diagnose.diagnosis import diagnose
-from doctor.hardware import load_profile
-from doctor.pipeline.gather import with_engines
-from tests.diagnose.corpus import empty_base
+from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import profile_base as profile
 
 LAUNCHER = ("RuntimeError: Error in function 'gdn_prefill_launcher' at /workspace/csrc/gdn_prefill_launcher.cu:63: "
             "delta rule kernel does not support this device major version: {major}\n")
@@ -22,13 +18,7 @@ SGL_012 = ("NotImplementedError: FlashInfer GDN prefill is not supported on SM10
 
 
 def claimed(log: str, base=None) -> list[str]:
-    diagnosis = diagnose(io.BufferedReader(io.BytesIO(log.encode())), "t", base or empty_base(), "test", {},
-                         judge_on_log_only=base is None)
-    return [e.rule for e in diagnosis.explanations]
-
-
-def profile(name: str, *engines: str):
-    return with_engines(load_profile(name).replace(libraries={}, env={}), list(engines), pinned=False)
+    return rules_named(diagnose_text(log, base))
 
 
 def test_the_launchers_line_for_major_12_is_fi040s():
