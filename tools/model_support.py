@@ -8,6 +8,9 @@ it reads only the files that answer, parsed statically with `ast` (nothing is im
 - vLLM: the keys of every `_*_MODELS` dict of `vllm/model_executor/models/registry.py` (what
   `ModelRegistry` resolves without a fallback);
 - SGLang: every `EntryClass` of `sglang/srt/models/*.py` (what `import_model_classes` registers);
+- the model types each engine loads with a configuration class of its own (vLLM's `_CONFIG_REGISTRY` in
+  `vllm/transformers_utils/config.py`; the `model_type` of SGLang's `sglang/srt/configs/` classes), which a
+  transformers release that predates the model does not hold back;
 - transformers: the keys of `CONFIG_MAPPING_NAMES` (`models/auto/configuration_auto.py`: the model types
   `AutoConfig` loads) and the class names of every `MODEL_*_MAPPING_NAMES` (`models/auto/modeling_auto.py`: the
   classes `getattr(transformers, ARCH)` finds, which both engines' Transformers-backend fallbacks need);
@@ -50,6 +53,8 @@ FIRST = {"vllm": Version("0.9.2"), "sglang": Version("0.5.0"), "transformers": V
 IN_MEMORY = 64 << 20  # bytes: a wheel up to this size is fetched whole, a bigger one read by ranges
 VLLM_REGISTRY = "vllm/model_executor/models/registry.py"
 SGLANG_MODELS = "sglang/srt/models/"
+VLLM_CONFIGS = "vllm/transformers_utils/config.py"  # _CONFIG_REGISTRY: model types vLLM loads with its own config
+SGLANG_CONFIGS = "sglang/srt/configs/"  # the config classes SGLang ships (`model_type = "..."`)
 TF_CONFIGS = "transformers/models/auto/configuration_auto.py"
 TF_MODELS = "transformers/models/auto/modeling_auto.py"
 TF_GENERATED = "transformers/models/auto/auto_mappings.py"  # from 5.6: the generated part of CONFIG_MAPPING_NAMES
@@ -164,6 +169,41 @@ def vllm_architectures(source: str) -> set[str]:
                      and name not in ("_PREVIOUSLY_SUPPORTED_MODELS", "_OOT_SUPPORTED_MODELS"))
 
 
+def vllm_config_types(source: str) -> set[str]:
+    """The model types of vLLM's `_CONFIG_REGISTRY` (and its HF override): a dict literal up to ~0.11, a
+    `LazyConfigDict(type="Config", ...)` call later."""
+    types: set[str] = set()
+    for node in ast.parse(source).body:
+        value = getattr(node, "value", None)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+            else []
+        if not any(isinstance(t, ast.Name) and t.id.startswith("_CONFIG_REGISTRY") for t in targets):
+            continue
+        if isinstance(value, ast.Dict):
+            types |= {k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        elif isinstance(value, ast.Call):
+            types |= {k.arg for k in value.keywords if k.arg}
+    return types
+
+
+def class_model_types(source: str) -> set[str]:
+    """`model_type = "x"` of every class in a config module."""
+    types: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.Assign | ast.AnnAssign) and isinstance(item.value, ast.Constant) and any(
+                        isinstance(t, ast.Name) and t.id == "model_type"
+                        for t in (item.targets if isinstance(item, ast.Assign) else [item.target])):
+                    types.add(str(item.value.value))
+    return types
+
+
+def sglang_config_types(archive: zipfile.ZipFile) -> set[str]:
+    return {t for member in archive.namelist() if member.startswith(SGLANG_CONFIGS) and member.endswith(".py")
+            for t in class_model_types(archive.read(member).decode("utf-8-sig", "replace"))}
+
+
 def entry_classes(source: str) -> set[str]:
     """The class names a SGLang model file's `EntryClass` names (one class or a list)."""
     names: set[str] = set()
@@ -252,11 +292,12 @@ def read_release(package: str, version: str, files: list[dict[str, Any]]) -> dic
     archive, provenance = open_wheel(package, version, files)
     with archive:
         if package == "vllm":
-            names = {"architectures": vllm_architectures(archive.read(VLLM_REGISTRY).decode())}
-            provenance["read_members"] = [VLLM_REGISTRY]
+            names = {"architectures": vllm_architectures(archive.read(VLLM_REGISTRY).decode()),
+                     "config_types": vllm_config_types(archive.read(VLLM_CONFIGS).decode())}
+            provenance["read_members"] = [VLLM_REGISTRY, VLLM_CONFIGS]
         elif package == "sglang":
-            names = {"architectures": sglang_architectures(archive)}
-            provenance["read_members"] = [SGLANG_MODELS + "*.py (EntryClass)"]
+            names = {"architectures": sglang_architectures(archive), "config_types": sglang_config_types(archive)}
+            provenance["read_members"] = [SGLANG_MODELS + "*.py (EntryClass)", SGLANG_CONFIGS + "**.py (model_type)"]
         else:
             names = transformers_names(archive)
             provenance["read_members"] = [TF_CONFIGS, TF_MODELS] + [TF_GENERATED] * (TF_GENERATED in archive.namelist())
