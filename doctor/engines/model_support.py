@@ -142,7 +142,7 @@ def view(deployment: Deployment, model: Model | None) -> dict[str, Any] | None:
     out.update(_transformers(deployment, model, release))
     if not registered:
         out.update(_fallback(deployment, model, out))
-    out["fix"] = fix_text(package, model, release, registered)
+    out["fix"] = fix_text(package, arch, model.model_type, release, registered)
     return out
 
 
@@ -217,47 +217,47 @@ def _flag_value(args: list[str], flag: str) -> str | None:
     return None
 
 
-def working_release(package: str, model: Model, after: str | None = None) -> tuple[str, str | None] | None:
+def working_release(package: str, architecture: str, model_type: str, after: str | None = None
+                    ) -> tuple[str, str | None] | None:
     """The first release (after `after`) that registers the architecture and loads the model type: with a
     configuration class of its own (None: no transformers pin needed), else with the lowest transformers its
     requirement admits that knows the type."""
     for release in releases(package):
         if after is not None and Version(release) <= Version(after):
             continue
-        if not knows(package, ARCHITECTURES, model.architecture, release):
+        if not knows(package, ARCHITECTURES, architecture, release):
             continue
-        if knows(package, CONFIG_TYPES, model.model_type, release):
+        if knows(package, CONFIG_TYPES, model_type, release):
             return release, None
-        good = [r for r in admitted(requirement(package, release))
-                if knows(TRANSFORMERS, MODEL_TYPES, model.model_type, r)]
+        good = [r for r in admitted(requirement(package, release)) if knows(TRANSFORMERS, MODEL_TYPES, model_type, r)]
         if good:
             return release, good[0]
     return None
 
 
-def fix_text(package: str, model: Model, release: str, registered: bool) -> str:
+def fix_text(package: str, architecture: str, model_type: str, release: str, registered: bool) -> str:
     """The change that loads the model, read from the table: a transformers pin inside this release's requirement
     when the release registers the architecture, else the first later release that registers it."""
     name = {"vllm": "vLLM", "sglang": "SGLang"}.get(package, package)
     spec = requirement(package, release)
-    if registered and not knows(package, CONFIG_TYPES, model.model_type, release):
-        good = [r for r in admitted(spec) if knows(TRANSFORMERS, MODEL_TYPES, model.model_type, r)]
+    if registered and not knows(package, CONFIG_TYPES, model_type, release):
+        good = [r for r in admitted(spec) if knows(TRANSFORMERS, MODEL_TYPES, model_type, r)]
         if good and not (spec or "").startswith("=="):
-            return (f"{name} {release} registers {model.architecture}: use a transformers that knows "
-                    f"`{model.model_type}`, pip install 'transformers>={good[0]}' (inside its requirement "
+            return (f"{name} {release} registers {architecture}: use a transformers that knows "
+                    f"`{model_type}`, pip install 'transformers>={good[0]}' (inside its requirement "
                     f"transformers{spec})")
-    found = working_release(package, model, release)
+    found = working_release(package, architecture, model_type, release)
     if found is None:
-        return (f"No {name} release after {release} up to {newest(package)} registers {model.architecture} and "
-                f"loads model type `{model.model_type}` (derived from {SOURCE}): use a newer release or a source "
+        return (f"No {name} release after {release} up to {newest(package)} registers {architecture} and "
+                f"loads model type `{model_type}` (derived from {SOURCE}): use a newer release or a source "
                 "build, or the checkpoint's own code (auto_map) with --trust-remote-code")
     target, transformers = found
     spec = requirement(package, target)
     if transformers is None:
-        pin = f"its own configuration class for `{model.model_type}` needs no newer transformers"
+        pin = f"its own configuration class for `{model_type}` needs no newer transformers"
     elif (spec or "").startswith("=="):
-        pin = f"it pins transformers=={transformers}, which knows `{model.model_type}`"
+        pin = f"it pins transformers=={transformers}, which knows `{model_type}`"
     else:
         pin = f"with pip install 'transformers>={transformers}' (inside its requirement transformers{spec})"
     return (f"pip install '{package}>={target}' ({name} {target} is the first release after {release} that "
-            f"registers {model.architecture}; {pin})")
+            f"registers {architecture}; {pin})")
