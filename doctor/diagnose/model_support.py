@@ -1,7 +1,8 @@
 """What a pasted line about an unknown architecture or model type means, read from the derived model-support
 table (doctor/engines/model_support.py): the signatures of rules/arch.toml (and DSP057) capture the name
 (`log_architecture`, `log_model_type`), and `log.model_support` says which engine and transformers releases
-know it, and, where the log states its engine release, whether that release registers it."""
+know it, and, where the log states its engine release, whether that release registers it. The engines are the
+table's own (each named as the registry displays it)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from typing import Any
 from doctor.engines import model_support as table
 from doctor.pipeline.facts import Facts
 
-ENGINES = {"vllm": "vLLM", "sglang": "SGLang"}
 GROUPS = {"log_architecture": "architecture", "log_model_type": "model_type"}
 
 
@@ -39,11 +39,18 @@ def log_view(hits: Sequence[Any], engine: str | None, facts: Facts) -> dict[str,
 
 
 def _engines(engine: str | None) -> list[str]:
-    return [engine] if engine in ENGINES else list(ENGINES)
+    return [engine] if engine in table.engines() else table.engines()
+
+
+def _display(engine: str) -> str:
+    from doctor.engines import registry
+
+    known = registry.get(engine)
+    return known.display_name if known is not None else engine
 
 
 def _stated(engine: str | None, facts: Facts) -> str | None:
-    library = facts.library(engine) if engine in ENGINES else None
+    library = facts.library(engine) if engine in table.engines() else None
     return library.version if library is not None else None
 
 
@@ -58,34 +65,48 @@ def _architecture(arch: str, engine: str | None, facts: Facts) -> dict[str, Any]
         status = "registered" if table.knows(str(engine), table.ARCHITECTURES, arch, release) else "unregistered"
     registered = "; ".join(_registered_text(name, arch) for name in _engines(engine))
     first_class = table.first_release(table.TRANSFORMERS, table.CLASSES, arch)
-    classes = (f"transformers has the class {arch} from {first_class} (what a Transformers-backend fallback needs)"
-               if first_class else f"no transformers release up to {table.newest(table.TRANSFORMERS)} has a class "
-               f"{arch}, so only the checkpoint's own code (auto_map, with --trust-remote-code) is a fallback")
     return {"status": status, "release": stated or "not stated", "registered_text": registered,
-            "class_text": classes, "fix": _fix(arch, engine, release, status, first_class)}
+            "class_text": _class_text(arch, first_class), "fix": _fix(arch, engine, release, status, first_class)}
+
+
+def _class_text(arch: str, first_class: str | None) -> str:
+    if first_class:
+        return (f"transformers has the class {arch} from {_since(table.TRANSFORMERS, first_class)} (what a "
+                "Transformers-backend fallback needs)")
+    return (f"no transformers release up to {table.newest(table.TRANSFORMERS)} has a class {arch}, so only the "
+            "checkpoint's own code (auto_map, with --trust-remote-code) is a fallback")
 
 
 def _registered_text(engine: str, arch: str) -> str:
-    name = ENGINES[engine]
+    name = _display(engine)
     spans = table.span_text(engine, table.ARCHITECTURES, arch)
     if spans == "none":
         return f"no {name} release up to {table.newest(engine)} registers {arch}"
+    known = table.releases(engine)
+    if spans.startswith(known[0]):
+        spans += f" (the table starts at {known[0]}, its first release with SM12x builds)"
     return f"{name} registers {arch} in {spans}"
+
+
+def _since(package: str, first: str) -> str:
+    """A first release, said as such only where the table does not start there."""
+    known = table.releases(package)
+    return f"{first} (or earlier: the table starts there)" if known and first == known[0] else first
 
 
 def _fix(arch: str, engine: str | None, release: str | None, status: str, first_class: str | None) -> str:
     if status == "registered" and release is not None:
         spec = table.requirement(str(engine), release) or ""
         pin = f"pip install 'transformers>={first_class}'" if first_class else "a transformers that has its class"
-        return (f"{ENGINES[str(engine)]} {release} registers {arch}, so its model module failed to load: read the "
+        return (f"{_display(str(engine))} {release} registers {arch}, so its model module failed to load: read the "
                 f"import error above the line; when it names transformers, {pin} (inside its requirement "
-                f"transformers{spec}) or take a newer {ENGINES[str(engine)]}")
+                f"transformers{spec}) or take a newer {_display(str(engine))}")
     fixes = []
     for name in _engines(engine):
         first = table.first_release(name, table.ARCHITECTURES, arch, after=release if status == "unregistered"
                                     else None)
         if first:
-            fixes.append(f"pip install '{name}>={first}' (the first {ENGINES[name]} release that registers {arch})")
+            fixes.append(f"pip install '{name}>={first}' (the first {_display(name)} release that registers {arch})")
     if not fixes:
         return (f"no release up to the data registers {arch}: a newer release or source build, or the checkpoint's "
                 "own code with --trust-remote-code (and --model-impl transformers)")
@@ -94,10 +115,11 @@ def _fix(arch: str, engine: str | None, release: str | None, status: str, first_
 
 def _model_type(model_type: str, engine: str | None) -> dict[str, Any]:
     first = table.first_release(table.TRANSFORMERS, table.MODEL_TYPES, model_type)
-    own = [f"{ENGINES[name]} loads it with a configuration of its own from {found}" for name in _engines(engine)
+    own = [f"{_display(name)} loads it with a configuration of its own from {found}" for name in _engines(engine)
            if (found := table.first_release(name, table.CONFIG_TYPES, model_type))]
     if first:
-        text = f"transformers knows model type `{model_type}` from {first} (derived from PyPI's wheels)"
+        text = (f"transformers knows model type `{model_type}` from {_since(table.TRANSFORMERS, first)} (derived "
+                "from PyPI's wheels)")
         fix = f"pip install 'transformers>={first}' inside the engine's own requirement"
     else:
         text = (f"no transformers release up to {table.newest(table.TRANSFORMERS)} knows model type `{model_type}`: "

@@ -1,9 +1,9 @@
 """Which model architectures an engine release registers, and which model types and model classes a transformers
 release knows: doctor/data/derived/model_support.json, written offline by tools/model_support.py from the wheels
-on PyPI (vLLM's `_*_MODELS` registry dicts, SGLang's `EntryClass`es, transformers' `CONFIG_MAPPING_NAMES` and
-`MODEL_*_MAPPING_NAMES`, each release's `Requires-Dist: transformers`). A release the table does not hold (newer
-than the data, a source build) is "not derived": nothing is guessed from a neighbour. A toolkit library
-(spi.TOOLKIT): it knows the table's packages by name, never an engine's code."""
+on PyPI (each engine's model registry, the model types it ships configurations for, transformers'
+`CONFIG_MAPPING_NAMES` and `MODEL_*_MAPPING_NAMES`, each release's `Requires-Dist: transformers`). A release
+the table does not hold (newer than the data, a source build) is "not derived": nothing is guessed from a
+neighbour. A toolkit library (spi.TOOLKIT): it knows the table's packages by name, never an engine's code."""
 
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ GENERATIVE = ("ForCausalLM", "ForConditionalGeneration")
 @cache
 def _table() -> dict[str, Any]:
     return json.loads(TABLE.read_text(encoding="utf-8"))["packages"] if TABLE.is_file() else {}
+
+
+def engines() -> list[str]:
+    """The engines (PyPI names) the table holds: every package but transformers."""
+    return [name for name in _table() if name != TRANSFORMERS]
 
 
 def releases(package: str) -> list[str]:
@@ -99,9 +104,10 @@ def capped(specifier: str | None) -> bool:
 class Deployment:
     """What an engine run states that decides whether an unregistered architecture still loads."""
 
-    package: str  # the engine's PyPI name in the table (vllm, sglang)
+    package: str  # the engine's PyPI name in the table
+    display: str  # the engine's name as its users write it
     version: str
-    native_impl: str  # the --model-impl value that forbids the Transformers fallback ("vllm", "sglang")
+    native_impl: str  # the --model-impl value that forbids the Transformers fallback (the engine's own name)
     argv: Sequence[str] = ()
     transformers: str | None = None  # the transformers version the run states (installed or a what-if)
 
@@ -115,9 +121,9 @@ def stated_transformers(facts: Facts, engine: Library) -> str | None:
     return library.version
 
 
-def deployment_for(package: str, facts: Facts, engine: Library, argv: Sequence[str]) -> Deployment:
-    return Deployment(package=package, version=engine.version, native_impl=package, argv=tuple(argv),
-                      transformers=stated_transformers(facts, engine))
+def deployment_for(package: str, display: str, facts: Facts, engine: Library, argv: Sequence[str]) -> Deployment:
+    return Deployment(package=package, display=display, version=engine.version, native_impl=package,
+                      argv=tuple(argv), transformers=stated_transformers(facts, engine))
 
 
 def view(deployment: Deployment, model: Model | None) -> dict[str, Any] | None:
@@ -142,7 +148,10 @@ def view(deployment: Deployment, model: Model | None) -> dict[str, Any] | None:
     out.update(_transformers(deployment, model, release))
     if not registered:
         out.update(_fallback(deployment, model, out))
-    out["fix"] = fix_text(package, arch, model.model_type, release, registered)
+    out["fix"] = fix_text(package, deployment.display, arch, model.model_type, release, registered)
+    if out.get("fallback") == "needs_trust_remote_code":
+        out["fix"] = ("add --trust-remote-code, so the checkpoint's own code (config.json's auto_map) can serve it "
+                      "through the Transformers backend; or " + out["fix"])
     return out
 
 
@@ -170,9 +179,9 @@ def _any_or_unknown(candidates: list[str], kind: str, name: str, basis: str) -> 
 
 
 def _fallback(deployment: Deployment, model: Model, out: dict[str, Any]) -> dict[str, Any]:
-    """How the release resolves an architecture it does not register (vLLM's `_try_resolve_transformers`,
-    SGLang's `resolve_transformers_arch`): `getattr(transformers, ARCH)`, else the checkpoint's
-    `auto_map.AutoModel` (its own code, loaded only with --trust-remote-code), else it raises."""
+    """How the release resolves an architecture it does not register (both engines' Transformers fallback,
+    `_try_resolve_transformers` / `resolve_transformers_arch`): `getattr(transformers, ARCH)`, else the
+    checkpoint's `auto_map.AutoModel` (its own code, loaded only with --trust-remote-code), else it raises."""
     args = list(deployment.argv)
     impl = _flag_value(args, "--model-impl")
     remote = any(key.startswith("AutoModel") for key in model.auto_map)
@@ -235,10 +244,9 @@ def working_release(package: str, architecture: str, model_type: str, after: str
     return None
 
 
-def fix_text(package: str, architecture: str, model_type: str, release: str, registered: bool) -> str:
+def fix_text(package: str, name: str, architecture: str, model_type: str, release: str, registered: bool) -> str:
     """The change that loads the model, read from the table: a transformers pin inside this release's requirement
     when the release registers the architecture, else the first later release that registers it."""
-    name = {"vllm": "vLLM", "sglang": "SGLang"}.get(package, package)
     spec = requirement(package, release)
     if registered and not knows(package, CONFIG_TYPES, model_type, release):
         good = [r for r in admitted(spec) if knows(TRANSFORMERS, MODEL_TYPES, model_type, r)]

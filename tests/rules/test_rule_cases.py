@@ -1003,6 +1003,16 @@ def _encode_rest_cases():
 CASES += _encode_rest_cases()
 
 
+def _arch_cases():
+    """The model is newer than the engine (ARCH001-ARCH004): tests/rules/arch_cases.py."""
+    from tests.rules.arch_cases import ARCH_CASES
+
+    return ARCH_CASES
+
+
+CASES += _arch_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
@@ -1022,3 +1032,4 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
+

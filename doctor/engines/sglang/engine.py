@@ -86,14 +86,14 @@ class SGLang(Engine):
                             host_available_bytes=run.facts.host.memory_available_bytes if unified else None)
 
     def rule_view(self, run: EngineRun) -> dict[str, Any]:
-        from doctor.engines.sglang.defaults import sglang_view
         from doctor.engines import model_support
+        from doctor.engines.sglang.defaults import sglang_view
         from doctor.engines.sglang.multinode import world_over_nodes
 
         view = sglang_view(run.facts, run.launch, run.version)
         view["multinode"] = world_over_nodes(run.launch)
-        view["model_support"] = model_support.view(
-            model_support.deployment_for("sglang", run.facts, run.library, run.launch.args), run.facts.model)
+        deployment = model_support.deployment_for("sglang", self.display_name, run.facts, run.library, run.launch.args)
+        view["model_support"] = model_support.view(deployment, run.facts.model)
         if run.gpu is not None and run.facts.model is not None:
             from doctor.engines.sglang.derived import view as derived_view
 

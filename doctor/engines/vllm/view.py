@@ -45,7 +45,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
     if run.facts.model is not None:
         view["forced_moe"] = moe_activation.view(run)
         view["model_support"] = model_support.view(
-            model_support.deployment_for("vllm", run.facts, run.library, run.launch.args), run.facts.model)
+            model_support.deployment_for("vllm", "vLLM", run.facts, run.library, run.launch.args), run.facts.model)
     if run.gpu is not None:
         binaries = families.installed_binaries(run.library.details) or facts.get("binaries", {})
         verdicts = families.family_verdicts(binaries, run.gpu.capability)

@@ -1,0 +1,79 @@
+"""Cases of "the model is newer than the engine" (ARCH001-ARCH004, rules/arch.toml), read from the derived table
+doctor/data/derived/model_support.json. Each positive has negatives just outside it: the release just before and
+at the first one that registers the architecture, the stated transformers just before and at the first release
+with the model class (the Transformers fallback), --model-impl, an auto_map checkpoint with and without
+--trust-remote-code, a release newer than the data (not derived), and a model every release knows. The engines'
+registries do not gate on the GPU: the same deployment on Hopper (9.0) and datacenter Blackwell (10.0) fails the
+same way, so those cases fire alike."""
+
+from __future__ import annotations
+
+from tests.rules.builders import a, build
+
+QWEN35, GEMMA4, LLAMA = "Qwen/Qwen3.5-35B-A3B", "google/gemma-4-26B-A4B", "meta-llama/Llama-3.1-8B-Instruct"
+MINIMAX = "nvidia/MiniMax-M2.5-NVFP4"  # MiniMaxM2ForCausalLM with an auto_map (AutoConfig, AutoModelForCausalLM)
+R5090, SPARK, PRO, H100, B200 = "rtx-5090", "dgx-spark", "rtx-pro-6000", "h100-sxm-x8", "b200-x8"
+
+
+def vl(version, transformers=None, model=QWEN35, profile=R5090):
+    engines = (f"vllm=={version}",) + ((f"transformers=={transformers}",) if transformers else ())
+    return lambda: build(profile, model, engines)
+
+
+def sg(version, transformers=None, model=QWEN35, profile=R5090):
+    engines = (f"sglang=={version}",) + ((f"transformers=={transformers}",) if transformers else ())
+    return lambda: build(profile, model, engines)
+
+
+ARCH_CASES = [
+    # ARCH001: vLLM does not register the architecture and every transformers it admits lacks the class
+    a("ARCH001", True, "Qwen3.5 MoE on 0.16.0 (requires transformers<5; the class is in 5.2.0)", vl("0.16.0")),
+    a("ARCH001", False, "Qwen3.5 MoE on 0.17.0, the first release that registers it", vl("0.17.0")),
+    a("ARCH001", True, "Gemma 4 on 0.18.1, the release before the first (0.19.0)", vl("0.18.1", model=GEMMA4,
+                                                                                        profile=SPARK)),
+    a("ARCH001", False, "Gemma 4 on 0.19.0", vl("0.19.0", model=GEMMA4, profile=SPARK)),
+    a("ARCH001", True, "0.16.0 + transformers 5.1.0 stated: the class is not there yet", vl("0.16.0", "5.1.0")),
+    a("ARCH001", False, "0.16.0 + transformers 5.2.0 stated: the fallback may take it (ARCH002)",
+      vl("0.16.0", "5.2.0")),
+    a("ARCH001", False, "0.11.0 admits any transformers >= 4.55.2 (ARCH002)", vl("0.11.0")),
+    a("ARCH001", True, "0.11.0 with --model-impl vllm: no fallback at all", vl("0.11.0"), "--model-impl", "vllm"),
+    a("ARCH001", False, "0.17.0 with --model-impl vllm: registered", vl("0.17.0"), "--model-impl", "vllm"),
+    a("ARCH001", True, "MiniMax-M2.5 (auto_map) on 0.11.0 + transformers 4.57.1 without --trust-remote-code",
+      vl("0.11.0", "4.57.1", model=MINIMAX)),
+    a("ARCH001", False, "the same with --trust-remote-code: its own code may serve it (ARCH002)",
+      vl("0.11.0", "4.57.1", model=MINIMAX), "--trust-remote-code"),
+    a("ARCH001", False, "MiniMax-M2.5 on 0.11.1, the first release that registers it",
+      vl("0.11.1", "4.57.1", model=MINIMAX)),
+    a("ARCH001", False, "0.34.0, newer than the data: not derived", vl("0.34.0")),
+    a("ARCH001", False, "a source build of 0.16: not derived", vl("0.16.1.dev5+g1234abc")),
+    a("ARCH001", False, "Llama on 0.16.0", vl("0.16.0", model=LLAMA)),
+    a("ARCH001", True, "Hopper: the registry does not gate on the GPU", vl("0.16.0", profile=H100)),
+    a("ARCH001", True, "datacenter Blackwell alike", vl("0.16.0", profile=B200)),
+    a("ARCH001", True, "RTX PRO 6000", vl("0.16.0", profile=PRO)),
+    # ARCH002: not registered, a fallback may apply
+    a("ARCH002", True, "0.11.0, transformers not stated (admits releases newer than the data)", vl("0.11.0")),
+    a("ARCH002", True, "0.16.0 + transformers 5.2.0 stated", vl("0.16.0", "5.2.0")),
+    a("ARCH002", True, "MiniMax-M2.5 with --trust-remote-code", vl("0.11.0", "4.57.1", model=MINIMAX),
+      "--trust-remote-code"),
+    a("ARCH002", False, "0.16.0, no fallback (ARCH001)", vl("0.16.0")),
+    a("ARCH002", False, "0.17.0 registers it", vl("0.17.0", "5.2.0")),
+    a("ARCH002", False, "0.34.0: not derived", vl("0.34.0")),
+    # ARCH003: SGLang does not register it; its exact transformers pin lacks the class
+    a("ARCH003", True, "Qwen3.5 MoE on 0.5.8 (pins transformers 4.57.1)", sg("0.5.8")),
+    a("ARCH003", False, "0.5.9, the first release that registers it", sg("0.5.9")),
+    a("ARCH003", True, "Gemma 4 on 0.5.10 (pins 5.3.0; the class is in 5.5.0)", sg("0.5.10", model=GEMMA4,
+                                                                                     profile=SPARK)),
+    a("ARCH003", False, "Gemma 4 on 0.5.11", sg("0.5.11", model=GEMMA4, profile=SPARK)),
+    a("ARCH003", False, "0.5.8 + transformers 5.2.0 stated: the fallback may take it (ARCH004)",
+      sg("0.5.8", "5.2.0")),
+    a("ARCH003", True, "0.5.8 + transformers 5.1.0 stated", sg("0.5.8", "5.1.0")),
+    a("ARCH003", True, "0.5.8 + 5.2.0 with --model-impl sglang: no fallback", sg("0.5.8", "5.2.0"),
+      "--model-impl", "sglang"),
+    a("ARCH003", False, "0.5.24, newer than the data: not derived", sg("0.5.24")),
+    a("ARCH003", False, "Llama on 0.5.8", sg("0.5.8", model=LLAMA)),
+    a("ARCH003", True, "Hopper alike", sg("0.5.8", profile=H100)),
+    # ARCH004
+    a("ARCH004", True, "0.5.8 + transformers 5.2.0 stated", sg("0.5.8", "5.2.0")),
+    a("ARCH004", False, "0.5.8 with its own pin (ARCH003)", sg("0.5.8")),
+    a("ARCH004", False, "0.5.9 registers it", sg("0.5.9", "5.2.0")),
+]
