@@ -16,9 +16,10 @@ it reads only the files that answer, parsed statically with `ast` (nothing is im
   classes `getattr(transformers, ARCH)` finds, which both engines' Transformers-backend fallbacks need);
 - each engine release's `Requires-Dist: transformers ...` (its wheel's METADATA).
 
-A wheel already in $SM120_DOCTOR_TEST_CACHE/downloads is read there; otherwise a wheel under 64 MiB is fetched
-into memory and a bigger one (vLLM's) is read by HTTP range requests (the zip's central directory and the few
-members needed), so nothing large is written to disk. Names are stored as runs of consecutive releases.
+A wheel already in $SM120_DOCTOR_TEST_CACHE/downloads is read there; otherwise vLLM's and transformers' wheels are
+read by HTTP range requests (the zip's central directory and the few members needed) and SGLang's (a few MiB,
+some hundred model files read) is fetched into memory, so nothing but the table is written to disk.
+Names are stored as runs of consecutive releases.
 
     python tools/model_support.py                  # every release, rewrite the table
     python tools/model_support.py --only vllm      # one package's rows, the others kept
@@ -51,6 +52,7 @@ TARGET = REPO / "doctor" / "data" / "derived" / "model_support.json"
 JSON_API = "https://pypi.org/pypi/{}/json"
 FIRST = {"vllm": Version("0.9.2"), "sglang": Version("0.5.0"), "transformers": Version("4.50.0")}
 IN_MEMORY = 64 << 20  # bytes: a wheel up to this size is fetched whole, a bigger one read by ranges
+FEW_MEMBERS = {"vllm", "transformers"}  # packages of which a few files are read: always by ranges
 VLLM_REGISTRY = "vllm/model_executor/models/registry.py"
 SGLANG_MODELS = "sglang/srt/models/"
 VLLM_CONFIGS = "vllm/transformers_utils/config.py"  # _CONFIG_REGISTRY: model types vLLM loads with its own config
@@ -60,12 +62,18 @@ TF_MODELS = "transformers/models/auto/modeling_auto.py"
 TF_GENERATED = "transformers/models/auto/auto_mappings.py"  # from 5.6: the generated part of CONFIG_MAPPING_NAMES
 
 
+TRANSFERRED = {"bytes": 0, "requests": 0}  # what the run read over the network (bench/RESULTS-model-support.md)
+
+
 def fetch(url: str, headers: dict[str, str] | None = None) -> bytes:
     request = urllib.request.Request(url, headers=headers or {})
     for attempt in range(4):
         try:
             with urllib.request.urlopen(request, timeout=120) as response:
-                return response.read()
+                data = response.read()
+                TRANSFERRED["bytes"] += len(data)
+                TRANSFERRED["requests"] += 1
+                return data
         except OSError:
             if attempt == 3:
                 raise
@@ -146,10 +154,10 @@ def open_wheel(package: str, version: str, files: list[dict[str, Any]]) -> tuple
         raise RuntimeError(f"{package} {version}: no wheel on PyPI")
     provenance = {"file": wheel["filename"], "sha256": wheel["digests"]["sha256"]}
     url = urllib.parse.urljoin(JSON_API.format(package), wheel["url"])  # a mirror may serve relative links
-    if wheel["size"] <= IN_MEMORY:
+    if wheel["size"] <= IN_MEMORY and package not in FEW_MEMBERS:
         return zipfile.ZipFile(io.BytesIO(fetch(url))), {**provenance, "read": "fetched"}
     raw = RangeFile(url, wheel["size"])
-    return zipfile.ZipFile(io.BufferedReader(raw, buffer_size=1 << 20)), {**provenance, "read": "HTTP ranges"}
+    return zipfile.ZipFile(io.BufferedReader(raw, buffer_size=256 << 10)), {**provenance, "read": "HTTP ranges"}
 
 
 def dict_keys(tree: ast.Module, wanted: Any) -> set[str]:
@@ -363,7 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     TARGET.parent.mkdir(parents=True, exist_ok=True)
     TARGET.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(REPO)} in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    print(f"wrote {TARGET.relative_to(REPO)} ({TARGET.stat().st_size} bytes) in {time.monotonic() - started:.0f} s; "
+          f"read {TRANSFERRED['bytes'] / 2**20:.1f} MiB in {TRANSFERRED['requests']} requests, nothing written "
+          "but the table", file=sys.stderr)
     return 0
 
 
