@@ -8,9 +8,10 @@ same way, so those cases fire alike."""
 
 from __future__ import annotations
 
-from tests.rules.builders import a, build
+from tests.rules.builders import Case, a, build
 
 QWEN35, GEMMA4, LLAMA = "Qwen/Qwen3.5-35B-A3B", "google/gemma-4-26B-A4B", "meta-llama/Llama-3.1-8B-Instruct"
+QWEN35_ARCH = "Qwen3_5MoeForConditionalGeneration"
 MINIMAX = "nvidia/MiniMax-M2.5-NVFP4"  # MiniMaxM2ForCausalLM with an auto_map (AutoConfig, AutoModelForCausalLM)
 R5090, SPARK, PRO, H100, B200 = "rtx-5090", "dgx-spark", "rtx-pro-6000", "h100-sxm-x8", "b200-x8"
 
@@ -76,4 +77,44 @@ ARCH_CASES = [
     a("ARCH004", True, "0.5.8 + transformers 5.2.0 stated", sg("0.5.8", "5.2.0")),
     a("ARCH004", False, "0.5.8 with its own pin (ARCH003)", sg("0.5.8")),
     a("ARCH004", False, "0.5.9 registers it", sg("0.5.9", "5.2.0")),
+]
+
+
+def logged(rule, fires, why, arch=QWEN35_ARCH, engine="vllm", version=None, shown=None):
+    """`diagnose` on the line that names `arch`: the log's engine (and release, if logged) as what-ifs, and
+    `log.model_support` as doctor/diagnose/model_support.py reads it; `shown=()` is `check` (no log)."""
+    from doctor.diagnose.model_support import _architecture
+
+    engines = (f"{engine}=={version}",) if version else ()
+
+    def launch_file():
+        facts = build(R5090, engines=engines)
+        log = {"signatures": [rule] if shown is None else list(shown), "architecture": arch,
+               "model_support": _architecture(arch, engine, facts)}
+        return {"image": None, "recipe": None, "log": log}
+
+    return Case(rule, fires, lambda: build(R5090, engines=engines), (), (), why,
+                launch_file if shown != () else None)
+
+
+ARCH_CASES += [
+    logged("ARCH010", True, "vLLM 0.16.0 logged: the release before the first that registers it", version="0.16.0"),
+    logged("ARCH010", False, "vLLM 0.17.0 logged: it registers it (ARCH012)", version="0.17.0"),
+    logged("ARCH010", False, "no release logged (ARCH011)"),
+    logged("ARCH010", False, "0.34.0, newer than the data (ARCH011)", version="0.34.0"),
+    logged("ARCH010", True, "SGLang 0.5.8 logged", engine="sglang", version="0.5.8"),
+    logged("ARCH010", False, "SGLang 0.5.9 logged", engine="sglang", version="0.5.9"),
+    logged("ARCH010", False, "check: no log", version="0.16.0", shown=()),
+    logged("ARCH010", False, "another rule's line", version="0.16.0", shown=("DSP057",)),
+    logged("ARCH011", True, "no release logged"),
+    logged("ARCH011", True, "0.34.0: not derived", version="0.34.0"),
+    logged("ARCH011", False, "0.16.0 logged (ARCH010)", version="0.16.0"),
+    logged("ARCH011", False, "check: no log", shown=()),
+    logged("ARCH012", True, "vLLM 0.17.0 logged: registered, its module failed", version="0.17.0"),
+    logged("ARCH012", False, "vLLM 0.16.0 logged: not registered (ARCH010)", version="0.16.0"),
+    logged("ARCH012", False, "no release logged (ARCH011)"),
+    logged("ARCH013", True, "failed to be inspected, no release logged", arch="LlamaForCausalLM"),
+    logged("ARCH013", False, "a release logged that registers it (ARCH012)", arch="LlamaForCausalLM",
+           version="0.17.0"),
+    logged("ARCH013", False, "check: no log", arch="LlamaForCausalLM", shown=()),
 ]
