@@ -115,8 +115,8 @@ def _fix(arch: str, engine: str | None, release: str | None, status: str, first_
 
 def _model_type(model_type: str, engine: str | None) -> dict[str, Any]:
     first = table.first_release(table.TRANSFORMERS, table.MODEL_TYPES, model_type)
-    own = [f"{_display(name)} loads it with a configuration of its own from {found}" for name in _engines(engine)
-           if (found := table.first_release(name, table.CONFIG_TYPES, model_type))]
+    own = {name: found for name in _engines(engine)
+           if (found := table.first_release(name, table.CONFIG_TYPES, model_type))}
     if first:
         text = (f"transformers knows model type `{model_type}` from {_since(table.TRANSFORMERS, first)} (derived "
                 "from PyPI's wheels)")
@@ -127,5 +127,10 @@ def _model_type(model_type: str, engine: str | None) -> dict[str, Any]:
                 "a transformers built from source")
         fix = "add --trust-remote-code if config.json has an auto_map, else a transformers built from source"
     if own:
-        text += "; " + "; ".join(own)
+        text += "; " + "; ".join(f"{_display(name)} loads it with a configuration of its own from {found}"
+                                 for name, found in own.items())
+        # an engine release that predates its own configuration may cap transformers below the first that knows
+        # the type (vLLM 0.16 requires transformers<5; qwen3_5 is in 5.2.0): the engine upgrade is the fix there
+        fix = "; or ".join([*(f"pip install '{name}>={found}' (it loads `{model_type}` with its own configuration)"
+                              for name, found in own.items()), fix])
     return {"type_text": text, "type_first": first or "none", "type_fix": fix}
