@@ -60,23 +60,32 @@ def table_release(package: str, version: str | None) -> str | None:
     return next((r for r in releases(package) if Version(r) == wanted), None)
 
 
-def _spans(package: str, kind: str, name: str) -> list[list[str]]:
-    return list(_table().get(package, {}).get(kind, {}).get(name, ()))
+def _spans(package: str, kind: str, name: str) -> list[tuple[str, str]]:
+    """The runs of releases that have the name, from the table's "first..last,first..last" text."""
+    text = _table().get(package, {}).get(kind, {}).get(name, "")
+    return [tuple(run.split("..", 1)) for run in text.split(",") if run]  # type: ignore[misc]
+
+
+@cache
+def _order(package: str) -> dict[str, int]:
+    return {r: i for i, r in enumerate(releases(package))}
 
 
 def knows(package: str, kind: str, name: str, release: str) -> bool:
     """Whether the tabulated `release` has the name (an architecture, model type or class)."""
-    order = {r: i for i, r in enumerate(releases(package))}
+    order = _order(package)
     at = order[release]
     return any(order[first] <= at <= order[last] for first, last in _spans(package, kind, name))
 
 
 def first_release(package: str, kind: str, name: str, after: str | None = None) -> str | None:
     """The first tabulated release that has the name (after `after`, when given)."""
-    order = {r: i for i, r in enumerate(releases(package))}
+    order, known = _order(package), releases(package)
     floor = order.get(after or "", -1)
-    found = [r for r in releases(package) if order[r] > floor and knows(package, kind, name, r)]
-    return found[0] if found else None
+    for first, last in _spans(package, kind, name):
+        if order[last] > floor:
+            return known[max(order[first], floor + 1)]
+    return None
 
 
 def span_text(package: str, kind: str, name: str) -> str:
@@ -143,12 +152,12 @@ def view(deployment: Deployment, model: Model | None) -> dict[str, Any] | None:
     }
     if release is None:
         return {**out, "status": "not_derived", "verdict": "not_derived"}
-    registered = knows(package, ARCHITECTURES, arch, release)
-    out.update(status="registered" if registered else "unregistered", requires=requirement(package, release) or "")
-    out.update(_transformers(deployment, model, release))
-    if not registered:
-        out.update(_fallback(deployment, model, out))
-    out["fix"] = fix_text(package, deployment.display, arch, model.model_type, release, registered)
+    out["requires"] = requirement(package, release) or ""
+    if knows(package, ARCHITECTURES, arch, release):  # the common case: nothing more to work out
+        return {**out, "status": "registered", "verdict": "registered"}
+    out.update(status="unregistered", **_transformers(deployment, model, release))
+    out.update(_fallback(deployment, model, out))
+    out["fix"] = fix_text(package, deployment.display, arch, model.model_type, release)
     if out.get("fallback") == "needs_trust_remote_code":
         out["fix"] = ("add --trust-remote-code, so the checkpoint's own code (config.json's auto_map) can serve it "
                       "through the Transformers backend; or " + out["fix"])
@@ -244,16 +253,8 @@ def working_release(package: str, architecture: str, model_type: str, after: str
     return None
 
 
-def fix_text(package: str, name: str, architecture: str, model_type: str, release: str, registered: bool) -> str:
-    """The change that loads the model, read from the table: a transformers pin inside this release's requirement
-    when the release registers the architecture, else the first later release that registers it."""
-    spec = requirement(package, release)
-    if registered and not knows(package, CONFIG_TYPES, model_type, release):
-        good = [r for r in admitted(spec) if knows(TRANSFORMERS, MODEL_TYPES, model_type, r)]
-        if good and not (spec or "").startswith("=="):
-            return (f"{name} {release} registers {architecture}: use a transformers that knows "
-                    f"`{model_type}`, pip install 'transformers>={good[0]}' (inside its requirement "
-                    f"transformers{spec})")
+def fix_text(package: str, name: str, architecture: str, model_type: str, release: str) -> str:
+    """The first later release that registers the architecture and loads the model type, read from the table."""
     found = working_release(package, architecture, model_type, release)
     if found is None:
         return (f"No {name} release after {release} up to {newest(package)} registers {architecture} and "
