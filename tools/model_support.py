@@ -265,12 +265,15 @@ def config_mapping(name: str) -> bool:
     return name == "CONFIG_MAPPING_NAMES"
 
 
+def model_mapping(name: str) -> bool:
+    return name.startswith("MODEL") and name.endswith("_MAPPING_NAMES")
+
+
 def transformers_names(archive: zipfile.ZipFile) -> dict[str, set[str]]:
     types, _ = mapping_entries(archive.read(TF_CONFIGS).decode(), config_mapping)
     if TF_GENERATED in archive.namelist():
         types |= mapping_entries(archive.read(TF_GENERATED).decode(), config_mapping)[0]
-    _, classes = mapping_entries(archive.read(TF_MODELS).decode(),
-                                 lambda name: name.startswith("MODEL") and name.endswith("_MAPPING_NAMES"))
+    _, classes = mapping_entries(archive.read(TF_MODELS).decode(), model_mapping)
     return {"model_types": types, "classes": classes}
 
 
