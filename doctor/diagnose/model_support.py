@@ -133,4 +133,21 @@ def _model_type(model_type: str, engine: str | None) -> dict[str, Any]:
         # the type (vLLM 0.16 requires transformers<5; qwen3_5 is in 5.2.0): the engine upgrade is the fix there
         fix = "; or ".join([*(f"pip install '{name}>={found}' (it loads `{model_type}` with its own configuration)"
                               for name, found in own.items()), fix])
-    return {"type_text": text, "type_first": first or "none", "type_fix": fix}
+    return {"type_text": text, "type_first": first or "none", "type_fix": fix, **_pinned_fixes(model_type)}
+
+
+def _pinned_fixes(model_type: str) -> dict[str, Any]:
+    """`<engine>_type_fix`: the first release of each engine that loads the type (its own configuration, or an
+    exact transformers pin that knows it: upgrading transformers alone would break the pin), and `<engine>_loads`
+    whether there is one."""
+    fixes: dict[str, Any] = {}
+    for name in table.engines():
+        found = table.first_loading_release(name, model_type)
+        fixes[f"{name}_loads"] = found is not None
+        if found is None:
+            continue
+        release, transformers = found
+        how = (f"it loads `{model_type}` with a configuration of its own" if transformers is None else
+               f"it pins transformers=={transformers}, which knows `{model_type}`")
+        fixes[f"{name}_type_fix"] = f"pip install '{name}>={release}' ({_display(name)} {release}: {how})"
+    return fixes

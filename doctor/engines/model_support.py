@@ -253,6 +253,20 @@ def working_release(package: str, architecture: str, model_type: str, after: str
     return None
 
 
+def first_loading_release(package: str, model_type: str) -> tuple[str, str | None] | None:
+    """The first release that loads the model type: with a configuration class of its own (None), else with the
+    lowest transformers its requirement admits that knows it. Precise for an engine that pins transformers
+    exactly; an open requirement admits releases newer than the engine itself was tested with."""
+    for release in releases(package):
+        if knows(package, CONFIG_TYPES, model_type, release):
+            return release, None
+        good = [r for r in admitted(requirement(package, release) or None)
+                if knows(TRANSFORMERS, MODEL_TYPES, model_type, r)]
+        if good and (requirement(package, release) or "").startswith("=="):
+            return release, good[0]
+    return None
+
+
 def fix_text(package: str, name: str, architecture: str, model_type: str, release: str) -> str:
     """The first later release that registers the architecture and loads the model type, read from the table."""
     found = working_release(package, architecture, model_type, release)

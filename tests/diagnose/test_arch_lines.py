@@ -81,3 +81,24 @@ def test_model_type_no_transformers_knows_needs_the_checkpoint_code():
     assert top.rule == "DSP057"
     assert "no transformers release up to" in top.message
     assert "vLLM loads it with a configuration of its own from 0.27.0" in top.message
+
+
+SGLANG_TRACEBACK = ('[2026-03-02 16:32:40] Scheduler hit an exception: Traceback (most recent call last):\n'
+                    '  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler.py", line 2014, in '
+                    'run_scheduler_process\n'
+                    "ValueError: The checkpoint you are trying to load has model type `{model_type}` but Transformers "
+                    "does not recognize this architecture.\n")
+
+
+def test_model_type_line_in_sglang_names_the_sglang_release_that_loads_it():
+    top = _first(diagnose_text(SGLANG_TRACEBACK.format(model_type="gemma4")))
+    assert top.rule == "ARCH014"
+    assert any("sglang>=0.5.11" in fix.summary and "transformers==5.6.0" in fix.summary for fix in top.fixes)
+
+
+def test_model_type_line_in_a_wrapper_log_that_only_mentions_sglang_is_not_sglangs():
+    log = ("2026-03-02 16:32:39 - gpustack.worker.backends.sglang - INFO - Starting SGLang model instance: q\n"
+           "2026-03-02 16:32:40 - gpustack.worker.backends.base - ERROR - Failed to get pretrained config: The "
+           "checkpoint you are trying to load has model type `qwen3_5_moe` but Transformers does not recognize this "
+           "architecture.\n")
+    assert "ARCH014" not in rules_named(diagnose_text(log))

@@ -118,3 +118,25 @@ ARCH_CASES += [
            version="0.17.0"),
     logged("ARCH013", False, "check: no log", arch="LlamaForCausalLM", shown=()),
 ]
+
+
+def logged_type(fires, why, model_type="qwen3_5_moe", shown=None):
+    """ARCH014: `diagnose` on transformers' unknown-model-type line in an SGLang log."""
+    from doctor.diagnose.model_support import _model_type
+
+    def launch_file():
+        log = {"signatures": ["ARCH014"] if shown is None else list(shown), "model_type": model_type,
+               "model_support": _model_type(model_type, "sglang")}
+        return {"image": None, "recipe": None, "log": log}
+
+    return Case("ARCH014", fires, lambda: build(R5090, engines=("sglang==0.5.8",)), (), (), why,
+                launch_file if shown != () else None)
+
+
+ARCH_CASES += [
+    logged_type(True, "qwen3_5_moe: SGLang 0.5.9 ships its configuration"),
+    logged_type(True, "gemma4: the first SGLang whose pin knows it", model_type="gemma4"),
+    logged_type(False, "a model type no SGLang release loads", model_type="no_such_model_type"),
+    logged_type(False, "check: no log", shown=()),
+    logged_type(False, "another rule's line", shown=("DSP057",)),
+]
