@@ -98,9 +98,16 @@ def requirement(package: str, release: str) -> str | None:
     return _table().get(package, {}).get("requires_transformers", {}).get(release)
 
 
-def admitted(specifier: str | None) -> list[str]:
-    """The tabulated transformers releases a requirement admits."""
-    return [r for r in releases(TRANSFORMERS) if specifier is None or satisfies(specifier, r)]
+@cache
+def admitted(specifier: str | None) -> tuple[str, ...]:
+    """The tabulated transformers releases a requirement admits (an exact pin: that release, if tabulated)."""
+    known = releases(TRANSFORMERS)
+    if specifier is None:
+        return tuple(known)
+    if specifier.startswith("==") and "," not in specifier and "*" not in specifier:
+        pinned = table_release(TRANSFORMERS, specifier[2:])
+        return (pinned,) if pinned else ()
+    return tuple(r for r in known if satisfies(specifier, r))
 
 
 def capped(specifier: str | None) -> bool:
