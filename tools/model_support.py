@@ -123,14 +123,14 @@ def final_releases(package: str) -> dict[str, list[dict[str, Any]]]:
             continue
         if version.is_prerelease or version.is_devrelease or version < FIRST[package]:
             continue
-        if all(f.get("yanked") for f in files):  # pip resolves no yanked release unless pinned to it
-            continue
         found[version] = (text, files)
     return {text: files for _, (text, files) in sorted(found.items())}
 
 
 def pick_wheel(files: list[dict[str, Any]]) -> dict[str, Any] | None:
-    wheels = [f for f in files if f["filename"].endswith(".whl") and not f.get("yanked")]
+    """A wheel of the release, a yanked one too: pip installs a yanked release when it is pinned exactly (SGLang
+    0.5.3 pins transformers==4.57.0, which PyPI has yanked)."""
+    wheels = sorted((f for f in files if f["filename"].endswith(".whl")), key=lambda f: bool(f.get("yanked")))
     for preferred in ("none-any", "x86_64", ""):
         for wheel in wheels:
             if preferred in wheel["filename"]:
@@ -152,7 +152,7 @@ def open_wheel(package: str, version: str, files: list[dict[str, Any]]) -> tuple
     wheel = pick_wheel(files)
     if wheel is None:
         raise RuntimeError(f"{package} {version}: no wheel on PyPI")
-    provenance = {"file": wheel["filename"], "sha256": wheel["digests"]["sha256"]}
+    provenance = {"file": wheel["filename"], "sha256": wheel["digests"]["sha256"], "yanked": bool(wheel.get("yanked"))}
     url = urllib.parse.urljoin(JSON_API.format(package), wheel["url"])  # a mirror may serve relative links
     if wheel["size"] <= IN_MEMORY and package not in FEW_MEMBERS:
         return zipfile.ZipFile(io.BytesIO(fetch(url))), {**provenance, "read": "fetched"}

@@ -179,14 +179,18 @@ def _transformers(deployment: Deployment, model: Model, release: str) -> dict[st
                 "knows_type": knows(TRANSFORMERS, MODEL_TYPES, model.model_type, stated),
                 "knows_class": knows(TRANSFORMERS, CLASSES, model.architecture, stated)}
     spec = requirement(deployment.package, release)
-    candidates = admitted(spec) if spec is not None else []
-    basis = "requirement" if candidates and capped(spec) else "open"
+    candidates = admitted(spec) if spec is not None else ()
+    if deployment.transformers or ((spec or "").startswith("==") and not candidates):
+        basis = "untabulated"  # a stated or pinned release the table does not hold: a pre-release, yanked, newer
+        candidates = ()
+    else:
+        basis = "requirement" if candidates and capped(spec) else "open"
     return {"transformers": deployment.transformers or "not stated", "transformers_basis": basis,
             "knows_type": _any_or_unknown(candidates, MODEL_TYPES, model.model_type, basis),
             "knows_class": _any_or_unknown(candidates, CLASSES, model.architecture, basis)}
 
 
-def _any_or_unknown(candidates: list[str], kind: str, name: str, basis: str) -> bool | None:
+def _any_or_unknown(candidates: tuple[str, ...], kind: str, name: str, basis: str) -> bool | None:
     """True when an admitted release knows the name; False only when none does and the requirement admits no
     release newer than the data; else None (a future transformers may)."""
     if any(knows(TRANSFORMERS, kind, name, r) for r in candidates):
@@ -215,9 +219,7 @@ def _fallback(deployment: Deployment, model: Model, out: dict[str, Any]) -> dict
                 "why": f"transformers {_basis(out)} has the class {model.architecture}: the Transformers backend may "
                        "serve it if that class is backend-compatible"}
     if out["knows_class"] is None:
-        return {"fallback": "unknown", "verdict": "unconfirmed",
-                "why": f"the transformers version is not stated and the release admits transformers newer than the "
-                       f"data ({newest(TRANSFORMERS)})"}
+        return {"fallback": "unknown", "verdict": "unconfirmed", "why": _unknown_transformers(out)}
     if remote:
         return {"fallback": "needs_trust_remote_code", "verdict": "fails",
                 "why": f"transformers {_basis(out)} has no class {model.architecture} and the checkpoint's "
@@ -225,6 +227,16 @@ def _fallback(deployment: Deployment, model: Model, out: dict[str, Any]) -> dict
     return {"fallback": "none", "verdict": "fails",
             "why": f"transformers {_basis(out)} has no class {model.architecture} and config.json has no "
                    "auto_map.AutoModel"}
+
+
+def _unknown_transformers(out: dict[str, Any]) -> str:
+    if out["transformers_basis"] == "untabulated":
+        named = out["transformers"] if out["transformers"] != "not stated" else f"transformers{out['requires']}"
+        return (f"the transformers the run states or the release pins ({named}) is not in the table (a "
+                f"pre-release, a yanked or a newer release than {newest(TRANSFORMERS)}), so whether it has the class "
+                "is not derived")
+    return (f"the transformers version is not stated and the release admits transformers newer than the data "
+            f"({newest(TRANSFORMERS)})")
 
 
 def _basis(out: dict[str, Any]) -> str:
