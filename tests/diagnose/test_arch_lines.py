@@ -102,3 +102,16 @@ def test_model_type_line_in_a_wrapper_log_that_only_mentions_sglang_is_not_sglan
            "checkpoint you are trying to load has model type `qwen3_5_moe` but Transformers does not recognize this "
            "architecture.\n")
     assert "ARCH014" not in rules_named(diagnose_text(log))
+
+
+def test_transformers_backend_refusing_the_class_names_the_first_native_release():
+    sglang = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/model_loader/utils.py", line 120, in '
+              "resolve_transformers_arch\nValueError: Gemma4ForConditionalGeneration has no SGlang implementation "
+              "and the Transformers implementation is not compatible with SGLang.\n")
+    top = _first(diagnose_text(sglang))
+    assert top.rule == "ARCH011" and any("sglang>=0.5.11" in fix.summary for fix in top.fixes)
+    vllm = (BANNER.format(version="0.18.0") + "(APIServer pid=1) ValueError: The Transformers implementation of "
+            "'Gemma4ForConditionalGeneration' is not compatible with vLLM.\n")
+    top = _first(diagnose_text(vllm))
+    assert (top.rule, top.severity) == ("ARCH010", "error")
+    assert any("vllm>=0.19.0" in fix.summary for fix in top.fixes)
