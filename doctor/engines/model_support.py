@@ -126,6 +126,7 @@ class Deployment:
     native_impl: str  # the --model-impl value that forbids the Transformers fallback (the engine's own name)
     argv: Sequence[str] = ()
     transformers: str | None = None  # the transformers version the run states (installed or a what-if)
+    external_models: str | None = None  # what makes the engine register models from outside its package
 
 
 def stated_transformers(facts: Facts, engine: Library) -> str | None:
@@ -137,9 +138,11 @@ def stated_transformers(facts: Facts, engine: Library) -> str | None:
     return library.version
 
 
-def deployment_for(package: str, display: str, facts: Facts, engine: Library, argv: Sequence[str]) -> Deployment:
+def deployment_for(package: str, display: str, facts: Facts, engine: Library, argv: Sequence[str],
+                   external_models: str | None = None) -> Deployment:
     return Deployment(package=package, display=display, version=engine.version, native_impl=package,
-                      argv=tuple(argv), transformers=stated_transformers(facts, engine))
+                      argv=tuple(argv), transformers=stated_transformers(facts, engine),
+                      external_models=external_models)
 
 
 def view(deployment: Deployment, model: Model | None) -> dict[str, Any] | None:
@@ -206,6 +209,9 @@ def _fallback(deployment: Deployment, model: Model, out: dict[str, Any]) -> dict
     impl = _flag_value(args, "--model-impl")
     remote = any(key.startswith("AutoModel") for key in model.auto_map)
     trusted = "--trust-remote-code" in args or "--trust_remote_code" in args
+    if deployment.external_models:
+        return {"fallback": "external", "verdict": "unconfirmed",
+                "why": f"{deployment.external_models} may register it from outside the release"}
     if not model.architecture.endswith(GENERATIVE):
         return {"fallback": "conversion", "verdict": "unconfirmed",
                 "why": "the release may serve a pooling or converted head through the base architecture"}

@@ -73,7 +73,11 @@ ARCH_CASES = [
     a("ARCH003", False, "0.5.24, newer than the data: not derived", sg("0.5.24")),
     a("ARCH003", False, "Llama on 0.5.8", sg("0.5.8", model=LLAMA)),
     a("ARCH003", True, "Hopper alike", sg("0.5.8", profile=H100)),
+    a("ARCH003", False, "SGLANG_EXTERNAL_MODEL_PACKAGE set: another package may register it (ARCH004)",
+      lambda: build(R5090, QWEN35, ("sglang==0.5.8",), env={"SGLANG_EXTERNAL_MODEL_PACKAGE": "my_models"})),
     # ARCH004
+    a("ARCH004", True, "SGLANG_EXTERNAL_MODEL_PACKAGE set",
+      lambda: build(R5090, QWEN35, ("sglang==0.5.8",), env={"SGLANG_EXTERNAL_MODEL_PACKAGE": "my_models"})),
     a("ARCH004", True, "0.5.8 + transformers 5.2.0 stated", sg("0.5.8", "5.2.0")),
     a("ARCH004", False, "0.5.8 with its own pin (ARCH003)", sg("0.5.8")),
     a("ARCH004", False, "0.5.9 registers it", sg("0.5.9", "5.2.0")),
