@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.rules.log_line_cases import OTHER, SM12X, logged
 
-SPEC_RULES = ("SPEC001", "SPEC002", "SPEC003", "SPEC004")
+SPEC_RULES = ("SPEC001", "SPEC002", "SPEC003", "SPEC004", "SPEC005")
 
 SPEC_DECODE_CASES = [
     *(logged(rule, True, f"its line on {profile}", profile) for rule in SPEC_RULES for profile in SM12X),
