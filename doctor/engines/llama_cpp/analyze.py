@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.binaries import BinaryInfo, verdict_for
-from doctor.engines.llama_cpp import archlists, builds
+from doctor.engines.llama_cpp import archlists, archs, builds
 from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
@@ -39,6 +39,16 @@ def gguf_of(run: EngineRun) -> GgufModel | None:
     if model is None or model.source != "gguf" or not model.source_path:
         return None
     return read_gguf(model.source_path)
+
+
+def model_arch(run: EngineRun) -> str | None:
+    """The GGUF's `general.architecture` (the probe's, or the `-hf` repo's), else the one a log names: the
+    architecture llama.cpp refused, or the metadata dump's."""
+    model = run.facts.model
+    if model is not None and model.source == "gguf" and model.architecture not in (None, "", "unknown"):
+        return str(model.architecture)
+    details = run.library.details
+    return details.get("logged_unknown_arch") or details.get("logged_model_arch")
 
 
 def options_of(run: EngineRun) -> LlamaOptions:
@@ -233,6 +243,8 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
         "model_is_gguf": gguf is not None,
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
+        **archs.rule_view(model_arch(run), None if run.library.details.get("assumed")
+                          else build_number(run.library.version)),
     }
     if gguf is not None:
         types = sorted(gguf.type_counts)

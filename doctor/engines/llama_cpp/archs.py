@@ -1,0 +1,152 @@
+"""Which GGUF architectures (`general.architecture`) a llama.cpp build loads: the names of src/llama-arch.cpp's
+LLM_ARCH_NAMES at sampled builds (doctor/data/llama_cpp/archs.json, run-length, provenance inside; regenerate with
+tools/llama_cpp_archs.py). llama.cpp refuses any other name outright: `llama_model_create` throws "unknown model
+architecture: '<name>'" when llm_arch_from_string finds none (src/llama-model.cpp). A build between two samples
+that differ on a name is not settled, nor is a name no sample knows on a build newer than the samples."""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "llama_cpp" / "archs.json"
+KNOWN, UNKNOWN, UNSETTLED, NEVER = "known", "unknown", "unsettled", "never"
+
+
+@dataclass(frozen=True)
+class ArchVerdict:
+    """`status`: known / unknown (the build refuses the name) / unsettled (the samples around the build differ,
+    or the build is newer than every sample and none knows it) / never (no sampled build knows the name: a fork's
+    architecture, a mis-converted GGUF, or one newer than the data). `first_build`: the first sample that knows
+    it (for good: after its last drop), `before_first`: the sample just before that one (the bracket)."""
+
+    arch: str
+    build: int | None
+    status: str
+    first_build: int | None
+    before_first: int | None
+    newest_sample: int
+    between: tuple[int, int] | None = None
+
+
+@cache
+def _table() -> dict[str, Any]:
+    return json.loads(DATA.read_text(encoding="utf-8"))
+
+
+@cache
+def _samples() -> tuple[tuple[int, frozenset[str]], ...]:
+    """(build, names) per sample, the segments expanded to every sampled build."""
+    builds = [int(b) for b, _ in _table()["samples"]]
+    names: frozenset[str] = frozenset()
+    out: list[tuple[int, frozenset[str]]] = []
+    for segment in _table()["segments"]:
+        names = (names | frozenset(segment["add"])) - frozenset(segment["drop"])
+        out += [(b, names) for b in builds if segment["first"] <= b <= segment["last"]]
+    return tuple(out)
+
+
+def sampled_builds() -> tuple[int, ...]:
+    return tuple(build for build, _ in _samples())
+
+
+def first_known(arch: str) -> tuple[int | None, int | None]:
+    """(the sample before, the first sample from which every later sample knows `arch`); (None, None) when the
+    newest sample does not know it; (None, first sample) when every sample does."""
+    samples = _samples()
+    if arch not in samples[-1][1]:
+        return None, None
+    index = len(samples) - 1
+    while index > 0 and arch in samples[index - 1][1]:
+        index -= 1
+    return (samples[index - 1][0] if index else None), samples[index][0]
+
+
+def verdict(arch: str, build: int | None) -> ArchVerdict:
+    samples = _samples()
+    builds = [b for b, _ in samples]
+    before, first = first_known(arch)
+    base = dict(arch=arch, build=build, first_build=first, before_first=before, newest_sample=builds[-1])
+    if build is None:
+        return ArchVerdict(status=UNSETTLED if first is not None else NEVER, **base)
+    if first is None:
+        known_once = any(arch in names for _, names in samples)
+        return ArchVerdict(status=UNKNOWN if known_once and build <= builds[-1] else NEVER, **base)
+    at_or_after = bisect_left(builds, build)
+    if at_or_after < len(builds) and builds[at_or_after] == build:
+        return ArchVerdict(status=KNOWN if arch in samples[at_or_after][1] else UNKNOWN, **base)
+    if build > builds[-1]:
+        return ArchVerdict(status=KNOWN, **base)  # the newest sample knows it and no name was dropped after
+    if at_or_after == 0:  # older than every sample: refused when the name came later and no sample before had it
+        if before is None:
+            return ArchVerdict(status=KNOWN, **base)  # every sample knows it: names are added, the data drops none
+        never_dropped = all(arch not in names for _, names in samples[:bisect_right(builds, before)])
+        return ArchVerdict(status=UNKNOWN if never_dropped else UNSETTLED, **base)
+    low, high = samples[at_or_after - 1], samples[at_or_after]
+    if (arch in low[1]) == (arch in high[1]):
+        return ArchVerdict(status=KNOWN if arch in low[1] else UNKNOWN, **base)
+    return ArchVerdict(status=UNSETTLED, between=(low[0], high[0]), **base)
+
+
+# --- Ollama --------------------------------------------------------------------------------------------------
+
+
+@cache
+def _ollama_segments() -> tuple[tuple[str, str, frozenset[str]], ...]:
+    names: frozenset[str] = frozenset()
+    out = []
+    for segment in _table().get("ollama", {}).get("vendored_segments", ()):
+        names = (names | frozenset(segment["add"])) - frozenset(segment["drop"])
+        out.append((segment["first"], segment["last"], names))
+    return tuple(out)
+
+
+def _release_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in version.removeprefix("v").split("."))
+
+
+def ollama_first_release(arch: str) -> str | None:
+    """The first Ollama release that loads `arch`: before 0.30.0 through the llama.cpp it vendors or its own Go
+    engine; from 0.30.0 through the llama-server build it runs (the first whose build a sample at or below it
+    knows the name from). None when no release in the data does."""
+    for first, _, names in _ollama_segments():
+        if arch in names:
+            return first
+    _, first_build = first_known(arch)
+    if first_build is None:
+        return None
+    servers = _table().get("ollama", {}).get("llama_server_builds", {})
+    for version in sorted(servers, key=_release_key):
+        build = servers[version]
+        if build is not None and build >= first_build:
+            return version
+    return None
+
+
+def ollama_knows(version: str, arch: str) -> bool | None:
+    """Whether Ollama `version` (before 0.30.0) loads `arch`; None for a release outside the pre-0.30 data."""
+    key = _release_key(version)
+    for first, last, names in _ollama_segments():
+        if _release_key(first) <= key <= _release_key(last):
+            return arch in names
+    return None
+
+
+def rule_view(arch: str | None, build: int | None) -> dict[str, Any]:
+    """What the rules read of the model's architecture on this build (`llama_cpp.arch_*`)."""
+    if not arch:
+        return {"model_arch": None, "arch_status": None}
+    found = verdict(arch, build)
+    before, first = found.before_first, found.first_build
+    bracket = (f"b{first}" if before is None or first is None else
+               f"b{first} (the first sampled build that knows it; b{before}, the sample before, does not)")
+    ollama = ollama_first_release(arch)
+    return {"model_arch": arch, "arch_status": found.status, "arch_first_build": first,
+            "arch_first_known": bracket if first is not None else "no sampled build",
+            "arch_between": f"b{found.between[0]} and b{found.between[1]}" if found.between else "no two samples",
+            "arch_newest_sample": f"b{found.newest_sample}",
+            "arch_ollama_first": f"Ollama {ollama} or newer" if ollama else "no Ollama release in the data"}
