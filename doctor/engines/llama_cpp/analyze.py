@@ -51,6 +51,12 @@ def model_arch(run: EngineRun) -> str | None:
     return details.get("logged_unknown_arch") or details.get("logged_model_arch")
 
 
+def _ollama_version(run: EngineRun) -> str | None:
+    """The Ollama release whose runner loads the model, where the facts name one and no llama.cpp build."""
+    ollama = run.facts.library("ollama")
+    return ollama.version if ollama is not None and build_number(run.library.version) is None else None
+
+
 def options_of(run: EngineRun) -> LlamaOptions:
     return parse_options(list(run.launch.args), flag_table(run))
 
@@ -244,7 +250,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "model_is_gguf": gguf is not None,
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
         **archs.rule_view(model_arch(run), None if run.library.details.get("assumed")
-                          else build_number(run.library.version)),
+                          else build_number(run.library.version), _ollama_version(run)),
     }
     if gguf is not None:
         types = sorted(gguf.type_counts)

@@ -136,16 +136,50 @@ def ollama_knows(version: str, arch: str) -> bool | None:
     return None
 
 
-def rule_view(arch: str | None, build: int | None) -> dict[str, Any]:
-    """What the rules read of the model's architecture on this build (`llama_cpp.arch_*`)."""
+@cache
+def _engine_segments() -> tuple[tuple[str, str, frozenset[str]], ...]:
+    names: frozenset[str] = frozenset()
+    out = []
+    for segment in _table().get("ollama", {}).get("engine_required_segments", ()):
+        names = (names | frozenset(segment["add"])) - frozenset(segment["drop"])
+        out.append((segment["first"], segment["last"], names))
+    return tuple(out)
+
+
+def ollama_status(version: str, arch: str) -> str | None:
+    """Before 0.30.0: "known" when the vendored llama.cpp lists `arch`; "engine" when only Ollama's Go engine
+    takes it first (OllamaEngineRequired: a GGUF the engine cannot load falls back to the vendored llama.cpp,
+    which refuses it); "unknown" otherwise. None for a release outside the pre-0.30 data."""
+    vendored = ollama_knows(version, arch)
+    if vendored is None:
+        return None
+    if vendored:
+        return KNOWN
+    key = _release_key(version)
+    engine = any(_release_key(f) <= key <= _release_key(last) and arch in names for f, last, names in _engine_segments())
+    return "engine" if engine else UNKNOWN
+
+
+def rule_view(arch: str | None, build: int | None, ollama: str | None = None) -> dict[str, Any]:
+    """What the rules read of the model's architecture on this build, or on Ollama `ollama`'s own runners
+    before 0.30.0 when no build is known (`llama_cpp.arch_*`)."""
     if not arch:
         return {"model_arch": None, "arch_status": None}
+    view = _build_view(arch, build)
+    status = ollama_status(ollama, arch) if ollama and build is None else None
+    if status is not None:
+        view.update(arch_status=status, arch_runtime=f"Ollama {ollama} (its vendored llama.cpp)")
+    return view
+
+
+def _build_view(arch: str, build: int | None) -> dict[str, Any]:
     found = verdict(arch, build)
     before, first = found.before_first, found.first_build
     bracket = (f"b{first}" if before is None or first is None else
                f"b{first} (the first sampled build that knows it; b{before}, the sample before, does not)")
     ollama = ollama_first_release(arch)
     return {"model_arch": arch, "arch_status": found.status, "arch_first_build": first,
+            "arch_runtime": f"llama.cpp b{build}" if build is not None else "llama.cpp (build not known)",
             "arch_first_known": bracket if first is not None else "no sampled build",
             "arch_between": f"b{found.between[0]} and b{found.between[1]}" if found.between else "no two samples",
             "arch_newest_sample": f"b{found.newest_sample}",
