@@ -54,7 +54,8 @@ def model_arch(run: EngineRun) -> str | None:
 def _ollama_version(run: EngineRun) -> str | None:
     """The Ollama release whose runner loads the model, where the facts name one and no llama.cpp build."""
     ollama = run.facts.library("ollama")
-    return ollama.version if ollama is not None and build_number(run.library.version) is None else None
+    unknown_build = build_number(run.library.version) is None or run.library.details.get("assumed")
+    return ollama.version if ollama is not None and unknown_build else None
 
 
 def options_of(run: EngineRun) -> LlamaOptions:

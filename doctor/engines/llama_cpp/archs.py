@@ -166,7 +166,7 @@ def rule_view(arch: str | None, build: int | None, ollama: str | None = None) ->
     if not arch:
         return {"model_arch": None, "arch_status": None}
     view = _build_view(arch, build)
-    status = ollama_status(ollama, arch) if ollama and build is None else None
+    status = ollama_status(ollama, arch) if ollama else None
     if status is not None:
         view.update(arch_status=status, arch_runtime=f"Ollama {ollama} (its vendored llama.cpp)")
     return view
