@@ -131,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("no llama-arch.cpp samples")
     table = data(samples, args.ollama_git_dir)
     args.out.write_text(json.dumps(table, indent=None, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{len(samples)} samples, b{samples[0][0]}..b{samples[-1][0]}, {len(table['segments'])} segments -> {args.out}",
-          file=sys.stderr)
+    print(f"{len(samples)} samples, b{samples[0][0]}..b{samples[-1][0]}, {len(table['segments'])} segments "
+          f"-> {args.out}", file=sys.stderr)
     return 0
 
 

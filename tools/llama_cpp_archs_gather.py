@@ -17,7 +17,6 @@ Usage: python tools/llama_cpp_archs_gather.py DEST [--only pypi|npm|rn] [--jobs 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import re
 import subprocess
@@ -68,8 +67,8 @@ def pypi_archives() -> list[Archive]:
 def npm_archives(name: str, source: str) -> list[Archive]:
     index = NPM.format(name=name.replace("/", "%2f"))
     versions = _json(index)["versions"]
-    return [Archive(source, version, urllib.parse.urljoin(index, meta["dist"]["tarball"])) for version, meta in versions.items()
-            if "-" not in version]  # final releases only
+    return [Archive(source, version, urllib.parse.urljoin(index, meta["dist"]["tarball"]))
+            for version, meta in versions.items() if "-" not in version]  # final releases only
 
 
 def _members(url: str, wanted: tuple[str, ...]) -> Iterator[tuple[str, bytes]]:

@@ -51,8 +51,12 @@ def test_ollama_releases() -> None:
     assert archs.ollama_first_release("qwen35moe") == "0.30.0"
 
 
+LINE = ("llama_model_load: error loading model: error loading model architecture: "
+        "unknown model architecture: 'qwen35moe'\n")
+
+
 def test_diagnose_llama_cpp_build_before() -> None:
-    log = "llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'qwen35moe'\n"
+    log = LINE
     found = diagnose_text("build: 7836 (abc1234) with cc for x86_64\n" + log)
     assert rules_named(found)[:1] == ["ARCH040"]
     assert found.explanations[0].severity == "error"
@@ -60,7 +64,7 @@ def test_diagnose_llama_cpp_build_before() -> None:
 
 
 def test_diagnose_llama_cpp_build_after_claims_nothing() -> None:
-    log = "llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'qwen35moe'\n"
+    log = LINE
     found = diagnose_text("build: 8095 (abc1234) with cc for x86_64\n" + log)
     assert not [e for e in found.explanations if e.rule in ("ARCH040", "ARCH043") and e.severity == "error"]
     assert "ARCH040" not in rules_named(found)

@@ -156,7 +156,8 @@ def ollama_status(version: str, arch: str) -> str | None:
     if vendored:
         return KNOWN
     key = _release_key(version)
-    engine = any(_release_key(f) <= key <= _release_key(last) and arch in names for f, last, names in _engine_segments())
+    engine = any(_release_key(first) <= key <= _release_key(last) and arch in names
+                 for first, last, names in _engine_segments())
     return "engine" if engine else UNKNOWN
 
 
