@@ -91,3 +91,19 @@ def test_diagnose_ollama_go_engine_fallback() -> None:
 def test_diagnose_ollama_llama_server_knows_it() -> None:
     text = (LOGS / "ollama-14499-qwen35moe-unknown-arch.log").read_text().replace("version 0.17.4", "version 0.30.2")
     assert not {"ARCH040", "ARCH043"} & set(rules_named(diagnose_text(text)))
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: GGUF model with architecture olmo2 is not supported yet\n",  # vLLM's GGUF loader (vllm#30691)
+    "ValueError: Architecture gemma2 not supported\n",  # transformers' GGUF config reader
+    'Error: unsupported architecture "Glm4ForCausalLM"\n',  # ollama create's converter
+    "llama_model_load: error loading model: error loading model hyperparameters: unsupported model architecture\n",
+])
+def test_other_architecture_errors_are_not_claimed(text: str) -> None:
+    assert not [rule for rule in rules_named(diagnose_text(text)) if rule.startswith("ARCH0")]
+
+
+def test_old_lm_studio_json_cause() -> None:
+    """LM Studio 0.2.x wrapped llama.cpp's words in its JSON error (lmstudio-ai/model-catalog#71)."""
+    found = diagnose_text('  "cause": "llama.cpp error: \'unknown model architecture: \'gemma\'\'",\n')
+    assert "ARCH040" not in rules_named(found)  # gemma is in every sample (b4600 on): the build is older than the data

@@ -127,6 +127,12 @@ def ollama_first_release(arch: str) -> str | None:
     return None
 
 
+def _no_ollama_release() -> str:
+    servers = _table().get("ollama", {}).get("llama_server_builds", {})
+    newest = max(servers, key=_release_key, default=None)
+    return f"no release up to {newest} (llama.cpp b{servers[newest]}) knows it" if newest else "not derived"
+
+
 def ollama_knows(version: str, arch: str) -> bool | None:
     """Whether Ollama `version` (before 0.30.0) loads `arch`; None for a release outside the pre-0.30 data."""
     key = _release_key(version)
@@ -184,4 +190,4 @@ def _build_view(arch: str, build: int | None) -> dict[str, Any]:
             "arch_first_known": bracket if first is not None else "no sampled build",
             "arch_between": f"b{found.between[0]} and b{found.between[1]}" if found.between else "no two samples",
             "arch_newest_sample": f"b{found.newest_sample}",
-            "arch_ollama_first": f"Ollama {ollama} or newer" if ollama else "no Ollama release in the data"}
+            "arch_ollama_first": f"Ollama {ollama} or newer" if ollama else _no_ollama_release()}
