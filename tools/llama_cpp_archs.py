@@ -18,6 +18,9 @@ at the tag) and, apart, the architectures its OllamaEngineRequired() sends to it
 back to the vendored llama.cpp when it cannot load the file: llm/server.go "switching to compatibility mode"); from
 0.30.0 the llama.cpp build it runs (LLAMA_CPP_VERSION), looked up in the llama.cpp samples at run time.
 
+llama-cpp-python (DIR/llama-cpp-python.tsv, when the gather read it): the names of the llama.cpp each 0.3.x sdist
+vendors, per release (the vendored tree carries no build number).
+
 Usage: python tools/llama_cpp_archs.py DIR [--ollama-git-dir GIT] [--first 4600] [--out PATH]
 """
 
@@ -103,13 +106,34 @@ def ollama_rows(git_dir: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any
     return run_length(cgo), run_length(engine), server
 
 
-def data(samples: list[Sample], ollama_git: Path | None) -> dict[str, Any]:
+def _release_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+
+def python_segments(directory: Path) -> list[dict[str, Any]] | None:
+    """Run-length segments over llama-cpp-python's releases of the names their vendored llama.cpp knows."""
+    tsv = directory / "llama-cpp-python.tsv"
+    if not tsv.exists():
+        return None
+    rows = []
+    for line in tsv.read_text(encoding="utf-8").splitlines():
+        version, _, name = line.split("\t")
+        if name != "-":
+            rows.append((version, arch_names((directory / name).read_text(encoding="utf-8", errors="replace"))))
+    return run_length(sorted(rows, key=lambda row: _release_key(row[0])))
+
+
+def data(samples: list[Sample], ollama_git: Path | None, python: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "repository": "ggml-org/llama.cpp", "file": "src/llama-arch.cpp (LLM_ARCH_NAMES)",
         "generator": "tools/llama_cpp_archs.py",
         "samples": [[build, provenance] for build, provenance, _ in samples],
         "segments": run_length([(build, names) for build, _, names in samples]),
     }
+    if python is not None:
+        out["llama_cpp_python"] = {
+            "source": "llama-cpp-python 0.3.x sdists on PyPI: vendor/llama.cpp/src/llama-arch.cpp (src/llama.cpp "
+                      "before December 2024)", "segments": python}
     if ollama_git is not None:
         segments, engine, server = ollama_rows(ollama_git)
         out["ollama"] = {
@@ -129,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     samples = samples_from_dir(args.directory, args.first)
     if not samples:
         raise SystemExit("no llama-arch.cpp samples")
-    table = data(samples, args.ollama_git_dir)
+    table = data(samples, args.ollama_git_dir, python_segments(args.directory))
     args.out.write_text(json.dumps(table, indent=None, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(samples)} samples, b{samples[0][0]}..b{samples[-1][0]}, {len(table['segments'])} segments "
           f"-> {args.out}", file=sys.stderr)

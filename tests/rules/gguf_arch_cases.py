@@ -62,4 +62,7 @@ GGUF_ARCH_CASES = [
     a("ARCH043", False, "qwen3moe on Ollama 0.17.1, vendored llama.cpp knows it",
       gguf_on("ollama==0.17.1", arch="qwen3moe", profile=PRO)),
     a("ARCH040", False, "qwen35moe b8095 on H100", gguf_on("llama.cpp==8095", profile=H100)),
+    a("ARCH040", True, "qwen35moe on llama-cpp-python 0.3.16", gguf_on("llama-cpp-python==0.3.16")),
+    a("ARCH040", False, "qwen35moe on llama-cpp-python 0.3.17", gguf_on("llama-cpp-python==0.3.17")),
+    a("ARCH041", False, "llama, no build found: every sample knows it", gguf_on(None, arch="llama")),
 ]

@@ -12,6 +12,9 @@ from tests.diagnose.corpus import diagnose_text, rules_named
 
 LOGS = Path(__file__).resolve().parents[1] / "diagnose" / "logs"
 
+LINE = ("llama_model_load: error loading model: error loading model architecture: "
+        "unknown model architecture: 'qwen35moe'\n")
+
 
 @pytest.mark.parametrize(("build", "status"), [
     (7836, archs.UNKNOWN),  # the last sample without qwen35moe
@@ -37,6 +40,30 @@ def test_known_at_every_sample() -> None:
     assert archs.verdict("llama", 4600).status == archs.KNOWN
 
 
+def test_unknown_build_warns_only_where_a_sample_refuses() -> None:
+    assert archs.verdict("llama", None).status == archs.KNOWN
+    assert archs.verdict("qwen3moe", None).status == archs.UNSETTLED  # b4980 refuses it
+
+
+def test_llama_cpp_python_releases() -> None:
+    assert archs.python_status("0.3.8", "qwen3moe") == archs.UNKNOWN  # llama-cpp-python#2008
+    assert archs.python_status("0.3.9", "qwen3moe") == archs.KNOWN
+    assert archs.python_status("0.3.16", "qwen35moe") == archs.UNKNOWN
+    assert archs.python_status("0.3.17", "qwen35moe") == archs.KNOWN
+    assert archs.python_status("0.2.90", "qwen35moe") == archs.UNKNOWN  # older than the data, which lacks it
+    assert archs.python_status("0.2.90", "llama") is None
+    assert archs.python_status("0.4.0", "qwen35moe") is None  # newer than the data
+    assert archs.python_first_release("qwen35moe") == "0.3.17 or newer"
+
+
+def test_diagnose_llama_cpp_python_package_list() -> None:
+    log = "llama_cpp_python          0.3.16\n" + LINE
+    found = diagnose_text(log)
+    assert rules_named(found)[:1] == ["ARCH040"]
+    assert found.explanations[0].severity == "error"
+    assert any("0.3.17" in fix.summary for fix in found.explanations[0].fixes)
+
+
 def test_name_no_sample_knows() -> None:
     assert archs.verdict("not-an-arch", 9000).status == archs.NEVER
     assert archs.verdict("not-an-arch", None).status == archs.NEVER
@@ -49,10 +76,6 @@ def test_ollama_releases() -> None:
     assert archs.ollama_status("0.30.2", "qwen35moe") is None  # llama-server at its build from 0.30.0
     assert archs.ollama_status("0.12.3", "qwen3") == archs.KNOWN
     assert archs.ollama_first_release("qwen35moe") == "0.30.0"
-
-
-LINE = ("llama_model_load: error loading model: error loading model architecture: "
-        "unknown model architecture: 'qwen35moe'\n")
 
 
 def test_diagnose_llama_cpp_build_before() -> None:

@@ -58,6 +58,25 @@ def _ollama_version(run: EngineRun) -> str | None:
     return ollama.version if ollama is not None and unknown_build else None
 
 
+def _arch_view(run: EngineRun) -> dict[str, Any]:
+    """The model's architecture against the build number; without one (none found, or a release the user did not
+    state) against the llama.cpp Ollama or llama-cpp-python vendors, where the facts name their release."""
+    details = run.library.details
+    build = None if details.get("assumed") else build_number(run.library.version)
+    python = _python_version(run)
+    if python and details.get("release_stated") is False:
+        build = None  # the stated llama-cpp-python settles it: its vendored tree, not each evaluated build
+    return archs.rule_view(model_arch(run), build, _ollama_version(run), python)
+
+
+def _python_version(run: EngineRun) -> str | None:
+    """The llama-cpp-python release whose vendored llama.cpp loads the model: the one found installed as the
+    build's source, else one the facts name (`--engine llama-cpp-python==X`, a log's package list)."""
+    found = run.library.details.get("llama_cpp_python")
+    named = run.facts.library("llama-cpp-python")
+    return str(found) if found else named.version if named is not None else None
+
+
 def options_of(run: EngineRun) -> LlamaOptions:
     return parse_options(list(run.launch.args), flag_table(run))
 
@@ -250,8 +269,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
         "model_is_gguf": gguf is not None,
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
-        **archs.rule_view(model_arch(run), None if run.library.details.get("assumed")
-                          else build_number(run.library.version), _ollama_version(run)),
+        **_arch_view(run),
     }
     if gguf is not None:
         types = sorted(gguf.type_counts)

@@ -71,8 +71,8 @@ def verdict(arch: str, build: int | None) -> ArchVerdict:
     builds = [b for b, _ in samples]
     before, first = first_known(arch)
     base = dict(arch=arch, build=build, first_build=first, before_first=before, newest_sample=builds[-1])
-    if build is None:
-        return ArchVerdict(status=UNSETTLED if first is not None else NEVER, **base)
+    if build is None:  # unsettled where some sampled build refuses it; a name every sample knows is known
+        return ArchVerdict(status=NEVER if first is None else UNSETTLED if before is not None else KNOWN, **base)
     if first is None:
         known_once = any(arch in names for _, names in samples)
         return ArchVerdict(status=UNKNOWN if known_once and build <= builds[-1] else NEVER, **base)
@@ -167,15 +167,53 @@ def ollama_status(version: str, arch: str) -> str | None:
     return "engine" if engine else UNKNOWN
 
 
-def rule_view(arch: str | None, build: int | None, ollama: str | None = None) -> dict[str, Any]:
-    """What the rules read of the model's architecture on this build, or on Ollama `ollama`'s own runners
-    before 0.30.0 when no build is known (`llama_cpp.arch_*`)."""
+# --- llama-cpp-python ----------------------------------------------------------------------------------------
+
+
+@cache
+def _python_segments() -> tuple[tuple[str, str, frozenset[str]], ...]:
+    names: frozenset[str] = frozenset()
+    out = []
+    for segment in _table().get("llama_cpp_python", {}).get("segments", ()):
+        names = (names | frozenset(segment["add"])) - frozenset(segment["drop"])
+        out.append((segment["first"], segment["last"], names))
+    return tuple(out)
+
+
+def python_status(version: str, arch: str) -> str | None:
+    """Whether the llama.cpp llama-cpp-python `version` vendors lists `arch`; None for a release outside the data."""
+    key = _release_key(version)
+    segments = _python_segments()
+    for first, last, names in segments:
+        if _release_key(first) <= key <= _release_key(last):
+            return KNOWN if arch in names else UNKNOWN
+    if segments and key < _release_key(segments[0][0]) and arch not in segments[0][2]:
+        return UNKNOWN  # older than every release read, and the first one read lacks it too
+    return None
+
+
+def python_first_release(arch: str) -> str:
+    for first, _, names in _python_segments():
+        if arch in names:
+            return f"{first} or newer"
+    newest = _python_segments()[-1][1] if _python_segments() else None
+    return f"no release up to {newest} vendors a llama.cpp that knows it" if newest else "not derived"
+
+
+def rule_view(arch: str | None, build: int | None, ollama: str | None = None,
+              python: str | None = None) -> dict[str, Any]:
+    """What the rules read of the model's architecture on this build, or, when no build number is known, on
+    Ollama `ollama`'s own runners before 0.30.0 or the llama.cpp llama-cpp-python `python` vendors
+    (`llama_cpp.arch_*`)."""
     if not arch:
         return {"model_arch": None, "arch_status": None}
     view = _build_view(arch, build)
+    view["arch_python_first"] = python_first_release(arch)
     status = ollama_status(ollama, arch) if ollama else None
     if status is not None:
         view.update(arch_status=status, arch_runtime=f"Ollama {ollama} (its vendored llama.cpp)")
+    elif python and build is None and (status := python_status(python, arch)) is not None:
+        view.update(arch_status=status, arch_runtime=f"llama-cpp-python {python} (its vendored llama.cpp)")
     return view
 
 
