@@ -88,6 +88,10 @@ def spark_nccl(name: str, nccl: str) -> Facts:
     return facts.replace(libraries={**facts.libraries, "nccl": Library("nccl", nccl)})
 
 
+def vllm_spark(name: str, version: str = "0.20.0") -> Facts:
+    return spark(name, engines=(f"vllm=={version}",))
+
+
 def sparks(*nodes: Facts) -> Callable[[], Cluster]:
     return lambda: make_cluster(list(nodes), [f"s{i}" for i in range(len(nodes))], "test")
 
@@ -167,4 +171,25 @@ CLUSTER_CASES = [
       "--tensor-parallel-size", "1", "--pipeline-parallel-size", "2"),
     c("NCCL023", False, "--enforce-eager", sparks(spark_nccl("a", "2.28.9"), spark_nccl("b", "2.28.9")),
       "--tensor-parallel-size", "2", "--enforce-eager"),
+    # CLU060: vLLM 0.11.1+ with a world larger than one node's GPUs and neither the Ray executor nor --nnodes
+    c("CLU060", True, "vllm 0.20.0 tp2 over 2 sparks", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2"),
+    c("CLU060", True, "vllm 0.11.1 pp2 over 2 sparks", sparks(vllm_spark("a", "0.11.1"), vllm_spark("b", "0.11.1")),
+      "--tensor-parallel-size", "1", "--pipeline-parallel-size", "2"),
+    c("CLU060", True, "vllm 0.33.0 tp16 over 2 pro 6000 x8 nodes", pair(node("a", engines=("vllm==0.33.0",)),
+                                                                          node("b", engines=("vllm==0.33.0",))),
+      "--tensor-parallel-size", "16"),
+    c("CLU060", False, "vllm 0.11.0 falls back to ray", sparks(vllm_spark("a", "0.11.0"), vllm_spark("b", "0.11.0")),
+      "--tensor-parallel-size", "2"),
+    c("CLU060", False, "--distributed-executor-backend ray", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2", "--distributed-executor-backend", "ray"),
+    c("CLU060", False, "mp multi-node --nnodes 2", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2", "--nnodes", "2", "--node-rank", "0", "--master-addr", "10.0.0.1"),
+    c("CLU060", False, "tp1: fits one spark", sparks(vllm_spark("a"), vllm_spark("b")), "--tensor-parallel-size", "1"),
+    c("CLU060", False, "tp8 fits one pro 6000 x8 node", pair(node("a", engines=("vllm==0.33.0",)),
+                                                             node("b", engines=("vllm==0.33.0",))),
+      "--tensor-parallel-size", "8"),
+    c("CLU060", False, "flags from a --config file", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2", "--config", "serve.yaml"),
+    c("CLU060", False, "sglang tp2 over 2 sparks", sparks(spark("a"), spark("b")), "--tp-size", "2"),
 ]

@@ -1003,6 +1003,16 @@ def _encode_rest_cases():
 CASES += _encode_rest_cases()
 
 
+def _multinode_cases():
+    """Multi-node launches and their log lines (rules/multinode_launch.toml, nccl_multinode.toml): multinode_cases.py."""
+    from tests.rules.multinode_cases import MULTINODE_CASES
+
+    return MULTINODE_CASES
+
+
+CASES += _multinode_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
