@@ -65,8 +65,11 @@ GLOO = (b"(RayWorkerWrapper pid=1978, ip=10.41.0.8) [rank9]:[W ProcessGroupGloo.
         b"(RayWorkerWrapper pid=1890, ip=10.41.0.8) [rank8]:[E ProcessGroupGloo.cpp:144] Gloo connectFullMesh failed "
         b"with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n")
 # verl-project/verl#967: the connect line alone, no sign of several nodes
-GLOO_ALONE = (b"RuntimeError: Gloo connectFullMesh failed with [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:144]"
-              b" no error\n")
+GLOO_ALONE = (b"RuntimeError: Gloo connectFullMesh failed with "
+              b"[/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n")
+# NVIDIA/nccl#426 (RoCE, fixed by NCCL_IB_GID_INDEX=3), a comment's line
+COMPLETION_12 = (b"-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, "
+                 b"opcode 1, len 0, vendor err 129\n")
 # eugr/spark-vllm-docker#227: Ray's autoscaler line for vLLM's node-anchored bundle
 AUTOSCALER = (b"(EngineCore pid=630) [autoscaler] Error: No available node types can fulfill resource request "
               b"{'GPU': 1.0, 'node:192.168.50.192': 0.001}. Add suitable node types to this cluster to resolve this "
@@ -91,6 +94,7 @@ def run(log: bytes, profile: str | None = None):
     (GLOO, None, "NCCL062", "GLOO_SOCKET_IFNAME"),
     (GLOO_ALONE, "dgx-spark", "NCCL062", "GLOO_SOCKET_IFNAME"),
     (AUTOSCALER, "dgx-spark", "CLU030", "VLLM_HOST_IP"),
+    (COMPLETION_12, "dgx-spark", "NCCL063", "show_gids"),
 ])
 def test_multinode_line_is_named_with_its_fix(log, profile, rule, fix):
     diagnosis = run(log, profile)
@@ -111,6 +115,8 @@ def test_multinode_line_is_named_with_its_fix(log, profile, rule, fix):
     (GLOO_ALONE, None, "NCCL062"),
     (GLOO_ALONE, "rtx-pro-6000", "NCCL062"),
     (AUTOSCALER, "rtx-5090", "CLU030"),
+    (COMPLETION_12, None, "NCCL063"),
+    (COMPLETION_12, "h100-sxm-x8", "NCCL063"),  # an InfiniBand/switched fabric: other causes of the timeout
 ])
 def test_the_same_line_without_several_nodes_is_not_claimed(log, profile, rule):
     assert rule not in claimed(run(log, profile))

@@ -1004,7 +1004,7 @@ CASES += _encode_rest_cases()
 
 
 def _multinode_cases():
-    """Multi-node launches and their log lines (rules/multinode_launch.toml, nccl_multinode.toml): multinode_cases.py."""
+    """Multi-node launches and their log lines (rules/multinode_launch.toml, nccl_multinode.toml)."""
     from tests.rules.multinode_cases import MULTINODE_CASES
 
     return MULTINODE_CASES
