@@ -70,6 +70,11 @@ GLOO_ALONE = (b"RuntimeError: Gloo connectFullMesh failed with "
 # NVIDIA/nccl#426 (RoCE, fixed by NCCL_IB_GID_INDEX=3), a comment's line
 COMPLETION_12 = (b"-worker-1:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, "
                  b"opcode 1, len 0, vendor err 129\n")
+# MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#26 (2x GB10, one global index), with NCCL's INFO line for the variable
+UNHANDLED_GID = (b"spark-506c:250:292 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 4.\n"
+                 b"initialize_model_parallel -> init_model_parallel_group\n"
+                 b"RuntimeError: NCCL error: unhandled system error\n")
+UNHANDLED = b"RuntimeError: NCCL error: unhandled system error\n"
 # eugr/spark-vllm-docker#227: Ray's autoscaler line for vLLM's node-anchored bundle
 AUTOSCALER = (b"(EngineCore pid=630) [autoscaler] Error: No available node types can fulfill resource request "
               b"{'GPU': 1.0, 'node:192.168.50.192': 0.001}. Add suitable node types to this cluster to resolve this "
@@ -95,6 +100,7 @@ def run(log: bytes, profile: str | None = None):
     (GLOO_ALONE, "dgx-spark", "NCCL062", "GLOO_SOCKET_IFNAME"),
     (AUTOSCALER, "dgx-spark", "CLU030", "VLLM_HOST_IP"),
     (COMPLETION_12, "dgx-spark", "NCCL063", "show_gids"),
+    (UNHANDLED_GID, None, "NCCL063", "show_gids"),
 ])
 def test_multinode_line_is_named_with_its_fix(log, profile, rule, fix):
     diagnosis = run(log, profile)
@@ -117,6 +123,8 @@ def test_multinode_line_is_named_with_its_fix(log, profile, rule, fix):
     (AUTOSCALER, "rtx-5090", "CLU030"),
     (COMPLETION_12, None, "NCCL063"),
     (COMPLETION_12, "h100-sxm-x8", "NCCL063"),  # an InfiniBand/switched fabric: other causes of the timeout
+    (UNHANDLED, "dgx-spark", "NCCL063"),  # no sign of the variable: /dev/shm, the 7.0 kernels' ENOMEM, ...
+    (UNHANDLED_GID, "rtx-pro-6000", "NCCL063"),
 ])
 def test_the_same_line_without_several_nodes_is_not_claimed(log, profile, rule):
     assert rule not in claimed(run(log, profile))
