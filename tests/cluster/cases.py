@@ -179,6 +179,8 @@ CLUSTER_CASES = [
     c("CLU060", True, "vllm 0.33.0 tp16 over 2 pro 6000 x8 nodes", pair(node("a", engines=("vllm==0.33.0",)),
                                                                           node("b", engines=("vllm==0.33.0",))),
       "--tensor-parallel-size", "16"),
+    c("CLU060", True, "explicit mp executor without --nnodes", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2", "--distributed-executor-backend", "mp"),
     c("CLU060", False, "vllm 0.11.0 falls back to ray", sparks(vllm_spark("a", "0.11.0"), vllm_spark("b", "0.11.0")),
       "--tensor-parallel-size", "2"),
     c("CLU060", False, "--distributed-executor-backend ray", sparks(vllm_spark("a"), vllm_spark("b")),
