@@ -92,6 +92,15 @@ def vllm_spark(name: str, version: str = "0.20.0") -> Facts:
     return spark(name, engines=(f"vllm=={version}",))
 
 
+def spark_port1(**settings: str) -> Network:
+    """A Spark cabled on its second QSFP port: the port-1 RoCE twins are the active ones."""
+    rdma = (RdmaPort("rocep1s0f0", 1, "Ethernet", "1: DOWN", "200 Gb/sec (4X HDR)"),
+            RdmaPort("roceP2p1s0f0", 1, "Ethernet", "1: DOWN", "200 Gb/sec (4X HDR)"),
+            RdmaPort("rocep1s0f1", 1, "Ethernet", "4: ACTIVE", "200 Gb/sec (4X HDR)"),
+            RdmaPort("roceP2p1s0f1", 1, "Ethernet", "4: ACTIVE", "200 Gb/sec (4X HDR)"))
+    return Network(nics=SPARK_ETH, rdma=rdma, peermem=None, nvidia_open_module=True, settings=dict(settings))
+
+
 def sparks(*nodes: Facts) -> Callable[[], Cluster]:
     return lambda: make_cluster(list(nodes), [f"s{i}" for i in range(len(nodes))], "test")
 
@@ -193,5 +202,29 @@ CLUSTER_CASES = [
       "--tensor-parallel-size", "8"),
     c("CLU060", False, "flags from a --config file", sparks(vllm_spark("a"), vllm_spark("b")),
       "--tensor-parallel-size", "2", "--config", "serve.yaml"),
+    # NCCL065: NCCL_IB_HCA names none of a node's active RDMA ports
+    c("NCCL065", True, "worker on port 1, head's port-0 names", sparks(
+        spark("a", network=spark_roce(2, NCCL_IB_HCA="rocep1s0f0,roceP2p1s0f0")),
+        spark("b", network=spark_port1(NCCL_IB_HCA="rocep1s0f0,roceP2p1s0f0"))), "--tp-size", "2"),
+    c("NCCL065", True, "exact names of down ports", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="=rocep1s0f0")), spark("b", network=spark_port1())),
+      "--tp-size", "2"),
+    c("NCCL065", False, "each node its own active ports", sparks(
+        spark("a", network=spark_roce(2, NCCL_IB_HCA="rocep1s0f0,roceP2p1s0f0")),
+        spark("b", network=spark_port1(NCCL_IB_HCA="rocep1s0f1,roceP2p1s0f1"))), "--tp-size", "2"),
+    c("NCCL065", False, "a prefix that covers both ports", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="roce")), spark("b", network=spark_port1(NCCL_IB_HCA="roce"))),
+      "--tp-size", "2"),
+    c("NCCL065", False, "excluding the down ports", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="^rocep1s0f0,roceP2p1s0f0")), spark("b", network=spark_port1())),
+      "--tp-size", "2"),
+    c("NCCL065", False, "port number of the active device", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="rocep1s0f1:1")), spark("b", network=spark_port1())),
+      "--tp-size", "2"),
+    c("NCCL065", False, "IB disabled", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="rocep1s0f0", NCCL_IB_DISABLE="1")),
+        spark("b", network=spark_port1())), "--tp-size", "2"),
+    c("NCCL065", False, "HCA unset", sparks(spark("a", network=spark_port1()), spark("b", network=spark_port1())),
+      "--tp-size", "2"),
     c("CLU060", False, "sglang tp2 over 2 sparks", sparks(spark("a"), spark("b")), "--tp-size", "2"),
 ]

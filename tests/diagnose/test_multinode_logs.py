@@ -75,6 +75,8 @@ UNHANDLED_GID = (b"spark-506c:250:292 [0] NCCL INFO NCCL_IB_GID_INDEX set by env
                  b"initialize_model_parallel -> init_model_parallel_group\n"
                  b"RuntimeError: NCCL error: unhandled system error\n")
 UNHANDLED = b"RuntimeError: NCCL error: unhandled system error\n"
+# Alibaba-NLP/DeepResearch#107 (GLOO_SOCKET_IFNAME=eth0 hard-coded), as the report quotes it
+GLOO_NO_IFACE = b"Unable to find address for: eth0\n"
 # eugr/spark-vllm-docker#227: Ray's autoscaler line for vLLM's node-anchored bundle
 AUTOSCALER = (b"(EngineCore pid=630) [autoscaler] Error: No available node types can fulfill resource request "
               b"{'GPU': 1.0, 'node:192.168.50.192': 0.001}. Add suitable node types to this cluster to resolve this "
@@ -101,6 +103,8 @@ def run(log: bytes, profile: str | None = None):
     (AUTOSCALER, "dgx-spark", "CLU030", "VLLM_HOST_IP"),
     (COMPLETION_12, "dgx-spark", "NCCL063", "show_gids"),
     (UNHANDLED_GID, None, "NCCL063", "show_gids"),
+    (GLOO_NO_IFACE, None, "NCCL064", "GLOO_SOCKET_IFNAME"),
+    (GLOO_NO_IFACE, "dgx-spark", "NCCL064", "docker inspect"),
 ])
 def test_multinode_line_is_named_with_its_fix(log, profile, rule, fix):
     diagnosis = run(log, profile)

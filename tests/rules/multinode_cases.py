@@ -1,5 +1,5 @@
 """Positive and boundary cases for the multi-node rules on one node's facts (CLU061, NCCL063) and the rules that
-explain a multi-node log line only (CLU062-CLU064, NCCL060-NCCL062). CLU060 reads the cluster (several nodes'
+explain a multi-node log line only (CLU062-CLU064, NCCL060-NCCL062, NCCL064). CLU060 reads the cluster (several nodes'
 facts) and has its cases in tests/cluster/cases.py. test_rule_cases.py runs these with the rest."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ SPARK, PRO = "dgx-spark", "rtx-pro-6000"
 WORKER = ("--tensor-parallel-size", "2", "--nnodes", "2", "--node-rank", "1", "--headless")
 HEAD = ("--tensor-parallel-size", "2", "--nnodes", "2", "--node-rank", "0")
 MASTER = ("--master-addr", "192.168.177.11", "--master-port", "29501")
-LOG_ONLY = ("CLU062", "CLU063", "CLU064", "NCCL060", "NCCL061", "NCCL062")
+LOG_ONLY = ("CLU062", "CLU063", "CLU064", "NCCL060", "NCCL061", "NCCL062", "NCCL064")
 
 
 def gid_node(profile: str = SPARK, nccl: str | None = "2.28.9", env: dict[str, str] | None = None
