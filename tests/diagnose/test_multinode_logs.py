@@ -25,7 +25,8 @@ WORLD = (b"(APIServer pid=1167) INFO 03-06 08:40:40 [worker.py:1821] Connected t
          b"- multiprocessing, set '--nnodes' appropriately.\n")
 WORLD_ALONE = (b"ValueError: World size (2) is larger than the number of available GPUs (1) in this node. If this is "
                b"intentional and you are using:\n")
-# vLLM 0.11.1-0.12.x wording (vllm#29447: 2x GB200 over Ray, vLLM 0.11.2, no executor flag)
+# the line as vllm/config/parallel.py 0.11.1-0.12.x formats it for vllm#29447's deployment (2x GB200 with 4 GPUs each
+# over Ray, vLLM 0.11.2, TP 8, no executor flag; the report attaches its log), after its `ray start` line
 TP_OLD = (b"ray start --head --num-gpus 4\n"
           b"ValueError: Tensor parallel size (8) cannot be larger than the number of available GPUs (4).\n")
 # eugr/spark-vllm-docker#335: 2x DGX Spark, no-Ray mode, DeepSeek-V4-Flash recipe; rank 1 never joins
