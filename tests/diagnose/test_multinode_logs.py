@@ -58,6 +58,9 @@ NO_IFACE_2277 = (b"[trainer3]:twshared1016:1958:1958 [3] NCCL INFO NCCL_SOCKET_I
 CONNECT = (b"node5:236:236 [2] NCCL INFO Bootstrap : Using bond0:10.0.0.3<0>\n"
            b"NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno "
            b"115(Operation now in progress)\n")
+# NCCL 2.28's INFO line while it retries (src/misc/socket.cc): the connection may still succeed
+RETRYING = (b"spark:211:300 [0] NCCL INFO socketStartConnect: connect to 10.0.0.2<39913> returned Connection refused, "
+            b"retrying (1/35) after sleep for 100 msec\n")
 CONNECT_NET = CONNECT + b"node5:236:1500 [2] NCCL INFO Channel 00/0 : 10[2] -> 2[2] [receive] via NET/Socket/0\n"
 # vllm#7074: two nodes over Ray, vLLM 0.5.3 (the excerpt's markdown bold removed)
 GLOO = (b"(RayWorkerWrapper pid=1978, ip=10.41.0.8) [rank9]:[W ProcessGroupGloo.cpp:721] Warning: Unable to resolve "
@@ -123,6 +126,7 @@ def test_multinode_line_is_named_with_its_fix(log, profile, rule, fix):
     (STORE_ONE_NODE, "rtx-pro-6000", "CLU062"),
     (CONNECT, None, "NCCL061"),
     (CONNECT, "h100-sxm-x8", "NCCL061"),
+    (RETRYING, "dgx-spark", "NCCL061"),
     (GLOO_ALONE, None, "NCCL062"),
     (GLOO_ALONE, "rtx-pro-6000", "NCCL062"),
     (AUTOSCALER, "rtx-5090", "CLU030"),
