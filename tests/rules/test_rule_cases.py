@@ -1003,6 +1003,16 @@ def _encode_rest_cases():
 CASES += _encode_rest_cases()
 
 
+def _arch_cases():
+    """The model is newer than the engine (ARCH001-ARCH004): tests/rules/arch_cases.py."""
+    from tests.rules.arch_cases import ARCH_CASES
+
+    return ARCH_CASES
+
+
+CASES += _arch_cases()
+
+
 def _multinode_cases():
     """Multi-node launches and their log lines (rules/multinode_launch.toml, nccl_multinode.toml)."""
     from tests.rules.multinode_cases import MULTINODE_CASES
@@ -1042,3 +1052,4 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
+
