@@ -113,8 +113,8 @@ def _in_context(signature: Any, seen: bool, stated: str) -> bool:
 
 
 def _rank(e: Explanation) -> tuple[int, ...]:
-    return (ORDER[e.status], int(e.line_only), -int(e.own_engine), int(e.engine_unseen), -e.support, e.specificity,
-            e.hit.line, e.order)
+    return (ORDER[e.status], int(e.line_only), int(e.hit.signature.fallback), -int(e.own_engine),
+            int(e.engine_unseen), -e.support, e.specificity, e.hit.line, e.order)
 
 
 def _other_engine(rule: Rule, engine: str | None) -> bool:
@@ -147,9 +147,12 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
     line_only = _reads_log(rule)
     if fired and line_only:  # it fires on the line itself: no more than a signature match, worded as the finding
         finding = fired[0]
+        # a log that names no engine gets every engine's fix (the finding keeps only those of engines present)
+        fixes = finding.fixes if engine is not None else tuple(
+            fix_from_spec(_without_unstated(spec, context), _stated(spec, context)) for spec in rule.fixes)
         return Explanation(rule.id, finding.severity, SIGNATURE,
                            "the log shows its line and the deployment meets the rule's other conditions", finding.title,
-                           finding.message, hit, finding.fixes, finding.references, specificity, len(rule.when),
+                           finding.message, hit, fixes, finding.references, specificity, len(rule.when),
                            line_only=True)
     if fired:
         tied = [f for f in fired if _ties(hit.groups, f.evidence)]
