@@ -69,8 +69,9 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
     order = {r.id: i for i, r in enumerate(rules)}
     position = {id(s): i for i, s in enumerate(signatures)}
     rules_per_line: dict[int, set[str]] = {}
-    for hit in hits:
-        rules_per_line.setdefault(hit.line, set()).add(hit.signature.rule)
+    for hit in hits:  # a family's fallback signature makes no line less specific for the rules it backs up
+        if not hit.signature.fallback:
+            rules_per_line.setdefault(hit.line, set()).add(hit.signature.rule)
     best: dict[str, Explanation] = {}
     ruled_out: dict[str, RuledOut] = {}
     for hit in sorted(hits, key=lambda h: h.line):
@@ -84,7 +85,7 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             why = hit.signature.note or "another library printed this error"
             ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, f"{why} (line {veto[0]}: {veto[1].strip()})"))
             continue
-        judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]),
+        judged = _judge(rule, hit, findings, context, engine, len(rules_per_line.get(hit.line, set()) | {rule.id}),
                         context if judge is None else judge)
         if isinstance(judged, Explanation):
             judged = replace(judged, own_engine=_own_engine(rule, engine), order=order[rule.id],
