@@ -33,7 +33,7 @@ RULES = (
     LineRule(FMT, r"TensorRT-LLM version:? v?" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
     LineRule(FMT, r"tensorrt_llm(?:==| version:? )" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
     # `[TensorRT-LLM][ERROR]` alone is not this engine: FlashInfer's bundled TensorRT-LLM kernels print it
-    # inside vLLM and SGLang too
+    # inside the other engines too
     LineRule(FMT, r"\[TRT-?LLM\]|\[TensorRT-LLM\](?:[^[]|$)|(?:site|dist)-packages/tensorrt_llm/|trtllm-serve",
              hint(FMT, "tensorrt-llm")),
     LineRule(FMT, r"(?P<what>MoE|Attention) backend:? ['\"]?(?P<backend>\w+)", _backend),
