@@ -116,3 +116,15 @@ def test_the_capability_the_gate_names_is_the_logs_gpu():
     assert sm120.deployment.facts.gpus[0].compute_capability == "12.0"
     hopper = diagnose_text("bmm_bf16 does not support backend 'cutlass' with capability 90\n")
     assert hopper.deployment.facts.gpus[0].compute_capability == "9.0" and not rules_named(hopper)
+
+
+@pytest.mark.parametrize("line", [
+    # vLLM's DEBUG list of the backends it passed over on a healthy SM12x start (vllm/platforms/cuda.py at v0.33.0,
+    # `Some attention backends are not valid for {device} with {config}. Reasons: {...}`, reasons from flashmla.py)
+    "DEBUG 06-12 08:49:30 [cuda.py:460] Some attention backends are not valid for cuda with AttentionSelectorConfig("
+    "head_size=576, use_mla=True). Reasons: {FLASHMLA: [compute capability not supported, FlashMLA Dense is only "
+    "supported on Hopper devices.], CUTLASS_MLA: [compute capability not supported]}.",
+])
+def test_a_healthy_start_that_names_an_sm90_only_backend_is_not_a_failure(line):
+    named = rules_named(diagnose_text(f"GPU 0: NVIDIA GeForce RTX 5090\n{line}\n"))
+    assert not [r for r in named if GATES.match(r)], named
