@@ -50,7 +50,8 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResource
 # The capability an arch-gate message names, as SM digits (90, 100, 120)
 ARCH_GATE_CAPABILITY = (r"(?:device compute capability is|does not support backend '\w+' with capability"
                         r"|does not support compute capability|requires SM1\d\d[^,\n]{0,30},? got SM"
-                        r"|Unsupported compute capability:|expects arch to be one of \[[^\]]*\], but got (?:Arch\.)?sm_)"
+                        r"|Unsupported compute capability:"
+                        r"|expects arch to be one of \[[^\]]*\], but got (?:Arch\.)?sm_)"
                         r" ?(?P<sm>[89]\d|1[0-2]\d)(?:[af]\b|\b)")
 
 
