@@ -158,6 +158,7 @@ def _unstated(deployment: Deployment, engines: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, how in wanted.items():
         engine = registry.get(name) or registry.engine_named(name)
-        if engine is not None and engine.library(deployment.facts) is None:
+        library = engine.library(deployment.facts) if engine is not None else None
+        if engine is not None and (library is None or library.details.get("release_stated") is False):
             out.setdefault(engine.name, how)
     return out

@@ -1013,6 +1013,16 @@ def _encode_rest_cases():
 CASES += _encode_rest_cases()
 
 
+def _spec_decode_cases():
+    """Speculative-decoding log lines (rules/spec_decode.toml): tests/rules/spec_decode_cases.py."""
+    from tests.rules.spec_decode_cases import SPEC_DECODE_CASES
+
+    return SPEC_DECODE_CASES
+
+
+CASES += _spec_decode_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

@@ -10,7 +10,17 @@ import re
 from typing import Any
 
 from doctor.engines.spi import EngineRun, closest
-from doctor.engines.vllm import allreduce, backends, derived, families, flags, gemm, knowledge, moe_activation
+from doctor.engines.vllm import (
+    allreduce,
+    backends,
+    derived,
+    families,
+    flags,
+    gemm,
+    knowledge,
+    moe_activation,
+    speculative,
+)
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
              "--disable-custom-all-reduce", "--kv-cache-dtype")
@@ -30,6 +40,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         "flashinfer": flashinfer_view(run),
         "trtllm_attention_off": trtllm_attention_off(run.launch.args),
         "indexer_fp4": indexer_fp4(run.launch.args),
+        "speculative": speculative.view(run),
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
