@@ -8,7 +8,7 @@ from __future__ import annotations
 from tests.rules.builders import Case, build, decode_attention, fused_moe, lib
 from tests.rules.log_line_cases import OTHER, SM12X, logged
 
-GATES = ("GATE001", "GATE002", "GATE003", "GATE004", "GATE005", "GATE006", "GATE007", "GATE030")
+GATES = ("GATE001", "GATE002", "GATE003", "GATE004", "GATE005", "GATE006", "GATE007", "GATE008", "GATE030")
 
 ARCH_GATE_CASES = [
     *(logged(rule, True, f"its line on {profile}", profile) for rule in GATES for profile in SM12X),

@@ -50,7 +50,7 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResource
 # The capability an arch-gate message names, as SM digits (90, 100, 120)
 ARCH_GATE_CAPABILITY = (r"(?:device compute capability is|does not support backend '\w+' with capability"
                         r"|does not support compute capability|requires SM1\d\d[^,\n]{0,30},? got SM"
-                        r"|Unsupported compute capability:"
+                        r"|Unsupported compute capability:|CUDA device capability:|No compiled [\w+ -]{1,60} for SM"
                         r"|expects arch to be one of \[[^\]]*\], but got (?:Arch\.)?sm_)"
                         r" ?(?P<sm>[89]\d|1[0-2]\d)(?:[af]\b|\b)")
 
