@@ -33,6 +33,7 @@ class Message:
     report: str = ""
     source: str = ""
     names_capability: bool = False
+    sm12x_path: str = ""  # which releases of the library have a path for 12.x, where one exists
     gpus: tuple[str, ...] = ("rtx-5090", "dgx-spark")
 
     def on(self, gpu: str) -> str:
@@ -78,6 +79,7 @@ def test_the_catalog_cites_a_report_or_a_source_line_for_every_message():
         # a report, the raising line at a tag, or the wheel whose compiled strings were read
         assert m.report or SOURCE.search(m.source), m.line
         assert not m.names_capability or NAMED.search(m.line), m.line
+        assert m.sm12x_path, m.line
     gate_rules = {m.rule for m in MESSAGES if GATES.match(m.rule)}
     assert gate_rules == {"GATE001", "GATE002", "GATE003", "GATE004", "GATE005", "GATE006", "GATE007", "GATE008",
                           "GATE030"}
