@@ -1013,6 +1013,16 @@ def _encode_rest_cases():
 CASES += _encode_rest_cases()
 
 
+def _multinode_cases():
+    """Multi-node launches and their log lines (rules/multinode_launch.toml, nccl_multinode.toml)."""
+    from tests.rules.multinode_cases import MULTINODE_CASES
+
+    return MULTINODE_CASES
+
+
+CASES += _multinode_cases()
+
+
 def _spec_decode_cases():
     """Speculative-decoding log lines (rules/spec_decode.toml): tests/rules/spec_decode_cases.py."""
     from tests.rules.spec_decode_cases import SPEC_DECODE_CASES
