@@ -18,6 +18,7 @@ from packaging.version import InvalidVersion, Version
 DATA = Path(__file__).resolve().parent / "data"
 X86 = "x86_64"
 PINS = "engine_pins.json"  # what each engine release's wheel pins (tools/engine_pins.py)
+MODEL_SUPPORT = "derived/model_support.json"  # architectures / model types per release (tools/model_support.py)
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,8 @@ class Table:
 
 def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
     """Every wheel-derived table, found by its layout (nothing here names an engine): `<package>_facts.json`
-    keyed by release, `<package>/index.json` with its `releases`, each engine of `engine_pins.json` and each
-    package of `wheel_archs.json`."""
+    keyed by release, `<package>/index.json` with its `releases`, each engine of `engine_pins.json`, each
+    package of `wheel_archs.json` and each package of `derived/model_support.json`."""
     found = [Table(f"{p.stem.removesuffix('_facts')} facts", p.stem.removesuffix("_facts"), p.name)
              for p in sorted(data_dir.glob("*_facts.json"))]
     found += [Table(f"{p.parent.name} facts", p.parent.name, f"{p.parent.name}/index.json")
@@ -40,6 +41,8 @@ def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
               for package in sorted(_load(data_dir / PINS).get("engines", {}))]
     audited = sorted({w["package"] for w in _load(data_dir / "wheel_archs.json").get("wheels", [])})
     found += [Table(f"wheel archs: {package}", package, "wheel_archs.json", X86) for package in audited]
+    found += [Table(f"model support: {package}", package, MODEL_SUPPORT)
+              for package in sorted(_load(data_dir / MODEL_SUPPORT).get("packages", {}))]
     return tuple(found)
 
 
@@ -61,6 +64,8 @@ def versions_in(table: Table, data_dir: Path = DATA) -> list[str]:
         found = list(data.get("releases", []))
     elif table.path == PINS:
         found = list(data.get("engines", {}).get(table.package, {}))
+    elif table.path == MODEL_SUPPORT:
+        found = list(data.get("packages", {}).get(table.package, {}).get("releases", []))
     else:
         found = [w["version"] for w in data.get("wheels", [])
                  if w["package"] == table.package and w.get("platform", X86) == (table.machine or X86)]

@@ -20,7 +20,7 @@ from doctor.hardware import load_profile
 from doctor.lint.find import file_kind
 from doctor.lint.recipes import recipe_from_text
 from doctor.pipeline.check import check_facts
-from doctor.pipeline.facts import Facts, Library, Network, RdmaPort
+from doctor.pipeline.facts import Facts, Library, Network, Nic, RdmaPort
 from doctor.pipeline.gather import with_engines
 from doctor.pipeline.report import Report
 from doctor.probe.model import load_model
@@ -54,8 +54,8 @@ class Deployment:
     image: str | None = None  # the container image the launch runs in, read as `lint` reads it
     recipe: str | None = None  # `./files/X`: a build recipe beside the table (Dockerfile or shell), read as `lint` does
     nodes: int | None = None  # N identical nodes of the profile, checked as one deployment (`check --nodes N`)
-    # every node's network as its probe would record it: `rdma` ports (device, port, link_layer, state, rate) and
-    # `settings` (NCCL_IB_HCA, NCCL_SOCKET_IFNAME, ...)
+    # every node's network as its probe would record it: `rdma` ports (device, port, link_layer, state, rate),
+    # `nics` (name, operstate, speed_mbps, mtu, device) and `settings` (NCCL_IB_HCA, NCCL_SOCKET_IFNAME, ...)
     network: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -98,6 +98,7 @@ def facts_for(dep: Deployment, models: Path) -> Facts:
         facts = facts.replace(model=load_model(model_spec(models, dep.model), {}, offline=True))
     if dep.network:
         facts = facts.replace(network=Network(rdma=tuple(RdmaPort(**port) for port in dep.network.get("rdma", ())),
+                                              nics=tuple(Nic(**nic) for nic in dep.network.get("nics", ())),
                                               settings=dict(dep.network.get("settings", {}))))
     return facts
 

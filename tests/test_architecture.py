@@ -25,7 +25,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("probe", ("doctor.probe",)),
     ("plan", ("doctor.plan", "doctor.cluster.nodes", "doctor.cluster.layouts", "doctor.cluster.plan")),
     ("findings", ("doctor.findings", "doctor.fix.patches", "doctor.fix.journal", "doctor.engines.pysource",
-                  "doctor.engines.derived_tables", "doctor.engines.pins")),
+                  "doctor.engines.derived_tables", "doctor.engines.pins", "doctor.engines.model_support")),
     ("logs", ("doctor.diagnose.logfacts", "doctor.diagnose.formats.base", "doctor.diagnose.stream",
               "doctor.diagnose.gpus")),
     ("engines", ("doctor.engines", "doctor.cluster.node_commands")),

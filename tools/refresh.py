@@ -10,7 +10,8 @@ PyPI (`pip index versions`, the ordinary client) for the final releases after it
 generator for exactly those: tools/sglang_facts.py (and appends them to doctor/engines/sglang/releases.py,
 whose list says "every release"), `python -m tools.vllm_facts --versions` (after tools/vllm_moe_activations.py on
 the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target, tools/engine_pins.py (what each
-engine release's wheel pins). Wheels go to
+engine release's wheel pins), tools/model_support.py (which architectures each vLLM/SGLang release registers and
+which model types each transformers release knows, read by HTTP ranges: nothing big is written). Wheels go to
 $SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
 """
 
@@ -57,6 +58,8 @@ class Step:
             return [python, "-m", "tools.triton_facts", "--drop-sites", *self.new]
         if self.table.path == "engine_pins.json":
             return [python, "tools/engine_pins.py"]  # rewrites every engine's rows from PyPI
+        if self.table.path == "derived/model_support.json":  # one package's rows, every release from PyPI
+            return [python, "tools/model_support.py", "--only", self.table.package]
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
                     "--delete-wheels"]

@@ -16,7 +16,7 @@ from doctor.cluster.network import inter_node, network_view
 from doctor.cluster.nodes import Cluster, load_cluster, profile_cluster
 from doctor.cluster.plan import cluster_plan
 from doctor.cluster.report import ClusterReport, NodeFinding, merge_node_findings
-from doctor.cluster.view import cluster_view
+from doctor.cluster.view import cluster_view, launch_world
 from doctor.engines import registry
 from doctor.launch import Launch, generic_option_flags, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
@@ -109,7 +109,8 @@ def check_cluster(cluster: Cluster, argv: list[str], rules: list[Rule] | None = 
     view = cluster_view(cluster, network, planned)
     launch = reports[0].analysis.run.launch if reports[0].analysis.run else \
         parse_launch([*generic_option_flags(dict(options or {})), *argv])
-    context = {**build_context(head, reports[0].analysis, launch), "cluster": view}
+    context = {**build_context(head, reports[0].analysis, launch),
+               "cluster": {**view, **launch_world(reports[0].analysis.tp, launch.get("pp"), cluster.gpus_per_node)}}
     own = [NodeFinding(f) for f in evaluate([r for r in rules if r.area == "cluster"], context)]
     findings = (*own, *merge_node_findings(cluster.names, reports))
     launches = tuple(node_launch_sets(cluster, reports[0], plans, planned))

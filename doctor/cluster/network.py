@@ -15,7 +15,7 @@ from typing import Any
 
 from doctor.cluster.layouts import InterNode
 from doctor.cluster.nodes import Cluster
-from doctor.pipeline.facts import Facts, Network, Nic
+from doctor.pipeline.facts import Facts, Network, Nic, RdmaPort
 
 # A DGX Spark's ConnectX-7 shows each QSFP port as two RDMA devices (rocep1s0f0 and its twin roceP2p1s0f0): one
 # cable makes two ports ACTIVE, both reaching the same peer. More than two active means cables to different peers.
@@ -32,6 +32,20 @@ def nccl_matches(spec: str, names: list[str]) -> list[str]:
     wanted = [w for w in spec.lstrip("=").split(",") if w]
     hit = (lambda n: n in wanted) if exact else (lambda n: any(n.startswith(w) for w in wanted))
     return [n for n in names if hit(n) != exclude]
+
+
+def ib_hca_matches(spec: str, ports: list[RdmaPort]) -> list[RdmaPort]:
+    """The ports NCCL_IB_HCA=`spec` selects (src/transport/net_ib.cc: `^` excludes, `=` asks for exact device
+    names, otherwise prefixes; an entry may name one port as `device:port`)."""
+    exclude = spec.startswith("^")
+    spec = spec.lstrip("^")
+    exact = spec.startswith("=")
+    wanted = [w.partition(":") for w in spec.lstrip("=").split(",") if w]
+
+    def hit(port: RdmaPort) -> bool:
+        return any((port.device == name if exact else port.device.startswith(name))
+                   and (not number or number == str(port.port)) for name, _, number in wanted)
+    return [p for p in ports if hit(p) != exclude]
 
 
 def gloo_matches(spec: str, names: list[str]) -> list[str]:
@@ -71,7 +85,17 @@ def node_network(facts: Facts) -> dict[str, Any]:
             "rdma_active_ports": len(rdma_rates) if rdma else 0,
             "gpudirect_rdma": _gpudirect(net) if rdma else None, "peermem": net.peermem,
             "nvidia_open_module": net.nvidia_open_module, "settings": dict(net.settings),
-            "interface_problems": _interface_problems(net.settings, names)}
+            "interface_problems": _interface_problems(net.settings, names),
+            "ib_hca_unmatched": _ib_hca_unmatched(net)}
+
+
+def _ib_hca_unmatched(net: Network) -> bool:
+    """NCCL_IB_HCA is set and selects none of the node's active RDMA ports, which exist: NCCL's IB transport skips
+    ports that are not ACTIVE and finds no device ("NET/IB : No device found."), so NCCL goes over sockets."""
+    spec = net.settings.get("NCCL_IB_HCA")
+    active = [p for p in net.rdma if p.state and "ACTIVE" in p.state]
+    disabled = net.settings.get("NCCL_IB_DISABLE") == "1"
+    return bool(spec and active and not disabled and not ib_hca_matches(spec, active))
 
 
 def _gpudirect(net: Network) -> bool | None:
@@ -104,6 +128,7 @@ def network_view(cluster: Cluster) -> dict[str, Any]:
         "gpudirect_missing_nodes": [n["node"] for n in known if n.get("gpudirect_rdma") is False],
         "interface_problems": [{"node": n["node"], "problem": p} for n in known for p in n["interface_problems"]],
         "setting_mismatches": _setting_mismatches(known),
+        "ib_hca_unmatched_nodes": [n["node"] for n in known if n["ib_hca_unmatched"]],
         "roce_unpinned_nodes": [n["node"] for n in known if n["roce"] and n["rdma_active_ports"] > TWIN_FUNCTIONS
                                 and not n["settings"].get("NCCL_IB_HCA")],
     }

@@ -37,6 +37,13 @@ def cluster_view(cluster: Cluster, network: dict[str, Any], plan: dict[str, Any]
     }
 
 
+def launch_world(tp: int, pp: object, gpus_per_node: int) -> dict[str, Any]:
+    """The launch's own world (TP x PP, as the engine counts it) against one node's GPUs: whether the launch needs
+    more than the node it starts on, known without a model (the plan's `multi_node` needs one)."""
+    world = tp * (pp if isinstance(pp, int) and pp > 0 else 1)
+    return {"launch_world": world, "launch_exceeds_node": gpus_per_node > 0 and world > gpus_per_node}
+
+
 UNBALANCED = 0.9  # an engine's TP memory balance check refuses below 0.9 x the best rank (UMA011)
 
 

@@ -57,6 +57,10 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
     return Deployment(facts=facts, argv=argv, engine=engine, sources=sources, notes=notes, image=image)
 
 
+# logged details that hold whatever the release: the architecture a llama.cpp log shows the GGUF has
+UNVERSIONED = {"logged_unknown_arch", "logged_model_arch"}
+
+
 def _serving() -> set[str]:
     """The packages of the engines the doctor knows (plug-ins too)."""
     from doctor.engines import registry
@@ -91,6 +95,13 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
         for key, detail in log.details.get(name, {}).items():
             sources[f"{name} {key}"] = _at(detail)
     for name, details in log.details.items():  # details of a library whose version the log does not state
+        if name in serving and name not in libraries and name not in log.versions and details.keys() & UNVERSIONED:
+            # what the log shows of the engine's model, kept for each release the engine is evaluated at
+            libraries[name] = Library(name=name, version="0", what_if=True,
+                                      details={"release_stated": False, **{k: s.value for k, s in details.items()}})
+            for key, detail in details.items():
+                sources[f"{name} {key}"] = _at(detail)
+            continue
         if name in libraries and name not in log.versions:
             lib = libraries[name]
             merged = {**lib.details, **{k: s.value for k, s in details.items()}}
@@ -108,8 +119,11 @@ def _with_bundled(libraries: dict[str, Library], sources: dict[str, str]) -> dic
         if lib.what_if and (table := release_details(name, lib.version)):
             libraries[name] = dataclasses.replace(lib, details={**table, **lib.details})
     for lib in [b for what_if in list(libraries.values()) if what_if.what_if for b in bundled_libraries(what_if)]:
-        if lib.name not in libraries:
-            libraries[lib.name] = lib
+        placeholder = libraries.get(lib.name)
+        if placeholder is None or placeholder.details.get("release_stated") is False:
+            logged = placeholder.details if placeholder else {}
+            libraries[lib.name] = dataclasses.replace(lib, details={
+                **lib.details, **{k: v for k, v in logged.items() if k in UNVERSIONED}})
             sources[f"{lib.name} version"] = lib.details.get("source", "bundled")
     return libraries
 
@@ -142,7 +156,8 @@ def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, s
         capability = str(log.capability.value)
         name = "NVIDIA GB10" if capability == "12.1" else f"GPU of compute capability {capability}"
         gpus.append(_gpu(0, name, capability, None))
-        sources["gpu 0"] = f"{_at(log.capability)} (the compile target: ptxas' --gpu-name, Triton's GPUTarget)"
+        sources["gpu 0"] = (f"{_at(log.capability)} (the compile target: ptxas' --gpu-name, Triton's GPUTarget; "
+                            "or the device a kernel library's arch gate refused)")
     if not gpus:
         if facts.gpus:
             sources["gpus"] = base_name

@@ -9,6 +9,7 @@ from typing import Any, BinaryIO
 from doctor import __version__
 from doctor.diagnose.deployment import Deployment, reconstruct
 from doctor.diagnose.explain import Explanation, RuledOut, explain, shown_rules
+from doctor.diagnose.model_support import log_view
 from doctor.diagnose.read import LogReading, reader_for
 from doctor.errors import DoctorError
 from doctor.findings import any_at_or_above
@@ -88,7 +89,8 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     deployment = reconstruct(reading.facts, base, base_name, environ)
     notes: list[str] = []
     stated = _stated(base, gpus=not judge_on_log_only)
-    log = {"signatures": shown_rules(reading.hits, reading.contexts, reader.signatures, reading.vetoes, stated)}
+    log = {"signatures": shown_rules(reading.hits, reading.contexts, reader.signatures, reading.vetoes, stated),
+           **log_view(reading.hits, deployment.engine, deployment.facts)}
     report, context = _check(deployment, rules, environ, notes, engines, log)
     if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
         report = _without_no_driver(report)
@@ -158,6 +160,7 @@ def _unstated(deployment: Deployment, engines: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, how in wanted.items():
         engine = registry.get(name) or registry.engine_named(name)
-        if engine is not None and engine.library(deployment.facts) is None:
+        library = engine.library(deployment.facts) if engine is not None else None
+        if engine is not None and (library is None or library.details.get("release_stated") is False):
             out.setdefault(engine.name, how)
     return out

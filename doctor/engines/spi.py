@@ -111,6 +111,7 @@ TOOLKIT = (
     "doctor.engines.pysource",   # evaluates functions and assignments of an engine's installed source, unimported
     "doctor.engines.derived_tables",  # the oracle's dispatch tables: shape class, KV class, reading a table
     "doctor.engines.pins",       # what each engine release's wheel pins (doctor/data/engine_pins.json)
+    "doctor.engines.model_support",  # which architectures a release registers, which types transformers knows
 )
 
 __all__ = [

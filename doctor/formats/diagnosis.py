@@ -69,6 +69,8 @@ def recognised(diagnosis: Diagnosis) -> str:
     engine = diagnosis.deployment.engine
     if engine:
         lib = facts.library({"ollama": "ollama"}.get(engine, engine))
+        if lib is not None and lib.details.get("release_stated") is False:
+            lib = None  # only what the log shows of it (a model's architecture), not its release
         parts.append(f"{engine} {lib.version if lib else _unstated(diagnosis, engine)} ({sources.get('engine', '')})")
     elif diagnosis.report.releases_evaluated:
         parts.append("; ".join(f"{entry['engine']} (--engine, version not stated; evaluated at "

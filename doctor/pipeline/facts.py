@@ -277,6 +277,7 @@ class Model:
     reconstructed: bool = False
     unread_fields: tuple[str, ...] = ()  # config fields that may change sizes and that no reader models
     recurrent_state: RecurrentState | None = None  # hybrid models' linear-attention/Mamba layer state
+    auto_map: tuple[str, ...] = ()  # config.json's `auto_map` keys: classes the checkpoint brings its own code for
 
 
 @dataclass(frozen=True)

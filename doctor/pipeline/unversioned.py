@@ -114,7 +114,9 @@ def at_release(facts: Facts, engine: Engine, release: str, pinned: bool = True) 
     with what that release's wheel pins where the facts lack it, as `--engine NAME==release` would have."""
     from doctor.engines.registry import bundled_libraries, release_details
 
-    details = {"release_stated": False, **release_details(engine.package, release)}
+    known = facts.libraries.get(engine.package)
+    logged = {k: v for k, v in (known.details if known else {}).items() if k.startswith("logged_")}  # the log's own
+    details = {"release_stated": False, **logged, **release_details(engine.package, release)}
     library = Library(name=engine.package, version=release, what_if=True, details=details)
     libraries = {**facts.libraries, engine.package: library}
     libraries |= {lib.name: lib for lib in bundled_libraries(library) if lib.name not in facts.libraries}

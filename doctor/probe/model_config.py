@@ -73,12 +73,19 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         nextn_layers=_nonneg(text, "num_nextn_predict_layers"),
         tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
         reconstructed=reconstructed,
+        auto_map=_auto_map(config),
     )
     _touch_modelled_fields(text)
     state = recurrent_state(text, model.attention.linear_attention_layers)
     model = dataclasses.replace(model, unread_fields=unread_sizing_fields(text), recurrent_state=state)
     check_model(model, "config.json")
     return model
+
+
+def _auto_map(config: dict[str, Any]) -> tuple[str, ...]:
+    """The classes the checkpoint brings its own code for; engines fall back to them only with --trust-remote-code."""
+    auto_map = config.get("auto_map")
+    return tuple(sorted(k for k in auto_map if isinstance(k, str))) if isinstance(auto_map, dict) else ()
 
 
 def _text_config(config: dict[str, Any]) -> dict[str, Any]:

@@ -88,6 +88,19 @@ def spark_nccl(name: str, nccl: str) -> Facts:
     return facts.replace(libraries={**facts.libraries, "nccl": Library("nccl", nccl)})
 
 
+def vllm_spark(name: str, version: str = "0.20.0") -> Facts:
+    return spark(name, engines=(f"vllm=={version}",))
+
+
+def spark_port1(**settings: str) -> Network:
+    """A Spark cabled on its second QSFP port: the port-1 RoCE twins are the active ones."""
+    rdma = (RdmaPort("rocep1s0f0", 1, "Ethernet", "1: DOWN", "200 Gb/sec (4X HDR)"),
+            RdmaPort("roceP2p1s0f0", 1, "Ethernet", "1: DOWN", "200 Gb/sec (4X HDR)"),
+            RdmaPort("rocep1s0f1", 1, "Ethernet", "4: ACTIVE", "200 Gb/sec (4X HDR)"),
+            RdmaPort("roceP2p1s0f1", 1, "Ethernet", "4: ACTIVE", "200 Gb/sec (4X HDR)"))
+    return Network(nics=SPARK_ETH, rdma=rdma, peermem=None, nvidia_open_module=True, settings=dict(settings))
+
+
 def sparks(*nodes: Facts) -> Callable[[], Cluster]:
     return lambda: make_cluster(list(nodes), [f"s{i}" for i in range(len(nodes))], "test")
 
@@ -167,4 +180,51 @@ CLUSTER_CASES = [
       "--tensor-parallel-size", "1", "--pipeline-parallel-size", "2"),
     c("NCCL023", False, "--enforce-eager", sparks(spark_nccl("a", "2.28.9"), spark_nccl("b", "2.28.9")),
       "--tensor-parallel-size", "2", "--enforce-eager"),
+    # CLU060: vLLM 0.11.1+ with a world larger than one node's GPUs and neither the Ray executor nor --nnodes
+    c("CLU060", True, "vllm 0.20.0 tp2 over 2 sparks", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2"),
+    c("CLU060", True, "vllm 0.11.1 pp2 over 2 sparks", sparks(vllm_spark("a", "0.11.1"), vllm_spark("b", "0.11.1")),
+      "--tensor-parallel-size", "1", "--pipeline-parallel-size", "2"),
+    c("CLU060", True, "vllm 0.33.0 tp16 over 2 pro 6000 x8 nodes", pair(node("a", engines=("vllm==0.33.0",)),
+                                                                          node("b", engines=("vllm==0.33.0",))),
+      "--tensor-parallel-size", "16"),
+    c("CLU060", True, "explicit mp executor without --nnodes", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2", "--distributed-executor-backend", "mp"),
+    c("CLU060", False, "vllm 0.11.0 falls back to ray", sparks(vllm_spark("a", "0.11.0"), vllm_spark("b", "0.11.0")),
+      "--tensor-parallel-size", "2"),
+    c("CLU060", False, "--distributed-executor-backend ray", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2", "--distributed-executor-backend", "ray"),
+    c("CLU060", False, "mp multi-node --nnodes 2", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2", "--nnodes", "2", "--node-rank", "0", "--master-addr", "10.0.0.1"),
+    c("CLU060", False, "tp1: fits one spark", sparks(vllm_spark("a"), vllm_spark("b")), "--tensor-parallel-size", "1"),
+    c("CLU060", False, "tp8 fits one pro 6000 x8 node", pair(node("a", engines=("vllm==0.33.0",)),
+                                                             node("b", engines=("vllm==0.33.0",))),
+      "--tensor-parallel-size", "8"),
+    c("CLU060", False, "flags from a --config file", sparks(vllm_spark("a"), vllm_spark("b")),
+      "--tensor-parallel-size", "2", "--config", "serve.yaml"),
+    # NCCL065: NCCL_IB_HCA names none of a node's active RDMA ports
+    c("NCCL065", True, "worker on port 1, head's port-0 names", sparks(
+        spark("a", network=spark_roce(2, NCCL_IB_HCA="rocep1s0f0,roceP2p1s0f0")),
+        spark("b", network=spark_port1(NCCL_IB_HCA="rocep1s0f0,roceP2p1s0f0"))), "--tp-size", "2"),
+    c("NCCL065", True, "exact names of down ports", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="=rocep1s0f0")), spark("b", network=spark_port1())),
+      "--tp-size", "2"),
+    c("NCCL065", False, "each node its own active ports", sparks(
+        spark("a", network=spark_roce(2, NCCL_IB_HCA="rocep1s0f0,roceP2p1s0f0")),
+        spark("b", network=spark_port1(NCCL_IB_HCA="rocep1s0f1,roceP2p1s0f1"))), "--tp-size", "2"),
+    c("NCCL065", False, "a prefix that covers both ports", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="roce")), spark("b", network=spark_port1(NCCL_IB_HCA="roce"))),
+      "--tp-size", "2"),
+    c("NCCL065", False, "excluding the down ports", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="^rocep1s0f0,roceP2p1s0f0")), spark("b", network=spark_port1())),
+      "--tp-size", "2"),
+    c("NCCL065", False, "port number of the active device", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="rocep1s0f1:1")), spark("b", network=spark_port1())),
+      "--tp-size", "2"),
+    c("NCCL065", False, "IB disabled", sparks(
+        spark("a", network=spark_port1(NCCL_IB_HCA="rocep1s0f0", NCCL_IB_DISABLE="1")),
+        spark("b", network=spark_port1())), "--tp-size", "2"),
+    c("NCCL065", False, "HCA unset", sparks(spark("a", network=spark_port1()), spark("b", network=spark_port1())),
+      "--tp-size", "2"),
+    c("CLU060", False, "sglang tp2 over 2 sparks", sparks(spark("a"), spark("b")), "--tp-size", "2"),
 ]

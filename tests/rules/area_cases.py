@@ -10,6 +10,7 @@ from typing import Any
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build, lib
 from tests.rules.feature_cases import FORCED_MOE_CASES, XQA_HEAD_512_CASES
+from tests.rules.gguf_arch_cases import GGUF_ARCH_CASES
 
 PRO, R5090, SPARK, H100 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -108,6 +109,7 @@ MODEL_FEATURE_CASES = [
 AREA_CASES += MODEL_FEATURE_CASES
 AREA_CASES += FORCED_MOE_CASES
 AREA_CASES += XQA_HEAD_512_CASES
+AREA_CASES += GGUF_ARCH_CASES
 
 DSV3 = "deepseek-ai/DeepSeek-V3"
 MLA_CASES = [

@@ -895,6 +895,16 @@ def _log_line_diag3_cases():
 CASES += _log_line_diag3_cases()
 
 
+def _arch_gate_cases():
+    """The arch-gate family read from a log (rules/arch_gates.toml): tests/rules/arch_gate_cases.py."""
+    from tests.rules.arch_gate_cases import ARCH_GATE_CASES
+
+    return ARCH_GATE_CASES
+
+
+CASES += _arch_gate_cases()
+
+
 def _know_gb10net_cases():
     """GB10 unified memory and Spark cluster rules on one node (UMA010, NCCL021): tests/rules/know_gb10net_cases.py."""
     from tests.rules.know_gb10net_cases import KNOW_GB10NET_CASES
@@ -1003,6 +1013,36 @@ def _encode_rest_cases():
 CASES += _encode_rest_cases()
 
 
+def _arch_cases():
+    """The model is newer than the engine (ARCH001-ARCH004): tests/rules/arch_cases.py."""
+    from tests.rules.arch_cases import ARCH_CASES
+
+    return ARCH_CASES
+
+
+CASES += _arch_cases()
+
+
+def _multinode_cases():
+    """Multi-node launches and their log lines (rules/multinode_launch.toml, nccl_multinode.toml)."""
+    from tests.rules.multinode_cases import MULTINODE_CASES
+
+    return MULTINODE_CASES
+
+
+CASES += _multinode_cases()
+
+
+def _spec_decode_cases():
+    """Speculative-decoding log lines (rules/spec_decode.toml): tests/rules/spec_decode_cases.py."""
+    from tests.rules.spec_decode_cases import SPEC_DECODE_CASES
+
+    return SPEC_DECODE_CASES
+
+
+CASES += _spec_decode_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
@@ -1022,3 +1062,4 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
+

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.binaries import BinaryInfo, verdict_for
-from doctor.engines.llama_cpp import archlists, builds
+from doctor.engines.llama_cpp import archlists, archs, builds
 from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
@@ -39,6 +39,42 @@ def gguf_of(run: EngineRun) -> GgufModel | None:
     if model is None or model.source != "gguf" or not model.source_path:
         return None
     return read_gguf(model.source_path)
+
+
+def model_arch(run: EngineRun) -> str | None:
+    """The GGUF's `general.architecture` (the probe's, or the `-hf` repo's), else the one a log names: the
+    architecture llama.cpp refused, or the metadata dump's."""
+    model = run.facts.model
+    if model is not None and model.source == "gguf" and model.architecture not in (None, "", "unknown"):
+        return str(model.architecture)
+    details = run.library.details
+    return details.get("logged_unknown_arch") or details.get("logged_model_arch")
+
+
+def _ollama_version(run: EngineRun) -> str | None:
+    """The Ollama release whose runner loads the model, where the facts name one and no llama.cpp build."""
+    ollama = run.facts.library("ollama")
+    unknown_build = build_number(run.library.version) is None or run.library.details.get("assumed")
+    return ollama.version if ollama is not None and unknown_build else None
+
+
+def _arch_view(run: EngineRun) -> dict[str, Any]:
+    """The model's architecture against the build number; without one (none found, or a release the user did not
+    state) against the llama.cpp Ollama or llama-cpp-python vendors, where the facts name their release."""
+    details = run.library.details
+    build = None if details.get("assumed") else build_number(run.library.version)
+    python = _python_version(run)
+    if python and details.get("release_stated") is False:
+        build = None  # the stated llama-cpp-python settles it: its vendored tree, not each evaluated build
+    return archs.rule_view(model_arch(run), build, _ollama_version(run), python)
+
+
+def _python_version(run: EngineRun) -> str | None:
+    """The llama-cpp-python release whose vendored llama.cpp loads the model: the one found installed as the
+    build's source, else one the facts name (`--engine llama-cpp-python==X`, a log's package list)."""
+    found = run.library.details.get("llama_cpp_python")
+    named = run.facts.library("llama-cpp-python")
+    return str(found) if found else named.version if named is not None else None
 
 
 def options_of(run: EngineRun) -> LlamaOptions:
@@ -233,6 +269,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
         "model_is_gguf": gguf is not None,
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
+        **_arch_view(run),
     }
     if gguf is not None:
         types = sorted(gguf.type_counts)

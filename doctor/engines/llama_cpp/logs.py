@@ -51,6 +51,20 @@ def _failure(m: Any, line: int, facts: LogFacts) -> None:
             facts.detail("llama.cpp", key, m.group(group).strip(), line)
 
 
+def _unknown_arch(m: Any, line: int, facts: LogFacts) -> None:
+    """llama.cpp refused the GGUF's `general.architecture` (llama_model_create; Ollama's runner and LM Studio
+    print llama.cpp's words): an error line, and the name the rules look the build up with."""
+    facts.saw(FMT, line)
+    facts.hint_engine("llama.cpp", line)
+    facts.detail("llama.cpp", "logged_unknown_arch", m.group("arch"), line)
+    facts.error(line, m.group(0))
+
+
+def _model_arch(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.detail("llama.cpp", "logged_model_arch", m.group("arch"), line)
+
+
 def _model(m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     facts.set_once("model", m.group("model"), line)
@@ -70,4 +84,6 @@ RULES = (
     LineRule(FMT, r"ggml_cuda_compute_forward: (?P<op>[A-Z_0-9]+) failed|CUDA error: (?P<error>[a-z][a-z ]+[a-z])"
                   r"|current device: \d+, in function (?P<function>\w+) at", _failure, once=False),
     LineRule(FMT, r"llama_model_loader: loaded meta data .* from (?P<model>\S+\.gguf)", _model),
+    LineRule(FMT, r"unknown model architecture: '(?P<arch>[^'\s]{1,64})'.*", _unknown_arch),
+    LineRule(FMT, r"llama_model_loader: - kv +\d+: +general\.architecture +str += (?P<arch>[\w.-]{1,64})", _model_arch),
 )

@@ -13,6 +13,8 @@ from doctor.engines.sglang import launch as sglang_launch
 from doctor.engines.sglang.releases import RELEASES
 from doctor.engines.spi import Engine, EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher
 
+EXTERNAL_MODELS = "SGLANG_EXTERNAL_MODEL_PACKAGE"  # models registered from another package (0.5.9 on)
+
 if TYPE_CHECKING:
     from doctor.engines.spi import Action, Finding, Flags, KernelCheck, MemoryModel, MultiNode, NodeLaunch, Patch
 
@@ -86,11 +88,16 @@ class SGLang(Engine):
                             host_available_bytes=run.facts.host.memory_available_bytes if unified else None)
 
     def rule_view(self, run: EngineRun) -> dict[str, Any]:
+        from doctor.engines import model_support
         from doctor.engines.sglang.defaults import sglang_view
         from doctor.engines.sglang.multinode import world_over_nodes
 
         view = sglang_view(run.facts, run.launch, run.version)
         view["multinode"] = world_over_nodes(run.launch)
+        external = run.facts.env.get(EXTERNAL_MODELS) or run.environ.get(EXTERNAL_MODELS)
+        deployment = model_support.deployment_for("sglang", self.display_name, run.facts, run.library, run.launch.args,
+                                                  f"{EXTERNAL_MODELS}={external}" if external else None)
+        view["model_support"] = model_support.view(deployment, run.facts.model)
         if run.gpu is not None and run.facts.model is not None:
             from doctor.engines.sglang.derived import view as derived_view
 

@@ -32,7 +32,9 @@ PACKAGES = {"tensorrt-llm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm"}
 RULES = (
     LineRule(FMT, r"TensorRT-LLM version:? v?" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
     LineRule(FMT, r"tensorrt_llm(?:==| version:? )" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
-    LineRule(FMT, r"\[TRT-?LLM\]|\[TensorRT-LLM\]|(?:site|dist)-packages/tensorrt_llm/|trtllm-serve",
+    # `[TensorRT-LLM][ERROR]` alone is not this engine: FlashInfer's bundled TensorRT-LLM kernels print it
+    # inside the other engines too
+    LineRule(FMT, r"\[TRT-?LLM\]|\[TensorRT-LLM\](?:[^[]|$)|(?:site|dist)-packages/tensorrt_llm/|trtllm-serve",
              hint(FMT, "tensorrt-llm")),
     LineRule(FMT, r"(?P<what>MoE|Attention) backend:? ['\"]?(?P<backend>\w+)", _backend),
     LineRule(FMT, r"(?:model|model_dir|hf_model_dir)=['\"](?P<model>[^'\"]+)['\"]", _model),

@@ -2,15 +2,27 @@
 for the version, which of the user's flags and environment variables that release accepts or ignores, the
 backends it picks (attention, MoE, dense GEMM) and whether they run here, a verdict per compiled kernel family,
 the all-reduce it runs at the launch's TP size (`allreduce`), the NCCL the run uses (`nccl`), and what the
-release's own selection decided for this shape class on this GPU (`derived`, from the oracle's tables)."""
+release's own selection decided for this shape class on this GPU (`derived`, from the oracle's tables), and
+whether the release registers the model's architecture (`model_support`, doctor/engines/model_support.py)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from doctor.engines import model_support
 from doctor.engines.spi import EngineRun, closest
-from doctor.engines.vllm import allreduce, backends, derived, families, flags, gemm, knowledge, moe_activation
+from doctor.engines.vllm import (
+    allreduce,
+    backends,
+    derived,
+    families,
+    flags,
+    gemm,
+    knowledge,
+    moe_activation,
+    speculative,
+)
 
 KEY_FLAGS = ("--attention-backend", "--moe-backend", "--linear-backend", "--attention-config",
              "--disable-custom-all-reduce", "--kv-cache-dtype")
@@ -30,6 +42,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         "flashinfer": flashinfer_view(run),
         "trtllm_attention_off": trtllm_attention_off(run.launch.args),
         "indexer_fp4": indexer_fp4(run.launch.args),
+        "speculative": speculative.view(run),
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
@@ -42,6 +55,8 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["derived"] = derived.view(run)
     if run.facts.model is not None:
         view["forced_moe"] = moe_activation.view(run)
+        view["model_support"] = model_support.view(
+            model_support.deployment_for("vllm", "vLLM", run.facts, run.library, run.launch.args), run.facts.model)
     if run.gpu is not None:
         binaries = families.installed_binaries(run.library.details) or facts.get("binaries", {})
         verdicts = families.family_verdicts(binaries, run.gpu.capability)
