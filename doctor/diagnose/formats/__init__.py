@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-from doctor.diagnose.formats import collect_env, command, host, images, ollama, toolkit, traceback
+from doctor.diagnose.formats import collect_env, command, host, images, memory, ollama, toolkit, traceback
 from doctor.diagnose.formats.base import LineRule
 
 
@@ -22,4 +22,4 @@ def all_rules() -> tuple[LineRule, ...]:
     packages = {name: lib for module in engines for name, lib in getattr(module, "PACKAGES", {}).items()}
     own = tuple(rule for module in engines for rule in module.RULES)
     return (*own, *ollama.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES, *host.RULES,
-            *toolkit.RULES, *traceback.RULES)
+            *toolkit.RULES, *traceback.RULES, *memory.RULES)

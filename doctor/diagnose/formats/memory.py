@@ -1,0 +1,33 @@
+"""Which startup phase a traceback (or the engine's progress lines) shows: weight loading, the profile run, the
+KV-cache allocation, CUDA-graph capture, the sampler warm-up. An out-of-memory line's fix depends on it
+(doctor/diagnose/oom.py: the innermost phase wins). Frames are vLLM's (vllm/v1/worker/gpu_model_runner.py,
+gpu_worker.py) and SGLang's (model_executor/model_runner.py, cuda_graph_runner.py) function names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.diagnose.formats.base import LineRule
+from doctor.diagnose.logfacts import LogFacts
+
+FRAME = r'line \d+, in '
+
+
+def _phase(name: str):
+    def handle(_m: Any, line: int, facts: LogFacts) -> None:
+        facts.memory_phases.setdefault(name, line)
+
+    return handle
+
+
+RULES = (
+    LineRule("memory", FRAME + r"_dummy_sampler_run\b", _phase("sampler")),
+    LineRule("memory", FRAME + r"(?:capture_model|_capture_cudagraphs|capture_one_batch_size|init_device_graphs"
+                      r"|_capture_graphs|capture)\b|cuda_graph_runner\.py", _phase("cuda_graph")),
+    LineRule("memory", FRAME + r"(?:profile_run|determine_available_memory|determine_num_available_blocks"
+                      r"|_dummy_run)\b", _phase("profile")),
+    LineRule("memory", FRAME + r"(?:initialize_kv_cache|_allocate_kv_cache_tensors|_allocate_kv_cache"
+                      r"|init_memory_pool|_init_cache_engine|initialize_from_config)\b", _phase("kv_cache")),
+    LineRule("memory", FRAME + r"(?:load_model|load_weights|weight_loader|process_weights_after_loading"
+                      r"|initialize_model)\b", _phase("weights")),
+)
