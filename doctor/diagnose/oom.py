@@ -42,7 +42,8 @@ LLAMA_BUFFER = re2.compile(r"failed to allocate CUDA(\d+) buffer of size (\d+)")
 # GB10's pool as CUDA reports it (119.70-121.69 GiB seen): no discrete GPU has a total in this range
 UNIFIED_TOTAL_GIB = (119.0, 122.0)
 OUTSIDE_FLOOR = GIB  # memory held elsewhere below this is the CUDA context's order: not a cause of its own
-PHASES = ("sampler", "cuda_graph", "profile", "kv_cache", "weights")  # the innermost a traceback shows first
+PHASES = ("sampler", "cuda_graph", "profile", "kv_cache", "weights",  # the innermost a traceback shows first
+          "llama_compute", "llama_kv", "llama_weights")
 
 
 def size(number: str, unit: str) -> int:
