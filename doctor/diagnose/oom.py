@@ -30,7 +30,7 @@ TORCH = {
 # reserved in total by PyTorch)"
 TORCH_OLD = re2.compile(r"Tried to allocate " + SIZE + r" \(GPU \d+; " + SIZE + r" total capacity; " + SIZE +
                         r" already allocated; " + SIZE + r" free; " + SIZE + r" reserved in total by PyTorch")
-VLLM_KV = re2.compile(r"max seq len \((\d+)\), \(([\d.]+) GiB KV cache is needed, which is larger than the available "
+VLLM_KV = re2.compile(r"max seq len \((\d+)\), \(?([\d.]+) GiB KV cache is needed, which is larger than the available "
                       r"KV cache memory \(([\d.]+) GiB\)(?:\. Based on the available memory, the estimated maximum "
                       r"model length is (\d+))?")
 VLLM_V0_KV = re2.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be "
@@ -79,12 +79,15 @@ def _torch(text: str) -> dict[str, Any]:
         return {}
     view: dict[str, Any] = {"kind": "torch", "request": size(*request.groups()),
                             "total": size(total.group(1), total.group(2)), "free": size(total.group(3), total.group(4))}
-    own = _own_use(text, found["own"])
-    if own is not None:
-        view["own"] = own
     for key in ("allocated", "unallocated"):
         if found[key] is not None:
             view[key] = size(*found[key].groups())
+    own = _own_use(text, found["own"])
+    reserved = _reserved(text)
+    # torch has printed "this process has 0 bytes memory in use" (NVML not reading the process): a use below what
+    # PyTorch itself reserved is not this process's use
+    if own is not None and (reserved is None or own >= reserved):
+        view["own"] = own
     return view
 
 
@@ -168,12 +171,21 @@ def _context(view: dict[str, Any], log_facts: LogFacts, facts: Facts) -> dict[st
         for key in ("request", "total", "free", "own", "allocated", "unallocated", "outside", "shortfall"):
             if key in view or key in extra:
                 extra[f"{key}_gib"] = gib(extra.get(key, view.get(key)))
-    if view["kind"] == "vllm_kv" and "kv_short_gib" in view:
-        total = _gpu_total(facts) or view.get("total_gib")
-        if total:
-            extra["gpu_total_gib"] = gib(total)
-            extra["utilization_raise"] = math.ceil(view["kv_short_gib"] * GIB / total * 100) / 100
+    if view["kind"] == "vllm_kv":
+        extra["raise_text"] = _raise_text(view, _gpu_total(facts))
     return extra
+
+
+def _raise_text(view: dict[str, Any], total: int | None) -> str:
+    """How much more of the GPU the KV cache needs, as a --gpu-memory-utilization step where the total is known."""
+    short = view.get("kv_short_gib")
+    if short is None:
+        return "raise --gpu-memory-utilization"
+    if not total:
+        return (f"give the KV cache {short} GiB more: raise --gpu-memory-utilization by {short} GiB over the GPU's "
+                "total (`--hardware` names it)")
+    step = math.ceil(short * GIB / total * 100) / 100
+    return f"give the KV cache {short} GiB more: raise --gpu-memory-utilization by {step} (of {gib(total)} GiB)"
 
 
 def _torch_cause(view: dict[str, Any]) -> dict[str, Any]:
@@ -184,7 +196,11 @@ def _torch_cause(view: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"shortfall": shortfall}
     if "own" in view:
         out["outside"] = max(total - free - view["own"], 0)
-    if view.get("unallocated", 0) >= request:
+    if request > total:
+        out["cause"] = "exceeds_total"  # no share, process or cache of this GPU could hold it
+    elif free >= request:
+        out["cause"] = "unknown"  # a per-process limit (set_per_process_memory_fraction), not the GPU
+    elif view.get("unallocated", 0) >= request:
         out["cause"] = "fragmentation"
     elif "outside" in out and out["outside"] >= max(shortfall, OUTSIDE_FLOOR):
         out["cause"] = "outside"

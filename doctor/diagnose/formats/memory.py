@@ -35,6 +35,6 @@ RULES = (
     LineRule("memory", r"unable to allocate CUDA\d+ buffer|error loading model: unable to allocate",
              _phase("llama_weights")),
     LineRule("memory", r"failed to allocate buffer for kv cache|llama_kv_cache_init: failed", _phase("llama_kv")),
-    LineRule("memory", r"ggml_gallocr_reserve_n: failed to allocate|failed to allocate compute buffers",
+    LineRule("memory", r"ggml_gallocr_reserve_n(?:_impl)?: failed to allocate|failed to allocate compute buffers",
              _phase("llama_compute")),
 )
