@@ -164,8 +164,7 @@ def _llama(text: str) -> dict[str, Any]:
 
 
 def _context(view: dict[str, Any], log_facts: LogFacts, facts: Facts) -> dict[str, Any]:
-    extra: dict[str, Any] = {"phase": _phase(log_facts), "unified": _unified(view, facts),
-                             "wsl": bool(facts.host.wsl)}
+    extra: dict[str, Any] = {"phase": _phase(log_facts), "unified": _unified(view, facts)}
     if view["kind"] == "torch":
         extra.update(_torch_cause(view))
         for key in ("request", "total", "free", "own", "allocated", "unallocated", "outside", "shortfall"):
