@@ -18,8 +18,8 @@ GB10_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 
 
 def torch_oom(request: str, total: str, free: str, own: str, allocated: str, unallocated: str) -> str:
     return (f"(VllmWorker rank=0 pid=10672) ERROR 03-16 06:12:38 [multiproc_executor.py:375] torch.OutOfMemoryError: "
-            f"CUDA out of memory. Tried to allocate {request}. GPU 0 has a total capacity of {total} of which {free} is "
-            f"free. Including non-PyTorch memory, this process has {own} memory in use. Of the allocated memory "
+            f"CUDA out of memory. Tried to allocate {request}. GPU 0 has a total capacity of {total} of which {free} "
+            f"is free. Including non-PyTorch memory, this process has {own} memory in use. Of the allocated memory "
             f"{allocated} is allocated by PyTorch, and {unallocated} is reserved by PyTorch but unallocated. If "
             "reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
             "to avoid fragmentation.\n")
@@ -74,7 +74,8 @@ def test_zero_bytes_process_use_is_not_trusted():
 
 
 @pytest.mark.parametrize(("frames", "rule", "fix"), [
-    ([frame("load_model", "vllm/v1/worker/gpu_worker.py"), frame("load_weights", "vllm/model_executor/models/qwen3.py")],
+    ([frame("load_model", "vllm/v1/worker/gpu_worker.py"),
+      frame("load_weights", "vllm/model_executor/models/qwen3.py")],
      "OOM003", "--cpu-offload-gb"),
     ([frame("determine_available_memory", "vllm/v1/worker/gpu_worker.py"), frame("profile_run"), frame("_dummy_run")],
      "OOM004", "--max-num-batched-tokens"),
