@@ -84,9 +84,9 @@ def _torch(text: str) -> dict[str, Any]:
             view[key] = size(*found[key].groups())
     own = _own_use(text, found["own"])
     reserved = _reserved(text)
-    # torch has printed "this process has 0 bytes memory in use" (NVML not reading the process): a use below what
-    # PyTorch itself reserved is not this process's use
-    if own is not None and (reserved is None or own >= reserved):
+    # torch has printed "this process has 0 bytes memory in use" (NVML not reading the process) and, under WSL2,
+    # "17179869184.00 GiB" (bytes printed as GiB): a use below what PyTorch reserved or above the total is not it
+    if own is not None and (reserved is None or own >= reserved) and own <= view["total"]:
         view["own"] = own
     return view
 
@@ -198,7 +198,7 @@ def _torch_cause(view: dict[str, Any]) -> dict[str, Any]:
     if request > total:
         out["cause"] = "exceeds_total"  # no share, process or cache of this GPU could hold it
     elif free >= request:
-        out["cause"] = "unknown"  # a per-process limit (set_per_process_memory_fraction), not the GPU
+        out["cause"] = "not_short"  # a per-process limit or the driver refusing it, not a full GPU
     elif view.get("unallocated", 0) >= request:
         out["cause"] = "fragmentation"
     elif "outside" in out and out["outside"] >= max(shortfall, OUTSIDE_FLOOR):
