@@ -1,7 +1,7 @@
 """Which startup phase a traceback (or the engine's own lines) shows: weight loading, the profile run, the KV-cache
 allocation, CUDA-graph capture, the sampler warm-up; for llama.cpp, which buffer failed. An out-of-memory line's fix
-depends on it (doctor/diagnose/oom.py: the innermost phase wins). Frames are vLLM's (vllm/v1/worker/
-gpu_model_runner.py, gpu_worker.py) and SGLang's (model_executor/model_runner.py, cuda_graph_runner.py) functions."""
+depends on it (doctor/diagnose/oom.py: the innermost phase wins). Frames are the serving engines' own worker and
+model-runner functions (rules/oom.toml cites the files they come from)."""
 
 from __future__ import annotations
 
