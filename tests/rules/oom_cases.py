@@ -28,7 +28,8 @@ VLLM_KV = ("ValueError: To serve at least one request with the model's max seq l
            "estimated maximum model length is 111456.")
 STARTUP = ("ValueError: Free memory on device cuda:0 (67.92/121.69 GiB) on startup is less than desired GPU memory "
            "utilization (0.7, 85.18 GiB).")
-LLAMA = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4480.00 MiB on device 3: cudaMalloc failed: out of memory"
+LLAMA = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4480.00 MiB on device 3: cudaMalloc failed: out of "
+         "memory")
 
 
 def oom(rule: str, fires: bool, why: str, profile: str, line: str | None, phase: str | None = None) -> Case:
