@@ -37,6 +37,7 @@ VLLM_V0_KV = re2.compile(r"The model's max seq len \((\d+)\) is larger than the 
                          r"stored in KV cache \((\d+)\)")
 VLLM_STARTUP = re2.compile(r"Free memory on device \S+ \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU "
                            r"memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+VLLM_SAMPLER = re2.compile(r"CUDA out of memory occurred when warming up sampler with (\d+)\b")  # wraps after N
 LLAMA_ALLOC = re2.compile(r"allocating ([\d.]+) MiB on device (\d+): cudaMalloc failed: out of memory")
 LLAMA_BUFFER = re2.compile(r"failed to allocate CUDA(\d+) buffer of size (\d+)")
 # GB10's pool as CUDA reports it (119.70-121.69 GiB seen): no discrete GPU has a total in this range
@@ -65,7 +66,7 @@ def oom_view(hits: Sequence[Any], log_facts: LogFacts, facts: Facts) -> dict[str
 
 
 def _read_line(text: str) -> dict[str, Any]:
-    for reader in (_torch, _torch_old, _vllm_kv, _vllm_v0_kv, _vllm_startup, _llama):
+    for reader in (_torch, _torch_old, _vllm_kv, _vllm_v0_kv, _vllm_startup, _vllm_sampler, _llama):
         view = reader(text)
         if view:
             return view
@@ -149,6 +150,14 @@ def _vllm_startup(text: str) -> dict[str, Any]:
             "requested_gib": requested, "held_gib": round(total - free, 2), "short_gib": round(requested - free, 2),
             # the largest share that free memory meets, two decimals, rounded down as vLLM's flag takes it
             "fitting_utilization": math.floor(free / total * 100) / 100 if total else None}
+
+
+def _vllm_sampler(text: str) -> dict[str, Any]:
+    match = VLLM_SAMPLER.search(text)
+    if match is None:
+        return {}
+    requests = int(match.group(1))
+    return {"kind": "vllm_sampler", "requests": requests, "fewer_requests": max(requests // 2, 1)}
 
 
 def _llama(text: str) -> dict[str, Any]:

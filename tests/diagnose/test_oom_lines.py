@@ -164,3 +164,16 @@ def test_llama_cpp_retry_without_pipeline_parallelism_is_not_a_failure():
     log = (LLAMA + "ggml_gallocr_reserve_n_impl: failed to allocate CUDA3 buffer of size 4697620480\n"
            "sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism\n")
     assert "OOM022" not in rules_named(diagnose_text(log))
+
+
+def test_engine_phase_lines_without_frames():
+    """vLLM 0.20+ wraps a loader OOM as 'Failed to load model - not enough GPU memory ... (original error: ...)';
+    SGLang re-raises a capture OOM as 'Capture cuda graph failed: ...' (cuda_graph_runner.py)."""
+    oom_line = torch_oom("1.74 GiB", "15.48 GiB", "953.94 MiB", "14.53 GiB", "12.19 GiB", "368.65 MiB")
+    torch_text = oom_line.split("torch.OutOfMemoryError: ")[1]
+    loader = ("ERROR 05-20 10:00:01 [gpu_model_runner.py:2603] Failed to load model - not enough GPU memory. Try "
+              "lowering --gpu-memory-utilization to free memory for weights, increasing --tensor-parallel-size, or "
+              f"using --quantization. (original error: {torch_text}")
+    assert top(loader, "rtx-5080") == "OOM003"
+    capture = f"[2026-01-10 10:00:09 TP0] Exception: Capture cuda graph failed: {torch_text}"
+    assert top(capture, "rtx-5080") == "OOM006"

@@ -22,15 +22,18 @@ def _phase(name: str) -> Callable[[Any, int, LogFacts], None]:
 
 
 RULES = (
-    LineRule("memory", FRAME + r"_dummy_sampler_run\b", _phase("sampler")),
+    LineRule("memory", FRAME + r"_dummy_sampler_run\b|CUDA out of memory occurred when warming up sampler",
+             _phase("sampler")),
     LineRule("memory", FRAME + r"(?:capture_model|_capture_cudagraphs|capture_one_batch_size|init_device_graphs"
-                       r"|_capture_graphs|capture)\b|cuda_graph_runner\.py", _phase("cuda_graph")),
+                       r"|_capture_graphs|capture)\b|cuda_graph_runner\.py"
+                       r"|Capture cuda graph failed: CUDA out of memory",
+             _phase("cuda_graph")),
     LineRule("memory", FRAME + r"(?:profile_run|determine_available_memory|determine_num_available_blocks"
                        r"|_dummy_run)\b", _phase("profile")),
     LineRule("memory", FRAME + r"(?:initialize_kv_cache|_allocate_kv_cache_tensors|_allocate_kv_cache"
                        r"|init_memory_pool|_init_cache_engine|initialize_from_config)\b", _phase("kv_cache")),
     LineRule("memory", FRAME + r"(?:load_model|load_weights|weight_loader|process_weights_after_loading"
-                       r"|initialize_model)\b", _phase("weights")),
+                       r"|initialize_model)\b|Failed to load model - not enough GPU memory", _phase("weights")),
     # llama.cpp: what the failed buffer was for (src/llama-model.cpp, llama-context.cpp, ggml-alloc.c)
     LineRule("memory", r"unable to allocate CUDA\d+ buffer|error loading model: unable to allocate",
              _phase("llama_weights")),
