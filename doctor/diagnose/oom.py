@@ -38,6 +38,7 @@ VLLM_V0_KV = re2.compile(r"The model's max seq len \((\d+)\) is larger than the 
 VLLM_STARTUP = re2.compile(r"Free memory on device \S+ \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU "
                            r"memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 VLLM_SAMPLER = re2.compile(r"CUDA out of memory occurred when warming up sampler with (\d+)\b")  # wraps after N
+OLLAMA_SYSTEM = re2.compile(r"model requires more system memory \(" + SIZE + r"\) than is available \(" + SIZE + r"\)")
 LLAMA_ALLOC = re2.compile(r"allocating ([\d.]+) MiB on device (\d+): cudaMalloc failed: out of memory")
 LLAMA_BUFFER = re2.compile(r"failed to allocate CUDA(\d+) buffer of size (\d+)")
 # GB10's pool as CUDA reports it (119.70-121.69 GiB seen): no discrete GPU has a total in this range
@@ -66,7 +67,7 @@ def oom_view(hits: Sequence[Any], log_facts: LogFacts, facts: Facts) -> dict[str
 
 
 def _read_line(text: str) -> dict[str, Any]:
-    for reader in (_torch, _torch_old, _vllm_kv, _vllm_v0_kv, _vllm_startup, _vllm_sampler, _llama):
+    for reader in (_torch, _torch_old, _vllm_kv, _vllm_v0_kv, _vllm_startup, _vllm_sampler, _ollama_system, _llama):
         view = reader(text)
         if view:
             return view
@@ -158,6 +159,16 @@ def _vllm_sampler(text: str) -> dict[str, Any]:
         return {}
     requests = int(match.group(1))
     return {"kind": "vllm_sampler", "requests": requests, "fewer_requests": max(requests // 2, 1)}
+
+
+def _ollama_system(text: str) -> dict[str, Any]:
+    match = OLLAMA_SYSTEM.search(text)
+    if match is None:
+        return {}
+    g = match.groups()
+    required, available = size(g[0], g[1]), size(g[2], g[3])
+    return {"kind": "ollama_system", "required_gib": gib(required), "available_gib": gib(available),
+            "short_gib": gib(max(required - available, 0))}
 
 
 def _llama(text: str) -> dict[str, Any]:
