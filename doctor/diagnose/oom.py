@@ -59,7 +59,7 @@ def gib(value: int | float) -> float:
 def oom_view(hits: Sequence[Any], log_facts: LogFacts, facts: Facts) -> dict[str, Any]:
     """`log.oom` from the first out-of-memory line a signature matched; {} when none did."""
     for hit in sorted(hits, key=lambda h: h.line):
-        view = _read_line(hit.text)
+        view = _read_line(hit.text) or _read_line(" ".join([hit.text, *log_facts.oom_parts]))
         if view:
             view.update(_context(view, log_facts, facts))
             return {"oom": view}

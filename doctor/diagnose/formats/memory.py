@@ -21,6 +21,14 @@ def _phase(name: str) -> Callable[[Any, int, LogFacts], None]:
     return handle
 
 
+MAX_PARTS = 8  # the sentences of one message; a log that prints more is not a wrapped message
+
+
+def _part(m: Any, _line: int, facts: LogFacts) -> None:
+    if len(facts.oom_parts) < MAX_PARTS:
+        facts.oom_parts.append(m.string.strip()[:400])
+
+
 RULES = (
     LineRule("memory", FRAME + r"_dummy_sampler_run\b|CUDA out of memory occurred when warming up sampler",
              _phase("sampler")),
@@ -40,4 +48,8 @@ RULES = (
     LineRule("memory", r"failed to allocate buffer for kv cache|llama_kv_cache_init: failed", _phase("llama_kv")),
     LineRule("memory", r"ggml_gallocr_reserve_n(?:_impl)?: failed to allocate|failed to allocate compute buffers",
              _phase("llama_compute")),
+    # torch's OOM message as a report re-wraps it, one sentence a line (pytorch#182286): read back as one line
+    LineRule("memory", r"^\W{0,4}(?:Tried to allocate [\d.]+ ?(?:bytes|[KMGT]iB)\.|GPU \d+ has a total capac(?:i)?ty of "
+                       r"|Including non-PyTorch memory, this process has |Of the allocated memory |and [\d.]+ ?(?:bytes|"
+                       r"[KMGT]iB) is reserved by PyTorch but unallocated)", _part, once=False),
 )
