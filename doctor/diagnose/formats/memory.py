@@ -49,7 +49,7 @@ RULES = (
     LineRule("memory", r"ggml_gallocr_reserve_n(?:_impl)?: failed to allocate|failed to allocate compute buffers",
              _phase("llama_compute")),
     # torch's OOM message as a report re-wraps it, one sentence a line (pytorch#182286): read back as one line
-    LineRule("memory", r"^\W{0,4}(?:Tried to allocate [\d.]+ ?(?:bytes|[KMGT]iB)\.|GPU \d+ has a total capac(?:i)?ty of "
-                       r"|Including non-PyTorch memory, this process has |Of the allocated memory |and [\d.]+ ?(?:bytes|"
-                       r"[KMGT]iB) is reserved by PyTorch but unallocated)", _part, once=False),
+    LineRule("memory", r"^\W{0,4}(?:Tried to allocate [\d.]+ ?(?:bytes|[KMGT]iB)\.|GPU \d+ has a total "
+                       r"capac(?:i)?ty of |Including non-PyTorch memory, this process has |Of the allocated memory "
+                       r"|and [\d.]+ ?(?:bytes|[KMGT]iB) is reserved by PyTorch but unallocated)", _part, once=False),
 )
