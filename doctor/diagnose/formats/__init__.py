@@ -21,5 +21,5 @@ def all_rules() -> tuple[LineRule, ...]:
     engines = engine_log_modules()
     packages = {name: lib for module in engines for name, lib in getattr(module, "PACKAGES", {}).items()}
     own = tuple(rule for module in engines for rule in module.RULES)
-    return (*own, *ollama.RULES, *lmstudio.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES, *host.RULES,
-            *toolkit.RULES, *traceback.RULES)
+    return (*own, *ollama.RULES, *lmstudio.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES,
+            *host.RULES, *toolkit.RULES, *traceback.RULES)

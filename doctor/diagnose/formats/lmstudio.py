@@ -1,7 +1,8 @@
 """LM Studio logs and dialogs: the runtime that loaded the model ("CUDA 12 llama.cpp (Windows) v2.27.1", its
 extension folder llama.cpp-linux-arm64-nvidia-cuda13@2.8.0 or llm_engine_cuda12.node), the app's release
 ("LM Studio 0.4.15 (Build 2)"), and its markers: the "Failed to load the model" dialog with its exit code, the
-`[LM Studio]` prefix, the llmster build paths of its engine. Its runtimes run llama.cpp (llama_cpp.py reads
+`[LM Studio]` and `[LMSInternal]` prefixes, its AppImage mount and llmworker paths, llmster (its headless
+daemon and the build path of its engine) and the `lms` CLI. Its runtimes run llama.cpp (llama_cpp.py reads
 llama.cpp's own lines); the runtime's llama.cpp build is not derived (doctor/engines/llama_cpp/lmstudio.py), so
 the runtime is recorded as the `lmstudio` package and llama.cpp is the engine, evaluated at each of its releases
 unless a `build:` line states it."""
@@ -60,6 +61,8 @@ RULES = (
     LineRule(FMT, r"llama\.cpp-(?:win|linux|mac)-(?:x86_64|arm64)(?:-[a-z0-9]+)*?[-@]\d+\.\d+\.\d+\b", _runtime),
     LineRule(FMT, r"\bLM Studio v?(?P<app>\d+\.\d+(?:\.\d+)?)(?:[ ,(]{1,3}[Bb]uild (?P<build>\d+)\)?)?", _app),
     LineRule(FMT, r"\(Exit code: (?P<code>-?\d+|null)\)\.?[^\n]{0,120}", _exit_code),
-    LineRule(FMT, r"Failed to load the model|\[LM Studio\]|\bllm_engine(?:_cuda\d*)?\.node\b|[\\/]llmster[\\/]|"
-                  r"\.lmstudio[\\/]extensions[\\/]backends", _marker),
+    LineRule(FMT, r"Failed to load the model|\[LM Studio\]|\[LMSInternal\]|Client=LM Studio\]|\bllmster\b|"
+                  r"\bllm_engine(?:_cuda\d*)?\.node\b|\.mount_LM-Stu|[\\/]llmworker\b|"
+                  r"\.lmstudio[\\/]extensions[\\/]backends|\blms (?:load|server start|runtime (?:select|get|ls))\b",
+             _marker),
 )
