@@ -167,7 +167,7 @@ def parse_engine_spec(spec: str) -> Library:
     if key == "llama.cpp":
         version, details = _llama_cpp_release(version)
     if key == "lmstudio":
-        version = version.removeprefix("v")  # the runtime as LM Studio shows it: v2.27.1
+        version, details = _lmstudio_runtime(version)
     details = {**details, **release_details(key, version)}
     if key is None:
         known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
@@ -177,6 +177,15 @@ def parse_engine_spec(spec: str) -> Library:
     except InvalidVersion as exc:
         raise UsageError(f"--engine {spec!r}: {version!r} is not a version") from exc
     return Library(name=key, version=version, location=None, what_if=True, details=details)
+
+
+def _lmstudio_runtime(version: str) -> tuple[str, dict[str, object]]:
+    """An LM Studio runtime as its settings show it (`v2.27.1`) or as its folder is named
+    (`llama.cpp-win-x86_64-nvidia-cuda12-avx2-2.7.1`: the version plus what the name states)."""
+    from doctor.engines.llama_cpp.lmstudio import parse_runtime
+
+    runtime = parse_runtime(version)
+    return (runtime.version, runtime.details()) if runtime else (version.removeprefix("v"), {})
 
 
 def _llama_cpp_release(version: str) -> tuple[str, dict[str, object]]:

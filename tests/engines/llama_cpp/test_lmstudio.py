@@ -33,7 +33,8 @@ def test_other_text_names_no_runtime(text):
     assert parse_runtime(text) is None
 
 
-@pytest.mark.parametrize("spec", ["lmstudio", "LM-Studio", "lmstudio==2.27.1", "lmstudio==v2.27.1"])
+@pytest.mark.parametrize("spec", ["lmstudio", "LM-Studio", "lm_studio", "lmstudio==2.27.1", "lmstudio==v2.27.1",
+                                  "lmstudio==llama.cpp-win-x86_64-nvidia-cuda12-avx2-2.7.1"])
 def test_named_lmstudio_evaluates_llama_cpp_unversioned(spec):
     versioned, unstated = registry.split_engine_specs([spec])
     assert unstated == ["llama.cpp"]
@@ -46,6 +47,21 @@ def test_runtime_release_is_a_fact_with_its_build_not_derived():
     assert runtime.version == "2.27.1" and runtime.details["llama_cpp_build"] is None
     assert "llama.cpp" not in facts.libraries  # no build is implied
     assert any("not derived" in note for note in facts.source.notes)
+
+
+def test_runtime_folder_name_as_the_release():
+    runtime = registry.parse_engine_spec("lmstudio==llama.cpp-win-x86_64-nvidia-cuda12-avx2-2.7.1")
+    assert runtime.version == "2.7.1"
+    assert runtime.details["runtime_cuda_major"] == 12 and runtime.details["runtime_platform"] == "Windows"
+
+
+def test_a_stated_build_wins_over_the_runtime():
+    from doctor.pipeline.check import installed_instead
+
+    versioned, unstated = registry.split_engine_specs(["lmstudio==2.8.0", "llama.cpp==b9100"])
+    facts = with_engines(profile_base("dgx-spark"), versioned, pinned=False)
+    facts, left = installed_instead(facts, {name: "named" for name in unstated})
+    assert facts.libraries["llama.cpp"].version == "9100" and left == {}
 
 
 def test_ollama_is_unchanged():
