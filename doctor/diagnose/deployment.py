@@ -156,7 +156,8 @@ def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, s
         capability = str(log.capability.value)
         name = "NVIDIA GB10" if capability == "12.1" else f"GPU of compute capability {capability}"
         gpus.append(_gpu(0, name, capability, None))
-        sources["gpu 0"] = f"{_at(log.capability)} (the compile target: ptxas' --gpu-name, Triton's GPUTarget)"
+        sources["gpu 0"] = (f"{_at(log.capability)} (the compile target: ptxas' --gpu-name, Triton's GPUTarget; "
+                            "or the device a kernel library's arch gate refused)")
     if not gpus:
         if facts.gpus:
             sources["gpus"] = base_name

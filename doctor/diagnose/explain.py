@@ -69,8 +69,9 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
     order = {r.id: i for i, r in enumerate(rules)}
     position = {id(s): i for i, s in enumerate(signatures)}
     rules_per_line: dict[int, set[str]] = {}
-    for hit in hits:
-        rules_per_line.setdefault(hit.line, set()).add(hit.signature.rule)
+    for hit in hits:  # a family's fallback signature makes no line less specific for the rules it backs up
+        if not hit.signature.fallback:
+            rules_per_line.setdefault(hit.line, set()).add(hit.signature.rule)
     best: dict[str, Explanation] = {}
     ruled_out: dict[str, RuledOut] = {}
     for hit in sorted(hits, key=lambda h: h.line):
@@ -84,7 +85,7 @@ def explain(hits: Sequence[SignatureHit], contexts: set[int], signatures: Sequen
             why = hit.signature.note or "another library printed this error"
             ruled_out.setdefault(rule.id, RuledOut(rule.id, hit.line, f"{why} (line {veto[0]}: {veto[1].strip()})"))
             continue
-        judged = _judge(rule, hit, findings, context, engine, len(rules_per_line[hit.line]),
+        judged = _judge(rule, hit, findings, context, engine, len(rules_per_line.get(hit.line, set()) | {rule.id}),
                         context if judge is None else judge)
         if isinstance(judged, Explanation):
             judged = replace(judged, own_engine=_own_engine(rule, engine), order=order[rule.id],
@@ -113,8 +114,8 @@ def _in_context(signature: Any, seen: bool, stated: str) -> bool:
 
 
 def _rank(e: Explanation) -> tuple[int, ...]:
-    return (ORDER[e.status], int(e.line_only), -int(e.own_engine), int(e.engine_unseen), -e.support, e.specificity,
-            e.hit.line, e.order)
+    return (ORDER[e.status], int(e.line_only), int(e.hit.signature.fallback), -int(e.own_engine),
+            int(e.engine_unseen), -e.support, e.specificity, e.hit.line, e.order)
 
 
 def _other_engine(rule: Rule, engine: str | None) -> bool:
@@ -147,9 +148,12 @@ def _judge(rule: Rule, hit: SignatureHit, findings: Sequence[Finding], context: 
     line_only = _reads_log(rule)
     if fired and line_only:  # it fires on the line itself: no more than a signature match, worded as the finding
         finding = fired[0]
+        # a log that names no engine gets every engine's fix (the finding keeps only those of engines present)
+        fixes = finding.fixes if engine is not None else tuple(
+            fix_from_spec(_without_unstated(spec, context), _stated(spec, context)) for spec in rule.fixes)
         return Explanation(rule.id, finding.severity, SIGNATURE,
                            "the log shows its line and the deployment meets the rule's other conditions", finding.title,
-                           finding.message, hit, finding.fixes, finding.references, specificity, len(rule.when),
+                           finding.message, hit, fixes, finding.references, specificity, len(rule.when),
                            line_only=True)
     if fired:
         tied = [f for f in fired if _ties(hit.groups, f.evidence)]

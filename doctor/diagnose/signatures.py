@@ -9,7 +9,7 @@ from typing import Any
 
 import re2
 
-SIGNATURE_KEYS = {"text", "pattern", "context", "unless", "url", "note"}
+SIGNATURE_KEYS = {"text", "pattern", "context", "unless", "url", "note", "fallback"}
 MAX_PATTERN = 1000  # characters: a signature is one log line's shape, not a program
 
 
@@ -35,6 +35,8 @@ def validate_signature(raw: Any) -> None:
     for key in ("pattern", "context", "unless"):
         if key in raw:
             _compile(raw[key], key)
+    if not isinstance(raw.get("fallback", False), bool):
+        raise SignatureError("'fallback' must be true or false")
 
 
 def _compile(pattern: str, key: str) -> re2._Regexp:
@@ -60,6 +62,8 @@ class Signature:
     url: str
     shown: str  # the text or pattern as the rule file wrote it
     note: str = ""  # why `unless` rules the signature out, said when it does
+    # a family's catch-all (rules/arch_gates.toml): any other rule the log matches explains it first
+    fallback: bool = False
 
     def groups(self, line: str) -> dict[str, str]:
         match = self.regex.search(line)
@@ -126,7 +130,8 @@ def _signature(rule: str, index: int, raw: dict[str, Any]) -> Signature:
     context = re2.compile(raw["context"]) if raw.get("context") else None
     unless = re2.compile(raw["unless"]) if raw.get("unless") else None
     return Signature(rule=rule, index=index, regex=re2.compile(pattern), context=context, unless=unless,
-                     url=raw["url"], shown=raw.get("text") or raw["pattern"], note=raw.get("note", ""))
+                     url=raw["url"], shown=raw.get("text") or raw["pattern"], note=raw.get("note", ""),
+                     fallback=bool(raw.get("fallback", False)))
 
 
 @functools.cache

@@ -895,6 +895,16 @@ def _log_line_diag3_cases():
 CASES += _log_line_diag3_cases()
 
 
+def _arch_gate_cases():
+    """The arch-gate family read from a log (rules/arch_gates.toml): tests/rules/arch_gate_cases.py."""
+    from tests.rules.arch_gate_cases import ARCH_GATE_CASES
+
+    return ARCH_GATE_CASES
+
+
+CASES += _arch_gate_cases()
+
+
 def _know_gb10net_cases():
     """GB10 unified memory and Spark cluster rules on one node (UMA010, NCCL021): tests/rules/know_gb10net_cases.py."""
     from tests.rules.know_gb10net_cases import KNOW_GB10NET_CASES

@@ -47,6 +47,14 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResource
          r"|no kernel image is available for execution|CUDA_ERROR_[A-Z_]{4,}|Arch conditional MMA instruction used"
          r"|NVRM: Xid ")
 
+# The capability an arch-gate message names, as SM digits (90, 100, 120)
+ARCH_GATE_CAPABILITY = (r"(?:device compute capability is|does not support backend '\w+' with capability"
+                        r"|does not support compute capability|requires SM1\d\d[^,\n]{0,30},? got SM"
+                        r"|Unsupported compute capability:|CUDA device capability:|No compiled [\w+ -]{1,60} for SM"
+                        r"|expects arch to be one of \[[^\]]*\], but got (?:Arch\.)?sm_)"
+                        r" ?(?P<sm>[89]\d|1[0-2]\d)(?:[af]\b|\b)")
+
+
 def _gpu_mentioned(m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("gpu_mentioned", m.group(0), line)
 
@@ -63,5 +71,8 @@ RULES = (
     LineRule(FMT, r"not supported on \.target 'sm_(?P<sm>12\d)[af]?'", _ptxas_arch),
     # Triton's compile target, printed with its errors: the GPU it compiled for
     LineRule(FMT, r"GPUTarget\(backend=.cuda., arch=(?P<sm>1[0-2]\d)\b", _ptxas_arch),
+    # a kernel library's arch gate naming the device it refused (rules/arch_gates.toml): FlashInfer's
+    # `with capability 120` / `got SM121`, the TensorRT-LLM DeepGEMM JIT's `current device compute capability is 120`
+    LineRule(FMT, ARCH_GATE_CAPABILITY, _ptxas_arch),
     LineRule(FMT, ERROR, _error, once=False),
 )
