@@ -46,6 +46,13 @@ def _marker(_m: Any, line: int, facts: LogFacts) -> None:
     _seen(line, facts)
 
 
+def _gpu(m: Any, line: int, facts: LogFacts) -> None:
+    """`[LM Studio] Live GPU memory info`'s device lines: `GPU 0: NVIDIA GeForce RTX 5090 (Used: 1.68 GB, Total:
+    34.19 GB, ...)`, sizes in decimal GB."""
+    _seen(line, facts)
+    facts.gpu(int(m.group("index")), m.group("name"), None, int(float(m.group("total")) * 1e9 / (1 << 20)), line)
+
+
 def _exit_code(m: Any, line: int, facts: LogFacts) -> None:
     """The load dialog's `(Exit code: N)`: LM Studio prints the engine process' status as a float, so a Windows
     NTSTATUS sign-extended to 64 bits (0xC0000409, the abort of a GGML_ABORT or CUDA error) reads
@@ -60,6 +67,8 @@ RULES = (
              _runtime),
     LineRule(FMT, r"llama\.cpp-(?:win|linux|mac)-(?:x86_64|arm64)(?:-[a-z0-9]+)*?[-@]\d+\.\d+\.\d+\b", _runtime),
     LineRule(FMT, r"\bLM Studio v?(?P<app>\d+\.\d+(?:\.\d+)?)(?:[ ,(]{1,3}[Bb]uild (?P<build>\d+)\)?)?", _app),
+    LineRule(FMT, r"^\s*GPU (?P<index>\d{1,2}): (?P<name>NVIDIA [\w .-]{2,60}?) \(Used: [\d.]+ GB, "
+                  r"Total: (?P<total>\d{1,4}(?:\.\d{1,3})?) GB", _gpu, once=False),
     LineRule(FMT, r"\(Exit code: (?P<code>-?\d+|null)\)\.?[^\n]{0,120}", _exit_code),
     LineRule(FMT, r"Failed to load the model|\[LM Studio\]|\[LMSInternal\]|Client=LM Studio\]|\bllmster\b|"
                   r"\bllm_engine(?:_cuda\d*)?\.node\b|\.mount_LM-Stu|[\\/]llmworker\b|"

@@ -125,3 +125,26 @@ def test_lms001_follows_the_stated_gpu(profile, claimed):
 def test_another_exit_code_is_not_lms001():
     log = EXIT.format(gpu="RTX 5090").replace("18446744072635812000", "18446744073709515000")
     assert "LMS001" not in rules_named(diagnose_text(log))
+
+
+LIVE_GPUS = """2026-01-07 17:36:53 [DEBUG]
+ [LM Studio] Live GPU memory info (source 'LMS Core'):
+  GPU 0: {gpu} (Used: 1.68 GB, Total: {total} GB, Free: 6.91 GB)
+\U0001f972 Failed to load the model
+Error loading model.
+(Exit code: 18446744072635812000). Unknown error. Try a different model and/or config.
+"""
+
+
+def test_lm_studio_gpu_lines_state_the_gpu():
+    diagnosis = diagnose_text(LIVE_GPUS.format(gpu="NVIDIA GeForce RTX 5090", total="34.19"))
+    gpu = diagnosis.deployment.facts.gpus[0]
+    assert gpu.name == "NVIDIA GeForce RTX 5090" and gpu.compute_capability == "12.0"
+    assert gpu.memory_total_bytes == int(34.19e9 / (1 << 20)) * (1 << 20)
+    assert rules_named(diagnosis)[:1] == ["LMS001"]
+
+
+def test_lm_studio_gpu_line_of_another_gpu_is_not_lms001():
+    diagnosis = diagnose_text(LIVE_GPUS.format(gpu="NVIDIA GeForce RTX 3060 Ti", total="8.59"))
+    assert diagnosis.deployment.facts.gpus[0].compute_capability == "8.6"
+    assert "LMS001" not in rules_named(diagnosis)
