@@ -53,6 +53,13 @@ def _gpu(m: Any, line: int, facts: LogFacts) -> None:
     facts.gpu(int(m.group("index")), m.group("name"), None, int(float(m.group("total")) * 1e9 / (1 << 20)), line)
 
 
+def _survey_gpu(m: Any, line: int, facts: LogFacts) -> None:
+    """LM Studio's hardware survey (its runtime JSON, `"gpuInfo": [{"name": "NVIDIA GeForce RTX 5090 Laptop GPU",
+    "deviceId": 0, ...`): the GPU's name, one entry per device."""
+    _seen(line, facts)
+    facts.gpu(len(facts.gpus), m.group("name"), None, None, line)
+
+
 def _exit_code(m: Any, line: int, facts: LogFacts) -> None:
     """The load dialog's `(Exit code: N)`: LM Studio prints the engine process' status as a float, so a Windows
     NTSTATUS sign-extended to 64 bits (0xC0000409, the abort of a GGML_ABORT or CUDA error) reads
@@ -69,6 +76,8 @@ RULES = (
     LineRule(FMT, r"\bLM Studio v?(?P<app>\d+\.\d+(?:\.\d+)?)(?:[ ,(]{1,3}[Bb]uild (?P<build>\d+)\)?)?", _app),
     LineRule(FMT, r"^\s*GPU (?P<index>\d{1,2}): (?P<name>NVIDIA [\w .-]{2,60}?) \(Used: [\d.]+ GB, "
                   r"Total: (?P<total>\d{1,4}(?:\.\d{1,3})?) GB", _gpu, once=False),
+    LineRule(FMT, r'^\s*"name": "(?P<name>NVIDIA (?:GeForce |RTX |Tesla |DGX |GB\d|[ABHL]\d)[^"]{1,60})",?\s*$',
+             _survey_gpu, once=False),
     LineRule(FMT, r"\(Exit code: (?P<code>-?\d+|null)\)\.?[^\n]{0,120}", _exit_code),
     LineRule(FMT, r"Failed to load the model|\[LM Studio\]|\[LMSInternal\]|Client=LM Studio\]|\bllmster\b|"
                   r"\bllm_engine(?:_cuda\d*)?\.node\b|\.mount_LM-Stu|[\\/]llmworker\b|"

@@ -148,3 +148,14 @@ def test_lm_studio_gpu_line_of_another_gpu_is_not_lms001():
     diagnosis = diagnose_text(LIVE_GPUS.format(gpu="NVIDIA GeForce RTX 3060 Ti", total="8.59"))
     assert diagnosis.deployment.facts.gpus[0].compute_capability == "8.6"
     assert "LMS001" not in rules_named(diagnosis)
+
+
+def test_hardware_survey_names_the_gpu():
+    survey = ('The model has crashed without additional information. (Exit code: 18446744072635812000)\n'
+              '          "gpuInfo": [\n            {\n              "name": "NVIDIA GeForce RTX 5090 Laptop GPU",\n'
+              '              "deviceId": 0,\n')
+    diagnosis = diagnose_text(survey)
+    assert diagnosis.deployment.facts.gpus[0].compute_capability == "12.0"
+    assert rules_named(diagnosis)[:1] == ["LMS001"]
+    cpu = survey.replace("NVIDIA GeForce RTX 5090 Laptop GPU", "Intel(R) Core(TM) Ultra 9 275HX")
+    assert not diagnose_text(cpu).deployment.facts.gpus
