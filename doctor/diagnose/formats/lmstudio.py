@@ -81,6 +81,7 @@ RULES = (
     LineRule(FMT, r"\(Exit code: (?P<code>-?\d+|null)\)\.?[^\n]{0,120}", _exit_code),
     LineRule(FMT, r"Failed to load the model|\[LM Studio\]|\[LMSInternal\]|Client=LM Studio\]|\bllmster\b|"
                   r"\bllm_engine(?:_cuda\d*)?\.node\b|\.mount_LM-Stu|[\\/]llmworker\b|"
-                  r"\.lmstudio[\\/]extensions[\\/]backends|\blms (?:load|server start|runtime (?:select|get|ls))\b",
+                  r"\.lmstudio[\\/]extensions[\\/]backends|Engine protocol runtime llama-server|"
+                  r"\blms (?:load|server start|runtime (?:select|get|ls))\b",
              _marker),
 )

@@ -159,3 +159,13 @@ def test_hardware_survey_names_the_gpu():
     assert rules_named(diagnosis)[:1] == ["LMS001"]
     cpu = survey.replace("NVIDIA GeForce RTX 5090 Laptop GPU", "Intel(R) Core(TM) Ultra 9 275HX")
     assert not diagnose_text(cpu).deployment.facts.gpus
+
+
+@pytest.mark.parametrize("line", [
+    "Engine protocol runtime llama-server for mmVGcSTlX6QYmWmVvCHJxgvD exited before becoming healthy. exitCode=1",
+    "[2026-02-07 20:58:44.392] [error] [LMSInternal][LMSAuthenticator][Client=LM Studio][Endpoint=countTokens] x",
+    " [LM Studio] GPU Configuration:",
+    "  at _0x150fdf.LLMEngineWrapper.load (/tmp/.mount_LM-StuZgeIxu/resources/app/.webpack/lib/llmworker.js:85:14107)",
+])
+def test_lm_studio_markers(line):
+    assert "lmstudio" in diagnose_text(line + "\n").reading.facts.formats
