@@ -1052,6 +1052,15 @@ def _oom_cases():
 
 CASES += _oom_cases()
 
+def _lmstudio_cases():
+    """LM Studio's load dialog (rules/lmstudio.toml): tests/rules/lmstudio_cases.py."""
+    from tests.rules.lmstudio_cases import LMSTUDIO_CASES
+
+    return LMSTUDIO_CASES
+
+
+CASES += _lmstudio_cases()
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
