@@ -1043,6 +1043,15 @@ def _spec_decode_cases():
 CASES += _spec_decode_cases()
 
 
+def _oom_cases():
+    """Out-of-memory lines read by their numbers (rules/oom.toml): tests/rules/oom_cases.py."""
+    from tests.rules.oom_cases import OOM_CASES
+
+    return OOM_CASES
+
+
+CASES += _oom_cases()
+
 def _lmstudio_cases():
     """LM Studio's load dialog (rules/lmstudio.toml): tests/rules/lmstudio_cases.py."""
     from tests.rules.lmstudio_cases import LMSTUDIO_CASES

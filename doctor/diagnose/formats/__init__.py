@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import importlib
 
-from doctor.diagnose.formats import collect_env, command, host, images, lmstudio, ollama, toolkit, traceback
+from doctor.diagnose.formats import (
+    collect_env,
+    command,
+    host,
+    images,
+    lmstudio,
+    memory,
+    ollama,
+    toolkit,
+    traceback,
+)
 from doctor.diagnose.formats.base import LineRule
 
 
@@ -22,4 +32,4 @@ def all_rules() -> tuple[LineRule, ...]:
     packages = {name: lib for module in engines for name, lib in getattr(module, "PACKAGES", {}).items()}
     own = tuple(rule for module in engines for rule in module.RULES)
     return (*own, *ollama.RULES, *lmstudio.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES,
-            *host.RULES, *toolkit.RULES, *traceback.RULES)
+            *host.RULES, *toolkit.RULES, *traceback.RULES, *memory.RULES)
