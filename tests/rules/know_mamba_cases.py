@@ -5,6 +5,7 @@ tests/rules/test_error_boundaries.py sweeps each error rule's bounds from its po
 from __future__ import annotations
 
 from tests.rules.builders import Case, a, build
+from tests.rules.log_line_cases import OTHER, SM12X, logged
 
 QWEN36_27B, QWEN3_32B = "Qwen/Qwen3.6-27B", "Qwen/Qwen3-32B"
 QWEN36_27B_NVFP4 = "nvidia/Qwen3.6-27B-NVFP4"
@@ -90,4 +91,26 @@ KNOW_MAMBA_CASES += [
     sglang_logged(True, "its line, SGLang 0.5.23 on GB10", ("SGL270",), "0.5.23", "dgx-spark"),
     sglang_logged(False, "check: no log", None),
     sglang_logged(False, "another rule's line", ("SGL101",)),
+]
+
+
+# VLLM230 (check) / VLLM231 (the logged ValueError): Mamba-cache stochastic rounding on the Triton SSU backend
+# needs the capability-10 family (vllm/config/mamba.py, 0.20.0-0.33.0 read)
+NANO = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
+SR = ("--enable-mamba-cache-stochastic-rounding",)
+KNOW_MAMBA_CASES += [
+    a("VLLM230", True, "Nemotron 3 Nano on an RTX 5090, vLLM 0.24.0, the flag", vllm("0.24.0", NANO, "rtx-5090"), *SR),
+    a("VLLM230", True, "0.20.0, the first release with the flag and the check", vllm("0.20.0", NANO, "dgx-spark"), *SR),
+    a("VLLM230", True, "0.33.0, the newest read", vllm("0.33.0", NANO, "rtx-pro-6000"), *SR),
+    a("VLLM230", True, "--mamba-backend triton spelled out", vllm("0.33.0", NANO, "rtx-5090"), *SR,
+      "--mamba-backend", "triton"),
+    a("VLLM230", False, "--mamba-backend flashinfer: the check does not apply", vllm("0.33.0", NANO, "rtx-5090"),
+      *SR, "--mamba-backend", "flashinfer"),
+    a("VLLM230", False, "B200 (capability 10.0): cvt.rs exists", vllm("0.33.0", NANO, "b200-x8"), *SR),
+    a("VLLM230", False, "H100: not an SM12x GPU (the doctor's scope)", vllm("0.33.0", NANO, "h100-sxm-x8"), *SR),
+    a("VLLM230", False, "0.19.1 has no such flag (VLLM013's)", vllm("0.19.1", NANO, "rtx-5090"), *SR),
+    a("VLLM230", False, "no stochastic rounding asked", vllm("0.33.0", NANO, "rtx-5090")),
+    *(logged("VLLM231", True, f"its ValueError on {profile}", profile) for profile in SM12X),
+    *(logged("VLLM231", False, f"its ValueError on {profile}: not an SM12x GPU", profile) for profile in OTHER),
+    logged("VLLM231", False, "check: no log", "rtx-5090", shown=()),
 ]

@@ -25,6 +25,7 @@ VALUES = {
     # several nodes: the Ray executor, or the multiprocessing executor's own --nnodes / --node-rank
     "--distributed-executor-backend": "distributed_executor_backend", "--nnodes": "nnodes", "-n": "nnodes",
     "--node-rank": "node_rank", "-r": "node_rank",
+    "--mamba-backend": "mamba_backend",  # 0.20+: the Mamba SSU kernels (triton, flashinfer)
 }
 SWITCHES = {
     "--enforce-eager": "enforce_eager", "--disable-custom-all-reduce": "disable_custom_all_reduce",
