@@ -12,7 +12,7 @@ from doctor.probe.model import bundled_models, load_model
 from doctor.probe.quant_formats import group_modules
 
 NEW = ("Qwen/Qwen3.8-27B", "RedHatAI/DeepSeek-V4-Flash-NVFP4-FP8", "deepseek-ai/DeepSeek-V4-Flash-0731",
-       "moonshotai/Kimi-K2.6", "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4")
+       "moonshotai/Kimi-K2.6", "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4", "MiniMaxAI/MiniMax-M3-MXFP8")
 
 
 def _check(model_id: str, hardware: str = "rtx-5090") -> tuple[int, dict]:
@@ -39,6 +39,7 @@ def test_new_config_is_bundled_and_checks_offline(model_id):
     ("moonshotai/Kimi-K2.6", "compressed-tensors", "int4-w4a16", None),
     ("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4", "modelopt", "nvfp4", None),
     ("Qwen/Qwen3.8-27B", None, "bf16", None),
+    ("MiniMaxAI/MiniMax-M3-MXFP8", "mxfp8", "mxfp8", None),
 ])
 def test_quantization_is_read_from_the_bundled_files(model_id, method, scheme, experts):
     q = load_model(model_id, {}).quantization
@@ -84,3 +85,20 @@ def test_redhat_nvfp4_experts_size_below_the_mxfp4_original_plus_nvfp4_scales():
     ours = redhat["analysis"]["plan"]["requested"]["weights_per_gpu_gib"]
     base = mxfp4["analysis"]["plan"]["requested"]["weights_per_gpu_gib"]
     assert base < ours < base * 1.1
+
+
+def test_mxfp8_checkpoint_sizes_near_its_tensor_table_not_as_bf16():
+    # the report's tensor table: 413.27 GiB; read as BF16 (quant_method mxfp8 unknown) it was 834 GiB. The doctor
+    # lands 4.8 % above (432.94): which parts it over-counts (an MTP module the table lacks is one) is not settled
+    _, report = _check("MiniMaxAI/MiniMax-M3-MXFP8")
+    gib = report["analysis"]["plan"]["requested"]["weights_per_gpu_gib"]
+    assert 413.27 <= gib < 413.27 * 1.06
+
+
+def test_mxfp8_reads_ignored_layers():
+    from doctor.probe.quant import normalise_quantization
+
+    q = normalise_quantization({"quantization_config": {"quant_method": "mxfp8", "weight_block_size": [1, 32],
+                                                        "ignored_layers": ["lm_head"]}}, None, "bfloat16")
+    assert (q.scheme, q.bits, q.group_size) == ("mxfp8", 8, 32)
+    assert "lm_head" not in q.quantized and "routed_experts" in q.quantized
