@@ -102,3 +102,12 @@ def test_mxfp8_reads_ignored_layers():
                                                         "ignored_layers": ["lm_head"]}}, None, "bfloat16")
     assert (q.scheme, q.bits, q.group_size) == ("mxfp8", 8, 32)
     assert "lm_head" not in q.quantized and "routed_experts" in q.quantized
+
+
+def test_ranking_lists_unbundled_ids_only_and_reads_no_sealed_set():
+    from tools import rank_unbundled_models as rank
+
+    rows = {model_id: count for model_id, count, _ in rank.ranking(include_bundled=False)}
+    assert "zai-org/GLM-5.3-Flash" in rows and "Qwen/Qwen3.8-27B" not in rows
+    assert "nvidia/NVFP4" not in rows and not any("GGUF" in model_id for model_id in rows)
+    assert rank.HELDOUT == ("heldout", "heldout2", "heldout3", "heldout4")
