@@ -17,6 +17,7 @@ KNOWN_PACKAGES = {
     "nvcc": "nvcc", "cuda-toolkit": "nvcc", "flashinfer-jit-cache": "flashinfer-jit-cache",
     "nccl": "nccl", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl", "sglang-kernel": "sgl-kernel",
     "sgl-deep-gemm": "sgl-deep-gemm", "ollama": "ollama", "lmdeploy": "lmdeploy",
+    "lmstudio": "lmstudio", "lm-studio": "lmstudio", "lm_studio": "lmstudio", "llmster": "lmstudio",
     "llama-cpp-python": "llama-cpp-python", "llama_cpp_python": "llama-cpp-python",
 }
 

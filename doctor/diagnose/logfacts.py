@@ -45,6 +45,8 @@ class LogFacts:
     observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
     errors: list[tuple[int, str]] = field(default_factory=list)
     error_count: int = 0
+    memory_phases: dict[str, int] = field(default_factory=dict)  # startup phase a traceback frame shows → line
+    oom_parts: list[str] = field(default_factory=list)  # torch's OOM message re-wrapped one sentence a line
 
     def saw(self, fmt: str, line: int) -> None:
         self.formats.setdefault(fmt, line)

@@ -13,6 +13,7 @@ from packaging.version import InvalidVersion, Version
 
 from doctor.engines.llama_cpp.bundles import Ollama
 from doctor.engines.llama_cpp.engine import LlamaCpp
+from doctor.engines.llama_cpp.lmstudio import LMStudio
 from doctor.engines.sglang.engine import SGLang
 from doctor.engines.spi import ENTRY_POINT_GROUP, Engine
 from doctor.engines.tensorrt_llm.engine import TensorRTLLM
@@ -28,9 +29,10 @@ _NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*$")
 _TAGLESS = re.compile(r"0\.1\.dev\d+(\+[A-Za-z0-9.]+)?")
 
 BUILTIN: tuple[type[Engine], ...] = (SGLang, VLLM, TensorRTLLM, LlamaCpp)  # in check's order of preference
-# Programs that run a built-in engine's build (Ollama: llama.cpp's llama-server): they may be named without a
-# release and are then evaluated at each of theirs, but are never analysed themselves.
-BUNDLES: tuple[type[Engine], ...] = (Ollama,)
+# Programs that run a built-in engine's build (Ollama: llama.cpp's llama-server; LM Studio: llama.cpp in its
+# runtimes): they may be named without a release and are then evaluated at each of theirs, but are never analysed
+# themselves. One whose releases map to no build (`runs_unstated`) has that engine evaluated at each of its own.
+BUNDLES: tuple[type[Engine], ...] = (Ollama, LMStudio)
 
 
 @cache
@@ -119,9 +121,21 @@ def split_engine_specs(specs: Sequence[str]) -> tuple[list[str], list[str]]:
         if engine is None:
             raise UsageError(f"--engine {spec!r}: a package needs its version (NAME==VERSION); only a serving "
                              f"engine may be named without one ({', '.join(engines())})")
-        if engine.name not in unstated:
-            unstated.append(engine.name)
+        name = unstated_engine_of(engine)
+        if name not in unstated:
+            unstated.append(name)
+    for spec in list(versioned):  # a bundling program's release whose build is not derived: its engine unstated
+        engine = engine_named(spec.split("==", 1)[0].strip())
+        runs = getattr(engine, "runs_unstated", None) if engine is not None else None
+        if runs and runs not in unstated:
+            unstated.append(runs)
     return versioned, unstated
+
+
+def unstated_engine_of(engine: Engine) -> str:
+    """The engine evaluated when `engine` is named without a release: itself, or for a bundling program whose
+    releases map to no build (LM Studio's runtimes), the engine it runs."""
+    return getattr(engine, "runs_unstated", None) or engine.name
 
 
 def _tagless_engine_spec(spec: str) -> re.Match[str] | None:
@@ -137,7 +151,9 @@ def tagless_build(version: str) -> bool:
 def engine_named(name: str) -> Engine | None:
     """The engine a user's word names (its name, package or a distribution), None for any other word."""
     package = _engine_names().get(name.lower()) or _engine_names().get(name.lower().replace("_", "-"))
-    return by_package(package) if package else bundles().get(name.lower())
+    if package:
+        return by_package(package)
+    return bundles().get(name.lower()) or bundles().get(KNOWN_PACKAGES.get(name.lower(), ""))
 
 
 def parse_engine_spec(spec: str) -> Library:
@@ -150,6 +166,8 @@ def parse_engine_spec(spec: str) -> Library:
     details: dict[str, object] = {}
     if key == "llama.cpp":
         version, details = _llama_cpp_release(version)
+    if key == "lmstudio":
+        version, details = _lmstudio_runtime(version)
     details = {**details, **release_details(key, version)}
     if key is None:
         known = ", ".join(sorted(set({**KNOWN_PACKAGES, **_engine_names()}.values())))
@@ -159,6 +177,15 @@ def parse_engine_spec(spec: str) -> Library:
     except InvalidVersion as exc:
         raise UsageError(f"--engine {spec!r}: {version!r} is not a version") from exc
     return Library(name=key, version=version, location=None, what_if=True, details=details)
+
+
+def _lmstudio_runtime(version: str) -> tuple[str, dict[str, object]]:
+    """An LM Studio runtime as its settings show it (`v2.27.1`) or as its folder is named
+    (`llama.cpp-win-x86_64-nvidia-cuda12-avx2-2.7.1`: the version plus what the name states)."""
+    from doctor.engines.llama_cpp.lmstudio import parse_runtime
+
+    runtime = parse_runtime(version)
+    return (runtime.version, runtime.details()) if runtime else (version.removeprefix("v"), {})
 
 
 def _llama_cpp_release(version: str) -> tuple[str, dict[str, object]]:
@@ -188,6 +215,10 @@ def bundled_libraries(library: Library) -> list[Library]:
 def release_details(package: str | None, version: str) -> dict[str, object]:
     """What the doctor's tables say of a bundling program's release (Ollama: its runner, vendored llama.cpp and
     CUDA builds, read by rules as `lib.ollama.*`); empty for any other package."""
+    if package == "lmstudio":
+        from doctor.engines.llama_cpp.lmstudio import runtime_details
+
+        return runtime_details(version)
     if package != "ollama":
         return {}
     from doctor.engines.llama_cpp.bundles import release_details as ollama_release_details
@@ -197,6 +228,10 @@ def release_details(package: str | None, version: str) -> dict[str, object]:
 
 def bundle_note(library: Library) -> str | None:
     """Where the doctor's table of a bundling program's releases ends (an Ollama release it does not hold)."""
+    if library.name == "lmstudio" and library.what_if:
+        from doctor.engines.llama_cpp.lmstudio import runtime_note
+
+        return runtime_note(library.version)
     if library.name != "ollama" or not library.what_if:
         return None
     from doctor.engines.llama_cpp.bundles import ollama_release, ollama_releases

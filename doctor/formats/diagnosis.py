@@ -71,7 +71,8 @@ def recognised(diagnosis: Diagnosis) -> str:
         lib = facts.library({"ollama": "ollama"}.get(engine, engine))
         if lib is not None and lib.details.get("release_stated") is False:
             lib = None  # only what the log shows of it (a model's architecture), not its release
-        parts.append(f"{engine} {lib.version if lib else _unstated(diagnosis, engine)} ({sources.get('engine', '')})")
+        parts.append(f"{engine} {lib.version if lib else _unstated(diagnosis, engine)} ({sources.get('engine', '')})"
+                     + _bundled_by(facts))
     elif diagnosis.report.releases_evaluated:
         parts.append("; ".join(f"{entry['engine']} (--engine, version not stated; evaluated at "
                                f"{len(entry['releases'])} releases, {entry['releases'][0]}-{entry['releases'][-1]})"
@@ -126,6 +127,12 @@ def render_diagnosis_markdown(diagnosis: Diagnosis) -> str:
     extra = [f"{k}: {v}" for k, v in sorted(diagnosis.deployment.sources.items())]
     lines += environment_details(diagnosis.deployment.facts, ["", "sources:", *extra])
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _bundled_by(facts: Any) -> str:
+    """The LM Studio runtime that ran llama.cpp, where the log names one (its llama.cpp build is not derived)."""
+    runtime = facts.library("lmstudio")
+    return f" in LM Studio runtime {runtime.version}, whose llama.cpp build is not derived" if runtime else ""
 
 
 def _unstated(diagnosis: Diagnosis, engine: str) -> str:

@@ -1043,6 +1043,25 @@ def _spec_decode_cases():
 CASES += _spec_decode_cases()
 
 
+def _oom_cases():
+    """Out-of-memory lines read by their numbers (rules/oom.toml): tests/rules/oom_cases.py."""
+    from tests.rules.oom_cases import OOM_CASES
+
+    return OOM_CASES
+
+
+CASES += _oom_cases()
+
+def _lmstudio_cases():
+    """LM Studio's load dialog (rules/lmstudio.toml): tests/rules/lmstudio_cases.py."""
+    from tests.rules.lmstudio_cases import LMSTUDIO_CASES
+
+    return LMSTUDIO_CASES
+
+
+CASES += _lmstudio_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
@@ -1062,4 +1081,3 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
-

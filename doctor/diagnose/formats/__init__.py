@@ -1,12 +1,22 @@
 """The log formats: the generic ones here (environment dumps, launch commands, container images, Ollama,
-tracebacks), each
+LM Studio, tracebacks), each
 engine's own from its plug-in (`Engine.log_module`, e.g. doctor/engines/vllm/logs.py)."""
 
 from __future__ import annotations
 
 import importlib
 
-from doctor.diagnose.formats import collect_env, command, host, images, ollama, toolkit, traceback
+from doctor.diagnose.formats import (
+    collect_env,
+    command,
+    host,
+    images,
+    lmstudio,
+    memory,
+    ollama,
+    toolkit,
+    traceback,
+)
 from doctor.diagnose.formats.base import LineRule
 
 
@@ -21,5 +31,5 @@ def all_rules() -> tuple[LineRule, ...]:
     engines = engine_log_modules()
     packages = {name: lib for module in engines for name, lib in getattr(module, "PACKAGES", {}).items()}
     own = tuple(rule for module in engines for rule in module.RULES)
-    return (*own, *ollama.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES, *host.RULES,
-            *toolkit.RULES, *traceback.RULES)
+    return (*own, *ollama.RULES, *lmstudio.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES,
+            *host.RULES, *toolkit.RULES, *traceback.RULES, *memory.RULES)
