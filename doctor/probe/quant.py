@@ -94,6 +94,10 @@ def _normalise(config: dict[str, Any], hf_quant: dict[str, Any] | None, dtype: s
         ignored = _str_list(qc.get("modules_to_not_convert"), "modules_to_not_convert")
         return with_targets(Quantization(scheme="mxfp4", method=method, bits=4, group_size=32,
                                           ignored=ignored, source="config.json"))
+    if method == "mxfp8":  # MiniMax-M3-MXFP8: e4m3 values, a ue8m0 scale per 32 (weight_block_size [1, 32])
+        ignored = _str_list(qc.get("ignored_layers") or qc.get("modules_to_not_convert"), "ignored_layers")
+        return with_targets(Quantization(scheme="mxfp8", method=method, bits=8, group_size=32,
+                                          ignored=ignored, source="config.json"))
     if method in ("awq", "gptq"):
         return _formats().gptq_awq(qc, method)
     if method in ("auto-round", "auto_round", "autoround", "intel/auto-round"):

@@ -24,6 +24,14 @@ MODULE_KINDS = {
     "linear_attention": "model.layers.5.linear_attn.in_proj_qkvz",  # Qwen3-Next / Qwen3.5 Gated DeltaNet
     "latent": "model.layers.5.mixer.fc1_latent_proj",  # latent MoE projections (Nemotron-3-Super)
 }
+# The same kinds under DeepSeek-V4's names (`attn.wq_b`, `ffn.experts`), which config-group targets address:
+# RedHatAI/DeepSeek-V4-Flash-NVFP4-FP8 targets `re:.*attn.*(fused_wqa_wkv|wq_b|wo_a|wo_b)$` (block FP8) and
+# `re:.*ffn.*(gate|up|down)_proj$` (NVFP4), neither of which matches the names above.
+KIND_ALIASES = {
+    "attention": ("model.layers.5.attn.wq_b",),
+    "shared_experts": ("model.layers.5.ffn.shared_experts.gate_proj",),
+    "routed_experts": ("model.layers.5.ffn.experts.7.gate_proj",),
+}
 
 
 PER_CHANNEL = 1 << 19  # group_size -1 (GPTQ/AWQ per output channel): one group spans any input width

@@ -12,6 +12,7 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.pipeline.facts import ModuleQuant, Quantization
 from doctor.probe.quant_common import (
+    KIND_ALIASES,
     MODULE_KINDS,
     PER_CHANNEL,
     group_size,
@@ -219,7 +220,7 @@ def group_modules(groups: dict[str, Any], scheme_of: Any, ignored: tuple[str, ..
     for kind, rep in MODULE_KINDS.items():
         if is_ignored(rep, ignored):
             continue
-        group = _group_for(groups.values(), rep)
+        group = _group_for(groups.values(), (rep, *KIND_ALIASES.get(kind, ())))
         if group is None:
             out.append(ModuleQuant(kind, "none"))
             continue
@@ -228,7 +229,7 @@ def group_modules(groups: dict[str, Any], scheme_of: Any, ignored: tuple[str, ..
     return out
 
 
-def _group_for(groups: Iterable[Any], name: str) -> dict[str, Any] | None:
+def _group_for(groups: Iterable[Any], names: tuple[str, ...]) -> dict[str, Any] | None:
     by_class = None
     for group in groups:
         if not isinstance(group, dict):
@@ -239,7 +240,7 @@ def _group_for(groups: Iterable[Any], name: str) -> dict[str, Any] | None:
         for target in (t for t in targets if isinstance(t, str)):
             if target in ("Linear", "torch.nn.Linear"):
                 by_class = by_class or group
-            elif matches(target, name):
+            elif any(matches(target, name) for name in names):
                 return group
     return by_class
 

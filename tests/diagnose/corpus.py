@@ -56,6 +56,11 @@ def diagnose_text(log: bytes | str, base: Facts | None = None) -> Diagnosis:
                     judge_on_log_only=base is None)
 
 
+def diagnose_on(log: bytes | str, profile: str | None = None) -> Diagnosis:
+    """A pasted log diagnosed on a hardware profile's facts, or on an empty base when none is given."""
+    return diagnose_text(log, profile_base(profile) if profile else None)
+
+
 def rules_named(diagnosis: Diagnosis) -> list[str]:
     return [e.rule for e in diagnosis.explanations]
 

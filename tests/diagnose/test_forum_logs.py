@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.diagnose.corpus import diagnose_text, fix_texts, profile_base
+from tests.diagnose.corpus import diagnose_on, fix_texts
 from tests.diagnose.corpus import rules_named as claimed
 
 # https://ai-navigate-news.com/articles/6e455fcd-c9cb-495d-a576-c1db5fde5ed8 (r/LocalLLaMA, 4x RTX PRO 6000,
@@ -38,8 +38,7 @@ UNKNOWN_SF_VLLM = (b"INFO 05-24 10:00:00 [api_server.py:1896] vLLM API server ve
                    b"RuntimeError: Unknown SF transformation\n")
 
 
-def run(log: bytes, profile: str | None = None):
-    return diagnose_text(log, profile_base(profile) if profile else None)
+run = diagnose_on
 
 
 @pytest.mark.parametrize(("log", "profile", "rule", "fix"), [

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.diagnose.corpus import diagnose_text, fix_texts, profile_base
+from tests.diagnose.corpus import diagnose_on, fix_texts
 from tests.diagnose.corpus import rules_named as claimed
 
 # https://www.tobias-weiss.org/articles/ai/dgx-spark-vllm-oom-debugging/ (2x DGX Spark, vLLM 0.21.1rc1), dmesg
@@ -32,8 +32,7 @@ PG_WAIT = (b"(EngineCore pid=84) INFO 06-07 18:13:55 [ray_utils.py:464] Waiting 
            b"see if you have enough resources\n")
 
 
-def run(log: bytes, profile: str | None = None):
-    return diagnose_text(log, profile_base(profile) if profile else None)
+run = diagnose_on
 
 
 @pytest.mark.parametrize(("log", "profile", "rule", "fix"), [

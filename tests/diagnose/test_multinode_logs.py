@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.diagnose.corpus import diagnose_text, fix_texts, profile_base
+from tests.diagnose.corpus import diagnose_on, fix_texts
 from tests.diagnose.corpus import rules_named as claimed
 
 # spark-arena/recipe-registry#13: 2x DGX Spark, ghcr.io/spark-arena/dgx-vllm-eugr-nightly:latest (vLLM
@@ -87,8 +87,7 @@ AUTOSCALER = (b"(EngineCore pid=630) [autoscaler] Error: No available node types
               b"issue.\n")
 
 
-def run(log: bytes, profile: str | None = None):
-    return diagnose_text(log, profile_base(profile) if profile else None)
+run = diagnose_on
 
 
 @pytest.mark.parametrize(("log", "profile", "rule", "fix"), [
