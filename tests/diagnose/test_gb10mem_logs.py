@@ -20,6 +20,11 @@ DISCRETE_KILL = (b"[2059991.491436] oom-kill:constraint=CONSTRAINT_NONE,nodemask
                  b"global_oom,task_memcg=/user.slice,task=python3,pid=25315,uid=0\n"
                  b"[2059991.491542] Out of memory: Killed process 25315 (python3) total-vm:53312244kB, "
                  b"anon-rss:31451456kB, file-rss:74816kB, shmem-rss:12296kB, UID:0 pgtables:69068kB oom_score_adj:0\n")
+# https://github.com/wtdcode/vllm-backport/issues/68 (2x RTX 3090, experts CPU-offloaded: host RAM), as quoted
+OFFLOAD_KILL = (b"INFO  [int_wna16.py:409] Using MarlinExperts\n"
+                b"Out of memory: Killed process (VLLM::Worker_TP)\n"
+                b"  total-vm:231892748kB  anon-rss:1117884kB  shmem-rss:90272184kB\n"
+                b"RuntimeError: Engine core initialization failed. Failed core proc(s): {'EngineCore': 1}\n")
 # A container's --memory limit, not the pool: the cgroup OOM killer's wording (mm/oom_kill.c), on a Spark
 CGROUP_KILL = (b"Memory cgroup out of memory: Killed process 4242 (VLLM::Worker_TP) total-vm:9737715264kB, "
                b"anon-rss:59118944kB, file-rss:0kB, shmem-rss:0kB\n")
@@ -42,6 +47,8 @@ def test_global_oom_kill_on_a_spark_is_named_with_its_fix(log, profile):
     (KILL_LINES, "h100-sxm-x8"),
     (DISCRETE_KILL, None),
     (DISCRETE_KILL, "rtx-pro-6000"),
+    (OFFLOAD_KILL, None),
+    (OFFLOAD_KILL, "rtx-5090"),
     (CGROUP_KILL, "dgx-spark"),  # a container limit on a Spark: not the global pool
 ])
 def test_the_same_kill_elsewhere_is_not_claimed(log, profile):
