@@ -1,5 +1,5 @@
 """The kernel's global OOM-killer lines (`Out of memory: Killed process`, `oom-kill:constraint=CONSTRAINT_NONE`) on
-a DGX Spark are the unified pool running out (UMA010, with its fix); the same lines from a discrete-GPU host, or a
+a DGX Spark are the unified pool running out (UMA060, with its fix); the same lines from a discrete-GPU host, or a
 container's own memory limit (`Memory cgroup out of memory`), are another cause and stay unclaimed."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ CGROUP_KILL = (b"Memory cgroup out of memory: Killed process 4242 (VLLM::Worker_
 ])
 def test_global_oom_kill_on_a_spark_is_named_with_its_fix(log, profile):
     diagnosis = diagnose_on(log, profile)
-    assert claimed(diagnosis)[0] == "UMA010", claimed(diagnosis)
+    assert claimed(diagnosis)[0] == "UMA060", claimed(diagnosis)
     assert any("drop_caches" in t for t in fix_texts(diagnosis)), fix_texts(diagnosis)
 
 
@@ -52,4 +52,10 @@ def test_global_oom_kill_on_a_spark_is_named_with_its_fix(log, profile):
     (CGROUP_KILL, "dgx-spark"),  # a container limit on a Spark: not the global pool
 ])
 def test_the_same_kill_elsewhere_is_not_claimed(log, profile):
-    assert "UMA010" not in claimed(diagnose_on(log, profile))
+    assert "UMA060" not in claimed(diagnose_on(log, profile))
+
+
+def test_the_whole_oom_report_on_a_spark_names_the_pool():
+    """dmesg prints `invoked oom-killer` (UMA010's line) before the kill itself: both name the pool on GB10."""
+    both = b"VLLM::Worker_TP invoked oom-killer: gfp_mask=0x102cc2(GFP_HIGHUSER)\n" + KILL_LINES
+    assert {"UMA010", "UMA060"} <= set(claimed(diagnose_on(both, "dgx-spark")))
