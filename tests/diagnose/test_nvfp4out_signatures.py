@@ -42,3 +42,9 @@ def test_not_without_the_server_args_line_or_on_a_datacenter_gpu():
     assert "FI070" not in claimed(FRAME + NAN)
     b200 = "  Device 0: NVIDIA B200, compute capability 10.0\n"
     assert "FI070" not in claimed(b200 + args() + FRAME + NAN)
+
+
+def test_sglangs_own_nan_detection_warning_is_claimed_the_same_way():
+    warning = "[2026-03-05 10:14:07 TP0] Detected errors during sampling! NaN in the logits.\n"
+    assert "FI070" in claimed(args() + warning)
+    assert "FI070" not in claimed(args(backend="flashinfer_cudnn") + warning)
