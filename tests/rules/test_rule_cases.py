@@ -935,6 +935,16 @@ def _gb10mem_cases():
 CASES += _gb10mem_cases()
 
 
+def _nvfp4out_cases():
+    """Wrong-output rules (rules/wrong_output.toml, nvfp4out): tests/rules/nvfp4out_cases.py."""
+    from tests.rules.nvfp4out_cases import NVFP4OUT_CASES
+
+    return NVFP4OUT_CASES
+
+
+CASES += _nvfp4out_cases()
+
+
 def _lcpp2_cases():
     """Local runtimes (rules/local_runtimes.toml, know-lcpp2): tests/rules/lcpp2_cases.py."""
     from tests.rules.lcpp2_cases import LCPP2_CASES
