@@ -925,6 +925,16 @@ def _know_fi3_cases():
 CASES += _know_fi3_cases()
 
 
+def _gb10mem_cases():
+    """GB10's global OOM-killer lines (rules/uma_pressure.toml, UMA060): tests/rules/gb10mem_cases.py."""
+    from tests.rules.gb10mem_cases import GB10MEM_CASES
+
+    return GB10MEM_CASES
+
+
+CASES += _gb10mem_cases()
+
+
 def _nvfp4out_cases():
     """Wrong-output rules (rules/wrong_output.toml, nvfp4out): tests/rules/nvfp4out_cases.py."""
     from tests.rules.nvfp4out_cases import NVFP4OUT_CASES
