@@ -92,17 +92,23 @@ def verdict(arch: str, build: int | None) -> ArchVerdict:
     return ArchVerdict(status=UNSETTLED, between=(low[0], high[0]), **base)
 
 
+def _release_segments(section: str, key: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
+    """(first release, last release, names) per run-length segment of `section.key`: each segment adds and drops
+    names from the one before."""
+    names: frozenset[str] = frozenset()
+    out = []
+    for segment in _table().get(section, {}).get(key, ()):
+        names = (names | frozenset(segment["add"])) - frozenset(segment["drop"])
+        out.append((segment["first"], segment["last"], names))
+    return tuple(out)
+
+
 # --- Ollama --------------------------------------------------------------------------------------------------
 
 
 @cache
 def _ollama_segments() -> tuple[tuple[str, str, frozenset[str]], ...]:
-    names: frozenset[str] = frozenset()
-    out = []
-    for segment in _table().get("ollama", {}).get("vendored_segments", ()):
-        names = (names | frozenset(segment["add"])) - frozenset(segment["drop"])
-        out.append((segment["first"], segment["last"], names))
-    return tuple(out)
+    return _release_segments("ollama", "vendored_segments")
 
 
 def _release_key(version: str) -> tuple[int, ...]:
@@ -144,12 +150,7 @@ def ollama_knows(version: str, arch: str) -> bool | None:
 
 @cache
 def _engine_segments() -> tuple[tuple[str, str, frozenset[str]], ...]:
-    names: frozenset[str] = frozenset()
-    out = []
-    for segment in _table().get("ollama", {}).get("engine_required_segments", ()):
-        names = (names | frozenset(segment["add"])) - frozenset(segment["drop"])
-        out.append((segment["first"], segment["last"], names))
-    return tuple(out)
+    return _release_segments("ollama", "engine_required_segments")
 
 
 def ollama_status(version: str, arch: str) -> str | None:
@@ -172,12 +173,7 @@ def ollama_status(version: str, arch: str) -> str | None:
 
 @cache
 def _python_segments() -> tuple[tuple[str, str, frozenset[str]], ...]:
-    names: frozenset[str] = frozenset()
-    out = []
-    for segment in _table().get("llama_cpp_python", {}).get("segments", ()):
-        names = (names | frozenset(segment["add"])) - frozenset(segment["drop"])
-        out.append((segment["first"], segment["last"], names))
-    return tuple(out)
+    return _release_segments("llama_cpp_python", "segments")
 
 
 def python_status(version: str, arch: str) -> str | None:
