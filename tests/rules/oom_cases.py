@@ -46,6 +46,8 @@ def oom(rule: str, fires: bool, why: str, profile: str, line: str | None, phase:
 
 
 OTHER = ("h100-sxm-x8", "b200-x8", "rtx-pro-6000")
+ESTIMATE = " Based on the available memory, the estimated maximum model length is 111456."
+VLLM_KV_NO_ESTIMATE = VLLM_KV.replace(ESTIMATE, "")
 
 OOM_CASES = [
     oom("OOM001", True, "discrete GPU, 17.95 GiB held outside", "rtx-pro-6000", ELSEWHERE),
@@ -79,9 +81,9 @@ OOM_CASES = [
     oom("OOM010", False, "the process's use printed", "rtx-5090", torch_line()),
     oom("OOM011", True, "vLLM prints the length that fits", "rtx-5090", VLLM_KV),
     oom("OOM011", False, "no estimate printed", "rtx-5090",
-        VLLM_KV.replace(" Based on the available memory, the estimated maximum model length is 111456.", "")),
+        VLLM_KV_NO_ESTIMATE),
     oom("OOM012", True, "no estimate printed", "rtx-5090",
-        VLLM_KV.replace(" Based on the available memory, the estimated maximum model length is 111456.", "")),
+        VLLM_KV_NO_ESTIMATE),
     oom("OOM012", False, "vLLM prints the length that fits", "rtx-5090", VLLM_KV),
     oom("OOM013", True, "a B200 with 67.92 of 178.36 GiB free", "b200-x8", STARTUP.replace("121.69", "178.36")),
     oom("OOM013", False, "GB10", "dgx-spark", STARTUP),
