@@ -130,8 +130,11 @@ def _model(facts: Facts) -> Text:
         attention += f", {att.num_kv_heads} kv heads, head_dim {att.head_dim}"
     moe = f", MoE {m.moe.routed_experts} experts top-{m.moe.top_k}" if m.moe else ""
     source = m.source + (" (reconstructed config)" if m.reconstructed else "")
-    return Text(f"model: {m.id} [{source}] {m.architecture}, {m.num_layers} layers, {attention}{moe}, "
+    text = Text(f"model: {m.id} [{source}] {m.architecture}, {m.num_layers} layers, {attention}{moe}, "
                 f"quantization {m.quantization.scheme}")
+    if m.derivation:
+        text.append(f"\n  {m.derivation}", style="yellow")
+    return text
 
 
 def _kernels(analysis: Analysis) -> Table:
@@ -150,7 +153,8 @@ def _kernels(analysis: Analysis) -> Table:
 def _plan(plan: dict) -> Text:
     """Memory plan: the requested layout's verdict and, when it differs, the best layout that fits."""
     req, best = plan["requested"], plan.get("best")
-    text = Text(f"memory plan ({plan.get('engine')} {plan.get('engine_version')}): ", style="bold")
+    estimated = ", estimated" if any(str(n).startswith("estimated:") for n in plan.get("notes") or ()) else ""
+    text = Text(f"memory plan ({plan.get('engine')} {plan.get('engine_version')}{estimated}): ", style="bold")
     text.append(_plan_line(req))
     if req.get("devices"):  # engines that place tensors per device say where each byte goes
         text.append("".join(f"\n  {reason}" for reason in req["reasons"]), style="dim")

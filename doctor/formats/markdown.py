@@ -81,7 +81,8 @@ def deployment_table(facts: Facts, engine: str, sources: dict[str, str]) -> list
         lib = facts.library(name)
         if lib is not None:
             rows.append((name, lib.version, sources.get(f"{name} version", "")))
-    rows.append(("model", facts.model.id if facts.model else "not known", sources.get("model", "")))
+    rows.append(("model", facts.model.id if facts.model else "not known",
+                 sources.get("model", "") or (facts.model.derivation or "" if facts.model else "")))
     lines = ["| | | source |", "|---|---|---|"]
     lines += [f"| {k} | {_cell(v)} | {_cell(s)} |" for k, v, s in rows]
     return lines

@@ -257,7 +257,7 @@ class Model:
     """A model as its config describes it: shapes, dtype, attention, experts, quantization."""
 
     id: str
-    source: str  # local | hf-cache | hub | bundled
+    source: str  # local | hf-cache | hub | bundled | derived | gguf
     source_path: str | None
     architecture: str
     model_type: str
@@ -278,6 +278,7 @@ class Model:
     unread_fields: tuple[str, ...] = ()  # config fields that may change sizes and that no reader models
     recurrent_state: RecurrentState | None = None  # hybrid models' linear-attention/Mamba layer state
     auto_map: tuple[str, ...] = ()  # config.json's `auto_map` keys: classes the checkpoint brings its own code for
+    derivation: str | None = None  # source "derived": the bundled base and what the id's name added (an estimate)
 
 
 @dataclass(frozen=True)

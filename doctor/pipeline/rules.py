@@ -315,22 +315,33 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
     for path in rule.evidence:
         value = lookup(context, path)
         evidence[path] = None if value is _MISSING else value
-    implied = _implied_libraries(rule, context)
     severity, message = rule.severity, render(rule.message, context)
-    if implied:
+    for unconfirmed in _unconfirmed(rule, context, severity):  # what the finding assumes: at most a warning
         severity = "warning" if severity == "error" else severity
-        message += (f" Assumed, not stated: {'; '.join(implied)}. A container image or another index may hold "
-                    f"other builds: name yours with --engine NAME==VERSION (or run the check where they are "
-                    f"installed) to confirm.")
-    build = _unreleased_engine(rule, context)
-    if build:
-        severity = "warning" if severity == "error" else severity
-        message += (f" {build} is not a published release: the doctor read the nearest release's wheel, and a "
-                    f"source build, nightly or fork may differ; this build's own code (or `--help`) confirms it.")
+        message += " " + unconfirmed
     return Finding(id=rule.id, severity=severity, title=render(rule.title, context), message=message,
                    evidence=evidence,
                    fixes=tuple(fix_from_spec(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
                    references=rule.references_for(_run_engine(context)))
+
+
+def _unconfirmed(rule: Rule, context: dict[str, Any], severity: str) -> list[str]:
+    """What the finding rests on that the deployment did not state, each with what would confirm it."""
+    out = []
+    implied = _implied_libraries(rule, context)
+    if implied:
+        out.append(f"Assumed, not stated: {'; '.join(implied)}. A container image or another index may hold "
+                   f"other builds: name yours with --engine NAME==VERSION (or run the check where they are "
+                   f"installed) to confirm.")
+    build = _unreleased_engine(rule, context)
+    if build:
+        out.append(f"{build} is not a published release: the doctor read the nearest release's wheel, and a "
+                   f"source build, nightly or fork may differ; this build's own code (or `--help`) confirms it.")
+    model = context.get("model")
+    if isinstance(model, dict) and model.get("source") == "derived" and severity == "error":
+        out.append(f"The model's config was not read: {model.get('id')} is {model.get('derivation')} (its "
+                   f"config.json confirms this finding).")
+    return out
 
 
 def _implied_libraries(rule: Rule, context: dict[str, Any]) -> list[str]:

@@ -13,6 +13,7 @@ not memory.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,15 @@ def weight_source(model: Model, header_pieces: list[Piece] | None = None, header
                   measured_bytes: tuple[int, str] | None = None) -> WeightSource:
     """Pieces from safetensors headers when there are some; else from the config, scaled to a measured
     checkpoint size (`measured_bytes`: an index's total_size; else the bundled table) when they differ."""
+    source = _weight_source(model, header_pieces, header_kind, measured_bytes)
+    if model.source != "derived":
+        return source
+    estimated = f"estimated: {model.id}'s config is {model.derivation}"
+    return dataclasses.replace(source, notes=(estimated, *source.notes))
+
+
+def _weight_source(model: Model, header_pieces: list[Piece] | None, header_kind: str,
+                   measured_bytes: tuple[int, str] | None) -> WeightSource:
     if header_pieces:
         total = sum(p.nbytes for p in header_pieces)
         return WeightSource(header_kind, tuple(header_pieces), total,

@@ -40,6 +40,7 @@ class ConfigFiles:
     source: str
     path: str | None
     reconstructed: bool = False
+    derivation: str | None = None  # how a config was derived from a bundled base (doctor.probe.derived_name)
 
 
 def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> Model:
@@ -55,7 +56,7 @@ def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> 
         return _hub_gguf(spec, environ, offline)
     files = find_config(spec, environ, offline)
     return parse_model(files.config, files.hf_quant, model_id=spec, source=files.source,
-                       source_path=files.path, reconstructed=files.reconstructed)
+                       source_path=files.path, reconstructed=files.reconstructed, derivation=files.derivation)
 
 
 def _hub_gguf(spec: str, environ: Mapping[str, str], offline: bool) -> Model:
@@ -129,7 +130,10 @@ def find_config(spec: str, environ: Mapping[str, str], offline: bool = False) ->
     bundled = _from_bundle(spec)
     if bundled is not None:
         return bundled
-    misses.append("not bundled (see `sm120-doctor models`)")
+    derived, why = _derived(spec)
+    if derived is not None:
+        return derived
+    misses.append(f"not bundled (see `sm120-doctor models`), {why}")
     raise InputError(f"model {spec} not found: " + "; ".join(misses))
 
 
@@ -229,6 +233,30 @@ def _from_bundle(repo_id: str) -> ConfigFiles | None:
     entry = index[match]
     folder = BUNDLE / entry["dir"]
     return _from_dir(Path(str(folder)), "bundled", entry["provenance"] == "reconstructed")
+
+
+def _derived(repo_id: str) -> tuple[ConfigFiles | None, str]:
+    """The bundled model the id's name derives from, with the quantization the name states (an estimate); else
+    None and why not."""
+    from doctor.probe.derived_name import derived_files, resolve
+
+    derivation = resolve(repo_id, bundled_models())
+    if derivation is None:
+        return None, "and no bundled model is named in it" + _nearest(repo_id)
+    if derivation.refused:
+        return None, (f"and its name on bundled {derivation.base} states {derivation.quant_note}: give the model "
+                      f"directory")
+    base = _from_bundle(derivation.base)
+    assert base is not None  # resolve names only bundled ids
+    config, hf_quant = derived_files(derivation, base.config, base.hf_quant)
+    return ConfigFiles(config, hf_quant, "derived", base.path, base.reconstructed, derivation.sentence()), ""
+
+
+def _nearest(repo_id: str) -> str:
+    from doctor.probe.derived_name import nearest
+
+    close = nearest(repo_id.split("/", 1)[-1], bundled_models())
+    return f" (nearest bundled: {', '.join(close)})" if close else ""
 
 
 def _one_line(exc: BaseException) -> str:
