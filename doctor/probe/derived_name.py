@@ -13,6 +13,7 @@ derived config is at most a warning (doctor.pipeline.rules: the model's config.j
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -255,14 +256,13 @@ def derived_files(derivation: Derivation, config: Any, hf_quant: Any) -> tuple[A
 
 
 def nearest(name: str, bundled: Iterable[str], limit: int = 3) -> list[str]:
-    """Bundled ids whose name shares the most leading tokens with `name` (at least its first, with a version):
-    what a user might mean, never used as a base."""
-    tokens = name_tokens(name)
+    """Bundled ids whose name begins with the longest part of `name` (at least its first token and the separator
+    after it): what a user might mean, never used as a base."""
+    lowered = name.lower()
+    first = len(name_tokens(name)[0]) + 1 if name_tokens(name) else 0
     scored = []
     for repo in bundled:
-        theirs = name_tokens(repo.split("/", 1)[-1])
-        shared = next((i for i, (a, b) in enumerate(zip(tokens, theirs, strict=False)) if a != b),
-                      min(len(tokens), len(theirs)))
-        if shared and any(ch.isdigit() for ch in "".join(tokens[:shared])):
+        shared = len(os.path.commonprefix([lowered, repo.split("/", 1)[-1].lower()]))
+        if first and shared >= first:
             scored.append((-shared, len(repo), repo))
     return [repo for _, _, repo in sorted(scored)[:limit]]
