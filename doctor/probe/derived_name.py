@@ -13,7 +13,6 @@ derived config is at most a warning (doctor.pipeline.rules: the model's config.j
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -262,7 +261,9 @@ def nearest(name: str, bundled: Iterable[str], limit: int = 3) -> list[str]:
     first = len(name_tokens(name)[0]) + 1 if name_tokens(name) else 0
     scored = []
     for repo in bundled:
-        shared = len(os.path.commonprefix([lowered, repo.split("/", 1)[-1].lower()]))
+        theirs = repo.split("/", 1)[-1].lower()
+        shared = next((i for i, (a, b) in enumerate(zip(lowered, theirs, strict=False)) if a != b),
+                      min(len(lowered), len(theirs)))
         if first and shared >= first:
             scored.append((-shared, len(repo), repo))
     return [repo for _, _, repo in sorted(scored)[:limit]]

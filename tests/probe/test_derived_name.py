@@ -1,5 +1,5 @@
-"""A hub id the doctor cannot read offline, derived from the bundled model its name names (doctor/probe/derived_name.py):
-which bundled base a name resolves to (and the near misses that must not), the quantization its tokens state checked
+"""A hub id the doctor cannot read offline, derived from the bundled model its name names
+(doctor/probe/derived_name.py): which bundled base a name resolves to (and the near misses that must not), the quantization its tokens state checked
 against real checkpoints' configs in tests/knowngood/models/, and what `check` does with a derived model."""
 
 from __future__ import annotations
