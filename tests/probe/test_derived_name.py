@@ -1,6 +1,7 @@
 """A hub id the doctor cannot read offline, derived from the bundled model its name names
-(doctor/probe/derived_name.py): which bundled base a name resolves to (and the near misses that must not), the quantization its tokens state checked
-against real checkpoints' configs in tests/knowngood/models/, and what `check` does with a derived model."""
+(doctor/probe/derived_name.py): which bundled base a name resolves to (and the near misses that must not), the
+quantization its tokens state checked against real checkpoints' configs in tests/knowngood/models/, and what
+`check` does with a derived model."""
 
 from __future__ import annotations
 
@@ -153,7 +154,8 @@ def test_check_on_a_derived_id_matches_the_published_config(capsys):
     assert plan["requested"]["kv_budget_gib"] == real["requested"]["kv_budget_gib"]
     assert plan["notes"][0].startswith("estimated: Qwen/Qwen3.6-27B-FP8's config is derived from bundled")
     model = derived["facts"]["model"]
-    assert model["source"] == "derived" and model["derivation"].startswith("derived from bundled Qwen/Qwen3.6-27B + FP8")
+    assert model["source"] == "derived"
+    assert model["derivation"].startswith("derived from bundled Qwen/Qwen3.6-27B + FP8")
 
 
 def test_a_derived_run_never_yields_an_error(capsys):
