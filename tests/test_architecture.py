@@ -32,7 +32,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("gather", ("doctor.pipeline.gather",)),
     ("analysis", ("doctor.pipeline.analysis",)),
     ("context", ("doctor.pipeline.context",)),
-    ("rules", ("doctor.pipeline.conditions", "doctor.pipeline.rules")),
+    ("rules", ("doctor.pipeline.conditions", "doctor.pipeline.unconfirmed", "doctor.pipeline.rules")),
     ("report", ("doctor.pipeline.report", "doctor.pipeline.upgrades", "doctor.located")),
     ("check", ("doctor.pipeline.check", "doctor.pipeline")),
     ("diagnose", ("doctor.diagnose",)),

@@ -218,7 +218,8 @@ def _with_driver(log: LogFacts, facts: Facts, base_name: str, sources: dict[str,
 
 def _model(log: LogFacts, environ: Mapping[str, str], notes: list[str]) -> Model | None:
     """The logged model's config: as named (local, HF cache, bundled), else a bundled config of the same name
-    (a log names `/models/GLM-4.7-FP8` where the config is `zai-org/GLM-4.7-FP8`). Never the network."""
+    (a log names `/models/GLM-4.7-FP8` where the config is `zai-org/GLM-4.7-FP8`), else one derived from the bundled
+    model the name names (doctor.probe.derived_name). Never the network."""
     if log.model is None:
         return None
     from doctor.probe.model import bundled_models, load_model
@@ -226,10 +227,16 @@ def _model(log: LogFacts, environ: Mapping[str, str], notes: list[str]) -> Model
     spec = str(log.model.value)
     candidates = [spec] + [known for known in bundled_models()
                            if known.split("/")[-1].lower() == PurePosixPath(spec).name.lower() and known != spec]
+    derived = None
     for candidate in candidates:
         try:
-            return load_model(candidate, {**environ, "HF_HUB_OFFLINE": "1"}, offline=True)
+            model = load_model(candidate, {**environ, "HF_HUB_OFFLINE": "1"}, offline=True)
         except (DoctorError, OSError, ValueError):
             continue
+        if model.source != "derived":
+            return model
+        derived = derived or model  # a config read (or bundled under the logged name) comes first
+    if derived is not None:
+        return derived
     notes.append(f"model {spec} (log line {log.model.line}): no config here or bundled; model rules not run")
     return None

@@ -28,6 +28,7 @@ from doctor.pipeline.conditions import (
     validate_condition,
 )
 from doctor.pipeline.context import BASE_ROOTS, context_roots, engine_root
+from doctor.pipeline.unconfirmed import unconfirmed
 
 RULE_ID = re.compile(r"^[A-Z][A-Z0-9]{1,4}\d{3}$")  # a built-in rule
 # A plug-in engine's rule: `<engine name>/` then a built-in-shaped ID, so no plug-in ID can equal a built-in's
@@ -316,64 +317,14 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
         value = lookup(context, path)
         evidence[path] = None if value is _MISSING else value
     severity, message = rule.severity, render(rule.message, context)
-    for unconfirmed in _unconfirmed(rule, context, severity):  # what the finding assumes: at most a warning
+    paths = {*condition_facts(list(rule.when)), *rule.evidence}
+    for assumed in unconfirmed(paths, rule.area, context, severity):  # what the finding assumes: at most a warning
         severity = "warning" if severity == "error" else severity
-        message += " " + unconfirmed
+        message += " " + assumed
     return Finding(id=rule.id, severity=severity, title=render(rule.title, context), message=message,
                    evidence=evidence,
                    fixes=tuple(fix_from_spec(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
                    references=rule.references_for(_run_engine(context)))
-
-
-def _unconfirmed(rule: Rule, context: dict[str, Any], severity: str) -> list[str]:
-    """What the finding rests on that the deployment did not state, each with what would confirm it."""
-    out = []
-    implied = _implied_libraries(rule, context)
-    if implied:
-        out.append(f"Assumed, not stated: {'; '.join(implied)}. A container image or another index may hold "
-                   f"other builds: name yours with --engine NAME==VERSION (or run the check where they are "
-                   f"installed) to confirm.")
-    build = _unreleased_engine(rule, context)
-    if build:
-        out.append(f"{build} is not a published release: the doctor read the nearest release's wheel, and a "
-                   f"source build, nightly or fork may differ; this build's own code (or `--help`) confirms it.")
-    model = context.get("model")
-    if isinstance(model, dict) and model.get("source") == "derived" and severity == "error":
-        out.append(f"The model's config was not read: {model.get('id')} is {model.get('derivation')} (its "
-                   f"config.json confirms this finding).")
-    return out
-
-
-def _implied_libraries(rule: Rule, context: dict[str, Any]) -> list[str]:
-    """The libraries a finding rests on that the deployment did not name, taken from an engine's pins
-    (doctor/engines/pins.py), or whose build it took from PyPI's wheel of a version stated without its build
-    label (context.py: `build_assumed`): such a finding is at most a warning."""
-    libraries = context.get("lib") or {}
-    implied = []
-    for path in {*condition_facts(list(rule.when)), *rule.evidence}:
-        root, _, rest = path.partition(".")
-        name = rest.split(".")[0]
-        entry = libraries.get(name) if root == "lib" else None
-        if isinstance(entry, dict) and entry.get("implied_by"):
-            implied.append(f"{name} {entry['version']}, what {entry['implied_by']} pins")
-        elif isinstance(entry, dict) and entry.get("build_assumed") and not path.endswith(".version"):
-            implied.append(f"{name} {entry['version']} as PyPI builds it ({entry['build_assumed'].split(' ')[0]}), "
-                           f"not another build of that version")
-    return sorted(set(implied))
-
-
-def _unreleased_engine(rule: Rule, context: dict[str, Any]) -> str | None:
-    """'vLLM 0.25.2.dev0' when the engine of this run is a development, pre-release, fork or vendor build
-    (context.py: `unreleased_build`) and the rule is about that engine: what its code does is not what any
-    release's wheel shows, so such a finding is at most a warning."""
-    engine = context.get("engine")
-    if not isinstance(engine, dict) or not engine.get("unreleased_build"):
-        return None
-    root = engine_root(str(engine["name"]))
-    paths = {*condition_facts(list(rule.when)), *rule.evidence}
-    if rule.area != root and not any(p.startswith((f"lib.{root}.", f"{root}.", "engine.")) for p in paths):
-        return None
-    return f"{engine['name']} {engine['version']}"
 
 
 def _run_engine(context: dict[str, Any]) -> str | None:
