@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 from collections import Counter
+from pathlib import Path
 
 ROW = re.compile(r"^== (?P<id>\S+) rc=(?P<rc>\d+) :: check (?P<model>\S+)")
 FINDING = re.compile(r"^  (?P<severity>error|warning|info)\s+(?P<rule>\S+)")
