@@ -186,3 +186,26 @@ def test_an_id_no_bundled_name_is_in_exits_2_with_one_line(capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "no bundled model is named in it (nearest bundled: " in err
+
+
+@pytest.mark.parametrize(("logged", "model_source", "tied_severity"), [
+    ("someorg/GLM-4.7-FP8", "bundled", "error"),  # a bundled config of the logged name comes before a derived one
+    ("someorg/GLM-4.7-FP8-Dynamic", "derived", "warning"),  # derived from zai-org/GLM-4.7: at most a warning
+])
+def test_diagnose_reads_a_logged_id_as_check_does(logged, model_source, tied_severity):
+    """The SGLang 0.5.8 fused-MoE overflow of tests/diagnose/test_corpus.py, with the model under another name."""
+    import io
+
+    from doctor.diagnose.diagnosis import diagnose
+    from tests.diagnose.corpus import empty_base
+
+    log = (f"[2026-01-10 10:00:00] server_args=ServerArgs(model_path='{logged}', tp_size=8)\n".encode()
+           + b"[pip3] sglang==0.5.8\n"
+           b"GPU 0: NVIDIA RTX PRO 6000 Blackwell Server Edition\n"
+           b"[2026-01-10 10:00:09 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+           b"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, "
+           b"Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n")
+    diagnosis = diagnose(io.BufferedReader(io.BytesIO(log)), "t", empty_base(), "nothing", {})
+    model = diagnosis.report.facts.model
+    assert model is not None and model.source == model_source
+    assert [f.severity for f in diagnosis.report.findings if f.id == "SGL102"] == [tied_severity]
