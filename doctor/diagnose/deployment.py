@@ -222,20 +222,21 @@ def _model(log: LogFacts, environ: Mapping[str, str], notes: list[str]) -> Model
     model the name names (doctor.probe.derived_name). Never the network."""
     if log.model is None:
         return None
+    from doctor.probe.derived_name import hub_id_of_path
     from doctor.probe.model import bundled_models, load_model
 
     spec = str(log.model.value)
     candidates = [spec] + [known for known in bundled_models()
                            if known.split("/")[-1].lower() == PurePosixPath(spec).name.lower() and known != spec]
     derived = None
-    for candidate in candidates:
+    for candidate in [*candidates, *hub_id_of_path(spec)]:
         try:
             model = load_model(candidate, {**environ, "HF_HUB_OFFLINE": "1"}, offline=True)
         except (DoctorError, OSError, ValueError):
             continue
         if model.source != "derived":
             return model
-        derived = derived or model  # a config read (or bundled under the logged name) comes first
+        derived = derived or dataclasses.replace(model, id=spec)  # a config read or bundled comes first
     if derived is not None:
         return derived
     notes.append(f"model {spec} (log line {log.model.line}): no config here or bundled; model rules not run")

@@ -72,13 +72,22 @@ def run_check(request: CheckRequest) -> Report:
 def _with_pasted_model(facts: Facts, model: str, request: CheckRequest) -> Facts:
     """The model the pasted command names, when MODEL was not given; one it cannot find is a note, not a
     failure (the command's other facts still answer)."""
+    from doctor.probe.derived_name import hub_id_of_path
     from doctor.probe.model import load_model
 
     try:
         return facts.replace(model=load_model(model, request.environ, offline=request.offline))
     except DoctorError as exc:
-        note = f"the pasted command's model {model} was not read ({exc}): checked without a model"
-        return facts.replace(source=dataclasses.replace(facts.source, notes=(*facts.source.notes, note)))
+        failure = exc
+    for hub_id in hub_id_of_path(model):  # a directory not on this machine: a config derived from its name
+        try:
+            derived = load_model(hub_id, request.environ, offline=True)
+        except DoctorError:
+            continue
+        if derived.source == "derived":
+            return facts.replace(model=dataclasses.replace(derived, id=model))
+    note = f"the pasted command's model {model} was not read ({failure}): checked without a model"
+    return facts.replace(source=dataclasses.replace(facts.source, notes=(*facts.source.notes, note)))
 
 
 def _model_flag(argv: list[str], specs: Sequence[str]) -> str | None:

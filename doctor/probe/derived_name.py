@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 # What a leftover token says about the model: another size or family is another model, not a derivative.
@@ -267,3 +268,18 @@ def nearest(name: str, bundled: Iterable[str], limit: int = 3) -> list[str]:
         if first and shared >= first:
             scored.append((-shared, len(repo), repo))
     return [repo for _, _, repo in sorted(scored)[:limit]]
+
+
+HF_CACHE_REPO = re.compile(r"^models--(?P<owner>[\w.-]+?)--(?P<name>[\w.-]+)$")
+
+
+def hub_id_of_path(spec: str) -> list[str]:
+    """The hub id a logged model directory stands for, to derive a config from its name: the Hugging Face cache's
+    `models--ORG--NAME` folder, else the directory's own name (`/models/Qwen3.6-27B-FP8`) under an unknown owner."""
+    path = PurePosixPath(spec)
+    if not spec.startswith(("/", ".", "~")) and len(path.parts) < 3:  # a hub id itself, or no path
+        return []
+    for part in path.parts:
+        if match := HF_CACHE_REPO.match(part):
+            return [f"{match['owner']}/{match['name']}"]
+    return [f"local/{path.name}"] if re.fullmatch(r"[\w.-]{1,96}", path.name) else []

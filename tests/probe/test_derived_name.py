@@ -209,3 +209,25 @@ def test_diagnose_reads_a_logged_id_as_check_does(logged, model_source, tied_sev
     model = diagnosis.report.facts.model
     assert model is not None and model.source == model_source
     assert [f.severity for f in diagnosis.report.findings if f.id == "SGL102"] == [tied_severity]
+
+
+@pytest.mark.parametrize(("path", "hub_id"), [
+    ("/models/Qwen3.6-27B-FP8", ["local/Qwen3.6-27B-FP8"]),
+    ("/root/.cache/huggingface/hub/models--RedHatAI--Qwen3-8B-FP8-dynamic/snapshots/0a1b",
+     ["RedHatAI/Qwen3-8B-FP8-dynamic"]),
+    ("Qwen/Qwen3-8B", []),  # a hub id is looked up as itself
+    ("Qwen3-8B", []),
+    ("/models/a name with spaces", []),
+])
+def test_a_logged_directory_stands_for_the_hub_id_its_name_gives(path, hub_id):
+    from doctor.probe.derived_name import hub_id_of_path
+
+    assert hub_id_of_path(path) == hub_id
+
+
+def test_a_pasted_commands_directory_not_here_is_derived_from_its_name(capsys):
+    report = _check(capsys, "--hardware", "dgx-spark", "--", "vllm", "serve", "/models/Qwen3.6-27B-FP8")
+    model = report["facts"]["model"]
+    assert (model["id"], model["source"]) == ("/models/Qwen3.6-27B-FP8", "derived")
+    assert model["quantization"]["scheme"] == "fp8-block"
+    assert not [f for f in report["findings"] if f["severity"] == "error"]
