@@ -191,6 +191,8 @@ def test_an_id_no_bundled_name_is_in_exits_2_with_one_line(capsys):
 @pytest.mark.parametrize(("logged", "model_source", "tied_severity"), [
     ("someorg/GLM-4.7-FP8", "bundled", "error"),  # a bundled config of the logged name comes before a derived one
     ("someorg/GLM-4.7-FP8-Dynamic", "derived", "warning"),  # derived from zai-org/GLM-4.7: at most a warning
+    ("/models/GLM-4.7-FP8", "bundled", "error"),
+    ("/models/GLM-4.7-FP8-Dynamic", "derived", "warning"),  # a directory not here: derived from its name
 ])
 def test_diagnose_reads_a_logged_id_as_check_does(logged, model_source, tied_severity):
     """The SGLang 0.5.8 fused-MoE overflow of tests/diagnose/test_corpus.py, with the model under another name."""
