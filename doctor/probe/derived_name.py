@@ -23,6 +23,8 @@ from typing import Any
 SIZE = re.compile(r"^(?:\d+(?:\.\d+)?[bm]|a\d+(?:\.\d+)?b|\d+x\d+b|e\d+b)$")
 FAMILY_WORDS = frozenset({"vl", "next", "flash", "distill", "air", "omni", "vision", "mini", "nano", "lite", "pro",
                           "super", "ultra", "max", "coder"})
+# Checkpoint formats a safetensors config cannot describe (llama.cpp's GGUF, Apple's MLX, ExLlama's EXL2/EXL3).
+OTHER_FORMATS = frozenset({"gguf", "mlx", "exl2", "exl3", "onnx"})
 # Tokens that name a chat/reasoning variant of the same architecture: not reported as unread.
 VARIANT_WORDS = frozenset({"instruct", "it", "chat", "thinking", "base", "hf"})
 TOKEN_SPLIT = re.compile(r"[-_]|\.(?!\d)")
@@ -210,8 +212,8 @@ def _spans(name: str, base: str) -> Iterable[tuple[int, int]]:
 
 
 def _foreign(tokens: list[str]) -> bool:
-    """Does a leftover token name another model (another size or family) than the base?"""
-    return any(SIZE.match(t) or t in FAMILY_WORDS for t in tokens)
+    """Does a leftover token name another model (another size or family) or another checkpoint format?"""
+    return any(SIZE.match(t) or t in FAMILY_WORDS or t in OTHER_FORMATS for t in tokens)
 
 
 def resolve(spec: str, bundled: Iterable[str]) -> Derivation | None:

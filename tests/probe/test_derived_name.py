@@ -66,6 +66,8 @@ def test_a_name_resolves_to_its_bundled_base_and_quantization(spec, base, scheme
     "google/gemma-4-E2B-it",  # gemma-4-26B-A4B's family, another size
     "nvidia/Qwen3.8-Flash-Next-NVFP4",
     "someone/Qwen3-8Bx-FP8",  # Qwen3-8B without a token boundary after it
+    "local/Qwen3-8B-Q4_K_M.gguf",  # a GGUF file, which a safetensors config does not describe
+    "mlx-community/Qwen3-8B-4bit-mlx",
 ])
 def test_near_misses_are_not_derived(spec):
     assert _resolve(spec) is None
