@@ -82,8 +82,7 @@ FIXPR_VLLM_CASES += [
 def logged(fires, why, profile, version="0.25.0", shown=("VLLM244",)):
     """`diagnose` on a log whose signatures `shown` matched (shown=() is `check`: no log)."""
     log = {"signatures": list(shown)} if shown != () else None
-    facts = lambda: build(profile, None, (f"vllm=={version}",))
-    return Case("VLLM244", fires, facts, (), (), why,
+    return Case("VLLM244", fires, vl(version, None, profile), (), (), why,
                 (lambda: {"image": None, "recipe": None, "log": log}) if log is not None else None)
 
 
