@@ -24,7 +24,8 @@ def sglang(version: str, model: str = QWEN35, profile: str = PRO, flashinfer: st
 FIXPR_SGL_CASES = [
     # SGL340: 0.5.13-0.5.22 let SM12x take the SM100 (tcgen05) CuTe DSL GDN prefill
     a("SGL340", True, "0.5.20 --linear-attn-backend cutedsl", sglang("0.5.20"), *CUTEDSL),
-    a("SGL340", True, "0.5.13: first release with the prefill, GB10", sglang("0.5.13", profile=SPARK), *CUTEDSL_PREFILL),
+    a("SGL340", True, "0.5.13: first release with the prefill, GB10", sglang("0.5.13", profile=SPARK),
+      *CUTEDSL_PREFILL),
     a("SGL340", True, "0.5.22: last release before the fix, Qwen3-Next on a 5090", sglang("0.5.22", QWEN3_NEXT, R5090),
       *CUTEDSL),
     a("SGL340", False, "0.5.23 falls back to Triton on SM12x", sglang("0.5.23"), *CUTEDSL),
@@ -53,7 +54,8 @@ FIXPR_SGL_CASES += [
     a("FI090", True, "vLLM 0.21.0, first default-on release, GB10", vllm("0.21.0", profile=SPARK)),
     a("FI090", True, "vLLM 0.25.1 with 0.6.13 installed on a 5090", vllm("0.25.1", "0.6.13", R5090)),
     a("FI090", True, "vLLM 0.19.1 with the sampler asked for", vllm("0.19.1", env=SAMPLER_ON)),
-    a("FI090", True, "vLLM 0.15.0 with the sampler asked for, FlashInfer 0.6.0", vllm("0.15.0", "0.6.0", env=SAMPLER_ON)),
+    a("FI090", True, "vLLM 0.15.0 with the sampler asked for, FlashInfer 0.6.0",
+      vllm("0.15.0", "0.6.0", env=SAMPLER_ON)),
     a("FI090", False, "FlashInfer 0.6.14 has the fix", vllm("0.25.1", "0.6.14")),
     a("FI090", False, "vLLM 0.26.0 pins 0.6.14", vllm("0.26.0")),
     a("FI090", False, "FlashInfer 0.5.3 has no multi-CTA radix top-k", vllm("0.14.1", "0.5.3", env=SAMPLER_ON)),
@@ -69,8 +71,8 @@ FI_CUTLASS_MOE = ("--moe-runner-backend", "flashinfer_cutlass")
 
 FIXPR_SGL_CASES += [
     # FI091: FlashInfer < 0.6.8 builds its CUTLASS fused MoE without GDC barriers but launches it with PDL
-    a("FI091", True, "SGLang 0.5.10 (pins 0.6.7.post2) NVFP4 experts on flashinfer_cutlass", sglang("0.5.10", NVFP4_MOE),
-      *FI_CUTLASS_MOE),
+    a("FI091", True, "SGLang 0.5.10 (pins 0.6.7.post2) NVFP4 experts on flashinfer_cutlass",
+      sglang("0.5.10", NVFP4_MOE), *FI_CUTLASS_MOE),
     a("FI091", True, "SGLang 0.5.9 (pins 0.6.3) on GB10", sglang("0.5.9", NVFP4_DSV3, SPARK), *FI_CUTLASS_MOE),
     a("FI091", True, "vLLM 0.19.0 with FlashInfer 0.6.7 installed", vllm("0.19.0", "0.6.7", model=QWEN235_NVFP4)),
     a("FI091", False, "SGLang 0.5.11 pins 0.6.8.post1", sglang("0.5.11", NVFP4_MOE), *FI_CUTLASS_MOE),
