@@ -85,3 +85,16 @@ FIXPR_SGL_CASES += [
     a("FI091", False, "vLLM 0.20.0 pins 0.6.8.post1", vllm("0.20.0", model=QWEN235_NVFP4)),
     a("FI091", False, "Hopper", sglang("0.5.10", NVFP4_MOE, H100), *FI_CUTLASS_MOE),
 ]
+
+FIXPR_SGL_CASES += [
+    # FI092: FlashInfer 0.5.3-0.6.6 dense CUTLASS FP4 GEMM launched with PDL without GDC barriers (vLLM's linear)
+    a("FI092", True, "vLLM 0.19.0 NVFP4 on its pin 0.6.6", vllm("0.19.0", model=QWEN235_NVFP4)),
+    a("FI092", True, "vLLM 0.15.0 (pins 0.6.1) on GB10", vllm("0.15.0", profile=SPARK, model=QWEN235_NVFP4)),
+    a("FI092", True, "vLLM 0.17.0 on a 5090", vllm("0.17.0", profile=R5090, model=QWEN235_NVFP4)),
+    a("FI092", False, "FlashInfer 0.6.7 has the GDC flag", vllm("0.19.0", "0.6.7", model=QWEN235_NVFP4)),
+    a("FI092", False, "vLLM 0.20.0 pins 0.6.8.post1", vllm("0.20.0", model=QWEN235_NVFP4)),
+    a("FI092", False, "linear layers on vLLM's CUTLASS", vllm("0.19.0", model=QWEN235_NVFP4,
+                                                               env={"VLLM_NVFP4_GEMM_BACKEND": "cutlass"})),
+    a("FI092", False, "a 16-bit model", vllm("0.19.0")),
+    a("FI092", False, "B200", vllm("0.19.0", profile=B200, model=QWEN235_NVFP4)),
+]
