@@ -98,3 +98,23 @@ FIXPR_SGL_CASES += [
     a("FI092", False, "a 16-bit model", vllm("0.19.0")),
     a("FI092", False, "B200", vllm("0.19.0", profile=B200, model=QWEN235_NVFP4)),
 ]
+
+MINIMAX_M3_MXFP8 = "MiniMaxAI/MiniMax-M3-MXFP8"  # quant_method mxfp8, MoE
+
+FIXPR_SGL_CASES += [
+    # SGL341: Fp8MoEMethod prepares MXFP8 experts on SM100 (or ROCm gfx95) only, 0.5.9-0.5.23
+    a("SGL341", True, "0.5.20 MiniMax-M3-MXFP8", sglang("0.5.20", MINIMAX_M3_MXFP8)),
+    a("SGL341", True, "0.5.16 on GB10", sglang("0.5.16", MINIMAX_M3_MXFP8, SPARK)),
+    a("SGL341", True, "0.5.23 on a 5090", sglang("0.5.23", MINIMAX_M3_MXFP8, R5090)),
+    a("SGL341", True, "0.5.9: first release with MXFP8", sglang("0.5.9", MINIMAX_M3_MXFP8)),
+    a("SGL341", True, "0.5.16 ignores the block-convert variable (not read before 0.5.17)",
+      lambda: build(PRO, MINIMAX_M3_MXFP8, ("sglang==0.5.16",), env={"SGLANG_FORCE_MXFP8_BLOCK_CONVERT": "1"})),
+    a("SGL341", False, "0.5.8.post1 has no MXFP8", sglang("0.5.8.post1", MINIMAX_M3_MXFP8)),
+    a("SGL341", False, "0.5.17 converts to block-FP8 when asked",
+      lambda: build(PRO, MINIMAX_M3_MXFP8, ("sglang==0.5.17",), env={"SGLANG_FORCE_MXFP8_BLOCK_CONVERT": "1"})),
+    a("SGL341", False, "MegaMoE a2a takes its own path", sglang("0.5.20", MINIMAX_M3_MXFP8), "--moe-a2a-backend",
+      "flashinfer_megamoe"),
+    a("SGL341", False, "B200 has the SM100 path", sglang("0.5.20", MINIMAX_M3_MXFP8, B200)),
+    a("SGL341", False, "Hopper: not this rule's GPUs", sglang("0.5.20", MINIMAX_M3_MXFP8, H100)),
+    a("SGL341", False, "a block-FP8 MoE", sglang("0.5.20", "Qwen/Qwen3-235B-A22B-FP8")),
+]
