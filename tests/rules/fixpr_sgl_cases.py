@@ -118,3 +118,21 @@ FIXPR_SGL_CASES += [
     a("SGL341", False, "Hopper: not this rule's GPUs", sglang("0.5.20", MINIMAX_M3_MXFP8, H100)),
     a("SGL341", False, "a block-FP8 MoE", sglang("0.5.20", "Qwen/Qwen3-235B-A22B-FP8")),
 ]
+
+QWEN3_06B = "Qwen/Qwen3-0.6B"  # torch_dtype bfloat16
+DETERMINISTIC, FP16 = ("--enable-deterministic-inference",), ("--dtype", "float16")
+
+FIXPR_SGL_CASES += [
+    # SGL342: the batch-invariant persistent matmul's float16 config needs 106496 B of shared memory
+    a("SGL342", True, "0.5.9 Qwen3-0.6B --dtype float16 on a 5090 (sglang#29149's launch)",
+      sglang("0.5.9", QWEN3_06B, R5090), *DETERMINISTIC, *FP16),
+    a("SGL342", True, "0.5.3: first release with the flag, GB10", sglang("0.5.3", QWEN3_06B, SPARK), *DETERMINISTIC,
+      "--dtype", "half"),
+    a("SGL342", True, "0.5.23 RTX PRO 6000", sglang("0.5.23", QWEN3_06B), *DETERMINISTIC, *FP16),
+    a("SGL342", False, "bfloat16 (the config's own dtype) fits", sglang("0.5.20", QWEN3_06B), *DETERMINISTIC),
+    a("SGL342", False, "--dtype bfloat16", sglang("0.5.20", QWEN3_06B), *DETERMINISTIC, "--dtype", "bfloat16"),
+    a("SGL342", False, "float16 without deterministic inference", sglang("0.5.20", QWEN3_06B), *FP16),
+    a("SGL342", False, "0.5.2 has no deterministic inference", sglang("0.5.2", QWEN3_06B), *DETERMINISTIC, *FP16),
+    a("SGL342", False, "Hopper has 227 KiB", sglang("0.5.20", QWEN3_06B, H100), *DETERMINISTIC, *FP16),
+    a("SGL342", False, "B200 has 227 KiB", sglang("0.5.20", QWEN3_06B, B200), *DETERMINISTIC, *FP16),
+]
