@@ -1,4 +1,4 @@
-"""Positive and boundary cases for the fix-PR rules of task fixpr-sgl (rules/fixpr_sgl.toml, SGL340-SGL399 and
+"""Positive and boundary cases for the fix-PR rules of task fixpr-sgl (rules/sglang_fixpr.toml, SGL340-SGL399 and
 FI090-FI119). test_rule_cases.py runs them; tests/rules/test_error_boundaries.py sweeps each error rule's bounds."""
 
 from __future__ import annotations
