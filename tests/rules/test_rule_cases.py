@@ -1083,7 +1083,7 @@ CASES += _lmstudio_cases()
 
 
 def _fixpr_sgl_cases():
-    """SGLang / FlashInfer SM12x fix PRs as versioned rules (rules/sglang_fixpr.toml): tests/rules/fixpr_sgl_cases.py."""
+    """SGLang / FlashInfer SM12x fix PRs (rules/sglang_fixpr.toml): tests/rules/fixpr_sgl_cases.py."""
     from tests.rules.fixpr_sgl_cases import FIXPR_SGL_CASES
 
     return FIXPR_SGL_CASES
