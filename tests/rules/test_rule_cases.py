@@ -1082,6 +1082,16 @@ def _lmstudio_cases():
 CASES += _lmstudio_cases()
 
 
+def _fixpr_vllm_cases():
+    """vLLM's SM12x fix PRs as versioned rules (rules/fixpr_vllm.toml): tests/rules/fixpr_vllm_cases.py."""
+    from tests.rules.fixpr_vllm_cases import FIXPR_VLLM_CASES
+
+    return FIXPR_VLLM_CASES
+
+
+CASES += _fixpr_vllm_cases()
+
+
 def _fixpr_sgl_cases():
     """SGLang / FlashInfer SM12x fix PRs (rules/sglang_fixpr.toml): tests/rules/fixpr_sgl_cases.py."""
     from tests.rules.fixpr_sgl_cases import FIXPR_SGL_CASES
