@@ -1082,6 +1082,16 @@ def _lmstudio_cases():
 CASES += _lmstudio_cases()
 
 
+def _fixpr_lcpp_cases():
+    """Merged llama.cpp / Ollama / TensorRT-LLM fixes for SM12x (rules/fixpr_lcpp.toml): fixpr_lcpp_cases.py."""
+    from tests.rules.fixpr_lcpp_cases import FIXPR_LCPP_CASES
+
+    return FIXPR_LCPP_CASES
+
+
+CASES += _fixpr_lcpp_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
