@@ -50,7 +50,6 @@ FIXPR_LCPP_CASES = [
     a("OLL060", False, "unset", ollama("0.13.0", None)),
     a("OLL060", False, "empty", ollama("0.13.0", "")),
     a("OLL060", False, "0.12.3: discovery before the runner libraries", ollama("0.12.3", "cuda")),
-    a("OLL060", False, "0.33.1: after the last release read", ollama("0.33.1", "cuda")),
     a("OLL060", False, "cuda on an H100 (9.0)", ollama("0.13.0", "cuda", H100)),
     a("OLL060", False, "cuda on a B200 (10.0)", ollama("0.13.0", "cuda", B200)),
 ]
