@@ -9,7 +9,8 @@ from __future__ import annotations
 from tests.diagnose.corpus import diagnose_text, profile_base, rules_named
 
 CONFIG = ('time=2025-11-14T09:12:03.101Z level=INFO source=routes.go:1544 msg="server config" '
-          'env="map[CUDA_VISIBLE_DEVICES: GPU_DEVICE_ORDINAL: HIP_VISIBLE_DEVICES: OLLAMA_CONTEXT_LENGTH:4096 OLLAMA_DEBUG:INFO '
+          'env="map[CUDA_VISIBLE_DEVICES: GPU_DEVICE_ORDINAL: HIP_VISIBLE_DEVICES: OLLAMA_CONTEXT_LENGTH:4096 '
+          'OLLAMA_DEBUG:INFO '
           'OLLAMA_FLASH_ATTENTION:false OLLAMA_HOST:http://0.0.0.0:11434 OLLAMA_KEEP_ALIVE:5m0s '
           'OLLAMA_LLM_LIBRARY:{library} OLLAMA_LOAD_TIMEOUT:5m0s OLLAMA_MAX_LOADED_MODELS:0 '
           'OLLAMA_MODELS:/root/.ollama/models ROCR_VISIBLE_DEVICES:]"\n')
