@@ -21,6 +21,16 @@ def mmq_abort(variable: str | None = "J_best", profile: str = R5080, build_numbe
     return lambda: build(profile, libs=(lib("llama.cpp", build_number, **logged, **details),))
 
 
+def trt(version: str, model: str | None = None, profile: str = SPARK) -> Callable[[], Facts]:
+    """`--engine tensorrt-llm==X` with a model (moe_config.backend left to AUTO)."""
+    return lambda: build(profile, model, (f"tensorrt-llm=={version}",))
+
+
+NVFP4_MOE = "tests/cases/models/qwen3.6-35b-a3b-nvfp4"
+FP8_MOE = "tests/cases/models/qwen3-30b-a3b-fp8"
+NVFP4_DENSE = "nvidia/Qwen3-32B-NVFP4"  # bundled: dense, NVFP4
+
+
 def ollama(version: str, library: str | None, profile: str = SPARK, os: str = "Linux") -> Callable[[], Facts]:
     """`--engine ollama==X` with the server's OLLAMA_LLM_LIBRARY as given (None: unset)."""
     def facts() -> Facts:
@@ -52,4 +62,13 @@ FIXPR_LCPP_CASES = [
     a("OLL060", False, "0.12.3: discovery before the runner libraries", ollama("0.12.3", "cuda")),
     a("OLL060", False, "cuda on an H100 (9.0)", ollama("0.13.0", "cuda", H100)),
     a("OLL060", False, "cuda on a B200 (10.0)", ollama("0.13.0", "cuda", B200)),
+    a("TRT070", True, "1.3.0rc7 + NVFP4 MoE on GB10 (AUTO -> CUTLASS)", trt("1.3.0rc7", NVFP4_MOE)),
+    a("TRT070", True, "1.2.1 + NVFP4 MoE on an RTX PRO 6000", trt("1.2.1", NVFP4_MOE, "rtx-pro-6000")),
+    a("TRT070", False, "1.3.0rc8: not known to lack the fix", trt("1.3.0rc8", NVFP4_MOE)),
+    a("TRT070", False, "0.20.0: before 1.0", trt("0.20.0", NVFP4_MOE)),
+    a("TRT070", False, "an FP8 MoE model", trt("1.3.0rc7", FP8_MOE)),
+    a("TRT070", False, "a dense NVFP4 model", trt("1.3.0rc7", NVFP4_DENSE)),
+    a("TRT070", False, "no model", trt("1.3.0rc7")),
+    a("TRT070", False, "NVFP4 MoE on an H100 (9.0)", trt("1.3.0rc7", NVFP4_MOE, H100)),
+    a("TRT070", False, "NVFP4 MoE on a B200 (10.0)", trt("1.3.0rc7", NVFP4_MOE, B200)),
 ]
