@@ -65,3 +65,11 @@ def test_the_mmq_abort_beside_an_older_gpu_is_not_claimed():
            "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"
            "J_best=0\n/src/llama.cpp/ggml/src/ggml-cuda/template-instances/../mmq.cuh:1562: fatal error\n")
     assert "LCPP100" not in rules_named(diagnose_text(log))
+
+
+def test_the_mmq_abort_in_ollamas_journal_is_lcpp100s():
+    """Ollama's runner prints ggml's lines into the journal (`ollama[PID]: ` prefixes, ollama#14188's shape)."""
+    log = ("Feb 10 06:52:34 ollama ollama[5962]: J_best=0\n"
+           "Feb 10 06:52:34 ollama ollama[5962]: /go/src/github.com/ollama/ollama/ml/backend/ggml/ggml/src/ggml-cuda/"
+           "template-instances/../mmq.cuh:1562: fatal error\n")
+    assert rules_named(diagnose_text(log))[:1] == ["LCPP100"]
