@@ -8,7 +8,8 @@ first exceeds (il - start) / N; a tensor matching an `-ot` override (also what -
 add) goes to that buffer instead. The KV cache (`llama_kv_cache`, src/llama-kv-cache.cpp) holds, per layer,
 ggml_row_size(type_k, n_embd_head_k * n_head_kv) bytes per cell (no V for MLA) on the layer's device,
 for pad(n_ctx, 256) cells, and sliding-window layers pad(min(n_ctx, n_swa * slots + n_ubatch), 256)
-(src/llama-kv-cache-iswa.cpp) unless --swa-full.
+(src/llama-kv-cache-iswa.cpp) unless --swa-full. Hybrid models (Gated DeltaNet, Mamba) keep KV only in their
+attention layers and a recurrent state per sequence in the others (layer_memory.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from doctor.engines.llama_cpp.layer_memory import KV, RECURRENT, layer_kinds, recurrent_bytes_per_sequence
 from doctor.engines.llama_cpp.options import ALL, AUTO, LlamaOptions
 from doctor.probe.gguf import GgufModel, GgufTensor
 from doctor.probe.gguf_model import swa_layers
@@ -30,12 +32,13 @@ class DeviceUse:
     name: str
     weights: int = 0
     kv: int = 0
+    recurrent: int = 0  # Gated DeltaNet / Mamba conv + SSM state of the hybrid layers here
     compute: int = 0  # an estimate, not read from llama.cpp
     layers: list[int] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return self.weights + self.kv + self.compute
+        return self.weights + self.kv + self.recurrent + self.compute
 
 
 @dataclass(frozen=True)
@@ -153,17 +156,34 @@ def kv_row_bytes(gguf: GgufModel, options: LlamaOptions) -> list[int]:
 
 
 def place_kv(gguf: GgufModel, options: LlamaOptions, devices: list[str], uses: dict[str, DeviceUse]) -> tuple[int, int]:
-    """KV bytes per device; returns (cells of the full-attention layers, bytes per token over all layers)."""
+    """KV bytes per device, in the layers that keep a KV cache; returns (cells of the full-attention layers, bytes
+    per token over those layers)."""
     full = context_cells(gguf, options)
     swa = swa_layers(gguf)
+    kinds = layer_kinds(gguf)
     window_cells = swa_cells(gguf, options, full)
     per_token = 0
     for il, row in enumerate(kv_row_bytes(gguf, options)):
+        if kinds[il] != KV:
+            continue
         cells = window_cells if swa[il] else full
         device = CPU if options.no_kv_offload else devices[il]
         uses[device].kv += row * cells
         per_token += row
     return full, per_token
+
+
+def place_recurrent(gguf: GgufModel, options: LlamaOptions, devices: list[str], uses: dict[str, DeviceUse]) -> int:
+    """The recurrent state of each recurrent layer on its device (llama_memory_recurrent: max(1, n_seq_max) rows,
+    offloaded with the KV unless --no-kv-offload); returns the bytes over all layers."""
+    per_layer = recurrent_bytes_per_sequence(gguf) * max(1, options.slots)
+    total = 0
+    for il, kind in enumerate(layer_kinds(gguf)):
+        if kind == RECURRENT:
+            device = CPU if options.no_kv_offload else devices[min(il, len(devices) - 1)]
+            uses[device].recurrent += per_layer
+            total += per_layer
+    return total
 
 
 def compute_estimate(gguf: GgufModel, options: LlamaOptions, uses: dict[str, DeviceUse], output_device: str,
@@ -193,6 +213,7 @@ def usage(gguf: GgufModel, options: LlamaOptions, gpu_free: list[int], flash_att
     uses = {name: DeviceUse(name) for name in [CPU, *(gpu_name(i) for i in range(len(gpu_free)))]}
     place_weights(gguf, options, devices, uses)
     cells, per_token = place_kv(gguf, options, devices, uses)
+    place_recurrent(gguf, options, devices, uses)
     compute_estimate(gguf, options, uses, devices[n_layer], cells, flash_attention)
     gpu_layers = sum(1 for d in devices[:n_layer] if d != CPU)
     return Usage(devices=uses, n_ctx=cells, kv_cells=cells, kv_bytes_per_token=per_token, gpu_layers=gpu_layers)

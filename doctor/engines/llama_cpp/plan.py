@@ -30,10 +30,10 @@ def evaluate(gguf: GgufModel, options: LlamaOptions, totals: list[int], flash_at
     fits = bool(gpus) and all(x >= 0 for x in left)
     reasons = [_device_line(d, totals[i]) for i, d in enumerate(gpus) if d.total or d.layers]
     cpu = use.devices[CPU]
-    if cpu.weights or cpu.kv:
-        reasons.append(f"CPU: weights {cpu.weights / GiB:.2f} GiB, KV {cpu.kv / GiB:.2f} GiB (host RAM; experts or "
-                       f"layers there run at CPU speed)")
-    if host_memory and cpu.weights + cpu.kv > host_memory:
+    if cpu.weights or cpu.kv or cpu.recurrent:
+        reasons.append(f"CPU: weights {cpu.weights / GiB:.2f} GiB, KV {(cpu.kv + cpu.recurrent) / GiB:.2f} GiB (host "
+                       f"RAM; experts or layers there run at CPU speed)")
+    if host_memory and cpu.weights + cpu.kv + cpu.recurrent > host_memory:
         reasons.append(f"host RAM {host_memory / GiB:.1f} GiB is smaller than what stays on the CPU")
     if not fits:
         worst = gpus[fullest].name if gpus else "GPU"
@@ -64,12 +64,15 @@ def _layout(gguf: GgufModel, options: LlamaOptions, use: Usage, n_gpus: int) -> 
 
 
 def _device_line(d: Any, total: int) -> str:
-    return (f"{d.name}: weights {d.weights / GiB:.2f} GiB + KV {d.kv / GiB:.2f} GiB + compute ~{d.compute / MiB:.0f} "
-            f"MiB (estimate) + {MARGIN / GiB:.0f} GiB margin of {total / GiB:.2f} GiB; {len(d.layers)} layer(s)")
+    recurrent = f" + recurrent state {d.recurrent / MiB:.0f} MiB" if d.recurrent else ""
+    return (f"{d.name}: weights {d.weights / GiB:.2f} GiB + KV {d.kv / GiB:.2f} GiB{recurrent} + compute "
+            f"~{d.compute / MiB:.0f} MiB (estimate) + {MARGIN / GiB:.0f} GiB margin of {total / GiB:.2f} GiB; "
+            f"{len(d.layers)} layer(s)")
 
 
 def _device_dict(d: Any) -> dict[str, Any]:
-    return {"device": d.name, "weights_bytes": d.weights, "kv_bytes": d.kv, "compute_bytes_estimate": d.compute,
+    return {"device": d.name, "weights_bytes": d.weights, "kv_bytes": d.kv, "recurrent_bytes": d.recurrent,
+            "compute_bytes_estimate": d.compute,
             "layers": len(d.layers)}
 
 
