@@ -295,6 +295,63 @@ def minimax_m2(t: Table) -> None:
         t.add(p + "exp_probs_b.bias", (experts,))
 
 
+def nemotron_h(t: Table) -> None:
+    """nemotron_h / nemotron_h_moe (Nemotron-H, Nemotron 3 Nano/Super/Ultra): `hybrid_override_pattern` M = Mamba-2,
+    * = attention, E = MoE (relu2 experts: up/down only, shared expert, optional latent projection), - = MLP
+    (conversion/nemotron.py:200-365, conversion/granite.py:486-512, models/nemotron-h.cpp:57-137). Keys: per-layer
+    head_count_kv (0 outside attention) and feed_forward_length (0 outside MLP/MoE), from which the loader tells
+    the recurrent layers."""
+    hidden, layers, heads, kv_heads = _common(t)
+    head = int(t.get("head_dim", default=hidden // heads))
+    pattern = str(t.get("hybrid_override_pattern", default=""))[:layers]
+    moe = t.get("num_experts_per_tok") is not None
+    n_head, head_v, n_group = int(t.get("mamba_num_heads")), int(t.get("mamba_head_dim")), int(t.get("n_groups"))
+    d_state, kernel = int(t.get("ssm_state_size")), int(t.get("conv_kernel"))
+    d_inner = n_head * head_v
+    width = int(t.get("moe_intermediate_size" if moe else "intermediate_size"))
+    mlp = "E" if moe else "-"
+    t.key("attention.head_count_kv", [kv_heads if c == "*" else 0 for c in pattern])
+    t.key("feed_forward_length", [width if c == mlp else 0 for c in pattern])
+    for name, value in (("ssm.conv_kernel", kernel), ("ssm.state_size", d_state), ("ssm.group_count", n_group),
+                        ("ssm.inner_size", d_inner), ("ssm.time_step_rank", n_head)):
+        t.key(name, value)
+    experts, shared = int(t.get("n_routed_experts", default=0) or 0), int(
+        t.get("moe_shared_expert_intermediate_size", default=0) or 0)
+    latent = int(t.get("moe_latent_size", default=0) or 0)
+    if moe:
+        _moe_keys(t, experts, int(t.get("num_experts_per_tok")), width, int(t.get("n_shared_experts", default=0)))
+        t.key("expert_shared_feed_forward_length", shared)
+    for il, kind in enumerate(pattern):
+        p = f"blk.{il}."
+        t.add(p + "attn_norm.weight", (hidden,))
+        if kind == "M":
+            conv = d_inner + 2 * n_group * d_state
+            t.add(p + "ssm_in.weight", (hidden, 2 * d_inner + 2 * n_group * d_state + n_head))
+            t.add(p + "ssm_conv1d.weight", (kernel, conv))
+            t.add(p + "ssm_conv1d.bias", (conv,))
+            t.add(p + "ssm_dt.bias", (n_head,))
+            t.add(p + "ssm_a", (1, n_head), F32)
+            t.add(p + "ssm_d", (1, n_head), F32)
+            t.add(p + "ssm_norm.weight", (d_inner // n_group, n_group))
+            t.add(p + "ssm_out.weight", (d_inner, hidden))
+        elif kind == "*":
+            _qkv(t, p, hidden, heads * head, kv_heads * head, heads * head)
+        elif kind == "E":
+            inner = latent or hidden
+            t.add(p + "ffn_gate_inp.weight", (hidden, experts))
+            t.add(p + "exp_probs_b.bias", (experts,))
+            if latent:
+                t.add(p + "ffn_latent_down.weight", (hidden, latent))
+                t.add(p + "ffn_latent_up.weight", (latent, hidden))
+            t.add(p + "ffn_up_exps.weight", (inner, width, experts))
+            t.add(p + "ffn_down_exps.weight", (width, inner, experts))
+            t.add(p + "ffn_up_shexp.weight", (hidden, shared))
+            t.add(p + "ffn_down_shexp.weight", (shared, hidden))
+        else:
+            t.add(p + "ffn_up.weight", (hidden, width))
+            t.add(p + "ffn_down.weight", (width, hidden))
+
+
 # Hugging Face model_type → (llama.cpp architecture, writer). Others get no estimate.
 WRITERS: dict[str, tuple[str, Callable[[Table], None]]] = {
     "llama": ("llama", plain), "mistral": ("llama", plain), "mixtral": ("llama", plain),
@@ -306,6 +363,7 @@ WRITERS: dict[str, tuple[str, Callable[[Table], None]]] = {
     "deepseek_v3": ("deepseek2", deepseek2), "kimi_k2": ("deepseek2", deepseek2),
     "kimi_k25": ("deepseek2", deepseek2), "glm4_moe_lite": ("deepseek2", deepseek2),
     "glm4_moe": ("glm4moe", glm4moe), "minimax_m2": ("minimax-m2", minimax_m2),
+    "nemotron_h": ("nemotron_h", nemotron_h),
 }
 
 
@@ -315,6 +373,9 @@ def write(model_type: str, config: dict[str, Any]) -> Table | None:
     if found is None:
         return None
     arch, writer = found
-    table = Table(arch, text_config(config))
+    config = text_config(config)
+    if arch == "nemotron_h" and config.get("num_experts_per_tok") is not None:
+        arch = "nemotron_h_moe"  # conversion/nemotron.py:218: MoE parameters make it the MoE architecture
+    table = Table(arch, config)
     writer(table)
     return table

@@ -98,9 +98,10 @@ def quantized(table: Table, ftype: str) -> list[GgufTensor]:
     names = [name for name, _, _ in table.tensors]
     n_layer = int(table.meta.get(f"{table.arch}.block_count", 0))
     heads = int(table.meta.get(f"{table.arch}.attention.head_count", 1))
-    kv_heads = int(table.meta.get(f"{table.arch}.attention.head_count_kv", heads) or heads)
+    kv_heads = table.meta.get(f"{table.arch}.attention.head_count_kv", heads)
+    kv_heads = int(kv_heads[0] if isinstance(kv_heads, list) else kv_heads)  # n_gqa() reads layer 0; 0 heads: 0
     shape = ModelShape(n_layer=n_layer, n_expert=int(table.meta.get(f"{table.arch}.expert_count", 0) or 0),
-                       n_gqa=heads // kv_heads if kv_heads else 1, tied_embeddings="output.weight" not in names)
+                       n_gqa=heads // kv_heads if kv_heads else 0, tied_embeddings="output.weight" not in names)
     mix = QuantMix(ftype, shape, names)
     out = []
     for name, dims, source in table.tensors:
