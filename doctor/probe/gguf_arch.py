@@ -352,6 +352,53 @@ def nemotron_h(t: Table) -> None:
             t.add(p + "ffn_down.weight", (width, hidden))
 
 
+def gemma4(t: Table) -> None:
+    """gemma4 (Gemma 4 26B-A4B, 31B): sliding-window layers (`layer_types`, window 1024) with head_dim and
+    num_key_value_heads, full layers with global_head_dim and num_global_key_value_heads and, with
+    attention_k_eq_v, no V projection; 26B-A4B adds 128 experts beside the dense MLP in every layer; tied
+    embeddings (conversion/gemma.py:671-733, models/gemma4.cpp:36-120)."""
+    hidden, layers, heads, _ = _common(t)
+    swa_kv, full_kv = int(t.get("num_key_value_heads")), int(t.get("num_global_key_value_heads",
+                                                                    "num_key_value_heads"))
+    swa_head, full_head = int(t.get("head_dim")), int(t.get("global_head_dim", "head_dim"))
+    swa = [kind == "sliding_attention" for kind in t.get("layer_types")[:layers]]
+    t.key("attention.sliding_window", int(t.get("sliding_window")))
+    t.key("attention.sliding_window_pattern", swa)
+    t.key("attention.key_length", full_head)
+    t.key("attention.value_length", full_head)
+    t.key("attention.key_length_swa", swa_head)
+    t.key("attention.value_length_swa", swa_head)
+    t.key("attention.head_count_kv", [swa_kv if s else full_kv for s in swa])
+    t.key("attention.shared_kv_layers", int(t.get("num_kv_shared_layers", default=0) or 0))
+    experts = int(t.get("num_experts", default=0) or 0) if t.get("enable_moe_block") else 0
+    width = int(t.get("moe_intermediate_size", "expert_intermediate_size", default=0) or 0)
+    if experts:
+        _moe_keys(t, experts, int(t.get("top_k_experts")), width)
+    t.add("rope_freqs.weight", (full_head // 2,))
+    for il in range(layers):
+        p, head, kv = f"blk.{il}.", swa_head if swa[il] else full_head, swa_kv if swa[il] else full_kv
+        t.add(p + "attn_norm.weight", (hidden,))
+        t.add(p + "attn_q.weight", (hidden, heads * head))
+        t.add(p + "attn_k.weight", (hidden, kv * head))
+        if swa[il] or not t.get("attention_k_eq_v"):
+            t.add(p + "attn_v.weight", (hidden, kv * head))
+        t.add(p + "attn_output.weight", (heads * head, hidden))
+        for norm in ("attn_q_norm", "attn_k_norm"):
+            t.add(f"{p}{norm}.weight", (head,))
+        for norm in ("post_attention_norm", "ffn_norm", "post_ffw_norm"):
+            t.add(f"{p}{norm}.weight", (hidden,))
+        t.add(p + "layer_output_scale.weight", (1,))
+        _dense(t, p, hidden, int(t.get("intermediate_size")))
+        if experts:
+            t.add(p + "ffn_gate_inp.weight", (hidden, experts))
+            t.add(p + "ffn_gate_inp.scale", (hidden,))
+            for norm in ("pre_ffw_norm_2", "post_ffw_norm_1", "post_ffw_norm_2"):
+                t.add(f"{p}{norm}.weight", (hidden,))
+            t.add(p + "ffn_gate_up_exps.weight", (hidden, 2 * width, experts))
+            t.add(p + "ffn_down_exps.weight", (width, hidden, experts))
+            t.add(p + "ffn_down_exps.scale", (experts,))
+
+
 # Hugging Face model_type → (llama.cpp architecture, writer). Others get no estimate.
 WRITERS: dict[str, tuple[str, Callable[[Table], None]]] = {
     "llama": ("llama", plain), "mistral": ("llama", plain), "mixtral": ("llama", plain),
@@ -363,7 +410,7 @@ WRITERS: dict[str, tuple[str, Callable[[Table], None]]] = {
     "deepseek_v3": ("deepseek2", deepseek2), "kimi_k2": ("deepseek2", deepseek2),
     "kimi_k25": ("deepseek2", deepseek2), "glm4_moe_lite": ("deepseek2", deepseek2),
     "glm4_moe": ("glm4moe", glm4moe), "minimax_m2": ("minimax-m2", minimax_m2),
-    "nemotron_h": ("nemotron_h", nemotron_h),
+    "nemotron_h": ("nemotron_h", nemotron_h), "gemma4": ("gemma4", gemma4), "gemma4_text": ("gemma4", gemma4),
 }
 
 

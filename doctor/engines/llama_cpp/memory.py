@@ -143,14 +143,19 @@ def kv_row_bytes(gguf: GgufModel, options: LlamaOptions) -> list[int]:
     hidden = int(gguf.arch_value("embedding_length", 0))
     key = int(gguf.arch_value("attention.key_length", 0) or 0)
     value = int(gguf.arch_value("attention.value_length", 0) or 0)
+    # Gemma 3n/4: sliding-window layers have their own head size (llama_hparams::n_embd_head_k(il))
+    key_swa = int(gguf.arch_value("attention.key_length_swa", 0) or 0) or key
+    value_swa = int(gguf.arch_value("attention.value_length_swa", 0) or 0) or value
+    swa = swa_layers(gguf)
     out = []
     for il in range(gguf.block_count):
         if kv_lora:
             rope = int(gguf.arch_value("rope.dimension_count", 64))
             out.append(row_size(options.cache_type_k, kv_lora + rope))
             continue
-        k_dim = (key or hidden // heads[il]) * kv_heads[il]
-        v_dim = (value or key or hidden // heads[il]) * kv_heads[il]
+        k_len, v_len = (key_swa, value_swa) if swa[il] else (key, value)
+        k_dim = (k_len or hidden // heads[il]) * kv_heads[il]
+        v_dim = (v_len or k_len or hidden // heads[il]) * kv_heads[il]
         out.append(row_size(options.cache_type_k, k_dim) + row_size(options.cache_type_v, v_dim))
     return out
 
