@@ -26,8 +26,9 @@ DEFAULT_TYPE = {  # llama_ftype_get_default_type (:881)
     "IQ3_XXS": "IQ3_XXS", "IQ1_S": "IQ1_S", "IQ1_M": "IQ1_M", "IQ4_NL": "IQ4_NL", "IQ4_XS": "IQ4_XS",
     "IQ3_S": "IQ3_S", "IQ3_M": "IQ3_S",
 }
-# Unsloth and others name a few file types their own way: the llama.cpp file type each stands for
-ALIASES = {"MXFP4": "MXFP4_MOE", "Q2_K_L": "Q2_K", "Q2_K_XL": "Q2_K", "Q3_K_XL": "Q3_K_L", "Q4_K_L": "Q4_K_M",
+# Unsloth and others name a few file types their own way: the llama.cpp file type each is estimated as (an _XL
+# dynamic mix is the _M mix with some tensors up and others down: measured -6 % to +10 % of published files)
+ALIASES = {"MXFP4": "MXFP4_MOE", "Q2_K_L": "Q2_K", "Q2_K_XL": "Q2_K", "Q3_K_XL": "Q3_K_M", "Q4_K_L": "Q4_K_M",
            "Q4_K_XL": "Q4_K_M", "Q5_K_L": "Q5_K_M", "Q5_K_XL": "Q5_K_M", "Q6_K_L": "Q6_K", "Q6_K_XL": "Q6_K",
            "Q8_K_XL": "Q8_0", "IQ1_M_XL": "IQ1_M", "IQ2_XXS_XL": "IQ2_XXS", "IQ3_XXS_XL": "IQ3_XXS"}
 IQ_LOW = {"IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"}
