@@ -59,7 +59,8 @@ def table() -> list[tuple[dict, float, float]]:
 
 
 def markdown(results: list[tuple[dict, float, float]]) -> str:
-    lines = ["| -hf spec | figure | recipe | published | estimate | error | source |", "|---|---|---|---:|---:|---:|---|"]
+    lines = ["| -hf spec | figure | recipe | published | estimate | error | source |",
+             "|---|---|---|---:|---:|---:|---|"]
     for row, value, error in results:
         unit = row["unit"]
         shown = f"{value:.0f}" if unit == "tensors" else f"{value:.2f}"

@@ -109,7 +109,7 @@ class QuantMix:
             return int(name.split(".")[1])
         return self.i_ffn[counter]
 
-    def _choose(self, name: str, dims: tuple[int, ...]) -> str:  # noqa: C901 - one branch per llama.cpp branch
+    def _choose(self, name: str, dims: tuple[int, ...]) -> str:
         ft, cat, new, s = self.ftype, category(name), self.default, self.shape
         if cat == "output" or (s.tied_embeddings and cat == "token_embd"):
             if ft == "MXFP4_MOE" or dims[0] % _block(new):
@@ -179,15 +179,11 @@ class QuantMix:
             new = "Q4_K"
         elif ft == "IQ3_XXS":
             new = "Q4_K" if gqa4 else "IQ3_XXS"  # with an imatrix
-        elif ft in ("IQ3_XS", "IQ3_S") and gqa4:
-            new = "Q4_K"
-        elif ft == "IQ3_M":
+        elif (ft in ("IQ3_XS", "IQ3_S") and gqa4) or ft == "IQ3_M":
             new = "Q4_K"
         elif ft == "Q3_K_M":
             new = "Q5_K" if i < 2 else "Q4_K"
-        elif ft == "Q3_K_L":
-            new = "Q5_K"
-        elif ft in ("IQ4_NL", "IQ4_XS") and gqa4:
+        elif ft == "Q3_K_L" or (ft in ("IQ4_NL", "IQ4_XS") and gqa4):
             new = "Q5_K"
         elif ft in ("Q4_K_M", "Q5_K_M") and _more_bits(i, self.n_attention_wv):
             new = "Q6_K"

@@ -50,9 +50,11 @@ def test_the_stock_q4_k_m_mix_is_llama_quantizes_tensor_for_tensor():
 
 @pytest.mark.parametrize("spec", ["unsloth/Qwen3.5-35B-A3B-GGUF:UD-Q4_K_XL", "unsloth/Qwen3.5-27B-GGUF:UD-Q4_K_XL",
                                   "unsloth/Qwen3.5-122B-A10B-GGUF:UD-Q4_K_XL",
-                                  "unsloth/Qwen3.5-397B-A17B-GGUF:UD-Q4_K_XL", "unsloth/Qwen3.5-35B-A3B-GGUF:UD-IQ4_XS"])
+                                  "unsloth/Qwen3.5-397B-A17B-GGUF:UD-Q4_K_XL",
+                                  "unsloth/Qwen3.5-35B-A3B-GGUF:UD-IQ4_XS", "unsloth/Qwen3-30B-A3B-GGUF:UD-Q3_K_XL"])
 def test_unsloth_dynamic_mixes_stay_within_the_measured_ten_percent(spec):
     """UD- files override types per tensor; the base file type's mix lands within 4.7-9.8 % of them."""
+    assert PUBLISHED[(spec, "file")]["recipe"] == "unsloth-dynamic"
     assert _error(spec, "file") < 0.10
 
 
