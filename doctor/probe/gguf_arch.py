@@ -208,9 +208,11 @@ def gpt_oss(t: Table) -> None:
 
 
 def deepseek2(t: Table) -> None:
-    """deepseek2 (DeepSeek-V3/R1, Kimi-K2, GLM-4.7-Flash): MLA with kv_b split into attn_k_b/attn_v_b for the
-    absorbed path (conversion/deepseek.py:433-449, models/deepseek2.cpp:37-89); the cache keeps the latent plus the
-    rope part (key_length = kv_lora_rank + rope, value_length = kv_lora_rank, conversion/deepseek.py:349-353)."""
+    """deepseek2 (DeepSeek-V3/R1, Kimi-K2, GLM-4.7-Flash) and, with a DSA indexer, deepseek32 / glm-dsa
+    (DeepSeek-V3.2, GLM-5.x): MLA with kv_b split into attn_k_b/attn_v_b for the absorbed path
+    (conversion/deepseek.py:433-449, models/deepseek2.cpp:37-89, models/glm-dsa.cpp); the cache keeps the latent
+    plus the rope part (key_length = kv_lora_rank + rope, value_length = kv_lora_rank, conversion/deepseek.py:
+    349-353)."""
     hidden, layers, heads = int(t.get("hidden_size")), int(t.get("num_hidden_layers")), int(
         t.get("num_attention_heads"))
     _common(t, head_dim=1)
@@ -227,8 +229,11 @@ def deepseek2(t: Table) -> None:
     experts, width = int(t.get("n_routed_experts")), int(t.get("moe_intermediate_size"))
     shared, lead = int(t.get("n_shared_experts", default=0) or 0), int(t.get("first_k_dense_replace", default=0))
     _moe_keys(t, experts, int(t.get("num_experts_per_tok")), width, shared, lead)
+    indexed = _indexer_keys(t, layers)
     for il in range(layers):
         p = f"blk.{il}."
+        if indexed[il]:
+            _indexer(t, p, hidden, q_lora)
         t.add(p + "attn_norm.weight", (hidden,))
         t.add(p + "attn_kv_a_norm.weight", (kv_lora,))
         if q_lora:
@@ -249,6 +254,34 @@ def deepseek2(t: Table) -> None:
         t.add(p + "exp_probs_b.bias", (experts,))
         if shared:
             _dense(t, p, hidden, width * shared, "_shexp")
+
+
+def _indexer_keys(t: Table, layers: int) -> list[bool]:
+    """DeepSeek sparse attention (deepseek32: DeepSeek-V3.2; glm-dsa: GLM-5.x): the lightning indexer's keys, and
+    which layers carry their own indexer (GLM-5.2's `indexer_types`, 'full' or 'shared'; every layer otherwise;
+    conversion/glm.py:377-382, conversion/deepseek.py:520, models/glm-dsa.cpp:49-66)."""
+    if t.get("index_n_heads") is None:
+        return [False] * layers
+    t.key("attention.indexer.head_count", int(t.get("index_n_heads")))
+    t.key("attention.indexer.key_length", int(t.get("index_head_dim")))
+    t.key("attention.indexer.top_k", int(t.get("index_topk")))
+    kinds = t.get("indexer_types")
+    if not kinds:
+        return [True] * layers
+    full = [kind == "full" for kind in kinds[:layers]]
+    t.key("attention.indexer.types", full)
+    return full
+
+
+def _indexer(t: Table, p: str, hidden: int, q_lora: int) -> None:
+    """The indexer's tensors (models/glm-dsa.cpp:144-148, models/deepseek32.cpp): k_norm, proj (kept F32 by the
+    converter, base.py:1116), attn_k, attn_q_b."""
+    heads, head = t.meta[f"{t.arch}.attention.indexer.head_count"], t.meta[f"{t.arch}.attention.indexer.key_length"]
+    t.add(p + "indexer.k_norm.weight", (head,))
+    t.add(p + "indexer.k_norm.bias", (head,))
+    t.add(p + "indexer.proj.weight", (hidden, heads), F32)
+    t.add(p + "indexer.attn_k.weight", (hidden, head))
+    t.add(p + "indexer.attn_q_b.weight", (q_lora, heads * head))
 
 
 def glm4moe(t: Table) -> None:
@@ -409,6 +442,7 @@ WRITERS: dict[str, tuple[str, Callable[[Table], None]]] = {
     "gpt_oss": ("gpt-oss", gpt_oss),
     "deepseek_v3": ("deepseek2", deepseek2), "kimi_k2": ("deepseek2", deepseek2),
     "kimi_k25": ("deepseek2", deepseek2), "glm4_moe_lite": ("deepseek2", deepseek2),
+    "deepseek_v32": ("deepseek32", deepseek2), "glm_moe_dsa": ("glm-dsa", deepseek2),
     "glm4_moe": ("glm4moe", glm4moe), "minimax_m2": ("minimax-m2", minimax_m2),
     "nemotron_h": ("nemotron_h", nemotron_h), "gemma4": ("gemma4", gemma4), "gemma4_text": ("gemma4", gemma4),
 }

@@ -151,13 +151,26 @@ def kv_row_bytes(gguf: GgufModel, options: LlamaOptions) -> list[int]:
     for il in range(gguf.block_count):
         if kv_lora:
             rope = int(gguf.arch_value("rope.dimension_count", 64))
-            out.append(row_size(options.cache_type_k, kv_lora + rope))
+            out.append(row_size(options.cache_type_k, kv_lora + rope) + indexer_row(gguf, options, il))
             continue
         k_len, v_len = (key_swa, value_swa) if swa[il] else (key, value)
         k_dim = (k_len or hidden // heads[il]) * kv_heads[il]
         v_dim = (v_len or k_len or hidden // heads[il]) * kv_heads[il]
         out.append(row_size(options.cache_type_k, k_dim) + row_size(options.cache_type_v, v_dim))
     return out
+
+
+def indexer_row(gguf: GgufModel, options: LlamaOptions, il: int) -> int:
+    """DeepSeek sparse attention's lightning-indexer key cache (llama_kv_cache_dsa, src/llama-kv-cache-dsa.cpp:38-53:
+    one key head of indexer.key_length in the K cache type) in the layers that carry an indexer (GLM-5.2's
+    indexer.types; all layers otherwise, src/llama-model.cpp:2438)."""
+    key = int(gguf.arch_value("attention.indexer.key_length", 0) or 0)
+    if not key:
+        return 0
+    types = gguf.arch_value("attention.indexer.types")
+    if isinstance(types, list) and il < len(types) and not types[il]:
+        return 0
+    return row_size(options.cache_type_k, key)
 
 
 def place_kv(gguf: GgufModel, options: LlamaOptions, devices: list[str], uses: dict[str, DeviceUse]) -> tuple[int, int]:
