@@ -161,3 +161,15 @@ def test_ollama_uses_the_same_plan(capsys):
 def test_published_rows_name_public_sources():
     assert all(r["source"].startswith("https://") for r in rows())
     assert Path(__file__).resolve().parents[1].joinpath("cases", "sizing", "gguf_published.json").is_file()
+
+
+def test_a_shortfall_inside_the_estimates_error_is_a_warning_not_an_error(capsys):
+    """-ngl 99 (no --fit): just past the boundary the 35B-A3B UD-Q3_K_S estimate is short by less than 10 % of its
+    weights (LCPP080 warns, LCPP009 stays silent); at the trained context it is short by far more (LCPP009)."""
+    spec = "unsloth/Qwen3.6-35B-A3B-GGUF:UD-Q3_K_S"
+    plan, findings = _plan(capsys, "rtx-5080", spec, "-c", "24576", "-np", "1", "-ngl", "99")
+    assert plan["requested"]["estimate_uncertain"] is True and "LCPP080" in findings and "LCPP009" not in findings
+    plan, findings = _plan(capsys, "rtx-5080", spec, "-c", "262144", "-np", "1", "-ngl", "99")
+    assert plan["requested"]["estimate_uncertain"] is False and "LCPP009" in findings and "LCPP080" not in findings
+    plan, findings = _plan(capsys, "rtx-5080", spec, "-c", "16384", "-np", "1", "-ngl", "99")
+    assert plan["requested"]["fits"] is True and not {"LCPP009", "LCPP080"} & findings

@@ -19,6 +19,9 @@ GiB = 1 << 30
 MiB = 1 << 20
 MARGIN = 1 * GiB
 BORDERLINE = 1 * GiB
+# A -hf GGUF that is not on disk is sized from an estimated tensor table: stock llama-quantize mixes within 0.2 %,
+# Unsloth's dynamic mixes within 10 % of the published files (bench/RESULTS-gguf-estimate.md)
+ESTIMATE_ERROR = 0.10
 
 
 def evaluate(gguf: GgufModel, options: LlamaOptions, totals: list[int], flash_attention: bool,
@@ -28,6 +31,8 @@ def evaluate(gguf: GgufModel, options: LlamaOptions, totals: list[int], flash_at
     left = [totals[i] - MARGIN - d.total for i, d in enumerate(gpus)]
     fullest = min(range(len(gpus)), key=lambda i: left[i]) if gpus else 0
     fits = bool(gpus) and all(x >= 0 for x in left)
+    uncertain = (not fits and bool(gguf.metadata.get("general.estimate")) and bool(gpus)
+                 and -min(left) <= ESTIMATE_ERROR * gpus[fullest].weights)
     reasons = [_device_line(d, totals[i]) for i, d in enumerate(gpus) if d.total or d.layers]
     cpu = use.devices[CPU]
     if cpu.weights or cpu.kv or cpu.recurrent:
@@ -39,9 +44,13 @@ def evaluate(gguf: GgufModel, options: LlamaOptions, totals: list[int], flash_at
         worst = gpus[fullest].name if gpus else "GPU"
         reasons.append(f"does not fit: {worst} is {-min(left, default=0) / GiB:.2f} GiB short "
                        f"(llama.cpp: 'cudaMalloc failed: out of memory')")
+    if uncertain:
+        reasons.append(f"the shortfall is within the {ESTIMATE_ERROR:.0%} error of the estimated GGUF's weights "
+                       f"({ESTIMATE_ERROR * gpus[fullest].weights / GiB:.2f} GiB here): the real file decides")
     return {
         "tp": 1, "pp": max(1, sum(1 for d in gpus if d.layers)), "ep": 1, "gpus": len(totals), "valid": True,
         "fits": fits, "context_fits": fits, "borderline": fits and min(left, default=0) < BORDERLINE,
+        "estimate_uncertain": uncertain,
         "weights_per_gpu_bytes": max((d.weights for d in gpus), default=0),
         "kv_bytes_per_token": use.kv_bytes_per_token, "kv_capacity_tokens": use.kv_cells,
         "kv_budget_bytes": left[fullest] if gpus else 0, "max_concurrent_requests": options.slots,
