@@ -31,8 +31,9 @@ def evaluate(gguf: GgufModel, options: LlamaOptions, totals: list[int], flash_at
     left = [totals[i] - MARGIN - d.total for i, d in enumerate(gpus)]
     fullest = min(range(len(gpus)), key=lambda i: left[i]) if gpus else 0
     fits = bool(gpus) and all(x >= 0 for x in left)
-    uncertain = (not fits and bool(gguf.metadata.get("general.estimate")) and bool(gpus)
-                 and -min(left) <= ESTIMATE_ERROR * gpus[fullest].weights)
+    # an estimated table within its own error of the boundary, on either side: the real file decides
+    uncertain = (bool(gguf.metadata.get("general.estimate")) and bool(gpus)
+                 and abs(min(left)) <= ESTIMATE_ERROR * gpus[fullest].weights)
     reasons = [_device_line(d, totals[i]) for i, d in enumerate(gpus) if d.total or d.layers]
     cpu = use.devices[CPU]
     if cpu.weights or cpu.kv or cpu.recurrent:
@@ -45,7 +46,8 @@ def evaluate(gguf: GgufModel, options: LlamaOptions, totals: list[int], flash_at
         reasons.append(f"does not fit: {worst} is {-min(left, default=0) / GiB:.2f} GiB short "
                        f"(llama.cpp: 'cudaMalloc failed: out of memory')")
     if uncertain:
-        reasons.append(f"the shortfall is within the {ESTIMATE_ERROR:.0%} error of the estimated GGUF's weights "
+        side = "shortfall" if not fits else "headroom"
+        reasons.append(f"the {side} is within the {ESTIMATE_ERROR:.0%} error of the estimated GGUF's weights "
                        f"({ESTIMATE_ERROR * gpus[fullest].weights / GiB:.2f} GiB here): the real file decides")
     return {
         "tp": 1, "pp": max(1, sum(1 for d in gpus if d.layers)), "ep": 1, "gpus": len(totals), "valid": True,
