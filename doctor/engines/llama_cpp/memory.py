@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from doctor.engines.llama_cpp.layer_memory import KV, RECURRENT, layer_kinds, recurrent_bytes_per_sequence
 from doctor.engines.llama_cpp.options import ALL, AUTO, LlamaOptions
 from doctor.probe.gguf import GgufModel, GgufTensor
-from doctor.probe.gguf_model import swa_layers
+from doctor.probe.gguf_model import sliding_window, swa_layers
 
 CPU = "CPU"
 KV_PAD = 256
@@ -127,7 +127,7 @@ def context_cells(gguf: GgufModel, options: LlamaOptions) -> int:
 
 
 def swa_cells(gguf: GgufModel, options: LlamaOptions, full: int) -> int:
-    window = int(gguf.arch_value("attention.sliding_window", 0) or 0)
+    window = sliding_window(gguf)
     if options.swa_full or not window:
         return full
     per_stream = window * (options.slots if options.unified else 1) + options.n_ubatch
