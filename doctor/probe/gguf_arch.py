@@ -169,8 +169,8 @@ def llama4(t: Table) -> None:
     head = t.meta[f"{t.arch}.attention.key_length"]
     experts, width, step = int(t.get("num_local_experts")), int(t.get("intermediate_size")), int(
         t.get("interleave_moe_layer_step", default=1))
-    dense = int(t.get("intermediate_size_mlp", default=width))
-    t.key("feed_forward_length", dense)
+    mlp_width = int(t.get("intermediate_size_mlp", default=width))
+    t.key("feed_forward_length", mlp_width)
     t.key("interleave_moe_layer_step", step)
     moe_keys(t, experts, int(t.get("num_experts_per_tok")), width)
     for il in range(layers):
@@ -182,7 +182,7 @@ def llama4(t: Table) -> None:
             experts_block(t, p, hidden, width, experts)
             dense(t, p, hidden, width, "_shexp")
         else:
-            dense(t, p, hidden, dense)
+            dense(t, p, hidden, mlp_width)
 
 
 # Hugging Face model_type → (llama.cpp architecture, writer). Others get no estimate.

@@ -175,3 +175,36 @@ def test_a_shortfall_inside_the_estimates_error_is_a_warning_not_an_error(capsys
     assert plan["requested"]["fits"] is True and "LCPP080" in findings and "LCPP009" not in findings
     plan, findings = _plan(capsys, "rtx-5090", spec, "-c", "4096", "-np", "1", "-ngl", "99")
     assert plan["requested"]["estimate_uncertain"] is False and not {"LCPP009", "LCPP080"} & findings
+
+
+def _usage(spec: str, **options):
+    from doctor.engines.llama_cpp.memory import usage
+    from doctor.engines.llama_cpp.options import ALL, LlamaOptions
+
+    return usage(_gguf(spec), LlamaOptions(n_gpu_layers=ALL, **options), [1 << 44])
+
+
+def test_dsa_models_cache_the_latent_and_the_indexer_key():
+    """llama_kv_cache_dsa: 576 latent+rope elements and one 128-element indexer key per token per layer at f16; GLM-5.2
+    carries an indexer in its `indexer_types` 'full' layers only."""
+    assert _usage("unsloth/GLM-5.1-GGUF:Q4_K_M", ctx_size=4096).kv_bytes_per_token == 78 * (576 + 128) * 2
+    glm52 = _gguf("unsloth/GLM-5.2-GGUF:Q4_K_M")
+    full = sum(glm52.metadata["glm-dsa.attention.indexer.types"])
+    assert 0 < full < 78
+    assert _usage("unsloth/GLM-5.2-GGUF:Q4_K_M", ctx_size=4096).kv_bytes_per_token == (78 * 576 + full * 128) * 2
+    assert _usage("unsloth/DeepSeek-V3.2-GGUF:Q4_K_M", ctx_size=4096).kv_bytes_per_token == 61 * (576 + 128) * 2
+
+
+def test_nemotron_h_keeps_kv_in_its_attention_layers_and_mamba_state_in_its_mamba_layers():
+    """Nemotron-3-Nano: pattern MEMEM*E...: 6 attention layers (2 KV heads x 128), 23 Mamba-2 layers of conv
+    3 x (4096 + 2 x 8 x 128) + SSM 128 x 4096 F32 per sequence, MoE layers none."""
+    use = _usage("unsloth/Nemotron-3-Nano-30B-A3B-GGUF:Q4_K_M", ctx_size=4096, parallel=2)
+    assert use.kv_bytes_per_token == 6 * 2 * (2 * 128) * 2
+    assert use.devices["CUDA0"].recurrent == 23 * 2 * 4 * (3 * (4096 + 2 * 8 * 128) + 128 * 4096)
+
+
+def test_llama4_chunked_layers_hold_the_chunk_not_the_context():
+    """models/llama4.cpp: no window key in the file, so chunked attention of 8192 in 3 of every 4 layers."""
+    use = _usage("unsloth/Llama-4-Scout-17B-16E-Instruct-GGUF:Q4_K_M", ctx_size=131072, parallel=1)
+    row = 2 * 8 * 128 * 2
+    assert use.devices["CUDA0"].kv == 12 * row * 131072 + 36 * row * (8192 + 512)
