@@ -3,7 +3,8 @@ itself when a download cache holds it (the Hugging Face cache, llama.cpp's own c
 tensor table from the original model's config (bundled, cached or on the hub) and the quant type the tag names.
 
 The estimate writes the tensors llama.cpp's converter writes for the architecture (doctor/probe/gguf_arch.py: plain
-GQA, Gated DeltaNet hybrids, gpt-oss, MLA, GLM-4 MoE, MiniMax-M2) at the config's shapes, in the types llama.cpp's
+GQA incl. Qwen3-VL and Llama 4, Gated DeltaNet and Mamba-2 hybrids, gpt-oss, Gemma 4, MLA and DSA, GLM-4 MoE,
+MiniMax-M2) at the config's shapes, in the types llama.cpp's
 quantizer picks for that file type (doctor/probe/gguf_quant_mix.py, a port of `llama_tensor_get_type`). Unsloth's
 dynamic (UD-) mixes override types per tensor, so an estimate is said to be one: `general.estimate` in the
 metadata. An architecture without a writer gets no estimate rather than a wrong one.
