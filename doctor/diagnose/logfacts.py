@@ -41,6 +41,8 @@ class LogFacts:
     image: Stated | None = None  # the container image the log or report names first
     wsl: Stated | None = None  # a WSL2 kernel or vLLM's WSL warning (formats/host.py)
     host_os: Stated | None = None  # "Windows" where the log shows native Windows paths or statuses (formats/host.py)
+    host_arch: Stated | None = None  # x86_64 | aarch64, as a dump's OS line states it (formats/host.py)
+    container: Stated | None = None  # True where an issue's OS answer says Docker (formats/host.py)
     env: dict[str, Stated] = field(default_factory=dict)
     observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
     errors: list[tuple[int, str]] = field(default_factory=list)
@@ -67,6 +69,14 @@ class LogFacts:
             self.gpus[index] = LoggedGpu(index, name.strip(), capability, memory_mib, line)
         elif known is not None and known.capability is None and capability and known.name == name.strip():
             self.gpus[index] = LoggedGpu(index, known.name, capability, known.memory_mib or memory_mib, known.line)
+
+    def gpu_capability(self, index: int, capability: str, line: int) -> None:
+        """A capability stated apart from the GPU's name (SGLang's `GPU 0,1 Compute Capability: 12.0`)."""
+        known = self.gpus.get(index)
+        if known is None:
+            self.set_once("capability", capability, line)
+        elif known.capability is None:
+            self.gpus[index] = LoggedGpu(index, known.name, capability, known.memory_mib, known.line)
 
     def set_once(self, attribute: str, value: Any, line: int) -> None:
         if value not in (None, "") and getattr(self, attribute) is None:

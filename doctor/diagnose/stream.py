@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from doctor.diagnose.markdown import normalise
 from doctor.errors import InputError
 
 BLOCK = 1 << 20  # bytes read at a time
@@ -94,6 +95,7 @@ def _scan_block(data: bytes, line_base: int, trigger: Callable[[], Any], on_line
         data = _ANSI.sub(b"", data)
     if b"\x00" in data:
         data = data.replace(b"\x00", b"")
+    data = normalise(data)
     counted_to, line = 0, line_base
     pos = 0
     while True:

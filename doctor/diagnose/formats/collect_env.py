@@ -26,17 +26,19 @@ def _names(packages: dict[str, str]) -> str:
     return "|".join(sorted((re.escape(n).replace("\\-", "[-_]") for n in packages), key=len, reverse=True))
 
 
-def _package_handler(packages: dict[str, str]):
+def _package_handler(packages: dict[str, str], engines: frozenset[str]):
     def handle(m: Any, line: int, facts: LogFacts) -> None:
-        _package(packages, m, line, facts)
+        _package(packages, engines, m, line, facts)
 
     return handle
 
 
-def _package(packages: dict[str, str], m: Any, line: int, facts: LogFacts) -> None:
+def _package(packages: dict[str, str], engines: frozenset[str], m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     name = m.group("pkg").lower().replace("_", "-")
     key = packages.get(name) or packages.get(name.replace("-", "_"))
+    if key and key in engines and m.group("label"):
+        facts.hint_engine(key, line)
     if key:
         version = m.group("version")
         facts.version(key, version, line)
@@ -72,7 +74,24 @@ def _driver_too_old(m: Any, line: int, facts: LogFacts) -> None:
 
 def _gpu(m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
-    facts.gpu(int(m.group("index")), m.group("name"), None, None, line)
+    for index in m.group("index").split(",")[:64]:
+        facts.gpu(int(index), m.group("name"), None, None, line)
+
+
+def _sm_gpu(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    sm = m.group("sm")
+    facts.gpu(int(m.group("index")), m.group("name"), f"{sm[:-1]}.{sm[-1]}", None, line)
+
+
+def _labelled_gpu(m: Any, line: int, facts: LogFacts) -> None:
+    """A GPU the report names in its own words: GPUs 0..count-1 of that model, unless a dump names GPUs."""
+    if facts.gpus:
+        return
+    facts.saw("issue", line)
+    name = m.group("name").strip().rstrip(".*:")
+    for index in range(min(int(m.group("count") or 1), 64)):
+        facts.gpu(index, name, None, None, line)
 
 
 def _smi_gpu(m: Any, line: int, facts: LogFacts) -> None:
@@ -123,11 +142,15 @@ def _cmake(m: Any, line: int, facts: LogFacts) -> None:
     facts.env.setdefault(m.group("name"), Stated(m.group("value"), line))
 
 
-def rules(engine_packages: dict[str, str]) -> tuple[LineRule, ...]:
-    """The dump's line rules, with the engines' own packages (their `PACKAGES`) among the ones it reads."""
+def rules(engine_packages: dict[str, str], engines: frozenset[str] = frozenset()) -> tuple[LineRule, ...]:
+    """The dump's line rules, with the engines' own packages (their `PACKAGES`) among the ones it reads.
+    `engines`: the doctor's names of the serving engines: a labelled statement of one (`vLLM Version: 0.19.1`,
+    `- SGLang version: 0.5.9`, as issue forms and collect_env print them) names the engine the report is about;
+    a package list alone (`[pip3] vllm==0.9.2`, pip freeze) does not."""
     packages = {**PACKAGES, **engine_packages}
-    return (LineRule(FMT, r"(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?:\s*==\s*|: |\s+)v?" + VERSION
-                     + r"(?:[\s`,;)]|$)", _package_handler(packages), once=False), *RULES)
+    return (LineRule(FMT, r"(?i)(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?P<label>[ _-]?version)?"
+                     r"(?:\s*==\s*|\s*[:=]\s*|\s+is\s+|\s+)v?" + VERSION + r"(?:[\s`,;)]|$)",
+                     _package_handler(packages, engines), once=False), *RULES)
 
 
 RULES = (
@@ -137,11 +160,22 @@ RULES = (
     LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
     LineRule(FMT, r"PyTorch version\s*: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
     LineRule(FMT, r"CUDA used to build PyTorch\s*: " + VERSION, _torch_cuda),
-    LineRule(FMT, r"(?:Nvidia driver version|Driver Version)\s*: (?P<version>\d+\.\d+(?:\.\d+)?)"
-                  r"(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
+    # collect_env's `Nvidia driver version`, nvidia-smi's banner, SGLang's `CUDA Driver Version`, FlashInfer's
+    # `Driver version`, and an issue's `- **GPU Driver**: 580.95.05` / `NVIDIA driver version: 575.57.08`
+    LineRule(FMT, r"(?i)(?:nvidia[ -])?(?:gpu )?driver(?: version)?\s*[:=]\s*(?P<version>\d{3}\.\d{1,3}(?:\.\d{1,3})?)"
+                  r"\b(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
     LineRule(FMT, r"The NVIDIA driver on your system is too old \(found version (?P<found>\d{4,5})\)", _driver_too_old),
-    LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
+    # collect_env / nvidia-smi -L `GPU 0: NAME`; SGLang's check_env groups like GPUs: `GPU 0,1,2,3: NAME`
+    LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+(?:,\d+)*): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
                   r"\s*(?:\(UUID|$)", _gpu, once=False),
+    # FlashInfer's collect_env: `GPU 0 (CUDA order)   : NVIDIA RTX PRO 6000 ... | SM120 | 97887 MiB`
+    LineRule(FMT, r"GPU (?P<index>\d+) \(CUDA order\)\s*: (?P<name>[^|]+?)\s*\|\s*SM(?P<sm>\d{2,3})\b", _sm_gpu,
+             once=False),
+    # an issue's own words: `- **GPU**: NVIDIA GeForce RTX 5070 Ti (16GB VRAM)`, `GPU name: RTX PRO 6000`,
+    # `Hardware: 2x RTX 5090` (Ollama's form answers `GPU: Nvidia`, which names no model)
+    LineRule(FMT, r"(?i)^[\s*+-]*(?:GPUs?|GPU (?:name|model|type)s?|Graphics cards?|Hardware)(?: \([^)]{0,60}\))?\s*[:=]\s*"
+                  r"(?:(?P<count>\d{1,2})\s*[x×]\s*)?(?P<name>(?:NVIDIA )?(?:GeForce )?(?:RTX|GB10|DGX Spark|Tesla|"
+                  r"Quadro|GTX|TITAN|[ABHL]\d{2,3}\b|B[23]00|GB[23]00)[^,;(|\n]{0,60})", _labelled_gpu),
     LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off)\s+\|", _smi_gpu, once=False),
     LineRule(FMT, r"(?P<name>NVIDIA [\w -]+?) with CUDA capability sm_(?P<cc>\d+) is not compatible",
              _incompatible, once=False),

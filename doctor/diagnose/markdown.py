@@ -1,0 +1,57 @@
+"""A GitHub issue pasted whole reads like the logs inside it. Issue bodies quote log lines with `> ` and `>> `,
+escape characters (`flashinfer\\_python`, `&gt;`), bold their labels (`- **Ollama Version**: 0.12.11`), close a
+fence on a log's last line, and put an issue form's answer on the line after its `### Label` heading
+(Ollama's `### Ollama version` / `0.12.11`, llama.cpp's `### Operating systems` / `Linux`). Each block of the
+log passes through `normalise` before the scan: every rewrite stays inside its line, so line numbers stay those
+of the paste, and a block that holds none of these marks is returned as it is."""
+
+from __future__ import annotations
+
+import re
+
+# `> ` and `>> ` quotes (GitHub's reply quoting), up to three spaces of indentation before them
+_QUOTE = re.compile(rb"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
+_ENTITIES = {b"&gt;": b">", b"&lt;": b"<", b"&amp;": b"&", b"&quot;": b'"', b"&#39;": b"'", b"&#x27;": b"'",
+             b"&nbsp;": b" "}
+_ENTITY = re.compile(rb"&(?:gt|lt|amp|quot|nbsp|#39|#x27);")
+# GitHub's backslash escapes of markdown characters; never after a drive letter's colon (`D:\_models`) or
+# another backslash (a JSON-escaped Windows path)
+_ESCAPE = re.compile(rb"(?<![:\\])\\([_*#<>\[\]`|~])")
+_BOLD = re.compile(rb"\*\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*\*")
+_HTML_TAG = re.compile(rb"</?(?:details|summary|code|pre|sup|sub|b|i|strong|em)>|<br\s*/?>", re.IGNORECASE)
+_FENCE_END = re.compile(rb"(?m)(?<=\S)[ \t]*```[ \t]*$")  # a fence closed at the end of a log's last line
+_FENCE_START = re.compile(rb"(?m)^([ \t]*)```")  # a fence opened on a log's first line (or its own)
+# the issue forms' labels whose answer is a fact (the value is the first non-blank line after the heading)
+FORM_LABELS = (b"Ollama version", b"OS", b"GPU", b"Operating systems", b"GGML backends", b"Name and Version")
+_FORM = re.compile(rb"(?m)^#{2,6}[ \t]+(" + b"|".join(FORM_LABELS) + rb")[ \t]*\r?\n((?:[ \t]*\r?\n){0,3})"
+                   rb"(?!#|```|[ \t]*\r?\n)([^\n]{1,200})")
+_MARKS = (b"&", b"\\", b"**", b"<", b"```", b"###", b"\r")
+
+
+def normalise(data: bytes) -> bytes:
+    """The block as the logs in it printed their lines; the same number of newlines, in the same places."""
+    if not any(mark in data for mark in _MARKS) and b">" not in data:
+        return data
+    if b"\r\n" in data:
+        data = data.replace(b"\r\n", b"\n")
+    if b">" in data:
+        data = _QUOTE.sub(b"", data)
+    if b"###" in data:
+        data = _FORM.sub(_form_answer, data)
+    if b"&" in data:
+        data = _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], data)
+    if b"\\" in data:
+        data = _ESCAPE.sub(rb"\1", data)
+    if b"**" in data:
+        data = _BOLD.sub(rb"\1", data)
+    if b"<" in data:
+        data = _HTML_TAG.sub(b" ", data)
+    if b"```" in data:
+        data = _FENCE_START.sub(rb"\1", _FENCE_END.sub(b"", data))
+    return data
+
+
+def _form_answer(m: re.Match[bytes]) -> bytes:
+    """`### Ollama version` / `` / `0.12.11` → the same three lines, the last read as `Ollama version: 0.12.11`."""
+    label, blank, value = m.group(1), m.group(2), m.group(3)
+    return b"### " + label + b"\n" + blank + label + b": " + value.strip()
