@@ -16,7 +16,7 @@ _ENTITIES = {b"&gt;": b">", b"&lt;": b"<", b"&amp;": b"&", b"&quot;": b'"', b"&#
 _ENTITY = re.compile(rb"&(?:gt|lt|amp|quot|nbsp|#39|#x27);")
 # GitHub's backslash escapes of markdown characters; never after a drive letter's colon (`D:\_models`) or
 # another backslash (a JSON-escaped Windows path)
-_ESCAPE = re.compile(rb"(?<![:\\])\\([_*#<>\[\]`|~])")
+_ESCAPE = re.compile(rb"(?<![:\\])\\([_*#\[\]`|~])")
 _BOLD = re.compile(rb"\*\*(?=[^\s*])([^*\n]{1,200}?)(?<=[^\s*])\*\*")
 _HTML_TAG = re.compile(rb"</?(?:details|summary|code|pre|sup|sub|b|i|strong|em)>|<br\s*/?>", re.IGNORECASE)
 _FENCE_END = re.compile(rb"(?m)(?<=\S)[ \t]*```[ \t]*$")  # a fence closed at the end of a log's last line
@@ -25,7 +25,11 @@ _FENCE_START = re.compile(rb"(?m)^([ \t]*)```")  # a fence opened on a log's fir
 FORM_LABELS = (b"Ollama version", b"OS", b"GPU", b"Operating systems", b"GGML backends", b"Name and Version")
 _FORM = re.compile(rb"(?m)^#{2,6}[ \t]+(" + b"|".join(FORM_LABELS) + rb")[ \t]*\r?\n((?:[ \t]*\r?\n){0,3})"
                    rb"(?!#|```|[ \t]*\r?\n)([^\n]{1,200})")
-_MARKS = (b"&", b"\\", b"**", b"<", b"```", b"###", b"\r")
+# an issue form's boilerplate, never a log's line: its `### Label` headings and ticked checklists (a form's
+# labels and checklist items name the engine and its links: `Which llama.cpp modules ...`, `.../sglang/discussions`)
+_HEADING = re.compile(rb"(?m)^#{2,6}[ \t][^\n]*")
+_TASK = re.compile(rb"(?m)^[ \t]*[-*+][ \t]+\[[ xX]\][^\n]*")
+_MARKS = (b"&", b"\\", b"**", b"<", b"```", b"##", b"[", b"\r")
 
 
 def normalise(data: bytes) -> bytes:
@@ -36,8 +40,10 @@ def normalise(data: bytes) -> bytes:
         data = data.replace(b"\r\n", b"\n")
     if b">" in data:
         data = _QUOTE.sub(b"", data)
-    if b"###" in data:
-        data = _FORM.sub(_form_answer, data)
+    if b"##" in data:
+        data = _HEADING.sub(b"", _FORM.sub(_form_answer, data))
+    if b"[" in data:
+        data = _TASK.sub(b"", data)
     if b"&" in data:
         data = _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], data)
     if b"\\" in data:
@@ -52,6 +58,7 @@ def normalise(data: bytes) -> bytes:
 
 
 def _form_answer(m: re.Match[bytes]) -> bytes:
-    """`### Ollama version` / `` / `0.12.11` → the same three lines, the last read as `Ollama version: 0.12.11`."""
+    """`### Ollama version` / `` / `0.12.11` → an empty line (headings are boilerplate), the blank line, and
+    `Ollama version: 0.12.11`."""
     label, blank, value = m.group(1), m.group(2), m.group(3)
-    return b"### " + label + b"\n" + blank + label + b": " + value.strip()
+    return b"\n" + blank + label + b": " + value.strip()

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
-from doctor.diagnose.formats.base import VERSION, LineRule
+from doctor.diagnose.formats.base import VERSION, LineRule, compiled
 from doctor.diagnose.logfacts import LogFacts
 from doctor.probe.env import PREFIXES as PROBED_PREFIXES
 
 FMT = "collect_env"
+MAX_PACKAGES_A_LINE = 64
 # pip/conda names → the doctor's library names (doctor/versions.py)
 PACKAGES = {"torch": "torch", "triton": "triton", "pytorch-triton": "triton",
             "flashinfer-python": "flashinfer-python", "flashinfer": "flashinfer-python",
@@ -26,9 +28,13 @@ def _names(packages: dict[str, str]) -> str:
     return "|".join(sorted((re.escape(n).replace("\\-", "[-_]") for n in packages), key=len, reverse=True))
 
 
-def _package_handler(packages: dict[str, str], engines: frozenset[str]):
+def _package_handler(packages: dict[str, str], engines: frozenset[str], pattern: str):
+    """Every package the line states: a check_env dump pasted into a quote loses its newlines and runs
+    `sglang: 0.5.5.post1 sgl_kernel: 0.3.17 flashinfer_python: 0.5.0 ...` on one line."""
+
     def handle(m: Any, line: int, facts: LogFacts) -> None:
-        _package(packages, engines, m, line, facts)
+        for match in itertools.islice(compiled(pattern).finditer(m.string), MAX_PACKAGES_A_LINE):
+            _package(packages, engines, match, line, facts)
 
     return handle
 
@@ -148,9 +154,9 @@ def rules(engine_packages: dict[str, str], engines: frozenset[str] = frozenset()
     `- SGLang version: 0.5.9`, as issue forms and collect_env print them) names the engine the report is about;
     a package list alone (`[pip3] vllm==0.9.2`, pip freeze) does not."""
     packages = {**PACKAGES, **engine_packages}
-    return (LineRule(FMT, r"(?i)(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?P<label>[ _-]?version)?"
-                     r"(?:\s*==\s*|\s*[:=]\s*|\s+is\s+|\s+)v?" + VERSION + r"(?:[\s`,;)]|$)",
-                     _package_handler(packages, engines), once=False), *RULES)
+    pattern = (r"(?i)(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?P<label>[ _-]?version)?"
+               r"(?:\s*==\s*|\s*[:=]\s*|\s+is\s+|\s+)v?" + VERSION + r"(?:[\s`,;)]|$)")
+    return (LineRule(FMT, pattern, _package_handler(packages, engines, pattern), once=False), *RULES)
 
 
 RULES = (
@@ -161,8 +167,9 @@ RULES = (
     LineRule(FMT, r"PyTorch version\s*: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
     LineRule(FMT, r"CUDA used to build PyTorch\s*: " + VERSION, _torch_cuda),
     # collect_env's `Nvidia driver version`, nvidia-smi's banner, SGLang's `CUDA Driver Version`, FlashInfer's
-    # `Driver version`, and an issue's `- **GPU Driver**: 580.95.05` / `NVIDIA driver version: 575.57.08`
-    LineRule(FMT, r"(?i)(?:nvidia[ -])?(?:gpu )?driver(?: version)?\s*[:=]\s*(?P<version>\d{3}\.\d{1,3}(?:\.\d{1,3})?)"
+    # `Driver version`, and an issue's `- **GPU Driver**: 580.95.05` / `NVIDIA driver version: 575.57.08` /
+    # `driver 595.97` (a driver's release has three digits before the dot: never a CUDA version)
+    LineRule(FMT, r"(?i)(?:nvidia[ -])?(?:gpu )?driver(?: version)?(?:\s*[:=]\s*|\s+)(?P<version>\d{3}\.\d{1,3}(?:\.\d{1,3})?)"
                   r"\b(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
     LineRule(FMT, r"The NVIDIA driver on your system is too old \(found version (?P<found>\d{4,5})\)", _driver_too_old),
     # collect_env / nvidia-smi -L `GPU 0: NAME`; SGLang's check_env groups like GPUs: `GPU 0,1,2,3: NAME`
@@ -176,7 +183,7 @@ RULES = (
     LineRule(FMT, r"(?i)^[\s*+-]*(?:GPUs?|GPU (?:name|model|type)s?|Graphics cards?|Hardware)(?: \([^)]{0,60}\))?\s*[:=]\s*"
                   r"(?:(?P<count>\d{1,2})\s*[x×]\s*)?(?P<name>(?:NVIDIA )?(?:GeForce )?(?:RTX|GB10|DGX Spark|Tesla|"
                   r"Quadro|GTX|TITAN|[ABHL]\d{2,3}\b|B[23]00|GB[23]00)[^,;(|\n]{0,60})", _labelled_gpu),
-    LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off)\s+\|", _smi_gpu, once=False),
+    LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off|WDDM|TCC)\s+\|", _smi_gpu, once=False),
     LineRule(FMT, r"(?P<name>NVIDIA [\w -]+?) with CUDA capability sm_(?P<cc>\d+) is not compatible",
              _incompatible, once=False),
     LineRule(FMT, r"Found GPU(?P<index>\d+) (?P<name>.+?) which is of cuda capability (?P<cc>\d+\.\d+)",

@@ -80,7 +80,7 @@ RULES = (
              hint(FMT, "sglang")),
     # `python -m sglang.check_env` groups like GPUs: `GPU 0,1,2,3 Compute Capability: 12.0` (its name line is read
     # with collect_env's `GPU 0: NAME`); no other tool prints this line, so it names SGLang too
-    LineRule(FMT, r"^GPU (?P<index>\d+(?:,\d+)*) Compute Capability: (?P<cc>\d+\.\d+)\s*$", _capability),
+    LineRule(FMT, r"(?:^|\s)GPU (?P<index>\d+(?:,\d+)*) Compute Capability: (?P<cc>\d+\.\d+)\b", _capability),
     # `python -m sglang.check_env` prints the torch it runs on as `PyTorch: 2.9.0.dev20250722+cu128`
     LineRule(FMT, r"^PyTorch: " + VERSION + r"\s*$", version_of("torch", FMT)),
 )
