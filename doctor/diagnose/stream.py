@@ -1,4 +1,5 @@
-"""Read a log in bounded memory and linear time: blocks of whole lines, ANSI colours and NULs dropped, one RE2
+"""Read a log in bounded memory and linear time: blocks of whole lines, ANSI colours and NULs dropped, a pasted
+issue's markdown read as its logs (doctor/diagnose/markdown.py), one RE2
 scan per block for the lines any parser or signature cares about, only those decoded (invalid UTF-8 replaced)
 and cut at MAX_LINE characters. A line longer than a block is read as pieces, never held whole."""
 

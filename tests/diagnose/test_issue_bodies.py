@@ -149,7 +149,7 @@ def test_labelled_engine_versions(line, engine, version):
 
 @pytest.mark.parametrize(("line", "name", "count"), [
     ("- **GPU**: NVIDIA GeForce RTX 5070 Ti (16GB VRAM)", "NVIDIA GeForce RTX 5070 Ti", 1),
-    ("GPU name: NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 1),
+    ("GPU name: NVIDIA RTX PRO 6000 Blackwell Server Edition", "NVIDIA RTX PRO 6000 Blackwell Server Edition", 1),
     ("Hardware: 2x RTX 5090", "RTX 5090", 2),
     ("GPU: Nvidia", None, 0),  # Ollama's form answer names no model
     ("GPU KV cache size: 1,234 tokens", None, 0),

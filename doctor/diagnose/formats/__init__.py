@@ -39,5 +39,6 @@ def all_rules() -> tuple[LineRule, ...]:
     packages = {name: lib for module in engines for name, lib in getattr(module, "PACKAGES", {}).items()}
     own = tuple(rule for module in engines for rule in module.RULES)
     serving = frozenset(lib for lib in packages.values() if lib in _engine_names())
-    return (*own, *ollama.RULES, *lmstudio.RULES, *collect_env.rules(packages, serving), *command.rules(), *images.RULES,
+    return (*own, *ollama.RULES, *lmstudio.RULES, *collect_env.rules(packages, serving), *command.rules(),
+            *images.RULES,
             *host.RULES, *toolkit.RULES, *traceback.RULES, *memory.RULES)

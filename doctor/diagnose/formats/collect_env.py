@@ -169,8 +169,8 @@ RULES = (
     # collect_env's `Nvidia driver version`, nvidia-smi's banner, SGLang's `CUDA Driver Version`, FlashInfer's
     # `Driver version`, and an issue's `- **GPU Driver**: 580.95.05` / `NVIDIA driver version: 575.57.08` /
     # `driver 595.97` (a driver's release has three digits before the dot: never a CUDA version)
-    LineRule(FMT, r"(?i)(?:nvidia[ -])?(?:gpu )?driver(?: version)?(?:\s*[:=]\s*|\s+)(?P<version>\d{3}\.\d{1,3}(?:\.\d{1,3})?)"
-                  r"\b(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
+    LineRule(FMT, r"(?i)(?:nvidia[ -])?(?:gpu )?driver(?: version)?(?:\s*[:=]\s*|\s+)"
+                  r"(?P<version>\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
     LineRule(FMT, r"The NVIDIA driver on your system is too old \(found version (?P<found>\d{4,5})\)", _driver_too_old),
     # collect_env / nvidia-smi -L `GPU 0: NAME`; SGLang's check_env groups like GPUs: `GPU 0,1,2,3: NAME`
     LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+(?:,\d+)*): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
@@ -180,7 +180,8 @@ RULES = (
              once=False),
     # an issue's own words: `- **GPU**: NVIDIA GeForce RTX 5070 Ti (16GB VRAM)`, `GPU name: RTX PRO 6000`,
     # `Hardware: 2x RTX 5090` (Ollama's form answers `GPU: Nvidia`, which names no model)
-    LineRule(FMT, r"(?i)^[\s*+-]*(?:GPUs?|GPU (?:name|model|type)s?|Graphics cards?|Hardware)(?: \([^)]{0,60}\))?\s*[:=]\s*"
+    LineRule(FMT, r"(?i)^[\s*+-]*(?:GPUs?|GPU (?:name|model|type)s?|Graphics cards?|Hardware)"
+                  r"(?: \([^)]{0,60}\))?\s*[:=]\s*"
                   r"(?:(?P<count>\d{1,2})\s*[x×]\s*)?(?P<name>(?:NVIDIA )?(?:GeForce )?(?:RTX|GB10|DGX Spark|Tesla|"
                   r"Quadro|GTX|TITAN|[ABHL]\d{2,3}\b|B[23]00|GB[23]00)[^,;(|\n]{0,60})", _labelled_gpu),
     LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off|WDDM|TCC)\s+\|", _smi_gpu, once=False),
