@@ -14,7 +14,7 @@ from doctor.engines.images import ImageFacts, image_facts
 from doctor.engines.registry import tagless_build
 from doctor.errors import DoctorError
 from doctor.hardware import smem_per_block_optin
-from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Model
+from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Link, Model
 from doctor.versions import KNOWN_PACKAGES
 
 MIB = 1 << 20
@@ -162,10 +162,21 @@ def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, s
         if facts.gpus:
             sources["gpus"] = base_name
         return facts
+    topology = _links(log, {gpu.index for gpu in gpus}, sources)
     if not facts.driver.present:  # the log's machine had a driver; its version is another matter
         sources["driver"] = "implied by the logged GPUs (version not stated)"
-        return facts.replace(gpus=tuple(gpus), topology=(), driver=Driver(present=True))
-    return facts.replace(gpus=tuple(gpus), topology=())
+        return facts.replace(gpus=tuple(gpus), topology=topology, driver=Driver(present=True))
+    return facts.replace(gpus=tuple(gpus), topology=topology)
+
+
+def _links(log: LogFacts, indexes: set[int], sources: dict[str, str]) -> tuple[Link, ...]:
+    """The logged `nvidia-smi topo -m` links between the logged GPUs (none stated: none, as before)."""
+    links = tuple(Link(a, b, str(stated.value)) for (a, b), stated in sorted(log.links.items())
+                  if a in indexes and b in indexes)
+    if links:
+        first = min(stated.line for (a, b), stated in log.links.items() if a in indexes and b in indexes)
+        sources["topology"] = f"log line {first} (nvidia-smi topo -m)"
+    return links
 
 
 def _with_lower_indexes(log: LogFacts) -> list[LoggedGpu]:

@@ -43,6 +43,8 @@ class LogFacts:
     host_os: Stated | None = None  # "Windows" where the log shows native Windows paths or statuses (formats/host.py)
     host_arch: Stated | None = None  # x86_64 | aarch64, as a dump's OS line states it (formats/host.py)
     container: Stated | None = None  # True where an issue's OS answer says Docker (formats/host.py)
+    links: dict[tuple[int, int], Stated] = field(default_factory=dict)  # GPU pair → `nvidia-smi topo -m` kind
+    topology_gpus: int = 0  # GPU columns of the last `nvidia-smi topo -m` header read (its rows follow it)
     env: dict[str, Stated] = field(default_factory=dict)
     observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
     errors: list[tuple[int, str]] = field(default_factory=list)

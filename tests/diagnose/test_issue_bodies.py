@@ -185,3 +185,18 @@ def test_a_command_quoted_in_prose_ends_at_its_backtick():
                           "`--enforce-eager` too.\n").reading.facts
     assert facts.model.value == "Qwen/Qwen3-8B"
     assert facts.argv.value == ["--tensor-parallel-size", "2"]
+
+
+def test_the_topology_matrix_gives_the_links_between_the_logged_gpus():
+    entry = next(b for b in BODIES if b["file"].startswith("sglang-4812"))
+    diagnosis = _diagnose_body(entry)
+    kinds = {(link.a, link.b): link.kind for link in diagnosis.deployment.facts.topology}
+    assert kinds == {(0, 1): "NODE", (0, 2): "SYS", (0, 3): "SYS", (1, 2): "SYS", (1, 3): "SYS", (2, 3): "NODE"}
+    assert diagnosis.deployment.sources["topology"] == "log line 26 (nvidia-smi topo -m)"
+
+
+def test_a_topology_without_named_gpus_changes_nothing():
+    """An 8x B300 pip list with the matrix but no GPU names: no GPUs, so no links either."""
+    entry = next(b for b in BODIES if b["file"].startswith("vllm-28707"))
+    diagnosis = _diagnose_body(entry)
+    assert len(diagnosis.reading.facts.links) == 9 and not diagnosis.deployment.facts.topology

@@ -141,6 +141,27 @@ def _nccl_version(m: Any, line: int, facts: LogFacts) -> None:
     facts.version("nccl", m.group("version"), line)
 
 
+LINK_KINDS = ("X", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+
+
+def _topology_header(m: Any, line: int, facts: LogFacts) -> None:
+    """`nvidia-smi topo -m`'s header (collect_env's `GPU Topology:`, check_env's `NVIDIA Topology:`): the GPU
+    columns come first, then NICs and the CPU affinity."""
+    facts.saw("nvidia_smi", line)
+    facts.topology_gpus = len(m.group("gpus").split())
+
+
+def _topology_row(m: Any, line: int, facts: LogFacts) -> None:
+    """A GPU's row of the matrix: its link to each GPU column (`X` itself, `NV18`, `PIX` ... `SYS`)."""
+    from doctor.diagnose.logfacts import Stated
+
+    a = int(m.group("gpu"))
+    cells = m.group("cells").split()[:facts.topology_gpus]
+    for b, kind in enumerate(cells):
+        if b != a and kind != "X" and (kind in LINK_KINDS or re.fullmatch(r"NV\d{1,2}", kind)):
+            facts.links.setdefault((min(a, b), max(a, b)), Stated(kind, line))
+
+
 def _cmake(m: Any, line: int, facts: LogFacts) -> None:
     from doctor.diagnose.logfacts import Stated
 
@@ -161,6 +182,9 @@ def rules(engine_packages: dict[str, str], engines: frozenset[str] = frozenset()
 
 RULES = (
     LineRule(FMT, r"NCCL version " + VERSION, _nccl_version),
+    LineRule(FMT, r"^\s+(?P<gpus>GPU0(?:\s+GPU\d+)*)(?:\s+(?:NIC|mlx)\w*)*\s+CPU Affinity", _topology_header),
+    LineRule(FMT, r"^GPU(?P<gpu>\d{1,2})\s+(?P<cells>(?:(?:X|NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC)\s+){2,})",
+             _topology_row, once=False),
     LineRule(FMT, r"#\s+Rank\s+\d+ .*device\s+(?P<index>\d+) \[[^\]]*\] (?P<name>NVIDIA .+?)\s*$",
              _nccl_device, once=False),
     LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
