@@ -1,7 +1,9 @@
 """`diagnose` on whole issue bodies (tests/diagnose/bodies/): what each body's environment dump states that the
 doctor reads (engine, its release, GPU and capability, driver, torch/triton/FlashInfer/transformers/sgl-kernel,
 host), and the first finding. `python bench/diagnose_bodies.py` prints one row a body and the totals; run it
-from another checkout (`cd OTHER && python /path/to/bench/diagnose_bodies.py --bodies DIR`) to compare."""
+from another checkout (`cd OTHER && python /path/to/bench/diagnose_bodies.py --bodies DIR`) to compare.
+`--forms N`: every N-th log of tests/diagnose/index.toml pasted into each engine's issue form in each shape
+(tests/diagnose/issue_forms.py), and how many keep the first finding the log alone gets."""
 
 from __future__ import annotations
 
@@ -47,13 +49,59 @@ def recovered(diagnosis) -> dict[str, str]:
     return out
 
 
+HERE = Path(__file__).resolve().parents[1]
+
+
+def _forms(step: int) -> int:
+    """Pasted logs that keep their first finding, of all pasted (this checkout's doctor, this file's forms)."""
+    import importlib.util
+
+    from doctor.diagnose.diagnosis import diagnose
+    from doctor.pipeline.facts import Facts, Source
+
+    spec = importlib.util.spec_from_file_location("issue_forms", HERE / "tests/diagnose/issue_forms.py")
+    forms = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(forms)  # type: ignore[union-attr]
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    cases = tomllib.loads((HERE / "tests/diagnose/index.toml").read_text(encoding="utf-8"))["log"][::step]
+
+    def first(data: bytes) -> str | None:
+        base = Facts(source=Source(kind="none", name="nothing"))
+        found = diagnose(io.BufferedReader(io.BytesIO(data)), "log", base, "nothing", {})
+        return found.explanations[0].rule if found.explanations else None
+
+    kept = total = 0
+    for case in cases:
+        if case.get("hardware"):
+            continue
+        log = (HERE / "tests/diagnose/logs" / case["file"]).read_bytes()
+        alone = first(log)
+        for form in forms.forms():
+            for shape in ("fenced", "quoted", "crlf"):
+                body = forms.render(form, log.decode("utf-8", "replace"), quoted=shape == "quoted",
+                                    crlf=shape == "crlf").encode()
+                wrapped = first(body)
+                total += 1
+                kept += wrapped == alone
+                if wrapped != alone:
+                    print(f"{case['file']}\t{form}\t{shape}\t{alone} -> {wrapped}")
+    print(f"first finding kept: {kept} of {total}")
+    return 0
+
+
 def main() -> int:
     from doctor.diagnose.diagnosis import diagnose
     from doctor.pipeline.facts import Facts, Source
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--bodies", default=str(Path(__file__).resolve().parents[1] / "tests/diagnose/bodies"))
+    parser.add_argument("--bodies", default=str(HERE / "tests/diagnose/bodies"))
+    parser.add_argument("--forms", type=int, default=0, help="every N-th corpus log pasted into the issue forms")
     args = parser.parse_args()
+    if args.forms:
+        return _forms(args.forms)
     total = 0
     for path in sorted(Path(args.bodies).glob("*.md")):
         data = path.read_bytes()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 _BY_NAME: tuple[tuple[str, str], ...] = (
-    (r"\bGB10\b", "12.1"),
+    (r"\bGB10\b|\bDGX Spark\b", "12.1"),
     (r"RTX PRO \d+ Blackwell|RTX PRO \d{4}\b|RTX 50\d0|RTX 5090", "12.0"),
     (r"\bGB?[23]00\b|\bB[23]00\b", "10.0"),
     (r"\bH(?:100|200|800|20)\b|GH200", "9.0"),

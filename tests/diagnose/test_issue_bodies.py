@@ -151,6 +151,8 @@ def test_labelled_engine_versions(line, engine, version):
     ("- **GPU**: NVIDIA GeForce RTX 5070 Ti (16GB VRAM)", "NVIDIA GeForce RTX 5070 Ti", 1),
     ("GPU name: NVIDIA RTX PRO 6000 Blackwell Server Edition", "NVIDIA RTX PRO 6000 Blackwell Server Edition", 1),
     ("Hardware: 2x RTX 5090", "RTX 5090", 2),
+    ("- GPU: RTX PRO 6000 Blackwell x 4, driver 580.95.05", "RTX PRO 6000 Blackwell", 4),
+    ("Hardware: 2x DGX Spark", "DGX Spark", 1),  # two machines, one GB10 each
     ("GPU: Nvidia", None, 0),  # Ollama's form answer names no model
     ("GPU KV cache size: 1,234 tokens", None, 0),
 ])
@@ -200,3 +202,30 @@ def test_a_topology_without_named_gpus_changes_nothing():
     entry = next(b for b in BODIES if b["file"].startswith("vllm-28707"))
     diagnosis = _diagnose_body(entry)
     assert len(diagnosis.reading.facts.links) == 9 and not diagnosis.deployment.facts.topology
+
+
+TRTLLM_FORM = """### System Info
+
+- CPU architecture (e.g., x86_64, aarch64): aarch64
+- GPU properties
+  - GPU name (e.g., NVIDIA H100, NVIDIA A100, NVIDIA L40S): NVIDIA GB10
+- Libraries
+  - TensorRT-LLM branch or tag (e.g., main, v0.7.1): v1.2.0rc6
+  - TensorRT-LLM commit (if known)
+- NVIDIA driver version: 580.95.05
+- OS (Ubuntu 24.04, CentOS 8): Ubuntu 24.04
+"""
+
+
+def test_tensorrt_llm_system_info_answers():
+    diagnosis = diagnose_text(TRTLLM_FORM)
+    facts = diagnosis.reading.facts
+    assert facts.engine.value == "tensorrt-llm" and facts.versions["tensorrt-llm"].value == "1.2.0rc6"
+    assert facts.host_arch.value == "aarch64" and facts.driver.value == "580.95.05"
+    assert diagnosis.deployment.facts.gpus[0].compute_capability == "12.1"
+
+
+def test_an_unfilled_tensorrt_llm_form_states_nothing():
+    unfilled = "\n".join(line.split(":")[0] if "(" in line else line for line in TRTLLM_FORM.splitlines())
+    facts = diagnose_text(unfilled + "\n").reading.facts
+    assert not facts.versions and facts.host_arch is None and not facts.gpus and facts.driver is not None

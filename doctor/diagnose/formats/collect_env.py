@@ -91,12 +91,18 @@ def _sm_gpu(m: Any, line: int, facts: LogFacts) -> None:
 
 
 def _labelled_gpu(m: Any, line: int, facts: LogFacts) -> None:
-    """A GPU the report names in its own words: GPUs 0..count-1 of that model, unless a dump names GPUs."""
+    """A GPU the report names in its own words (`2x RTX 5090`, `RTX 5090 x2`): GPUs 0..count-1 of that model,
+    unless a dump names GPUs."""
+    from doctor.diagnose.gpus import capability_of
+
     if facts.gpus:
         return
     facts.saw("issue", line)
     name = m.group("name").strip().rstrip(".*:")
-    for index in range(min(int(m.group("count") or 1), 64)):
+    count = int(m.group("count") or m.group("times") or 1)
+    if capability_of(name) == "12.1":  # `2x DGX Spark` is two machines of one GB10 each, not one with two
+        count = 1
+    for index in range(min(count, 64)):
         facts.gpu(index, name, None, None, line)
 
 
@@ -207,7 +213,8 @@ RULES = (
     LineRule(FMT, r"(?i)^[\s*+-]*(?:GPUs?|GPU (?:name|model|type)s?|Graphics cards?|Hardware)"
                   r"(?: \([^)]{0,60}\))?\s*[:=]\s*"
                   r"(?:(?P<count>\d{1,2})\s*[x×]\s*)?(?P<name>(?:NVIDIA )?(?:GeForce )?(?:RTX|GB10|DGX Spark|Tesla|"
-                  r"Quadro|GTX|TITAN|[ABHL]\d{2,3}\b|B[23]00|GB[23]00)[^,;(|\n]{0,60})", _labelled_gpu),
+                  r"Quadro|GTX|TITAN|[ABHL]\d{2,3}\b|B[23]00|GB[23]00)[^,;(|\n]{0,60}?)(?:\s*[x×]\s*(?P<times>\d{1,2}))?"
+                  r"\s*(?:[,;(|]|$)", _labelled_gpu),
     LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off|WDDM|TCC)\s+\|", _smi_gpu, once=False),
     LineRule(FMT, r"(?P<name>NVIDIA [\w -]+?) with CUDA capability sm_(?P<cc>\d+) is not compatible",
              _incompatible, once=False),

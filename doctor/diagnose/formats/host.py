@@ -29,7 +29,7 @@ def _windows(_m: Any, line: int, facts: LogFacts) -> None:
 
 def _os(m: Any, line: int, facts: LogFacts) -> None:
     """An OS line: collect_env's `OS : Ubuntu 24.04.3 LTS (aarch64)`, an issue form's `OS: Windows` / `WSL2` /
-    `Docker`, llama.cpp's `Operating systems: Linux`."""
+    `Docker`, llama.cpp's `Operating systems: Linux`, TensorRT-LLM's `CPU architecture (...): aarch64`."""
     value = m.group("os").strip()
     facts.saw(FMT, line)
     lower = value.lower()
@@ -45,7 +45,10 @@ def _os(m: Any, line: int, facts: LogFacts) -> None:
 
 
 RULES = (
-    LineRule(FMT, r"(?i)^[\s*+-]*(?:OS|Operating systems?)\s*[:=]\s*(?P<os>\S.{0,120})", _os, once=False),
+    # TensorRT-LLM's form: `- OS (Ubuntu 24.04, CentOS 8): Ubuntu 24.04`, `- CPU architecture (e.g., x86_64, aarch64):
+    # aarch64` (an unfilled line has no colon and no answer)
+    LineRule(FMT, r"(?i)^[\s*+-]*(?:OS|Operating systems?|CPU architecture)(?: \([^)]{0,80}\))?\s*[:=]\s*"
+                  r"(?P<os>\S.{0,120})", _os, once=False),
     LineRule(FMT, r"(?i)microsoft-standard-WSL2", _wsl),
     LineRule(FMT, r"pin_memory=False' as WSL is detected", _wsl),
     LineRule(FMT, r"\b[A-Z]:\\{1,2}(?:Users|Program Files|a\\{1,2}ollama|ProgramData)\\|\\ggml-cuda\.dll\b"
