@@ -73,7 +73,7 @@ class LogFacts:
             self.gpus[index] = LoggedGpu(index, known.name, capability, known.memory_mib or memory_mib, known.line)
 
     def gpu_capability(self, index: int, capability: str, line: int) -> None:
-        """A capability stated apart from the GPU's name (SGLang's `GPU 0,1 Compute Capability: 12.0`)."""
+        """A capability stated apart from the GPU's name (check_env's `GPU 0,1 Compute Capability: 12.0`)."""
         known = self.gpus.get(index)
         if known is None:
             self.set_once("capability", capability, line)

@@ -26,7 +26,7 @@ FORM_LABELS = (b"Ollama version", b"OS", b"GPU", b"Operating systems", b"GGML ba
 _FORM = re.compile(rb"(?m)^#{2,6}[ \t]+(" + b"|".join(FORM_LABELS) + rb")[ \t]*\r?\n((?:[ \t]*\r?\n){0,3})"
                    rb"(?!#|```|[ \t]*\r?\n)([^\n]{1,200})")
 # an issue form's boilerplate, never a log's line: its `### Label` headings and ticked checklists (a form's
-# labels and checklist items name the engine and its links: `Which llama.cpp modules ...`, `.../sglang/discussions`)
+# labels and checklist items name the engine and its links: `Which llama.cpp modules ...`, a discussions URL)
 _HEADING = re.compile(rb"(?m)^#{2,6}[ \t][^\n]*")
 _TASK = re.compile(rb"(?m)^[ \t]*[-*+][ \t]+\[[ xX]\][^\n]*")
 _MARKS = (b"&", b"\\", b"**", b"<", b"```", b"##", b"[", b"\r")

@@ -30,7 +30,7 @@ def _names(packages: dict[str, str]) -> str:
 
 def _package_handler(packages: dict[str, str], engines: frozenset[str], pattern: str):
     """Every package the line states: a check_env dump pasted into a quote loses its newlines and runs
-    `sglang: 0.5.5.post1 sgl_kernel: 0.3.17 flashinfer_python: 0.5.0 ...` on one line."""
+    `PyTorch: 2.9.1+cu130 ... triton: 3.5.1 transformers: 4.57.1 ...` on one line."""
 
     def handle(m: Any, line: int, facts: LogFacts) -> None:
         for match in itertools.islice(compiled(pattern).finditer(m.string), MAX_PACKAGES_A_LINE):
@@ -178,7 +178,7 @@ def _cmake(m: Any, line: int, facts: LogFacts) -> None:
 def rules(engine_packages: dict[str, str], engines: frozenset[str] = frozenset()) -> tuple[LineRule, ...]:
     """The dump's line rules, with the engines' own packages (their `PACKAGES`) among the ones it reads.
     `engines`: the doctor's names of the serving engines: a labelled statement of one (`vLLM Version: 0.19.1`,
-    `- SGLang version: 0.5.9`, as issue forms and collect_env print them) names the engine the report is about;
+    `- Ollama version: 0.13.1`, as issue forms and collect_env print them) names the engine the report is about;
     a package list alone (`[pip3] vllm==0.9.2`, pip freeze) does not."""
     packages = {**PACKAGES, **engine_packages}
     pattern = (r"(?i)(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?P<label>[ _-]?version)?"
@@ -196,13 +196,13 @@ RULES = (
     LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
     LineRule(FMT, r"PyTorch version\s*: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
     LineRule(FMT, r"CUDA used to build PyTorch\s*: " + VERSION, _torch_cuda),
-    # collect_env's `Nvidia driver version`, nvidia-smi's banner, SGLang's `CUDA Driver Version`, FlashInfer's
+    # collect_env's `Nvidia driver version`, nvidia-smi's banner, check_env's `CUDA Driver Version`, FlashInfer's
     # `Driver version`, and an issue's `- **GPU Driver**: 580.95.05` / `NVIDIA driver version: 575.57.08` /
     # `driver 595.97` (a driver's release has three digits before the dot: never a CUDA version)
     LineRule(FMT, r"(?i)(?:nvidia[ -])?(?:gpu )?driver(?: version)?(?:\s*[:=]\s*|\s+)"
                   r"(?P<version>\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
     LineRule(FMT, r"The NVIDIA driver on your system is too old \(found version (?P<found>\d{4,5})\)", _driver_too_old),
-    # collect_env / nvidia-smi -L `GPU 0: NAME`; SGLang's check_env groups like GPUs: `GPU 0,1,2,3: NAME`
+    # collect_env / nvidia-smi -L `GPU 0: NAME`; a check_env groups like GPUs: `GPU 0,1,2,3: NAME`
     LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+(?:,\d+)*): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
                   r"\s*(?:\(UUID|$)", _gpu, once=False),
     # FlashInfer's collect_env: `GPU 0 (CUDA order)   : NVIDIA RTX PRO 6000 ... | SM120 | 97887 MiB`
