@@ -1082,6 +1082,16 @@ def _lmstudio_cases():
 CASES += _lmstudio_cases()
 
 
+def _fixpr_vllm_cases():
+    """vLLM's SM12x fix PRs as versioned rules (rules/fixpr_vllm.toml): tests/rules/fixpr_vllm_cases.py."""
+    from tests.rules.fixpr_vllm_cases import FIXPR_VLLM_CASES
+
+    return FIXPR_VLLM_CASES
+
+
+CASES += _fixpr_vllm_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

@@ -131,6 +131,8 @@ def _supports(m: Any, line: int, facts: LogFacts) -> None:
 
 def _env(m: Any, line: int, facts: LogFacts) -> None:
     name, value = m.group("name"), m.group("value").strip("'\"")
+    if value.count(")") > value.count("("):
+        return  # advice inside an error's parenthesis ("(set VLLM_MARLIN_INPUT_DTYPE=int8)."), not the environment
     if name not in facts.env:
         from doctor.diagnose.logfacts import Stated
 
