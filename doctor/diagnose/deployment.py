@@ -144,14 +144,17 @@ def _with_image(image: ImageFacts | None, log: LogFacts, libraries: dict[str, Li
 
 def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, str]) -> Facts:
     gpus: list[Gpu] = []
-    for logged in _with_lower_indexes(log):
+    logged_gpus = _with_lower_indexes(log)
+    labelled = not logged_gpus and not facts.gpus and bool(log.labelled_gpus)
+    for logged in log.labelled_gpus if labelled else logged_gpus:
         capability = logged.capability or capability_of(logged.name)
         if capability is None:
             continue
         gpus.append(_gpu(logged.index, logged.name, capability, logged.memory_mib))
         where = (f"log line {logged.line}" if logged.line > 0 else
                  f"assumed like the GPU of log line {-logged.line} (a higher device index is logged)")
-        sources[f"gpu {logged.index}"] = where + ("" if logged.capability else " (capability from its name)")
+        sources[f"gpu {logged.index}"] = where + ("" if logged.capability else " (capability from its name)") + (
+            " (the report's own words)" if labelled else "")
     if not gpus and log.capability is not None:
         capability = str(log.capability.value)
         name = "NVIDIA GB10" if capability == "12.1" else f"GPU of compute capability {capability}"

@@ -32,6 +32,9 @@ class LogFacts:
     versions: dict[str, Stated] = field(default_factory=dict)  # package (doctor's name) → version
     details: dict[str, dict[str, Stated]] = field(default_factory=dict)  # package → detail → value
     gpus: dict[int, LoggedGpu] = field(default_factory=dict)
+    # GPUs a report names in its own words (`- **GPU**: RTX 5070 Ti`): used only where neither a tool's line
+    # (collect_env, nvidia-smi, the engine) nor the user's `--hardware` names the GPUs
+    labelled_gpus: list[LoggedGpu] = field(default_factory=list)
     capability: Stated | None = None  # a GPU capability stated without the GPU (ptxas' --gpu-name, Triton's GPUTarget)
     gpu_mentioned: Stated | None = None  # a line that names a GPU or SM12x target, parsed into a GPU or not
     driver: Stated | None = None

@@ -157,8 +157,17 @@ def test_labelled_engine_versions(line, engine, version):
     ("GPU KV cache size: 1,234 tokens", None, 0),
 ])
 def test_labelled_gpus(line, name, count):
-    gpus = diagnose_text(line + "\n").reading.facts.gpus
+    gpus = diagnose_text(line + "\n").reading.facts.labelled_gpus
     assert len(gpus) == count and (gpus[0].name if gpus else None) == name
+
+
+def test_a_labelled_gpu_yields_to_a_dump_and_to_the_stated_hardware():
+    dump = "- **GPU**: RTX 4090\nGPU 0: NVIDIA GeForce RTX 5090\n"
+    assert diagnose_text(dump).deployment.facts.gpus[0].name == "NVIDIA GeForce RTX 5090"
+    on_h100 = diagnose_text("- **GPU**: RTX 5090\n", profile_base("h100-sxm-x8"))
+    assert {gpu.compute_capability for gpu in on_h100.deployment.facts.gpus} == {"9.0"}
+    alone = diagnose_text("- **GPU**: RTX 5090\n")
+    assert alone.deployment.sources["gpu 0"] == "log line 1 (capability from its name) (the report's own words)"
 
 
 def test_check_env_groups_gpus_with_their_capability():

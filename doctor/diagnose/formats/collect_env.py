@@ -92,18 +92,19 @@ def _sm_gpu(m: Any, line: int, facts: LogFacts) -> None:
 
 def _labelled_gpu(m: Any, line: int, facts: LogFacts) -> None:
     """A GPU the report names in its own words (`2x RTX 5090`, `RTX 5090 x2`): GPUs 0..count-1 of that model,
-    unless a dump names GPUs."""
+    weaker than a tool's line or `--hardware` (doctor/diagnose/deployment.py)."""
     from doctor.diagnose.gpus import capability_of
+    from doctor.diagnose.logfacts import LoggedGpu
 
-    if facts.gpus:
+    if facts.labelled_gpus:
         return
     facts.saw("issue", line)
     name = m.group("name").strip().rstrip(".*:")
     count = int(m.group("count") or m.group("times") or 1)
     if capability_of(name) == "12.1":  # `2x DGX Spark` is two machines of one GB10 each, not one with two
         count = 1
-    for index in range(min(count, 64)):
-        facts.gpu(index, name, None, None, line)
+    facts.labelled_gpus = [LoggedGpu(index, name, None, None, line) for index in range(min(count, 64))]
+    facts.set_once("gpu_mentioned", name, line)
 
 
 def _smi_gpu(m: Any, line: int, facts: LogFacts) -> None:
