@@ -1082,6 +1082,16 @@ def _lmstudio_cases():
 CASES += _lmstudio_cases()
 
 
+def _fixpr_lcpp_cases():
+    """Merged llama.cpp / Ollama / TensorRT-LLM fixes for SM12x (rules/fixpr_lcpp.toml): fixpr_lcpp_cases.py."""
+    from tests.rules.fixpr_lcpp_cases import FIXPR_LCPP_CASES
+
+    return FIXPR_LCPP_CASES
+
+
+CASES += _fixpr_lcpp_cases()
+
+
 def _fixpr_vllm_cases():
     """vLLM's SM12x fix PRs as versioned rules (rules/fixpr_vllm.toml): tests/rules/fixpr_vllm_cases.py."""
     from tests.rules.fixpr_vllm_cases import FIXPR_VLLM_CASES
