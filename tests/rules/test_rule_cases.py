@@ -1102,6 +1102,16 @@ def _fixpr_vllm_cases():
 CASES += _fixpr_vllm_cases()
 
 
+def _fixpr_sgl_cases():
+    """SGLang / FlashInfer SM12x fix PRs (rules/sglang_fixpr.toml): tests/rules/fixpr_sgl_cases.py."""
+    from tests.rules.fixpr_sgl_cases import FIXPR_SGL_CASES
+
+    return FIXPR_SGL_CASES
+
+
+CASES += _fixpr_sgl_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
