@@ -1092,6 +1092,17 @@ def _fixpr_vllm_cases():
 CASES += _fixpr_vllm_cases()
 
 
+def _force_vllm_cases():
+    """vLLM environment variables that force a MoE backend SM12x lacks (rules/force_vllm.toml):
+    tests/rules/force_vllm_cases.py."""
+    from tests.rules.force_vllm_cases import FORCE_VLLM_CASES
+
+    return FORCE_VLLM_CASES
+
+
+CASES += _force_vllm_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
