@@ -31,6 +31,12 @@ DEEPGEMM = (f'  File "{ORACLE}/fp8.py", line 281, in _return_or_raise\n'
 FP4_0150 = (f'  File "{ORACLE}/nvfp4.py", line 230, in select_nvfp4_moe_backend\n'
             "NotImplementedError: Found VLLM_USE_FLASHINFER_MOE_FP4=1, but no FlashInfer NVFP4 MoE backend supports "
             "the configuration.\n")
+TRTLLM_FLAG = (f'  File "{ORACLE}/mxfp4.py", line 356, in select_mxfp4_moe_backend\n'
+               "ValueError: Mxfp4 MoE backend 'FLASHINFER_TRTLLM_MXFP4_BF16' does not support the deployment "
+               "configuration since kernel does not support current device cuda.\n")  # --moe-backend flashinfer_trtllm
+CUTEDSL_FLAG = (f'  File "{ORACLE}/nvfp4.py", line 215, in _return_or_raise\n'
+                "ValueError: NvFp4 MoE backend 'FLASHINFER_CUTEDSL' does not support the deployment configuration "
+                "since kernel does not support current device cuda.\n")
 GB10_LINE = "INFO 06-12 10:01:02 [cuda.py:120] Device: NVIDIA GB10, compute capability 12.1\n"
 
 
@@ -62,3 +68,21 @@ def test_the_refusals_without_an_sm12x_gpu_are_not_claimed():
 def test_a_release_outside_the_window_rules_the_refusal_out():
     assert "VLLM254" not in claimed(FP4_0150, profile("rtx-pro-6000", "vllm==0.21.0"))  # 0.15.1+ take CUTLASS
     assert "VLLM253" not in claimed(DEEPGEMM, profile("rtx-pro-6000", "vllm==0.24.0"))
+
+
+def test_a_named_backend_refused_on_its_device_test_is_vllm255():
+    """vllm#41477's --moe-backend flashinfer_trtllm on GB10, and CuTe DSL NVFP4 on an RTX PRO 6000."""
+    assert claimed(TRTLLM_FLAG, profile("dgx-spark", "vllm==0.20.0"))[:1] == ["VLLM255"]
+    assert claimed(GB10_LINE + TRTLLM_FLAG)[:1] == ["VLLM255"]
+    assert claimed(CUTEDSL_FLAG, profile("rtx-pro-6000", "vllm==0.21.0"))[:1] == ["VLLM255"]
+    assert "VLLM251" not in claimed(TRTLLM_FLAG, profile("dgx-spark", "vllm==0.20.0"))  # not the MXFP8 variable
+
+
+def test_the_env_var_rules_rank_before_vllm255():
+    assert claimed(MXFP4_MXFP8, profile("dgx-spark", "vllm==0.22.0"))[:1] == ["VLLM251"]
+    assert claimed(DEEPGEMM, profile("rtx-pro-6000", "vllm==0.20.0"))[:1] == ["VLLM253"]
+
+
+def test_a_named_backend_refused_elsewhere_is_not_vllm255():
+    assert "VLLM255" not in claimed(TRTLLM_FLAG)
+    assert "VLLM255" not in claimed(CUTEDSL_FLAG, profile("h100-sxm-x8", "vllm==0.21.0"))
