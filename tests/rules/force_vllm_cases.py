@@ -100,3 +100,25 @@ FORCE_VLLM_CASES += [
     a("VLLM254", False, "unset", vl("0.15.0", NVFP4, PRO, {})),
     a("VLLM254", False, "a block-FP8 checkpoint", vl("0.15.0", DSV3, PRO, FP4_ON)),
 ]
+
+MASKED = {**FP4_ON, "VLLM_FLASHINFER_MOE_BACKEND": "masked_gemm"}
+
+FORCE_VLLM_CASES += [
+    # VLLM256: VLLM_FLASHINFER_MOE_BACKEND=masked_gemm forces the 10.x-only CuTe DSL NVFP4 MoE, 0.15.0-0.23.x
+    a("VLLM256", True, "0.21.0, Kimi-K2.5 NVFP4 on RTX PRO 6000", vl("0.21.0", NVFP4, PRO, MASKED)),
+    a("VLLM256", True, "0.15.0 on GB10", vl("0.15.0", NVFP4, SPARK, MASKED)),
+    a("VLLM256", True, "0.23.0 on RTX 5090", vl("0.23.0", NVFP4, RTX5090, MASKED)),
+    a("VLLM256", False, "0.14.0 has no device gate here (not modelled)", vl("0.14.0", NVFP4, PRO, MASKED)),
+    a("VLLM256", False, "0.24.0 reads neither variable", vl("0.24.0", NVFP4, PRO, MASKED)),
+    a("VLLM256", False, "10.0 runs the CuTe DSL MoE", vl("0.21.0", NVFP4, B200, MASKED)),
+    a("VLLM256", False, "9.0 has no NVFP4 MoE (another finding)", vl("0.21.0", NVFP4, H100, MASKED)),
+    a("VLLM256", False, "throughput is CUTLASS",
+      vl("0.21.0", NVFP4, PRO, {**FP4_ON, "VLLM_FLASHINFER_MOE_BACKEND": "throughput"})),
+    a("VLLM256", False, "latency falls back to CUTLASS off 10.x",
+      vl("0.21.0", NVFP4, PRO, {**FP4_ON, "VLLM_FLASHINFER_MOE_BACKEND": "latency"})),
+    a("VLLM256", False, "FP4 variable 0 removes FlashInfer",
+      vl("0.21.0", NVFP4, PRO, {"VLLM_USE_FLASHINFER_MOE_FP4": "0", "VLLM_FLASHINFER_MOE_BACKEND": "masked_gemm"})),
+    a("VLLM256", False, "a named --moe-backend is read first", vl("0.21.0", NVFP4, PRO, MASKED),
+      "--moe-backend", "marlin"),
+    a("VLLM256", False, "a block-FP8 checkpoint", vl("0.21.0", DSV3, PRO, MASKED)),
+]
