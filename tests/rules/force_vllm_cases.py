@@ -4,7 +4,7 @@ each error rule's bounds from its positive cases here."""
 
 from __future__ import annotations
 
-from tests.rules.builders import a, build
+from tests.rules.builders import Case, a, build
 
 SPARK, PRO, RTX5090, H100, B200 = "dgx-spark", "rtx-pro-6000", "rtx-5090", "h100-sxm-x8", "b200-x8"
 GPTOSS, DSV3, NVFP4 = "openai/gpt-oss-120b", "deepseek-ai/DeepSeek-V3", "nvidia/Kimi-K2.5-NVFP4"
@@ -121,4 +121,22 @@ FORCE_VLLM_CASES += [
     a("VLLM256", False, "a named --moe-backend is read first", vl("0.21.0", NVFP4, PRO, MASKED),
       "--moe-backend", "marlin"),
     a("VLLM256", False, "a block-FP8 checkpoint", vl("0.21.0", DSV3, PRO, MASKED)),
+]
+
+
+def logged(fires, why, profile, version="0.20.0", shown=("VLLM255",)):
+    """`diagnose` on a log whose signatures `shown` matched (shown=() is `check`: no log)."""
+    log = {"signatures": list(shown)} if shown != () else None
+    return Case("VLLM255", fires, vl(version, None, profile), (), (), why,
+                (lambda: {"image": None, "recipe": None, "log": log}) if log is not None else None)
+
+
+FORCE_VLLM_CASES += [
+    # VLLM255: a named MoE backend refused on its device test (log only)
+    logged(True, "--moe-backend flashinfer_trtllm on GB10 (vllm#41477)", SPARK),
+    logged(True, "on an RTX PRO 6000, 0.33.0", PRO, "0.33.0"),
+    logged(False, "an H100's log", H100),
+    logged(False, "a B200's log", B200),
+    logged(False, "check: no log", SPARK, shown=()),
+    logged(False, "another rule's line", SPARK, shown=("VLLM244",)),
 ]
