@@ -33,6 +33,7 @@ ALIASES = {
     "--dsa-decode-backend": "dsa_decode_backend",
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
+    "--dtype": "dtype",  # the activation dtype; absent or auto: the config's torch_dtype
     "--mem-fraction-static": "mem_fraction_static",
     "--chunked-prefill-size": "chunked_prefill_size",
     "--context-length": "context_length",

@@ -57,8 +57,9 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
     return Deployment(facts=facts, argv=argv, engine=engine, sources=sources, notes=notes, image=image)
 
 
-# logged details that hold whatever the release: the architecture a llama.cpp log shows the GGUF has
-UNVERSIONED = {"logged_unknown_arch", "logged_model_arch"}
+# logged details that hold whatever the release: the architecture a llama.cpp log shows the GGUF has, and an MMQ
+# abort with no tile left (the log line is the failure itself)
+UNVERSIONED = {"logged_unknown_arch", "logged_model_arch", "logged_mmq_no_tile"}
 
 
 def _serving() -> set[str]:

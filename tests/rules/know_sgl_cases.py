@@ -160,7 +160,8 @@ NVFP4_MOE = "tests/cases/models/qwen3.6-35b-a3b-nvfp4"
 KNOW_SGL_CASES += [
     a("TRT033", True, "1.3.0rc2 nvfp4 on spark", trt("1.3.0rc2", NVFP4_MOE, SPARK)),
     a("TRT033", True, "1.2.1 nvfp4 on 5090", trt("1.2.1", NVFP4_MOE, R5090)),
-    a("TRT033", False, "1.3.0rc3 not read", trt("1.3.0rc3", NVFP4_MOE, SPARK)),
+    a("TRT033", True, "1.3.0rc7, the last tag cut before PR #12141", trt("1.3.0rc7", NVFP4_MOE, SPARK)),
+    a("TRT033", False, "1.3.0rc8 not read", trt("1.3.0rc8", NVFP4_MOE, SPARK)),
     a("TRT033", False, "0.20.0 before 1.0", trt("0.20.0", NVFP4_MOE, SPARK)),
     a("TRT033", False, "fp8 model", trt("1.3.0rc2", QWEN235_FP8, SPARK)),
     a("TRT033", False, "b200", trt("1.3.0rc2", NVFP4_MOE, "b200-x8")),

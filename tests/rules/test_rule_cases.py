@@ -1082,6 +1082,16 @@ def _lmstudio_cases():
 CASES += _lmstudio_cases()
 
 
+def _fixpr_lcpp_cases():
+    """Merged llama.cpp / Ollama / TensorRT-LLM fixes for SM12x (rules/fixpr_lcpp.toml): fixpr_lcpp_cases.py."""
+    from tests.rules.fixpr_lcpp_cases import FIXPR_LCPP_CASES
+
+    return FIXPR_LCPP_CASES
+
+
+CASES += _fixpr_lcpp_cases()
+
+
 def _fixpr_vllm_cases():
     """vLLM's SM12x fix PRs as versioned rules (rules/fixpr_vllm.toml): tests/rules/fixpr_vllm_cases.py."""
     from tests.rules.fixpr_vllm_cases import FIXPR_VLLM_CASES
@@ -1101,6 +1111,16 @@ def _force_vllm_cases():
 
 
 CASES += _force_vllm_cases()
+
+
+def _fixpr_sgl_cases():
+    """SGLang / FlashInfer SM12x fix PRs (rules/sglang_fixpr.toml): tests/rules/fixpr_sgl_cases.py."""
+    from tests.rules.fixpr_sgl_cases import FIXPR_SGL_CASES
+
+    return FIXPR_SGL_CASES
+
+
+CASES += _fixpr_sgl_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

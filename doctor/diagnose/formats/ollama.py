@@ -15,12 +15,17 @@ FMT = "ollama"
 def _compute(m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     facts.hint_engine("ollama", line)
-    fields = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', m.group(0)))
-    name = fields.get("name", fields.get("description", "")).strip('"')
-    total = re.match(r'"?([\d.]+) GiB', fields.get("total", ""))
+    fields = {k: v.strip('"') for k, v in re.findall(r'(\w+)=("[^"]*"|\S+)', m.group(0))}
+    if fields.get("library", "").lower() == "cpu":  # no GPU found: the CPU's own line (discover/types.go)
+        return
+    name = fields.get("name", "")
+    if not name or re.fullmatch(r"(?:CUDA|ROCm|Vulkan)\d+", name):  # from 0.12.4 name is the backend's device
+        name = fields.get("description", name)
+    total = re.match(r'([\d.]+) GiB', fields.get("total", ""))
+    compute = fields.get("compute") if re.fullmatch(r"\d+\.\d+", fields.get("compute", "")) else None
     index = len(facts.gpus)
     if name:
-        facts.gpu(index, name, fields.get("compute"), int(float(total.group(1)) * 1024) if total else None, line)
+        facts.gpu(index, name, compute, int(float(total.group(1)) * 1024) if total else None, line)
     if fields.get("driver"):
         facts.set_once("cuda_driver", fields["driver"], line)
 

@@ -233,6 +233,7 @@ def _logged_view(details: dict[str, Any], capability: tuple[int, int] | None) ->
     asset = details.get("release_asset")
     uma_kb = details.get("logged_uma_available_kb")
     return {"logged_smem_abort": logged_smem_abort(details),
+            "logged_mmq_no_tile": details.get("logged_mmq_no_tile"),
             "logged_cuda_archs": ",".join(logged) or None,
             "logged_uma_available_gib": round(int(uma_kb) / (1 << 20), 1) if uma_kb is not None else None,
             "logged_arch_verdict": archlists.logged_arch_verdict(logged, capability) if capability else None,

@@ -51,6 +51,15 @@ def _failure(m: Any, line: int, facts: LogFacts) -> None:
             facts.detail("llama.cpp", key, m.group(group).strip(), line)
 
 
+def _mmq_no_tile(m: Any, line: int, facts: LogFacts) -> None:
+    """MMQ found no tile within the shared-memory ceiling ggml-cuda read (`mmq_x_best=0`, `J_best=0` from
+    b10001) and aborted: every MMQ tile fits SM12x's 99 KiB, so the ceiling itself was read wrong."""
+    facts.saw(FMT, line)
+    facts.hint_engine("llama.cpp", line)
+    facts.detail("llama.cpp", "logged_mmq_no_tile", m.group("var"), line)
+    facts.error(line, m.group(0))
+
+
 def _unknown_arch(m: Any, line: int, facts: LogFacts) -> None:
     """llama.cpp refused the GGUF's `general.architecture` (llama_model_create; Ollama's runner and LM Studio
     print llama.cpp's words): an error line, and the name the rules look the build up with."""
@@ -83,6 +92,7 @@ RULES = (
     LineRule(FMT, r"ggml_backend_cuda_get_available_uma_memory: final available_memory_kb: (?P<kb>\d+)", _uma_probe),
     LineRule(FMT, r"ggml_cuda_compute_forward: (?P<op>[A-Z_0-9]+) failed|CUDA error: (?P<error>[a-z][a-z ]+[a-z])"
                   r"|current device: \d+, in function (?P<function>\w+) at", _failure, once=False),
+    LineRule(FMT, r"(?:^|[\s:,])(?P<var>mmq_x_best|J_best)=0\s*$", _mmq_no_tile),
     LineRule(FMT, r"llama_model_loader: loaded meta data .* from (?P<model>\S+\.gguf)", _model),
     LineRule(FMT, r"unknown model architecture: '(?P<arch>[^'\s]{1,64})'.*", _unknown_arch),
     LineRule(FMT, r"llama_model_loader: - kv +\d+: +general\.architecture +str += (?P<arch>[\w.-]{1,64})", _model_arch),
