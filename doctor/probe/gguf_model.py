@@ -13,7 +13,10 @@ from doctor.errors import InputError
 from doctor.pipeline.facts import Attention, Model, Moe, Quantization
 from doctor.probe.gguf import GgufModel
 
-DEFAULT_SWA_PATTERN = {"gpt-oss": 2, "gemma2": 2, "gemma3": 6, "cohere2": 4}
+DEFAULT_SWA_PATTERN = {"gpt-oss": 2, "gemma2": 2, "gemma3": 6, "cohere2": 4, "llama4": 4}
+# Llama 4 files carry no window: the loader sets chunked attention of 8192 in 3 of 4 layers unless the file says
+# sliding_window 0 (src/models/llama4.cpp:8-19 at b11434)
+DEFAULT_SWA_WINDOW = {"llama4": 8192}
 SINK_ARCHS = {"gpt-oss"}  # attention sinks (`attn_sinks` tensors) on these
 
 
@@ -41,7 +44,7 @@ def attention(gguf: GgufModel, hidden: int, heads: int) -> Attention:
     kv_heads = max(gguf.per_layer("attention.head_count_kv", heads), default=heads) or heads
     key = int(gguf.arch_value("attention.key_length", 0)) or hidden // heads
     value = int(gguf.arch_value("attention.value_length", 0)) or key
-    window = int(gguf.arch_value("attention.sliding_window", 0)) or None
+    window = sliding_window(gguf) or None
     swa = sum(swa_layers(gguf)) if window else 0
     sinks = gguf.architecture in SINK_ARCHS
     kv_lora = gguf.arch_value("attention.kv_lora_rank")
@@ -66,10 +69,18 @@ def moe(gguf: GgufModel) -> Moe | None:
                first_dense_layers=int(gguf.arch_value("leading_dense_block_count", 0) or 0))
 
 
+def sliding_window(gguf: GgufModel) -> int:
+    """The window of the sliding-window (or chunked) layers; 0 when the model has none."""
+    value = gguf.arch_value("attention.sliding_window")
+    if value is None:
+        return DEFAULT_SWA_WINDOW.get(gguf.architecture, 0)
+    return int(value)
+
+
 def swa_layers(gguf: GgufModel) -> list[bool]:
     """Which layers use the sliding window (all False when the model has none)."""
     n = gguf.block_count
-    if not gguf.arch_value("attention.sliding_window"):
+    if not sliding_window(gguf):
         return [False] * n
     pattern = gguf.arch_value("attention.sliding_window_pattern", DEFAULT_SWA_PATTERN.get(gguf.architecture, 0))
     if isinstance(pattern, list):

@@ -80,10 +80,18 @@ def _bundled_base(name: str, environ: Mapping[str, str], offline: bool) -> Model
     if not name:
         return None
     by_name = {repo.split("/", 1)[-1].lower(): repo for repo in bundled_models()}
-    for candidate in (name, re.sub(r"-(it|instruct)$", "", name, flags=re.IGNORECASE)):
+    for repo in sorted(bundled_models(), key=lambda r: not r.lower().endswith("-bf16")):
+        by_name.setdefault(_bare_name(repo.split("/", 1)[-1]), repo)  # NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
+    for candidate in (name, re.sub(r"-(it|instruct)$", "", name, flags=re.IGNORECASE), _bare_name(name)):
         if candidate.lower() in by_name:
             return load_model(by_name[candidate.lower()], environ, offline=True)
     return None
+
+
+def _bare_name(name: str) -> str:
+    """A model name without the publisher prefix and dtype suffix GGUF repositories drop: `NVIDIA-Nemotron-3-Nano-
+    30B-A3B-BF16` → `nemotron-3-nano-30b-a3b`."""
+    return re.sub(r"-(bf16|fp8|nvfp4)$", "", re.sub(r"^nvidia-", "", name.lower()))
 
 
 def is_gguf_spec(spec: str) -> bool:

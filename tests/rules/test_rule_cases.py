@@ -148,6 +148,9 @@ def unread_config_facts(extra):
     return build(PRO).replace(model=model)
 
 
+HF_Q36 = "unsloth/Qwen3.6-35B-A3B-GGUF:UD-Q3_K_S"  # a -hf GGUF with no file on disk: its tensor table is estimated
+
+
 def memory(gib):
     return lambda gpus: tuple(dataclasses.replace(g, memory_total_bytes=int(gib * (1 << 30))) for g in gpus)
 
@@ -496,6 +499,20 @@ CASES = [
     a("LCPP009", True, "-ngl 99 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)), "-ngl", "99"),
     a("LCPP009", False, "--n-cpu-moe 6 on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5)),
       "--n-cpu-moe", "6"),
+    a("LCPP080", True, "-hf estimate, -ngl 99, short by less than 10 % of the weights",
+      lambda: build("rtx-5080", HF_Q36, ("llama.cpp==11434",)), "-c", "24576", "-np", "1", "-ngl", "99"),
+    a("LCPP080", False, "-hf estimate, -ngl 99, short by more (LCPP009's)",
+      lambda: build("rtx-5080", HF_Q36, ("llama.cpp==11434",)), "-c", "262144", "-np", "1", "-ngl", "99"),
+    a("LCPP080", True, "-hf estimate, -ngl 99, fits by less than its error (kaiwu#10: OOM at 4K on a 5080)",
+      lambda: build("rtx-5080", HF_Q36, ("llama.cpp==11434",)), "-c", "4096", "-np", "1", "-ngl", "99"),
+    a("LCPP080", False, "-hf estimate, -ngl 99, fits by more than its error",
+      lambda: build("rtx-5090", HF_Q36, ("llama.cpp==11434",)), "-c", "4096", "-np", "1", "-ngl", "99"),
+    a("LCPP080", False, "-hf estimate, -ngl auto (LCPP010's)", lambda: build("rtx-5080", HF_Q36, ("llama.cpp==11434",)),
+      "-c", "24576", "-np", "1"),
+    a("LCPP009", True, "-hf estimate, -ngl 99, short by more than the estimate's error",
+      lambda: build("rtx-5080", HF_Q36, ("llama.cpp==11434",)), "-c", "262144", "-np", "1", "-ngl", "99"),
+    a("LCPP009", False, "-hf estimate, -ngl 99, short by less than its error (LCPP080's)",
+      lambda: build("rtx-5080", HF_Q36, ("llama.cpp==11434",)), "-c", "24576", "-np", "1", "-ngl", "99"),
     a("LCPP010", True, "auto on a 1.5 GiB GPU", lambda: build(R5090, gguf("moe"), gpus=memory(1.5))),
     a("LCPP010", False, "auto on a 5090", lambda: build(R5090, gguf("moe"))),
     a("TOPO001", True, "tp8 pcie", sg("0.5.23")),

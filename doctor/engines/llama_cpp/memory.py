@@ -8,7 +8,8 @@ first exceeds (il - start) / N; a tensor matching an `-ot` override (also what -
 add) goes to that buffer instead. The KV cache (`llama_kv_cache`, src/llama-kv-cache.cpp) holds, per layer,
 ggml_row_size(type_k, n_embd_head_k * n_head_kv) bytes per cell (no V for MLA) on the layer's device,
 for pad(n_ctx, 256) cells, and sliding-window layers pad(min(n_ctx, n_swa * slots + n_ubatch), 256)
-(src/llama-kv-cache-iswa.cpp) unless --swa-full.
+(src/llama-kv-cache-iswa.cpp) unless --swa-full. Hybrid models (Gated DeltaNet, Mamba) keep KV only in their
+attention layers and a recurrent state per sequence in the others (layer_memory.py).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from doctor.engines.llama_cpp.layer_memory import KV, RECURRENT, layer_kinds, recurrent_bytes_per_sequence
 from doctor.engines.llama_cpp.options import ALL, AUTO, LlamaOptions
 from doctor.probe.gguf import GgufModel, GgufTensor
-from doctor.probe.gguf_model import swa_layers
+from doctor.probe.gguf_model import sliding_window, swa_layers
 
 CPU = "CPU"
 KV_PAD = 256
@@ -30,12 +32,13 @@ class DeviceUse:
     name: str
     weights: int = 0
     kv: int = 0
+    recurrent: int = 0  # Gated DeltaNet / Mamba conv + SSM state of the hybrid layers here
     compute: int = 0  # an estimate, not read from llama.cpp
     layers: list[int] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return self.weights + self.kv + self.compute
+        return self.weights + self.kv + self.recurrent + self.compute
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ def context_cells(gguf: GgufModel, options: LlamaOptions) -> int:
 
 
 def swa_cells(gguf: GgufModel, options: LlamaOptions, full: int) -> int:
-    window = int(gguf.arch_value("attention.sliding_window", 0) or 0)
+    window = sliding_window(gguf)
     if options.swa_full or not window:
         return full
     per_stream = window * (options.slots if options.unified else 1) + options.n_ubatch
@@ -140,30 +143,65 @@ def kv_row_bytes(gguf: GgufModel, options: LlamaOptions) -> list[int]:
     hidden = int(gguf.arch_value("embedding_length", 0))
     key = int(gguf.arch_value("attention.key_length", 0) or 0)
     value = int(gguf.arch_value("attention.value_length", 0) or 0)
+    # Gemma 3n/4: sliding-window layers have their own head size (llama_hparams::n_embd_head_k(il))
+    key_swa = int(gguf.arch_value("attention.key_length_swa", 0) or 0) or key
+    value_swa = int(gguf.arch_value("attention.value_length_swa", 0) or 0) or value
+    swa = swa_layers(gguf)
     out = []
     for il in range(gguf.block_count):
         if kv_lora:
             rope = int(gguf.arch_value("rope.dimension_count", 64))
-            out.append(row_size(options.cache_type_k, kv_lora + rope))
+            out.append(row_size(options.cache_type_k, kv_lora + rope) + indexer_row(gguf, options, il))
             continue
-        k_dim = (key or hidden // heads[il]) * kv_heads[il]
-        v_dim = (value or key or hidden // heads[il]) * kv_heads[il]
+        k_len, v_len = (key_swa, value_swa) if swa[il] else (key, value)
+        k_dim = (k_len or hidden // heads[il]) * kv_heads[il]
+        v_dim = (v_len or k_len or hidden // heads[il]) * kv_heads[il]
         out.append(row_size(options.cache_type_k, k_dim) + row_size(options.cache_type_v, v_dim))
     return out
 
 
+def indexer_row(gguf: GgufModel, options: LlamaOptions, il: int) -> int:
+    """DeepSeek sparse attention's lightning-indexer key cache (llama_kv_cache_dsa, src/llama-kv-cache-dsa.cpp:38-53:
+    one key head of indexer.key_length in the K cache type) in the layers that carry an indexer (GLM-5.2's
+    indexer.types; all layers otherwise, src/llama-model.cpp:2438)."""
+    key = int(gguf.arch_value("attention.indexer.key_length", 0) or 0)
+    if not key:
+        return 0
+    types = gguf.arch_value("attention.indexer.types")
+    if isinstance(types, list) and il < len(types) and not types[il]:
+        return 0
+    return row_size(options.cache_type_k, key)
+
+
 def place_kv(gguf: GgufModel, options: LlamaOptions, devices: list[str], uses: dict[str, DeviceUse]) -> tuple[int, int]:
-    """KV bytes per device; returns (cells of the full-attention layers, bytes per token over all layers)."""
+    """KV bytes per device, in the layers that keep a KV cache; returns (cells of the full-attention layers, bytes
+    per token over those layers)."""
     full = context_cells(gguf, options)
     swa = swa_layers(gguf)
+    kinds = layer_kinds(gguf)
     window_cells = swa_cells(gguf, options, full)
     per_token = 0
     for il, row in enumerate(kv_row_bytes(gguf, options)):
+        if kinds[il] != KV:
+            continue
         cells = window_cells if swa[il] else full
         device = CPU if options.no_kv_offload else devices[il]
         uses[device].kv += row * cells
         per_token += row
     return full, per_token
+
+
+def place_recurrent(gguf: GgufModel, options: LlamaOptions, devices: list[str], uses: dict[str, DeviceUse]) -> int:
+    """The recurrent state of each recurrent layer on its device (llama_memory_recurrent: max(1, n_seq_max) rows,
+    offloaded with the KV unless --no-kv-offload); returns the bytes over all layers."""
+    per_layer = recurrent_bytes_per_sequence(gguf) * max(1, options.slots)
+    total = 0
+    for il, kind in enumerate(layer_kinds(gguf)):
+        if kind == RECURRENT:
+            device = CPU if options.no_kv_offload else devices[min(il, len(devices) - 1)]
+            uses[device].recurrent += per_layer
+            total += per_layer
+    return total
 
 
 def compute_estimate(gguf: GgufModel, options: LlamaOptions, uses: dict[str, DeviceUse], output_device: str,
@@ -193,6 +231,7 @@ def usage(gguf: GgufModel, options: LlamaOptions, gpu_free: list[int], flash_att
     uses = {name: DeviceUse(name) for name in [CPU, *(gpu_name(i) for i in range(len(gpu_free)))]}
     place_weights(gguf, options, devices, uses)
     cells, per_token = place_kv(gguf, options, devices, uses)
+    place_recurrent(gguf, options, devices, uses)
     compute_estimate(gguf, options, uses, devices[n_layer], cells, flash_attention)
     gpu_layers = sum(1 for d in devices[:n_layer] if d != CPU)
     return Usage(devices=uses, n_ctx=cells, kv_cells=cells, kv_bytes_per_token=per_token, gpu_layers=gpu_layers)

@@ -19,6 +19,9 @@ GiB = 1 << 30
 MiB = 1 << 20
 MARGIN = 1 * GiB
 BORDERLINE = 1 * GiB
+# A -hf GGUF that is not on disk is sized from an estimated tensor table: stock llama-quantize mixes within 0.2 %,
+# Unsloth's dynamic mixes within 10 % of the published files (bench/RESULTS-gguf-estimate.md)
+ESTIMATE_ERROR = 0.10
 
 
 def evaluate(gguf: GgufModel, options: LlamaOptions, totals: list[int], flash_attention: bool,
@@ -28,20 +31,28 @@ def evaluate(gguf: GgufModel, options: LlamaOptions, totals: list[int], flash_at
     left = [totals[i] - MARGIN - d.total for i, d in enumerate(gpus)]
     fullest = min(range(len(gpus)), key=lambda i: left[i]) if gpus else 0
     fits = bool(gpus) and all(x >= 0 for x in left)
+    # an estimated table within its own error of the boundary, on either side: the real file decides
+    uncertain = (bool(gguf.metadata.get("general.estimate")) and bool(gpus)
+                 and abs(min(left)) <= ESTIMATE_ERROR * gpus[fullest].weights)
     reasons = [_device_line(d, totals[i]) for i, d in enumerate(gpus) if d.total or d.layers]
     cpu = use.devices[CPU]
-    if cpu.weights or cpu.kv:
-        reasons.append(f"CPU: weights {cpu.weights / GiB:.2f} GiB, KV {cpu.kv / GiB:.2f} GiB (host RAM; experts or "
-                       f"layers there run at CPU speed)")
-    if host_memory and cpu.weights + cpu.kv > host_memory:
+    if cpu.weights or cpu.kv or cpu.recurrent:
+        reasons.append(f"CPU: weights {cpu.weights / GiB:.2f} GiB, KV {(cpu.kv + cpu.recurrent) / GiB:.2f} GiB (host "
+                       f"RAM; experts or layers there run at CPU speed)")
+    if host_memory and cpu.weights + cpu.kv + cpu.recurrent > host_memory:
         reasons.append(f"host RAM {host_memory / GiB:.1f} GiB is smaller than what stays on the CPU")
     if not fits:
         worst = gpus[fullest].name if gpus else "GPU"
         reasons.append(f"does not fit: {worst} is {-min(left, default=0) / GiB:.2f} GiB short "
                        f"(llama.cpp: 'cudaMalloc failed: out of memory')")
+    if uncertain:
+        side = "shortfall" if not fits else "headroom"
+        reasons.append(f"the {side} is within the {ESTIMATE_ERROR:.0%} error of the estimated GGUF's weights "
+                       f"({ESTIMATE_ERROR * gpus[fullest].weights / GiB:.2f} GiB here): the real file decides")
     return {
         "tp": 1, "pp": max(1, sum(1 for d in gpus if d.layers)), "ep": 1, "gpus": len(totals), "valid": True,
         "fits": fits, "context_fits": fits, "borderline": fits and min(left, default=0) < BORDERLINE,
+        "estimate_uncertain": uncertain,
         "weights_per_gpu_bytes": max((d.weights for d in gpus), default=0),
         "kv_bytes_per_token": use.kv_bytes_per_token, "kv_capacity_tokens": use.kv_cells,
         "kv_budget_bytes": left[fullest] if gpus else 0, "max_concurrent_requests": options.slots,
@@ -64,12 +75,15 @@ def _layout(gguf: GgufModel, options: LlamaOptions, use: Usage, n_gpus: int) -> 
 
 
 def _device_line(d: Any, total: int) -> str:
-    return (f"{d.name}: weights {d.weights / GiB:.2f} GiB + KV {d.kv / GiB:.2f} GiB + compute ~{d.compute / MiB:.0f} "
-            f"MiB (estimate) + {MARGIN / GiB:.0f} GiB margin of {total / GiB:.2f} GiB; {len(d.layers)} layer(s)")
+    recurrent = f" + recurrent state {d.recurrent / MiB:.0f} MiB" if d.recurrent else ""
+    return (f"{d.name}: weights {d.weights / GiB:.2f} GiB + KV {d.kv / GiB:.2f} GiB{recurrent} + compute "
+            f"~{d.compute / MiB:.0f} MiB (estimate) + {MARGIN / GiB:.0f} GiB margin of {total / GiB:.2f} GiB; "
+            f"{len(d.layers)} layer(s)")
 
 
 def _device_dict(d: Any) -> dict[str, Any]:
-    return {"device": d.name, "weights_bytes": d.weights, "kv_bytes": d.kv, "compute_bytes_estimate": d.compute,
+    return {"device": d.name, "weights_bytes": d.weights, "kv_bytes": d.kv, "recurrent_bytes": d.recurrent,
+            "compute_bytes_estimate": d.compute,
             "layers": len(d.layers)}
 
 
