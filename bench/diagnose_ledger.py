@@ -91,10 +91,10 @@ def diagnose_entry(entry: Entry) -> tuple[str, list[str]]:
     from doctor.diagnose.diagnosis import diagnose
     from doctor.engines.registry import split_engine_specs
     from doctor.errors import DoctorError
-    from doctor.hardware import load_profile
+    from doctor.hardware import load_profile, without_os
     from doctor.pipeline.gather import with_engines
 
-    facts = load_profile(hardware_for(entry.gpu)).replace(libraries={}, env={})
+    facts = without_os(load_profile(hardware_for(entry.gpu))).replace(libraries={}, env={})  # as `diagnose --hardware`
     versioned, unstated = split_engine_specs(engine_specs(entry))  # a tagless source build names no release
     with contextlib.suppress(DoctorError):  # a version string --engine would refuse: run without it
         facts = with_engines(facts, versioned, pinned=False)  # as `diagnose` does

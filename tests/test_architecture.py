@@ -27,7 +27,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("findings", ("doctor.findings", "doctor.fix.patches", "doctor.fix.journal", "doctor.engines.pysource",
                   "doctor.engines.derived_tables", "doctor.engines.pins", "doctor.engines.model_support")),
     ("logs", ("doctor.diagnose.logfacts", "doctor.diagnose.formats.base", "doctor.diagnose.stream",
-              "doctor.diagnose.gpus")),
+              "doctor.diagnose.markdown", "doctor.diagnose.gpus")),
     ("engines", ("doctor.engines", "doctor.cluster.node_commands")),
     ("gather", ("doctor.pipeline.gather",)),
     ("analysis", ("doctor.pipeline.analysis",)),

@@ -61,6 +61,10 @@ def base_facts(args: argparse.Namespace, environ: dict[str, str], engines: list[
     facts_file = args.facts[0] if args.facts else None
     facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file,
                          engines=args.engine if engines is None else engines, offline=True, pinned=False)
+    if args.hardware:
+        from doctor.hardware import without_os
+
+        facts = without_os(facts)
     name = (f"profile {args.hardware}" if args.hardware else f"facts {facts_file}" if facts_file else "this machine")
     if args.engine:
         name += " + --engine " + ", ".join(args.engine)

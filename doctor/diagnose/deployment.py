@@ -14,7 +14,7 @@ from doctor.engines.images import ImageFacts, image_facts
 from doctor.engines.registry import tagless_build
 from doctor.errors import DoctorError
 from doctor.hardware import smem_per_block_optin
-from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Model
+from doctor.pipeline.facts import Driver, Facts, Gpu, Library, Link, Model
 from doctor.versions import KNOWN_PACKAGES
 
 MIB = 1 << 20
@@ -145,14 +145,17 @@ def _with_image(image: ImageFacts | None, log: LogFacts, libraries: dict[str, Li
 
 def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, str]) -> Facts:
     gpus: list[Gpu] = []
-    for logged in _with_lower_indexes(log):
+    logged_gpus = _with_lower_indexes(log)
+    labelled = not logged_gpus and not facts.gpus and bool(log.labelled_gpus)
+    for logged in log.labelled_gpus if labelled else logged_gpus:
         capability = logged.capability or capability_of(logged.name)
         if capability is None:
             continue
         gpus.append(_gpu(logged.index, logged.name, capability, logged.memory_mib))
         where = (f"log line {logged.line}" if logged.line > 0 else
                  f"assumed like the GPU of log line {-logged.line} (a higher device index is logged)")
-        sources[f"gpu {logged.index}"] = where + ("" if logged.capability else " (capability from its name)")
+        sources[f"gpu {logged.index}"] = where + ("" if logged.capability else " (capability from its name)") + (
+            " (the report's own words)" if labelled else "")
     if not gpus and log.capability is not None:
         capability = str(log.capability.value)
         name = "NVIDIA GB10" if capability == "12.1" else f"GPU of compute capability {capability}"
@@ -163,10 +166,21 @@ def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, s
         if facts.gpus:
             sources["gpus"] = base_name
         return facts
+    topology = _links(log, {gpu.index for gpu in gpus}, sources)
     if not facts.driver.present:  # the log's machine had a driver; its version is another matter
         sources["driver"] = "implied by the logged GPUs (version not stated)"
-        return facts.replace(gpus=tuple(gpus), topology=(), driver=Driver(present=True))
-    return facts.replace(gpus=tuple(gpus), topology=())
+        return facts.replace(gpus=tuple(gpus), topology=topology, driver=Driver(present=True))
+    return facts.replace(gpus=tuple(gpus), topology=topology)
+
+
+def _links(log: LogFacts, indexes: set[int], sources: dict[str, str]) -> tuple[Link, ...]:
+    """The logged `nvidia-smi topo -m` links between the logged GPUs (none stated: none, as before)."""
+    links = tuple(Link(a, b, str(stated.value)) for (a, b), stated in sorted(log.links.items())
+                  if a in indexes and b in indexes)
+    if links:
+        first = min(stated.line for (a, b), stated in log.links.items() if a in indexes and b in indexes)
+        sources["topology"] = f"log line {first} (nvidia-smi topo -m)"
+    return links
 
 
 def _with_lower_indexes(log: LogFacts) -> list[LoggedGpu]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 _BY_NAME: tuple[tuple[str, str], ...] = (
-    (r"\bGB10\b", "12.1"),
+    (r"\bGB10\b|\bDGX Spark\b", "12.1"),
     (r"RTX PRO \d+ Blackwell|RTX PRO \d{4}\b|RTX 50\d0|RTX 5090", "12.0"),
-    (r"\bGB?[23]00\b|\bB[23]00\b", "10.0"),
+    (r"\bG?B300\b", "10.3"),
+    (r"\bG?B200\b", "10.0"),
     (r"\bH(?:100|200|800|20)\b|GH200", "9.0"),
     (r"RTX 40\d0|\bL40S?\b|\bL4\b|RTX \d+ Ada|RTX 6000 Ada", "8.9"),
     (r"\bA100\b|\bA800\b|\bA30\b", "8.0"),

@@ -32,6 +32,9 @@ class LogFacts:
     versions: dict[str, Stated] = field(default_factory=dict)  # package (doctor's name) → version
     details: dict[str, dict[str, Stated]] = field(default_factory=dict)  # package → detail → value
     gpus: dict[int, LoggedGpu] = field(default_factory=dict)
+    # GPUs a report names in its own words (`- **GPU**: RTX 5070 Ti`): used only where neither a tool's line
+    # (collect_env, nvidia-smi, the engine) nor the user's `--hardware` names the GPUs
+    labelled_gpus: list[LoggedGpu] = field(default_factory=list)
     capability: Stated | None = None  # a GPU capability stated without the GPU (ptxas' --gpu-name, Triton's GPUTarget)
     gpu_mentioned: Stated | None = None  # a line that names a GPU or SM12x target, parsed into a GPU or not
     driver: Stated | None = None
@@ -41,6 +44,10 @@ class LogFacts:
     image: Stated | None = None  # the container image the log or report names first
     wsl: Stated | None = None  # a WSL2 kernel or vLLM's WSL warning (formats/host.py)
     host_os: Stated | None = None  # "Windows" where the log shows native Windows paths or statuses (formats/host.py)
+    host_arch: Stated | None = None  # x86_64 | aarch64, as a dump's OS line states it (formats/host.py)
+    container: Stated | None = None  # True where an issue's OS answer says Docker (formats/host.py)
+    links: dict[tuple[int, int], Stated] = field(default_factory=dict)  # GPU pair → `nvidia-smi topo -m` kind
+    topology_gpus: int = 0  # GPU columns of the last `nvidia-smi topo -m` header read (its rows follow it)
     env: dict[str, Stated] = field(default_factory=dict)
     observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
     errors: list[tuple[int, str]] = field(default_factory=list)
@@ -67,6 +74,14 @@ class LogFacts:
             self.gpus[index] = LoggedGpu(index, name.strip(), capability, memory_mib, line)
         elif known is not None and known.capability is None and capability and known.name == name.strip():
             self.gpus[index] = LoggedGpu(index, known.name, capability, known.memory_mib or memory_mib, known.line)
+
+    def gpu_capability(self, index: int, capability: str, line: int) -> None:
+        """A capability stated apart from the GPU's name (check_env's `GPU 0,1 Compute Capability: 12.0`)."""
+        known = self.gpus.get(index)
+        if known is None:
+            self.set_once("capability", capability, line)
+        elif known.capability is None:
+            self.gpus[index] = LoggedGpu(index, known.name, capability, known.memory_mib, known.line)
 
     def set_once(self, attribute: str, value: Any, line: int) -> None:
         if value not in (None, "") and getattr(self, attribute) is None:

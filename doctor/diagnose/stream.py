@@ -1,4 +1,5 @@
-"""Read a log in bounded memory and linear time: blocks of whole lines, ANSI colours and NULs dropped, one RE2
+"""Read a log in bounded memory and linear time: blocks of whole lines, ANSI colours and NULs dropped, a pasted
+issue's markdown read as its logs (doctor/diagnose/markdown.py), one RE2
 scan per block for the lines any parser or signature cares about, only those decoded (invalid UTF-8 replaced)
 and cut at MAX_LINE characters. A line longer than a block is read as pieces, never held whole."""
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from doctor.diagnose.markdown import normalise
 from doctor.errors import InputError
 
 BLOCK = 1 << 20  # bytes read at a time
@@ -94,6 +96,7 @@ def _scan_block(data: bytes, line_base: int, trigger: Callable[[], Any], on_line
         data = _ANSI.sub(b"", data)
     if b"\x00" in data:
         data = data.replace(b"\x00", b"")
+    data = normalise(data)
     counted_to, line = 0, line_base
     pos = 0
     while True:

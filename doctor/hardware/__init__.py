@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -46,6 +47,12 @@ def load_profile(name: str) -> Facts:
         raise InputError(f"unknown hardware profile {name!r}{_nodes_hint(name)} (built-in profiles: {known})")
     text = (PROFILES / f"{name}.json").read_text(encoding="utf-8")
     return facts_from_dict(json.loads(text), f"profile {name}")
+
+
+def without_os(facts: Facts) -> Facts:
+    """A profile read against a log: it states the GPUs, driver and memory, not the OS the log was written on
+    (a Windows log diagnosed with `--hardware rtx-5090` keeps its Windows-only rules open)."""
+    return facts.replace(host=dataclasses.replace(facts.host, os=None))
 
 
 def _nodes_hint(name: str) -> str:

@@ -27,9 +27,18 @@ def engine_log_modules() -> list:
             if engine.log_module]
 
 
+def _engine_names() -> set[str]:
+    from doctor.engines import registry
+
+    return {engine.name for engine in registry.engines().values()} | {
+        engine.package for engine in registry.engines().values()}
+
+
 def all_rules() -> tuple[LineRule, ...]:
     engines = engine_log_modules()
     packages = {name: lib for module in engines for name, lib in getattr(module, "PACKAGES", {}).items()}
     own = tuple(rule for module in engines for rule in module.RULES)
-    return (*own, *ollama.RULES, *lmstudio.RULES, *collect_env.rules(packages), *command.rules(), *images.RULES,
+    serving = frozenset(lib for lib in packages.values() if lib in _engine_names())
+    return (*own, *ollama.RULES, *lmstudio.RULES, *collect_env.rules(packages, serving), *command.rules(),
+            *images.RULES,
             *host.RULES, *toolkit.RULES, *traceback.RULES, *memory.RULES)

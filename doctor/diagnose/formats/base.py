@@ -23,13 +23,13 @@ class LineRule:
 
     @property
     def regex(self) -> Any:
-        return _compiled(self.pattern)
+        return compiled(self.pattern)
 
 
 _CACHE: dict[str, Any] = {}
 
 
-def _compiled(pattern: str) -> Any:
+def compiled(pattern: str) -> Any:
     """RE2 here too: a hostile line of 64k characters costs linear time whatever the pattern."""
     if pattern not in _CACHE:
         _CACHE[pattern] = re2.compile(pattern)

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
-from doctor.diagnose.formats.base import VERSION, LineRule
+from doctor.diagnose.formats.base import VERSION, LineRule, compiled
 from doctor.diagnose.logfacts import LogFacts
 from doctor.probe.env import PREFIXES as PROBED_PREFIXES
 
 FMT = "collect_env"
+MAX_PACKAGES_A_LINE = 64
 # pip/conda names → the doctor's library names (doctor/versions.py)
 PACKAGES = {"torch": "torch", "triton": "triton", "pytorch-triton": "triton",
             "flashinfer-python": "flashinfer-python", "flashinfer": "flashinfer-python",
@@ -26,17 +28,23 @@ def _names(packages: dict[str, str]) -> str:
     return "|".join(sorted((re.escape(n).replace("\\-", "[-_]") for n in packages), key=len, reverse=True))
 
 
-def _package_handler(packages: dict[str, str]):
+def _package_handler(packages: dict[str, str], engines: frozenset[str], pattern: str):
+    """Every package the line states: a check_env dump pasted into a quote loses its newlines and runs
+    `PyTorch: 2.9.1+cu130 ... triton: 3.5.1 transformers: 4.57.1 ...` on one line."""
+
     def handle(m: Any, line: int, facts: LogFacts) -> None:
-        _package(packages, m, line, facts)
+        for match in itertools.islice(compiled(pattern).finditer(m.string), MAX_PACKAGES_A_LINE):
+            _package(packages, engines, match, line, facts)
 
     return handle
 
 
-def _package(packages: dict[str, str], m: Any, line: int, facts: LogFacts) -> None:
+def _package(packages: dict[str, str], engines: frozenset[str], m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     name = m.group("pkg").lower().replace("_", "-")
     key = packages.get(name) or packages.get(name.replace("-", "_"))
+    if key and key in engines and m.group("label"):
+        facts.hint_engine(key, line)
     if key:
         version = m.group("version")
         facts.version(key, version, line)
@@ -72,7 +80,31 @@ def _driver_too_old(m: Any, line: int, facts: LogFacts) -> None:
 
 def _gpu(m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
-    facts.gpu(int(m.group("index")), m.group("name"), None, None, line)
+    for index in m.group("index").split(",")[:64]:
+        facts.gpu(int(index), m.group("name"), None, None, line)
+
+
+def _sm_gpu(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    sm = m.group("sm")
+    facts.gpu(int(m.group("index")), m.group("name"), f"{sm[:-1]}.{sm[-1]}", None, line)
+
+
+def _labelled_gpu(m: Any, line: int, facts: LogFacts) -> None:
+    """A GPU the report names in its own words (`2x RTX 5090`, `RTX 5090 x2`): GPUs 0..count-1 of that model,
+    weaker than a tool's line or `--hardware` (doctor/diagnose/deployment.py)."""
+    from doctor.diagnose.gpus import capability_of
+    from doctor.diagnose.logfacts import LoggedGpu
+
+    if facts.labelled_gpus:
+        return
+    facts.saw("issue", line)
+    name = m.group("name").strip().rstrip(".*:")
+    count = int(m.group("count") or m.group("times") or 1)
+    if capability_of(name) == "12.1":  # `2x DGX Spark` is two machines of one GB10 each, not one with two
+        count = 1
+    facts.labelled_gpus = [LoggedGpu(index, name, None, None, line) for index in range(min(count, 64))]
+    facts.set_once("gpu_mentioned", name, line)
 
 
 def _smi_gpu(m: Any, line: int, facts: LogFacts) -> None:
@@ -118,6 +150,27 @@ def _nccl_version(m: Any, line: int, facts: LogFacts) -> None:
     facts.version("nccl", m.group("version"), line)
 
 
+LINK_KINDS = ("X", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+
+
+def _topology_header(m: Any, line: int, facts: LogFacts) -> None:
+    """`nvidia-smi topo -m`'s header (collect_env's `GPU Topology:`, check_env's `NVIDIA Topology:`): the GPU
+    columns come first, then NICs and the CPU affinity."""
+    facts.saw("nvidia_smi", line)
+    facts.topology_gpus = len(m.group("gpus").split())
+
+
+def _topology_row(m: Any, line: int, facts: LogFacts) -> None:
+    """A GPU's row of the matrix: its link to each GPU column (`X` itself, `NV18`, `PIX` ... `SYS`)."""
+    from doctor.diagnose.logfacts import Stated
+
+    a = int(m.group("gpu"))
+    cells = m.group("cells").split()[:facts.topology_gpus]
+    for b, kind in enumerate(cells):
+        if b != a and kind != "X" and (kind in LINK_KINDS or re.fullmatch(r"NV\d{1,2}", kind)):
+            facts.links.setdefault((min(a, b), max(a, b)), Stated(kind, line))
+
+
 def _cmake(m: Any, line: int, facts: LogFacts) -> None:
     from doctor.diagnose.logfacts import Stated
 
@@ -125,26 +178,47 @@ def _cmake(m: Any, line: int, facts: LogFacts) -> None:
     facts.env.setdefault(m.group("name"), Stated(m.group("value"), line))
 
 
-def rules(engine_packages: dict[str, str]) -> tuple[LineRule, ...]:
-    """The dump's line rules, with the engines' own packages (their `PACKAGES`) among the ones it reads."""
+def rules(engine_packages: dict[str, str], engines: frozenset[str] = frozenset()) -> tuple[LineRule, ...]:
+    """The dump's line rules, with the engines' own packages (their `PACKAGES`) among the ones it reads.
+    `engines`: the doctor's names of the serving engines: a labelled statement of one (`vLLM Version: 0.19.1`,
+    `- Ollama version: 0.13.1`, as issue forms and collect_env print them) names the engine the report is about;
+    a package list alone (`[pip3] vllm==0.9.2`, pip freeze) does not."""
     packages = {**PACKAGES, **engine_packages}
-    return (LineRule(FMT, r"(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?:\s*==\s*|: |\s+)v?" + VERSION
-                     + r"(?:[\s`,;)]|$)", _package_handler(packages), once=False), *RULES)
+    pattern = (r"(?i)(?:^|[\s\[(`])(?P<pkg>" + _names(packages) + r")(?P<label>[ _-]?version)?"
+               r"(?:\s*==\s*|\s*[:=]\s*|\s+is\s+|\s+)v?" + VERSION + r"(?:[\s`,;)]|$)")
+    return (LineRule(FMT, pattern, _package_handler(packages, engines, pattern), once=False), *RULES)
 
 
 RULES = (
     LineRule(FMT, r"NCCL version " + VERSION, _nccl_version),
+    LineRule(FMT, r"^\s+(?P<gpus>GPU0(?:\s+GPU\d+)*)(?:\s+(?:NIC|mlx)\w*)*\s+CPU Affinity", _topology_header),
+    LineRule(FMT, r"^GPU(?P<gpu>\d{1,2})\s+(?P<cells>(?:(?:X|NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC)\s+){2,})",
+             _topology_row, once=False),
     LineRule(FMT, r"#\s+Rank\s+\d+ .*device\s+(?P<index>\d+) \[[^\]]*\] (?P<name>NVIDIA .+?)\s*$",
              _nccl_device, once=False),
     LineRule(FMT, r"-D(?P<name>CMAKE_CUDA_ARCHITECTURES)=[\"']?(?P<value>[\w;.-]+)", _cmake, once=False),
     LineRule(FMT, r"PyTorch version\s*: (?P<pkg>)" + VERSION, lambda m, line, f: _package_named("torch", m, line, f)),
     LineRule(FMT, r"CUDA used to build PyTorch\s*: " + VERSION, _torch_cuda),
-    LineRule(FMT, r"(?:Nvidia driver version|Driver Version)\s*: (?P<version>\d+\.\d+(?:\.\d+)?)"
-                  r"(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
+    # collect_env's `Nvidia driver version`, nvidia-smi's banner, check_env's `CUDA Driver Version`, FlashInfer's
+    # `Driver version`, and an issue's `- **GPU Driver**: 580.95.05` / `NVIDIA driver version: 575.57.08` /
+    # `driver 595.97` (a driver's release has three digits before the dot: never a CUDA version)
+    LineRule(FMT, r"(?i)(?:nvidia[ -])?(?:gpu )?driver(?: version)?(?:\s*[:=]\s*|\s+)"
+                  r"(?P<version>\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b(?:\s+CUDA Version: (?P<cuda>\d+\.\d+))?", _driver),
     LineRule(FMT, r"The NVIDIA driver on your system is too old \(found version (?P<found>\d{4,5})\)", _driver_too_old),
-    LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
+    # collect_env / nvidia-smi -L `GPU 0: NAME`; a check_env groups like GPUs: `GPU 0,1,2,3: NAME`
+    LineRule(FMT, r"(?:^|configuration\s*:\s*)GPU (?P<index>\d+(?:,\d+)*): (?P<name>NVIDIA [^(\n]*?|Tesla [^(\n]*?)"
                   r"\s*(?:\(UUID|$)", _gpu, once=False),
-    LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off)\s+\|", _smi_gpu, once=False),
+    # FlashInfer's collect_env: `GPU 0 (CUDA order)   : NVIDIA RTX PRO 6000 ... | SM120 | 97887 MiB`
+    LineRule(FMT, r"GPU (?P<index>\d+) \(CUDA order\)\s*: (?P<name>[^|]+?)\s*\|\s*SM(?P<sm>\d{2,3})\b", _sm_gpu,
+             once=False),
+    # an issue's own words: `- **GPU**: NVIDIA GeForce RTX 5070 Ti (16GB VRAM)`, `GPU name: RTX PRO 6000`,
+    # `Hardware: 2x RTX 5090` (Ollama's form answers `GPU: Nvidia`, which names no model)
+    LineRule(FMT, r"(?i)^[\s*+-]*(?:GPUs?|GPU (?:name|model|type)s?|Graphics cards?|Hardware)"
+                  r"(?: \([^)]{0,60}\))?\s*[:=]\s*"
+                  r"(?:(?P<count>\d{1,2})\s*[x×]\s*)?(?P<name>(?:NVIDIA )?(?:GeForce )?(?:RTX|GB10|DGX Spark|Tesla|"
+                  r"Quadro|GTX|TITAN|[ABHL]\d{2,3}\b|B[23]00|GB[23]00)[^,;(|\n]{0,60}?)(?:\s*[x×]\s*(?P<times>\d{1,2}))?"
+                  r"\s*(?:[,;(|]|$)", _labelled_gpu),
+    LineRule(FMT, r"^\|\s+(?P<index>\d+)\s+(?P<name>NVIDIA .+?)\s{2,}(?:On|Off|WDDM|TCC)\s+\|", _smi_gpu, once=False),
     LineRule(FMT, r"(?P<name>NVIDIA [\w -]+?) with CUDA capability sm_(?P<cc>\d+) is not compatible",
              _incompatible, once=False),
     LineRule(FMT, r"Found GPU(?P<index>\d+) (?P<name>.+?) which is of cuda capability (?P<cc>\d+\.\d+)",

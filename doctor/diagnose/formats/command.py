@@ -56,7 +56,9 @@ def _without_unexpanded(argv: list[str]) -> list[str]:
 
 
 def _split(text: str) -> list[str]:
-    text = text.split(" | ")[0].split(" && ")[0].rstrip("\\` ")
+    """The command's words: up to a pipe, an `&&`, or the backtick that closes it in an issue's prose
+    (``I ran `vllm serve M --tp 2` and then ...``: the words after it are prose)."""
+    text = text.split("`")[0].split(" | ")[0].split(" && ")[0].rstrip("\\ ")
     try:
         return shlex.split(text, comments=False)
     except ValueError:  # an unbalanced quote in a cut line

@@ -8,6 +8,7 @@ failures) then read Windows, whatever a `--hardware` profile assumes."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from doctor.diagnose.formats.base import LineRule
@@ -26,7 +27,28 @@ def _windows(_m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("host_os", "Windows", line)
 
 
+def _os(m: Any, line: int, facts: LogFacts) -> None:
+    """An OS line: collect_env's `OS : Ubuntu 24.04.3 LTS (aarch64)`, an issue form's `OS: Windows` / `WSL2` /
+    `Docker`, llama.cpp's `Operating systems: Linux`, TensorRT-LLM's `CPU architecture (...): aarch64`."""
+    value = m.group("os").strip()
+    facts.saw(FMT, line)
+    lower = value.lower()
+    if "wsl" in lower:
+        facts.set_once("wsl", True, line)
+    elif re.match(r"(?:microsoft )?windows\b", lower):
+        facts.set_once("host_os", "Windows", line)
+    if "docker" in lower:
+        facts.set_once("container", True, line)
+    arch = re.search(r"\b(x86_64|aarch64|arm64|amd64)\b", lower)
+    if arch:
+        facts.set_once("host_arch", {"arm64": "aarch64", "amd64": "x86_64"}.get(arch.group(1), arch.group(1)), line)
+
+
 RULES = (
+    # TensorRT-LLM's form: `- OS (Ubuntu 24.04, CentOS 8): Ubuntu 24.04`, `- CPU architecture (e.g., x86_64, aarch64):
+    # aarch64` (an unfilled line has no colon and no answer)
+    LineRule(FMT, r"(?i)^[\s*+-]*(?:OS|Operating systems?|CPU architecture)(?: \([^)]{0,80}\))?\s*[:=]\s*"
+                  r"(?P<os>\S.{0,120})", _os, once=False),
     LineRule(FMT, r"(?i)microsoft-standard-WSL2", _wsl),
     LineRule(FMT, r"pin_memory=False' as WSL is detected", _wsl),
     LineRule(FMT, r"\b[A-Z]:\\{1,2}(?:Users|Program Files|a\\{1,2}ollama|ProgramData)\\|\\ggml-cuda\.dll\b"

@@ -53,6 +53,9 @@ RULES = (
     LineRule(FMT, r'msg="server config" env="map\[(?P<map>[^"]*)', _server_config),
     LineRule(FMT, r'msg="inference compute".*', _compute, once=False),
     LineRule(FMT, r"\(version " + VERSION + r"\)", version_of("ollama", FMT, "ollama")),
+    # the issue form's answer (`### Ollama version` / `0.12.11`, read as one line by doctor/diagnose/markdown.py),
+    # `- **Ollama Version**: 0.13.1`, and `ollama -v`'s `ollama version is 0.12.3`
+    LineRule(FMT, r"(?i)\bOllama(?: version)?(?:\s*[:=]\s*|\s+is\s+)v?" + VERSION, version_of("ollama", FMT, "ollama")),
     LineRule(FMT, r"cuda driver library init failure: (?P<code>\d+)", _cuda_init_failure),
     LineRule(FMT, r"level=\w+ source=[\w./-]+\.go:\d+", hint(FMT, "ollama")),
 )

@@ -34,6 +34,13 @@ def _server_args(m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("argv", args_to_argv(chosen), line)
 
 
+def _capability(m: Any, line: int, facts: LogFacts) -> None:
+    facts.saw(FMT, line)
+    facts.hint_engine("sglang", line)
+    for index in m.group("index").split(",")[:64]:
+        facts.gpu_capability(int(index), m.group("cc"), line)
+
+
 def keyword_args(text: str) -> dict[str, object]:
     """`a=1, b='x', c=None, d=SomeObject(...)` → the literal ones; others are skipped."""
     text = text[:MAX_ARGS]
@@ -71,6 +78,9 @@ RULES = (
              hint(FMT, "sglang")),
     LineRule(FMT, r"(?:site|dist)-packages/sglang/|sglang\.launch_server|sglang serve|sglang\.check_env",
              hint(FMT, "sglang")),
+    # `python -m sglang.check_env` groups like GPUs: `GPU 0,1,2,3 Compute Capability: 12.0` (its name line is read
+    # with collect_env's `GPU 0: NAME`); no other tool prints this line, so it names SGLang too
+    LineRule(FMT, r"(?:^|\s)GPU (?P<index>\d+(?:,\d+)*) Compute Capability: (?P<cc>\d+\.\d+)\b", _capability),
     # `python -m sglang.check_env` prints the torch it runs on as `PyTorch: 2.9.0.dev20250722+cu128`
     LineRule(FMT, r"^PyTorch: " + VERSION + r"\s*$", version_of("torch", FMT)),
 )

@@ -30,7 +30,10 @@ def _stated(value: object, line: int):
 PACKAGES = {"tensorrt-llm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm"}
 
 RULES = (
-    LineRule(FMT, r"TensorRT-LLM version:? v?" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
+    # the issue form's `- TensorRT-LLM branch or tag (e.g., main, v0.7.1): v1.2.0rc1` (the banner's `TensorRT-LLM
+    # version: X` is read with every labelled version, doctor/diagnose/formats/collect_env.py)
+    LineRule(FMT, r"(?i)TensorRT-LLM branch or tag(?: \([^)]{0,60}\))?:? v?" + VERSION,
+             version_of("tensorrt-llm", FMT, "tensorrt-llm")),
     LineRule(FMT, r"tensorrt_llm(?:==| version:? )" + VERSION, version_of("tensorrt-llm", FMT, "tensorrt-llm")),
     # `[TensorRT-LLM][ERROR]` alone is not this engine: FlashInfer's bundled TensorRT-LLM kernels print it
     # inside the other engines too

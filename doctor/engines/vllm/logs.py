@@ -57,7 +57,7 @@ RULES = (
     LineRule(FMT, r"vllm/vllm-openai(?::|\s)", hint("command", "vllm")),
     LineRule(FMT, r"vLLM API server version " + VERSION, version_of("vllm", FMT, "vllm")),
     LineRule(FMT, r"Initializing an? (?:V1 )?LLM engine \(v" + VERSION + r"\)", version_of("vllm", FMT, "vllm")),
-    LineRule(FMT, r"vLLM Version\s*: " + VERSION, version_of("vllm", "collect_env", "vllm")),
+    # collect_env's `vLLM Version : 0.9.2` is read with every labelled version (doctor/diagnose/formats/collect_env.py)
     LineRule(FMT, r"non-default args: (?P<args>\{.*\})", _args),
     LineRule(FMT, r"Using (?P<backend>[\w.]+) (?:attention )?backend", _backend),
     LineRule(FMT, r"\((?:VllmWorker|EngineCore|APIServer|Worker)\w*(?: rank=\d+)? pid=\d+\)", hint(FMT, "vllm")),
