@@ -1119,6 +1119,17 @@ def _fixpr_vllm_cases():
 CASES += _fixpr_vllm_cases()
 
 
+def _force_vllm_cases():
+    """vLLM environment variables that force a MoE backend SM12x lacks (rules/force_vllm.toml):
+    tests/rules/force_vllm_cases.py."""
+    from tests.rules.force_vllm_cases import FORCE_VLLM_CASES
+
+    return FORCE_VLLM_CASES
+
+
+CASES += _force_vllm_cases()
+
+
 def _fixpr_sgl_cases():
     """SGLang / FlashInfer SM12x fix PRs (rules/sglang_fixpr.toml): tests/rules/fixpr_sgl_cases.py."""
     from tests.rules.fixpr_sgl_cases import FIXPR_SGL_CASES
