@@ -16,7 +16,18 @@ from typing import Any
 
 from doctor.probe.gguf_arch_hybrid import nemotron_h, qwen35
 from doctor.probe.gguf_arch_latent import deepseek2
-from doctor.probe.gguf_arch_table import MXFP4, Table, common, dense, experts_block, moe_keys, qkv, text_config
+from doctor.probe.gguf_arch_table import (
+    MXFP4,
+    Table,
+    common,
+    deepseek_ffn,
+    deepseek_moe_keys,
+    dense,
+    experts_block,
+    moe_keys,
+    qkv,
+    text_config,
+)
 
 
 def plain(t: Table) -> None:
@@ -75,9 +86,7 @@ def glm4moe(t: Table) -> None:
     :26-73)."""
     hidden, layers, heads, kv_heads = common(t)
     head = t.meta[f"{t.arch}.attention.key_length"]
-    experts, width = int(t.get("n_routed_experts")), int(t.get("moe_intermediate_size"))
-    shared, lead = int(t.get("n_shared_experts", default=0) or 0), int(t.get("first_k_dense_replace", default=0))
-    moe_keys(t, experts, int(t.get("num_experts_per_tok")), width, shared, lead)
+    moe = deepseek_moe_keys(t)
     for il in range(layers):
         p = f"blk.{il}."
         t.add(p + "attn_norm.weight", (hidden,))
@@ -86,13 +95,7 @@ def glm4moe(t: Table) -> None:
             t.add(p + "attn_q_norm.weight", (head,))
             t.add(p + "attn_k_norm.weight", (head,))
         t.add(p + "post_attention_norm.weight", (hidden,))
-        if il < lead:
-            dense(t, p, hidden, int(t.get("intermediate_size")))
-            continue
-        experts_block(t, p, hidden, width, experts)
-        t.add(p + "exp_probs_b.bias", (experts,))
-        if shared:
-            dense(t, p, hidden, width * shared, "_shexp")
+        deepseek_ffn(t, p, il, hidden, moe)
 
 
 def minimax_m2(t: Table) -> None:

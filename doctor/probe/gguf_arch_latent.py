@@ -3,7 +3,7 @@ glm-dsa). See doctor/probe/gguf_arch.py."""
 
 from __future__ import annotations
 
-from doctor.probe.gguf_arch_table import F32, Table, common, dense, experts_block, moe_keys
+from doctor.probe.gguf_arch_table import F32, Table, common, deepseek_ffn, deepseek_moe_keys
 
 
 def deepseek2(t: Table) -> None:
@@ -25,9 +25,7 @@ def deepseek2(t: Table) -> None:
     t.key("attention.kv_lora_rank", kv_lora)
     t.key("attention.q_lora_rank", q_lora)
     t.key("rope.dimension_count", rope)
-    experts, width = int(t.get("n_routed_experts")), int(t.get("moe_intermediate_size"))
-    shared, lead = int(t.get("n_shared_experts", default=0) or 0), int(t.get("first_k_dense_replace", default=0))
-    moe_keys(t, experts, int(t.get("num_experts_per_tok")), width, shared, lead)
+    moe = deepseek_moe_keys(t)
     indexed = _indexer_keys(t, layers)
     for il in range(layers):
         p = f"blk.{il}."
@@ -46,13 +44,7 @@ def deepseek2(t: Table) -> None:
         t.add(p + "attn_v_b.weight", (kv_lora, v_head, heads))
         t.add(p + "attn_output.weight", (heads * v_head, hidden))
         t.add(p + "ffn_norm.weight", (hidden,))
-        if il < lead:
-            dense(t, p, hidden, int(t.get("intermediate_size")))
-            continue
-        experts_block(t, p, hidden, width, experts)
-        t.add(p + "exp_probs_b.bias", (experts,))
-        if shared:
-            dense(t, p, hidden, width * shared, "_shexp")
+        deepseek_ffn(t, p, il, hidden, moe)
 
 
 def _indexer_keys(t: Table, layers: int) -> list[bool]:

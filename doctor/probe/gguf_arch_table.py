@@ -84,6 +84,28 @@ def dense(t: Table, p: str, hidden: int, width: int, suffix: str = "") -> None:
     t.add(f"{p}ffn_down{suffix}.weight", (width, hidden))
 
 
+def deepseek_moe_keys(t: Table) -> tuple[int, int, int, int]:
+    """A DeepSeek-style MoE's routed experts, their width, shared experts and leading dense layers (DeepSeek2,
+    GLM-4 MoE), their metadata keys written."""
+    experts, width = int(t.get("n_routed_experts")), int(t.get("moe_intermediate_size"))
+    shared, lead = int(t.get("n_shared_experts", default=0) or 0), int(t.get("first_k_dense_replace", default=0))
+    moe_keys(t, experts, int(t.get("num_experts_per_tok")), width, shared, lead)
+    return experts, width, shared, lead
+
+
+def deepseek_ffn(t: Table, p: str, il: int, hidden: int, moe: tuple[int, int, int, int]) -> None:
+    """Layer `il`'s feed-forward: dense in the leading layers, else the routed experts with their selection bias
+    and the shared expert."""
+    experts, width, shared, lead = moe
+    if il < lead:
+        dense(t, p, hidden, int(t.get("intermediate_size")))
+        return
+    experts_block(t, p, hidden, width, experts)
+    t.add(p + "exp_probs_b.bias", (experts,))
+    if shared:
+        dense(t, p, hidden, width * shared, "_shexp")
+
+
 def moe_keys(t: Table, experts: int, used: int, width: int, shared: int = 0, dense_lead: int = 0) -> None:
     t.key("expert_count", experts)
     t.key("expert_used_count", used)
