@@ -29,6 +29,12 @@ OTHER_FORMATS = frozenset({"gguf", "mlx", "exl2", "exl3", "onnx"})
 VARIANT_WORDS = frozenset({"instruct", "it", "chat", "thinking", "base", "hf"})
 TOKEN_SPLIT = re.compile(r"[-_]|\.(?!\d)")
 DATE = re.compile(r"^\d{4}$")
+MIX = "several quantizations"  # how a quantization note begins when the name states more than one
+
+
+def is_mix(note: str) -> bool:
+    """Does the note say the name states several quantizations (a mix the doctor does not guess)?"""
+    return note.startswith(MIX)
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ class Derivation:
     @property
     def refused(self) -> bool:
         """Several quantizations named on an unquantized base: the mix is not guessed."""
-        return self.quant is None and self.quant_note.startswith("several")
+        return self.quant is None and is_mix(self.quant_note)
 
     def sentence(self) -> str:
         if self.sibling:
@@ -189,13 +195,13 @@ def quant_from_tokens(tokens: list[str], owner: str) -> tuple[QuantGuess | None,
     unread = [t for t in tokens if t not in used and t not in VARIANT_WORDS and not DATE.match(t)
               and t not in ("bf16", "fp16")]
     if len(set(kinds)) > 1:
-        return None, unread, f"several quantizations ({', '.join(kinds)}), a mix the doctor does not guess"
+        return None, unread, f"{MIX} ({', '.join(kinds)}), a mix the doctor does not guess"
     return (_quant(kinds[0], bits) if kinds else None), unread, "" if kinds else "no quantization named"
 
 
 def is_quantized_name(name: str) -> bool:
     quant, _, note = quant_from_tokens(name_tokens(name), "")
-    return quant is not None or note.startswith("several")
+    return quant is not None or is_mix(note)
 
 
 def _spans(name: str, base: str) -> Iterable[tuple[int, int]]:
@@ -235,11 +241,11 @@ def resolve(spec: str, bundled: Iterable[str]) -> Derivation | None:
             continue
         quant, unread, note = quant_from_tokens(left, owner)
         if is_quantized_name(base):
-            if quant is not None or note.startswith("several"):  # a second quantization on a quantized sibling
+            if quant is not None or is_mix(note):  # a second quantization on a quantized sibling
                 continue
             note = "the quantization its name states"
         found.append(Derivation(spec, sorted(by_name[base])[0], quant, tuple(unread), quant_note=note))
-        if not note.startswith("several"):  # a mix the name states may be a quantized sibling's: look on
+        if not is_mix(note):  # a mix the name states may be a quantized sibling's: look on
             return found[-1]
     return found[0] if found else None
 
