@@ -1,0 +1,297 @@
+"""Write doctor/data/derived/parsers.json: the `--tool-call-parser` and `--reasoning-parser` names each vLLM and SGLang
+release registers, and how each release checks them at start-up.
+
+For every final release on PyPI from vLLM 0.10.0 and SGLang 0.5.1 it reads only the files that answer, parsed with
+`ast` (nothing is imported or installed), through tools/model_support.py's wheel reader (a cached wheel, else HTTP
+range requests for vLLM, the whole few-MiB wheel in memory for SGLang):
+
+- vLLM: the keys of `_TOOL_PARSERS_TO_REGISTER` / `_REASONING_PARSERS_TO_REGISTER` (the lazy registrations of
+  `vllm/tool_parsers/__init__.py` and `vllm/reasoning/__init__.py`, from 0.13) and every
+  `@ToolParserManager.register_module("name")` / `@ReasoningParserManager.register_module(...)` decorator of the
+  parser modules (up to 0.12 every parser registered itself that way); and, from `validate_api_server_args` and
+  `validate_parsed_serve_args`, the conditions under which the release raises `KeyError("invalid tool call parser:
+  ...")`, `KeyError("invalid reasoning parser: ...")` and `TypeError("Error: --enable-auto-tool-choice requires
+  --tool-call-parser")`;
+- SGLang: the keys of `FunctionCallParser.ToolCallParserEnum` (sglang/srt/function_call/function_call_parser.py)
+  and `ReasoningParser.DetectorMap` (sglang/srt/reasoning_parser.py, from 0.5.4 sglang/srt/parser/), which
+  `--tool-call-parser` / `--reasoning-parser` take as argparse `choices` (plus the literal `"auto"` where
+  server_args.py adds it).
+
+Names are stored as runs of consecutive releases ("first..last"), each with the parser class that serves it at the
+newest release that has it.
+
+    python tools/parser_tables.py                  # every release of both engines
+    python tools/parser_tables.py --only vllm      # one engine's rows, the other kept
+    python tools/parser_tables.py --check          # exit 1 when PyPI has a release the table lacks
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import time
+import zipfile
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tools import model_support as wheels  # noqa: E402
+
+TARGET = REPO / "doctor" / "data" / "derived" / "parsers.json"
+FIRST = {"vllm": Version("0.10.0"), "sglang": Version("0.5.1")}
+KINDS = ("tool_parsers", "reasoning_parsers")
+VLLM_DIRS = {"tool_parsers": ("vllm/tool_parsers/", "vllm/entrypoints/openai/tool_parsers/"),
+             "reasoning_parsers": ("vllm/reasoning/",)}
+VLLM_LAZY = {"tool_parsers": "_TOOL_PARSERS_TO_REGISTER", "reasoning_parsers": "_REASONING_PARSERS_TO_REGISTER"}
+VLLM_MANAGERS = {"tool_parsers": "ToolParserManager", "reasoning_parsers": "ReasoningParserManager"}
+# the modules of vllm/entrypoints/ (any folder: they move between releases) holding the start-up checks
+VLLM_VALIDATION = ("cli_args.py", "api_server.py", "launcher.py")
+# the messages whose raising condition the table records (the text starts the f-string or string)
+VLLM_RAISES = {"invalid_tool_parser": "invalid tool call parser", "invalid_reasoning_parser": "invalid reasoning parser",
+               "auto_tool_choice_needs_parser": "Error: --enable-auto-tool-choice requires --tool-call-parser"}
+SGLANG_MAPS = {"tool_parsers": (("sglang/srt/function_call/function_call_parser.py",), "FunctionCallParser",
+                                "ToolCallParserEnum"),
+               "reasoning_parsers": (("sglang/srt/parser/reasoning_parser.py", "sglang/srt/reasoning_parser.py"),
+                                     "ReasoningParser", "DetectorMap")}
+SGLANG_ARGS = "sglang/srt/server_args.py"
+SGLANG_FLAGS = {"tool_parsers": "--tool-call-parser", "reasoning_parsers": "--reasoning-parser"}
+
+
+def _text(archive: zipfile.ZipFile, member: str) -> str:
+    return archive.read(member).decode("utf-8-sig", "replace")
+
+
+def _tree(archive: zipfile.ZipFile, member: str) -> ast.Module | None:
+    try:
+        return ast.parse(_text(archive, member))
+    except (KeyError, SyntaxError):
+        return None
+
+
+def _strings(node: ast.expr) -> list[str]:
+    """The string constants of a name argument: "x", ["x", "y"] or ("x", "y")."""
+    items = node.elts if isinstance(node, ast.List | ast.Tuple) else [node]
+    return [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+
+
+def lazy_registrations(tree: ast.Module, variable: str) -> dict[str, str]:
+    """`NAME = {"name": ("module", "Class"), ...}`: name -> "module.Class"."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+            else []
+        if not (isinstance(getattr(node, "value", None), ast.Dict) and any(isinstance(t, ast.Name) and t.id == variable
+                                                         for t in targets)):
+            continue
+        for key, value in zip(node.value.keys, node.value.values, strict=True):
+            parts = _strings(value) if isinstance(value, ast.Tuple) else []
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                found[key.value] = ".".join(parts) if parts else ""
+    return found
+
+
+def decorator_registrations(tree: ast.Module, manager: str, module: str) -> dict[str, str]:
+    """`@Manager.register_module("name")` / `(["a", "b"])` / `(name="x")` on a class: name -> "module.Class"."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for decorator in node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            func = call.func if call else None
+            if not (isinstance(func, ast.Attribute) and func.attr == "register_module"
+                    and isinstance(func.value, ast.Name) and func.value.id == manager):
+                continue
+            args = [*call.args, *(k.value for k in call.keywords if k.arg == "name")]
+            for name in (n for arg in args[:1] for n in _strings(arg)):
+                found[name] = f"{module}.{node.name}"
+    return found
+
+
+def raise_conditions(tree: ast.Module) -> dict[str, str]:
+    """For each message of VLLM_RAISES, the condition of the `if` whose body raises it (as source text)."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        for statement in node.body:
+            if not isinstance(statement, ast.Raise) or statement.exc is None:
+                continue
+            text = " ".join(c.value for c in ast.walk(statement.exc) if isinstance(c, ast.Constant)
+                            and isinstance(c.value, str))
+            for key, message in VLLM_RAISES.items():
+                if text.lstrip().startswith(message):
+                    found.setdefault(key, ast.unparse(node.test))
+    return found
+
+
+def vllm_release(archive: zipfile.ZipFile) -> dict[str, Any]:
+    members = archive.namelist()
+    names: dict[str, dict[str, str]] = {}
+    read: list[str] = []
+    for kind in KINDS:
+        found: dict[str, str] = {}
+        for folder in VLLM_DIRS[kind]:
+            init = folder + "__init__.py"
+            tree = _tree(archive, init) if init in members else None
+            lazy = lazy_registrations(tree, VLLM_LAZY[kind]) if tree else {}
+            found.update({n: f"{folder.replace('/', '.')}{target}" for n, target in lazy.items()})
+            read += [init] if tree else []
+            if lazy:
+                continue  # the lazy table is the registry; its modules no longer register themselves
+            for member in (m for m in members if m.startswith(folder) and m.endswith(".py") and "/" not in
+                           m[len(folder):]):
+                if "register_module" not in (text := _text(archive, member)):
+                    continue
+                module = member.removesuffix(".py").replace("/", ".")
+                found.update(decorator_registrations(ast.parse(text), VLLM_MANAGERS[kind], module))
+                read.append(member)
+        names[kind] = found
+    checks: dict[str, str] = {}
+    for member in sorted(m for m in members if m.startswith("vllm/entrypoints/") and m.rsplit("/", 1)[-1]
+                         in VLLM_VALIDATION):
+        tree = _tree(archive, member)
+        checks.update({k: v for k, v in raise_conditions(tree).items() if k not in checks} if tree else {})
+        read.append(member)
+    return {"names": names, "checks": checks, "read": sorted(set(read))}
+
+
+def class_dict(tree: ast.Module, class_name: str, variable: str) -> dict[str, str]:
+    """Keys of a dict assigned in a class body (`Variable: Dict[...] = {"name": DetectorClass, ...}`)."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ClassDef) and node.name == class_name):
+            continue
+        for item in node.body:
+            target = item.target if isinstance(item, ast.AnnAssign) else item.targets[0] if isinstance(
+                item, ast.Assign) else None
+            if isinstance(target, ast.Name) and target.id == variable and isinstance(item.value, ast.Dict):
+                return {k.value: ast.unparse(v) for k, v in zip(item.value.keys, item.value.values, strict=True)
+                        if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    return {}
+
+
+def extra_choices(tree: ast.Module, flag: str) -> list[str]:
+    """String literals added to the flag's argparse `choices` besides the parser map (SGLang's "auto")."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr
+                == "add_argument" and node.args and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value == flag):
+            continue
+        choices = next((k.value for k in node.keywords if k.arg == "choices"), None)
+        if choices is None:
+            return []
+        return [c.value for part in ast.walk(choices) if isinstance(part, ast.List)
+                for c in part.elts if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+    return []
+
+
+def sglang_release(archive: zipfile.ZipFile) -> dict[str, Any]:
+    members = archive.namelist()
+    names: dict[str, dict[str, str]] = {}
+    read: list[str] = []
+    args_tree = _tree(archive, SGLANG_ARGS)
+    checks: dict[str, Any] = {}
+    for kind, (paths, class_name, variable) in SGLANG_MAPS.items():
+        member = next((p for p in paths if p in members), None)
+        tree = _tree(archive, member) if member else None
+        names[kind] = class_dict(tree, class_name, variable) if tree else {}
+        read += [member] if member else []
+        extras = extra_choices(args_tree, SGLANG_FLAGS[kind]) if args_tree else []
+        checks[SGLANG_FLAGS[kind]] = {"argparse_choices": bool(args_tree) and _has_choices(args_tree,
+                                                                                           SGLANG_FLAGS[kind]),
+                                      "extra_choices": extras}
+    read.append(SGLANG_ARGS)
+    return {"names": names, "checks": checks, "read": read}
+
+
+def _has_choices(tree: ast.Module, flag: str) -> bool:
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr
+               == "add_argument" and node.args and isinstance(node.args[0], ast.Constant)
+               and node.args[0].value == flag and any(k.arg == "choices" for k in node.keywords)
+               for node in ast.walk(tree))
+
+
+def read_release(package: str, version: str, files: list[dict[str, Any]]) -> dict[str, Any]:
+    archive, provenance = wheels.open_wheel(package, version, files)
+    with archive:
+        row = vllm_release(archive) if package == "vllm" else sglang_release(archive)
+    provenance["read_members"] = row.pop("read")
+    return {**row, "provenance": provenance}
+
+
+def package_table(package: str, releases: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    rows: dict[str, dict[str, Any]] = {}
+    for version, files in releases.items():
+        started = time.monotonic()
+        rows[version] = read_release(package, version, files)
+        counts = {k: len(v) for k, v in rows[version]["names"].items()}
+        print(f"{package} {version}: {counts} ({rows[version]['provenance']['read']}, "
+              f"{time.monotonic() - started:.1f} s)", file=sys.stderr)
+    versions = list(rows)
+    table: dict[str, Any] = {"releases": versions}
+    for kind in KINDS:
+        table[kind] = wheels.runs(versions, [set(rows[v]["names"][kind]) for v in versions])
+        classes: dict[str, str] = {}
+        for version in versions:  # the newest release's class wins
+            classes.update(rows[version]["names"][kind])
+        table[kind.replace("parsers", "classes")] = dict(sorted(classes.items()))
+    table["checks"] = _check_runs(versions, rows)
+    table["provenance"] = {v: rows[v]["provenance"] for v in versions}
+    return table
+
+
+def _check_runs(versions: list[str], rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Each start-up check's condition (as JSON text, for SGLang's dict) by runs of releases that share it."""
+    out: dict[str, dict[str, str]] = {}
+    keys = sorted({k for v in versions for k in rows[v]["checks"]})
+    for key in keys:
+        texts = [json.dumps(rows[v]["checks"].get(key), sort_keys=True) for v in versions]
+        spans = wheels.runs(versions, [{t} for t in texts])
+        out[key] = {text: span for text, span in spans.items() if text != "null"}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=sorted(FIRST), action="append")
+    parser.add_argument("--check", action="store_true", help="exit 1 when PyPI has a release the table lacks")
+    args = parser.parse_args(argv)
+    old = json.loads(TARGET.read_text()) if TARGET.is_file() else {"packages": {}}
+    packages = args.only or sorted(FIRST)
+    wheels.FIRST.update(FIRST)
+    listed = {package: wheels.final_releases(package) for package in packages}
+    if args.check:
+        missing = {p: sorted(set(listed[p]) - set(old["packages"].get(p, {}).get("releases", []))) for p in packages}
+        missing = {p: v for p, v in missing.items() if v}
+        print(json.dumps(missing) if missing else "parsers.json covers every release on PyPI")
+        return 1 if missing else 0
+    started = time.monotonic()
+    listed = {p: {v: f for v, f in releases.items() if any(x["filename"].endswith(".whl") for x in f)}
+              for p, releases in listed.items()}
+    tables = {**old["packages"], **{p: package_table(p, listed[p]) for p in packages}}
+    document = {
+        "generated": date.today().isoformat(),
+        "generated_by": "python tools/parser_tables.py",
+        "source": "PyPI wheels, read statically: vLLM's ToolParserManager / ReasoningParserManager registrations "
+                  "(lazy tables and register_module decorators) and the start-up checks of validate_api_server_args "
+                  "/ validate_parsed_serve_args; SGLang's FunctionCallParser.ToolCallParserEnum, "
+                  "ReasoningParser.DetectorMap and server_args.py's argparse choices",
+        "packages": dict(sorted(tables.items())),
+    }
+    TARGET.parent.mkdir(parents=True, exist_ok=True)
+    TARGET.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n", encoding="utf-8")
+    print(f"wrote {TARGET.relative_to(REPO)} ({TARGET.stat().st_size} bytes) in {time.monotonic() - started:.0f} s; "
+          f"read {wheels.TRANSFERRED['bytes'] / 2**20:.1f} MiB in {wheels.TRANSFERRED['requests']} requests",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
