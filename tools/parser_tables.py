@@ -61,6 +61,43 @@ SGLANG_MAPS = {"tool_parsers": (("sglang/srt/function_call/function_call_parser.
                "reasoning_parsers": (("sglang/srt/parser/reasoning_parser.py", "sglang/srt/reasoning_parser.py"),
                                      "ReasoningParser", "DetectorMap")}
 SGLANG_ARGS = "sglang/srt/server_args.py"
+SGLANG_DETECTION = "sglang/srt/parser/template_detection.py"  # --tool-call-parser auto: markup -> parser (0.5.12+)
+
+# Model families whose tool-call markup the engines' own parsers name. A family lists, per engine, every parser
+# that reads its markup (`tool`) and its reasoning format (`reasoning`); `detect` is the rule of SGLang's
+# `--tool-call-parser auto` (TOOL_CALL_PARSER_RULES) that maps the family's chat-template markup to its parser.
+# `main` writes a family only when every name is registered at the engine's newest release and SGLang's rule
+# still maps to the first SGLang name: the table says nothing the wheels do not.
+FAMILIES = (
+    {"family": "gpt-oss", "markup": "harmony channels (<|channel|>commentary to=functions.NAME)",
+     "model_types": ["gpt_oss"], "detect": "gpt_oss",
+     "vllm": {"tool": ["openai"], "reasoning": ["openai_gptoss"]},
+     "sglang": {"tool": ["gpt-oss"], "reasoning": ["gpt-oss"]}},
+    {"family": "qwen3-coder", "markup": "<tool_call><function=NAME><parameter=KEY> XML",
+     "model_types": ["qwen3_moe", "qwen3"], "id_pattern": "(?i)qwen3-coder", "detect": "qwen3_coder",
+     "vllm": {"tool": ["qwen3_coder", "qwen3_xml"], "reasoning": []},
+     "sglang": {"tool": ["qwen3_coder"], "reasoning": []}},
+    {"family": "deepseek-v3.1", "markup": "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS",
+     "model_types": ["deepseek_v3"], "id_pattern": "(?i)deepseek-v3\\.1", "detect": "deepseek_v31",
+     "vllm": {"tool": ["deepseek_v31"], "reasoning": ["deepseek_v3", "deepseek_r1"]},
+     "sglang": {"tool": ["deepseekv31"], "reasoning": ["deepseek-v3", "deepseek-r1"]}},
+    {"family": "deepseek-v3.2", "markup": "<｜DSML｜function_calls> blocks",
+     "model_types": ["deepseek_v32"], "detect": "deepseek_v32",
+     "vllm": {"tool": ["deepseek_v32"], "reasoning": ["deepseek_v3", "deepseek_r1"]},
+     "sglang": {"tool": ["deepseekv32"], "reasoning": ["deepseek-v3", "deepseek-r1"]}},
+    {"family": "kimi-k2", "markup": "<|tool_calls_section_begin|> ... <|tool_call_begin|>functions.NAME:IDX",
+     "model_types": ["kimi_k2", "kimi_k25"], "id_pattern": "(?i)kimi-k2", "detect": "kimi_k2",
+     "vllm": {"tool": ["kimi_k2"], "reasoning": ["kimi_k2"]},
+     "sglang": {"tool": ["kimi_k2"], "reasoning": ["kimi_k2", "kimi"]}},
+    {"family": "minimax-m2", "markup": "<minimax:tool_call><invoke name=NAME> XML", "always_reasons": True,
+     "model_types": ["minimax_m2"], "detect": "minimax",
+     "vllm": {"tool": ["minimax_m2"], "reasoning": ["minimax_m2", "minimax_m2_append_think"]},
+     "sglang": {"tool": ["minimax-m2"], "reasoning": ["minimax", "minimax-append-think"]}},
+    {"family": "glm", "markup": "<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>",
+     "model_types": ["glm4_moe", "glm_moe_dsa"], "detect": "glm45",
+     "vllm": {"tool": ["glm45", "glm47"], "reasoning": ["glm45"]},
+     "sglang": {"tool": ["glm45", "glm47", "glm"], "reasoning": ["glm45"]}},
+)
 SGLANG_FLAGS = {"tool_parsers": "--tool-call-parser", "reasoning_parsers": "--reasoning-parser"}
 
 
@@ -208,7 +245,9 @@ def sglang_release(archive: zipfile.ZipFile) -> dict[str, Any]:
                                                                                            SGLANG_FLAGS[kind]),
                                       "extra_choices": extras}
     read.append(SGLANG_ARGS)
-    return {"names": names, "checks": checks, "read": read}
+    detection = detection_rules(archive)
+    read += [SGLANG_DETECTION] if detection else []
+    return {"names": names, "checks": checks, "read": read, "detection": detection}
 
 
 def _has_choices(tree: ast.Module, flag: str) -> bool:
@@ -216,6 +255,40 @@ def _has_choices(tree: ast.Module, flag: str) -> bool:
                == "add_argument" and node.args and isinstance(node.args[0], ast.Constant)
                and node.args[0].value == flag and any(k.arg == "choices" for k in node.keywords)
                for node in ast.walk(tree))
+
+
+def detection_rules(archive: zipfile.ZipFile) -> dict[str, str]:
+    """SGLang's `--tool-call-parser auto` rules: `DetectionRule(name=..., value="parser", ...)` of
+    TOOL_CALL_PARSER_RULES, rule name -> parser."""
+    tree = _tree(archive, SGLANG_DETECTION) if SGLANG_DETECTION in archive.namelist() else None
+    found: dict[str, str] = {}
+    for node in tree.body if tree else []:
+        if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TOOL_CALL_PARSER_RULES"
+                                                      for t in node.targets)):
+            continue
+        for call in (c for c in ast.walk(node.value) if isinstance(c, ast.Call)):
+            words = {k.arg: k.value for k in call.keywords}
+            if isinstance(words.get("name"), ast.Constant) and isinstance(words.get("value"), ast.Constant):
+                found[str(words["name"].value)] = str(words["value"].value)
+    return found
+
+
+def checked_families(tables: dict[str, Any], detection: dict[str, str]) -> list[dict[str, Any]]:
+    """FAMILIES, each checked against the newest release of every engine the table holds (see FAMILIES)."""
+    out = []
+    for family in FAMILIES:
+        for package in (p for p in ("vllm", "sglang") if p in tables):
+            newest = tables[package]["releases"][-1]
+            for kind, names in family[package].items():
+                table = tables[package][f"{kind}_parsers"]
+                missing = [n for n in names if not table.get(n, "").endswith(".." + newest)]
+                if missing:
+                    raise SystemExit(f"{family['family']}: {package} {newest} does not register {missing}")
+        if detection and detection.get(family["detect"]) != family["sglang"]["tool"][0]:
+            raise SystemExit(f"{family['family']}: SGLang's auto rule {family['detect']} maps to "
+                             f"{detection.get(family['detect'])}, not {family['sglang']['tool'][0]}")
+        out.append({**family, "detect": f"{SGLANG_DETECTION} TOOL_CALL_PARSER_RULES {family['detect']}"})
+    return out
 
 
 def read_release(package: str, version: str, files: list[dict[str, Any]]) -> dict[str, Any]:
@@ -243,6 +316,8 @@ def package_table(package: str, releases: dict[str, list[dict[str, Any]]]) -> di
             classes.update(rows[version]["names"][kind])
         table[kind.replace("parsers", "classes")] = dict(sorted(classes.items()))
     table["checks"] = _check_runs(versions, rows)
+    if "detection" in rows[versions[-1]]:  # SGLang's --tool-call-parser auto rules at the newest release
+        table["auto_rules"] = rows[versions[-1]]["detection"]
     table["provenance"] = {v: rows[v]["provenance"] for v in versions}
     return table
 
@@ -284,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
                   "/ validate_parsed_serve_args; SGLang's FunctionCallParser.ToolCallParserEnum, "
                   "ReasoningParser.DetectorMap and server_args.py's argparse choices",
         "packages": dict(sorted(tables.items())),
+        "families": checked_families(tables, tables.get("sglang", {}).get("auto_rules", {})),
     }
     TARGET.parent.mkdir(parents=True, exist_ok=True)
     TARGET.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n", encoding="utf-8")
