@@ -70,13 +70,17 @@ SGLANG_DETECTION = "sglang/srt/parser/template_detection.py"  # --tool-call-pars
 # still maps to the first SGLang name: the table says nothing the wheels do not.
 FAMILIES = (
     {"family": "gpt-oss", "markup": "harmony channels (<|channel|>commentary to=functions.NAME)",
-     "model_types": ["gpt_oss"], "detect": "gpt_oss",
+     "model_types": ["gpt_oss"], "detect": "gpt_oss", "harmony": True,
      "vllm": {"tool": ["openai"], "reasoning": ["openai_gptoss"]},
      "sglang": {"tool": ["gpt-oss"], "reasoning": ["gpt-oss"]}},
     {"family": "qwen3-coder", "markup": "<tool_call><function=NAME><parameter=KEY> XML",
      "model_types": ["qwen3_moe", "qwen3"], "id_pattern": "(?i)qwen3-coder", "detect": "qwen3_coder",
      "vllm": {"tool": ["qwen3_coder", "qwen3_xml"], "reasoning": []},
      "sglang": {"tool": ["qwen3_coder"], "reasoning": []}},
+    {"family": "qwen3.5", "markup": "<tool_call><function=NAME><parameter=KEY> XML",
+     "model_types": ["qwen3_5", "qwen3_5_moe"], "detect": "qwen3_coder",
+     "vllm": {"tool": ["qwen3_coder"], "reasoning": ["qwen3"]},
+     "sglang": {"tool": ["qwen3_coder"], "reasoning": ["qwen3"]}},
     {"family": "deepseek-v3.1", "markup": "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS",
      "model_types": ["deepseek_v3"], "id_pattern": "(?i)deepseek-v3\\.1", "detect": "deepseek_v31",
      "vllm": {"tool": ["deepseek_v31"], "reasoning": ["deepseek_v3", "deepseek_r1"]},
@@ -311,10 +315,10 @@ def package_table(package: str, releases: dict[str, list[dict[str, Any]]]) -> di
     table: dict[str, Any] = {"releases": versions}
     for kind in KINDS:
         table[kind] = wheels.runs(versions, [set(rows[v]["names"][kind]) for v in versions])
-        classes: dict[str, str] = {}
-        for version in versions:  # the newest release's class wins
-            classes.update(rows[version]["names"][kind])
-        table[kind.replace("parsers", "classes")] = dict(sorted(classes.items()))
+        names = sorted({n for v in versions for n in rows[v]["names"][kind]})
+        table[kind.replace("parsers", "classes")] = {  # name -> {class: runs of releases}
+            name: wheels.runs(versions, [{rows[v]["names"][kind][name]} if name in rows[v]["names"][kind] else set()
+                                         for v in versions]) for name in names}
     table["checks"] = _check_runs(versions, rows)
     if "detection" in rows[versions[-1]]:  # SGLang's --tool-call-parser auto rules at the newest release
         table["auto_rules"] = rows[versions[-1]]["detection"]

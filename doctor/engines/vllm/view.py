@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from doctor.engines import model_support
+from doctor.engines import model_support, parsers
 from doctor.engines.spi import EngineRun, closest
 from doctor.engines.vllm import (
     allreduce,
@@ -43,6 +43,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         "trtllm_attention_off": trtllm_attention_off(run.launch.args),
         "indexer_fp4": indexer_fp4(run.launch.args),
         "speculative": speculative.view(run),
+        "parsers": parsers.view("vllm", "vLLM", run.library.version, list(run.launch.args), run.facts.model),
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
