@@ -131,7 +131,7 @@ def family(model: Model | None) -> dict[str, Any] | None:
 
 
 def _alias(package: str, kind: str, name: str, known: Sequence[str]) -> str | None:
-    """The release's spelling of another engine's name for the same family parser (SGLang `gpt-oss` -> vLLM
+    """The release's spelling of another engine's name for the same family parser (one engine's `gpt-oss` -> another's
     `openai`, `deepseek-r1` -> `deepseek_r1`), matched by its place in the family's lists."""
     for entry in _document().get("families", ()):
         mine = [n for n in entry.get(package, {}).get(kind, ())]
@@ -207,7 +207,7 @@ def view(package: str, display: str, version: str | None, args: Sequence[str], m
 
 
 def _extra_choices(package: str, kind: str, release: str) -> list[str]:
-    """Literal argparse choices besides the parser map (SGLang's "auto")."""
+    """Literal argparse choices besides the parser map (an "auto" choice)."""
     condition = check_condition(package, FLAGS[kind], release)
     return list(condition.get("extra_choices", ())) if isinstance(condition, dict) else []
 

@@ -1,0 +1,111 @@
+"""Positive and boundary cases of rules/parsers.toml (PARSE001-PARSE017), read from the wheel-derived table
+doctor/data/derived/parsers.json: one release before and after each name's first release, the flag that gates
+the check (--enable-auto-tool-choice, a parser plugin), the model family and the other engine. The failures do
+not depend on the GPU: the same launch fires on an H100 as on an RTX PRO 6000 or a DGX Spark."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build
+
+PRO, SPARK, R5090, H100 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8"
+GPT_OSS, QWEN36, CODER = "openai/gpt-oss-120b", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-30B-A3B-Instruct"
+MINIMAX, DSV31, QWEN3 = "MiniMaxAI/MiniMax-M2.5", "deepseek-ai/DeepSeek-V3.1", "Qwen/Qwen3-30B-A3B"
+AUTO = "--enable-auto-tool-choice"
+
+
+def run(engine: str, model: str | None = None, profile: str = PRO) -> Callable[[], Facts]:
+    return lambda: build(profile, model, (engine,))
+
+
+def tool(name: str) -> tuple[str, str]:
+    return ("--tool-call-parser", name)
+
+
+def think(name: str) -> tuple[str, str]:
+    return ("--reasoning-parser", name)
+
+
+PARSER_CASES = [
+    # PARSE001: vLLM checks the name only with auto tool choice
+    a("PARSE001", True, "sglang's gpt-oss name on vllm", run("vllm==0.30.0", GPT_OSS), AUTO, *tool("gpt-oss")),
+    a("PARSE001", True, "same on an h100", run("vllm==0.30.0", GPT_OSS, H100), AUTO, *tool("gpt-oss")),
+    a("PARSE001", True, "glm47 one release before it", run("vllm==0.13.0"), AUTO, *tool("glm47")),
+    a("PARSE001", False, "glm47 at its first release", run("vllm==0.14.0"), AUTO, *tool("glm47")),
+    a("PARSE001", False, "without auto tool choice", run("vllm==0.30.0", GPT_OSS), *tool("gpt-oss")),
+    a("PARSE001", False, "a plugin may register it", run("vllm==0.30.0"), AUTO, *tool("gpt-oss"),
+      "--tool-parser-plugin", "/plugins/my_parser.py"),
+    a("PARSE001", False, "release older than the table", run("vllm==0.9.2"), AUTO, *tool("gpt-oss")),
+    a("PARSE001", False, "the same name on sglang", run("sglang==0.5.9", GPT_OSS), *tool("gpt-oss")),
+    # PARSE002: unknown name, no auto tool choice: ignored
+    a("PARSE002", True, "unknown name, no auto", run("vllm==0.33.0"), *tool("deepseekv3")),
+    a("PARSE002", False, "unknown name with auto (PARSE001)", run("vllm==0.33.0"), AUTO, *tool("deepseekv3")),
+    a("PARSE002", False, "known name, no auto", run("vllm==0.33.0"), *tool("deepseek_v3")),
+    # PARSE003: reasoning names are checked whenever given
+    a("PARSE003", True, "kimi_k2 before 0.11.1", run("vllm==0.11.0"), *think("kimi_k2")),
+    a("PARSE003", False, "kimi_k2 at 0.11.1", run("vllm==0.11.1"), *think("kimi_k2")),
+    a("PARSE003", True, "sglang's deepseek-r1 on vllm", run("vllm==0.33.0", profile=SPARK), *think("deepseek-r1")),
+    a("PARSE003", False, "deepseek_r1", run("vllm==0.33.0", profile=SPARK), *think("deepseek_r1")),
+    a("PARSE003", False, "a reasoning plugin", run("vllm==0.33.0"), *think("deepseek-r1"),
+      "--reasoning-parser-plugin", "/plugins/r.py"),
+    # PARSE004/PARSE005: SGLang's argparse choices
+    a("PARSE004", True, "hermes before 0.5.9", run("sglang==0.5.8", profile=R5090), *tool("hermes")),
+    a("PARSE004", False, "hermes at 0.5.9", run("sglang==0.5.9", profile=R5090), *tool("hermes")),
+    a("PARSE004", True, "auto before 0.5.12", run("sglang==0.5.11"), *tool("auto")),
+    a("PARSE004", False, "auto at 0.5.12", run("sglang==0.5.12"), *tool("auto")),
+    a("PARSE004", False, "vllm's deepseek_v3 on vllm", run("vllm==0.33.0"), AUTO, *tool("deepseek_v3")),
+    a("PARSE004", True, "vllm's deepseek_v3 on sglang", run("sglang==0.5.23"), *tool("deepseek_v3")),
+    a("PARSE005", True, "vllm's deepseek_r1 on sglang", run("sglang==0.5.10"), *think("deepseek_r1")),
+    a("PARSE005", False, "deepseek-r1", run("sglang==0.5.10"), *think("deepseek-r1")),
+    a("PARSE005", True, "nano_v3 after 0.5.9", run("sglang==0.5.10"), *think("nano_v3")),
+    a("PARSE005", False, "nano_v3 at 0.5.9", run("sglang==0.5.9"), *think("nano_v3")),
+    # PARSE006/PARSE007: the auto-tool-choice pair
+    a("PARSE006", True, "auto without a parser", run("vllm==0.24.0", QWEN36, SPARK), AUTO),
+    a("PARSE006", False, "auto with a parser", run("vllm==0.24.0", QWEN36, SPARK), AUTO, *tool("qwen3_coder")),
+    a("PARSE006", False, "neither", run("vllm==0.24.0", QWEN36, SPARK)),
+    a("PARSE006", False, "sglang has no such switch check", run("sglang==0.5.23", QWEN36)),
+    a("PARSE007", True, "parser without auto", run("vllm==0.33.0", QWEN36), *tool("qwen3_coder")),
+    a("PARSE007", False, "parser with auto", run("vllm==0.33.0", QWEN36), AUTO, *tool("qwen3_coder")),
+    a("PARSE007", False, "gpt-oss: harmony path", run("vllm==0.33.0", GPT_OSS), *tool("openai")),
+    a("PARSE007", False, "sglang reads it without a switch", run("sglang==0.5.23", QWEN36), *tool("qwen3_coder")),
+    # PARSE010/PARSE011: the family's parser
+    a("PARSE010", True, "qwen3.6 with hermes", run("vllm==0.33.0", QWEN36, SPARK), AUTO, *tool("hermes")),
+    a("PARSE010", True, "qwen3.6 with the separate qwen3_xml of 0.23", run("vllm==0.23.0", QWEN36, SPARK), AUTO,
+      *tool("qwen3_xml")),
+    a("PARSE010", False, "qwen3_xml is qwen3_coder's class from 0.24", run("vllm==0.24.0", QWEN36, SPARK), AUTO,
+      *tool("qwen3_xml")),
+    a("PARSE010", False, "qwen3.6 with qwen3_coder", run("vllm==0.23.0", QWEN36, SPARK), AUTO, *tool("qwen3_coder")),
+    a("PARSE010", False, "qwen3-coder with qwen3_xml", run("vllm==0.23.0", CODER), AUTO, *tool("qwen3_xml")),
+    a("PARSE010", True, "qwen3-coder with hermes", run("vllm==0.23.0", CODER), AUTO, *tool("hermes")),
+    a("PARSE010", False, "qwen3 (not coder) with hermes", run("vllm==0.23.0", QWEN3), AUTO, *tool("hermes")),
+    a("PARSE010", True, "deepseek-v3.1 with the v3 parser", run("vllm==0.33.0", DSV31), AUTO, *tool("deepseek_v3")),
+    a("PARSE010", False, "deepseek-v3.1 with deepseek_v31", run("vllm==0.33.0", DSV31), AUTO,
+      *tool("deepseek_v31")),
+    a("PARSE010", False, "an unregistered name is PARSE001's", run("vllm==0.33.0", GPT_OSS), AUTO,
+      *tool("gpt-oss")),
+    a("PARSE011", True, "gpt-oss with qwen25 on sglang", run("sglang==0.5.23", GPT_OSS), *tool("qwen25")),
+    a("PARSE011", False, "gpt-oss with gpt-oss on sglang", run("sglang==0.5.23", GPT_OSS), *tool("gpt-oss")),
+    a("PARSE011", True, "qwen3-coder with qwen25 on sglang", run("sglang==0.5.9", CODER), *tool("qwen25")),
+    a("PARSE011", False, "qwen3-coder with qwen3_coder", run("sglang==0.5.9", CODER), *tool("qwen3_coder")),
+    # PARSE012/PARSE013: the family's reasoning parser
+    a("PARSE012", True, "gpt-oss with deepseek_r1", run("vllm==0.33.0", GPT_OSS), *think("deepseek_r1")),
+    a("PARSE012", False, "gpt-oss with openai_gptoss", run("vllm==0.33.0", GPT_OSS), *think("openai_gptoss")),
+    a("PARSE013", True, "minimax-m2 with qwen3", run("sglang==0.5.23", MINIMAX), *think("qwen3")),
+    a("PARSE013", False, "minimax-m2 with minimax", run("sglang==0.5.23", MINIMAX), *think("minimax")),
+    # PARSE014/PARSE015: a family that always reasons, no reasoning parser
+    a("PARSE014", True, "minimax-m2 on vllm 0.11.1", run("vllm==0.11.1", MINIMAX)),
+    a("PARSE014", False, "vllm 0.11.0 has no minimax_m2 parser", run("vllm==0.11.0", MINIMAX)),
+    a("PARSE014", False, "with minimax_m2", run("vllm==0.11.1", MINIMAX), *think("minimax_m2")),
+    a("PARSE014", False, "qwen3.6 need not reason", run("vllm==0.33.0", QWEN36)),
+    a("PARSE015", True, "minimax-m2 on sglang 0.5.4.post1", run("sglang==0.5.4.post1", MINIMAX)),
+    a("PARSE015", False, "sglang 0.5.4 has no minimax parser", run("sglang==0.5.4", MINIMAX)),
+    a("PARSE015", False, "with minimax-append-think", run("sglang==0.5.23", MINIMAX), *think("minimax-append-think")),
+    # PARSE016/PARSE017: the release predates the family's parser
+    a("PARSE016", True, "minimax-m2 on 0.11.0 with minimax (M1)", run("vllm==0.11.0", MINIMAX), AUTO,
+      *tool("minimax")),
+    a("PARSE016", False, "0.11.1 has minimax_m2", run("vllm==0.11.1", MINIMAX), AUTO, *tool("minimax")),
+    a("PARSE017", True, "minimax-m2 on sglang 0.5.4 with qwen25", run("sglang==0.5.4", MINIMAX), *tool("qwen25")),
+    a("PARSE017", False, "0.5.4.post1 has minimax-m2", run("sglang==0.5.4.post1", MINIMAX), *tool("minimax-m2")),
+]
