@@ -1,7 +1,7 @@
 """Write doctor/data/derived/parsers.json: the `--tool-call-parser` and `--reasoning-parser` names each vLLM and SGLang
 release registers, and how each release checks them at start-up.
 
-For every final release on PyPI from vLLM 0.10.0 and SGLang 0.5.1 it reads only the files that answer, parsed with
+For every final release on PyPI from vLLM 0.9.2 (its first with SM12x builds) and SGLang 0.5.1 (0.5.0 is not on PyPI) it reads only the files that answer, parsed with
 `ast` (nothing is imported or installed), through tools/model_support.py's wheel reader (a cached wheel, else HTTP
 range requests for vLLM, the whole few-MiB wheel in memory for SGLang):
 
@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 from tools import model_support as wheels  # noqa: E402
 
 TARGET = REPO / "doctor" / "data" / "derived" / "parsers.json"
-FIRST = {"vllm": Version("0.10.0"), "sglang": Version("0.5.1")}
+FIRST = {"vllm": Version("0.9.2"), "sglang": Version("0.5.1")}
 KINDS = ("tool_parsers", "reasoning_parsers")
 VLLM_DIRS = {"tool_parsers": ("vllm/tool_parsers/", "vllm/entrypoints/openai/tool_parsers/"),
              "reasoning_parsers": ("vllm/reasoning/",)}

@@ -37,7 +37,9 @@ PARSER_CASES = [
     a("PARSE001", False, "without auto tool choice", run("vllm==0.30.0", GPT_OSS), *tool("gpt-oss")),
     a("PARSE001", False, "a plugin may register it", run("vllm==0.30.0"), AUTO, *tool("gpt-oss"),
       "--tool-parser-plugin", "/plugins/my_parser.py"),
-    a("PARSE001", False, "release older than the table", run("vllm==0.9.2"), AUTO, *tool("gpt-oss")),
+    a("PARSE001", True, "the table's first release", run("vllm==0.9.2"), AUTO, *tool("gpt-oss")),
+    a("PARSE001", False, "a source build the table does not hold", run("vllm==0.33.1.dev12"), AUTO,
+      *tool("gpt-oss")),
     a("PARSE001", False, "the same name on sglang", run("sglang==0.5.9", GPT_OSS), *tool("gpt-oss")),
     # PARSE002: unknown name, no auto tool choice: ignored
     a("PARSE002", True, "unknown name, no auto", run("vllm==0.33.0"), *tool("deepseekv3")),
