@@ -19,6 +19,8 @@ DATA = Path(__file__).resolve().parent / "data"
 X86 = "x86_64"
 PINS = "engine_pins.json"  # what each engine release's wheel pins (tools/engine_pins.py)
 MODEL_SUPPORT = "derived/model_support.json"  # architectures / model types per release (tools/model_support.py)
+PARSERS = "derived/parsers.json"  # tool-call / reasoning parser names per release (tools/parser_tables.py)
+PACKAGE_TABLES = (MODEL_SUPPORT, PARSERS)  # {"packages": {package: {"releases": [...]}}}
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,7 @@ class Table:
 def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
     """Every wheel-derived table, found by its layout (nothing here names an engine): `<package>_facts.json`
     keyed by release, `<package>/index.json` with its `releases`, each engine of `engine_pins.json`, each
-    package of `wheel_archs.json` and each package of `derived/model_support.json`."""
+    package of `wheel_archs.json` and each package of `derived/model_support.json` and `derived/parsers.json`."""
     found = [Table(f"{p.stem.removesuffix('_facts')} facts", p.stem.removesuffix("_facts"), p.name)
              for p in sorted(data_dir.glob("*_facts.json"))]
     found += [Table(f"{p.parent.name} facts", p.parent.name, f"{p.parent.name}/index.json")
@@ -43,6 +45,8 @@ def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
     found += [Table(f"wheel archs: {package}", package, "wheel_archs.json", X86) for package in audited]
     found += [Table(f"model support: {package}", package, MODEL_SUPPORT)
               for package in sorted(_load(data_dir / MODEL_SUPPORT).get("packages", {}))]
+    found += [Table(f"parsers: {package}", package, PARSERS)
+              for package in sorted(_load(data_dir / PARSERS).get("packages", {}))]
     return tuple(found)
 
 
@@ -64,7 +68,7 @@ def versions_in(table: Table, data_dir: Path = DATA) -> list[str]:
         found = list(data.get("releases", []))
     elif table.path == PINS:
         found = list(data.get("engines", {}).get(table.package, {}))
-    elif table.path == MODEL_SUPPORT:
+    elif table.path in PACKAGE_TABLES:
         found = list(data.get("packages", {}).get(table.package, {}).get("releases", []))
     else:
         found = [w["version"] for w in data.get("wheels", [])

@@ -1,9 +1,10 @@
 """Write doctor/data/derived/parsers.json: the `--tool-call-parser` and `--reasoning-parser` names each vLLM and SGLang
 release registers, and how each release checks them at start-up.
 
-For every final release on PyPI from vLLM 0.9.2 (its first with SM12x builds) and SGLang 0.5.1 (0.5.0 is not on PyPI) it reads only the files that answer, parsed with
-`ast` (nothing is imported or installed), through tools/model_support.py's wheel reader (a cached wheel, else HTTP
-range requests for vLLM, the whole few-MiB wheel in memory for SGLang):
+For every final release on PyPI from vLLM 0.9.2 (its first with SM12x builds) and SGLang 0.5.1 (0.5.0 is not on
+PyPI) it reads only the files that answer, parsed with `ast` (nothing is imported or installed), through
+tools/model_support.py's wheel reader (a cached wheel, else HTTP range requests for vLLM, the whole few-MiB wheel in
+memory for SGLang):
 
 - vLLM: the keys of `_TOOL_PARSERS_TO_REGISTER` / `_REASONING_PARSERS_TO_REGISTER` (the lazy registrations of
   `vllm/tool_parsers/__init__.py` and `vllm/reasoning/__init__.py`, from 0.13) and every
@@ -54,7 +55,8 @@ VLLM_MANAGERS = {"tool_parsers": "ToolParserManager", "reasoning_parsers": "Reas
 # the modules of vllm/entrypoints/ (any folder: they move between releases) holding the start-up checks
 VLLM_VALIDATION = ("cli_args.py", "api_server.py", "launcher.py")
 # the messages whose raising condition the table records (the text starts the f-string or string)
-VLLM_RAISES = {"invalid_tool_parser": "invalid tool call parser", "invalid_reasoning_parser": "invalid reasoning parser",
+VLLM_RAISES = {"invalid_tool_parser": "invalid tool call parser",
+               "invalid_reasoning_parser": "invalid reasoning parser",
                "auto_tool_choice_needs_parser": "Error: --enable-auto-tool-choice requires --tool-call-parser"}
 SGLANG_MAPS = {"tool_parsers": (("sglang/srt/function_call/function_call_parser.py",), "FunctionCallParser",
                                 "ToolCallParserEnum"),

@@ -11,8 +11,9 @@ generator for exactly those: tools/sglang_facts.py (and appends them to doctor/e
 whose list says "every release"), `python -m tools.vllm_facts --versions` (after tools/vllm_moe_activations.py on
 the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target, tools/engine_pins.py (what each
 engine release's wheel pins), tools/model_support.py (which architectures each vLLM/SGLang release registers and
-which model types each transformers release knows, read by HTTP ranges: nothing big is written). Wheels go to
-$SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
+which model types each transformers release knows, read by HTTP ranges: nothing big is written),
+tools/parser_tables.py (the --tool-call-parser / --reasoning-parser names each vLLM and SGLang release
+registers). Wheels go to $SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ class Step:
             return [python, "tools/engine_pins.py"]  # rewrites every engine's rows from PyPI
         if self.table.path == "derived/model_support.json":  # one package's rows, every release from PyPI
             return [python, "tools/model_support.py", "--only", self.table.package]
+        if self.table.path == "derived/parsers.json":  # one engine's parser names, every release from PyPI
+            return [python, "tools/parser_tables.py", "--only", self.table.package]
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
                     "--delete-wheels"]
