@@ -39,6 +39,11 @@ def _table(package: str) -> dict[str, Any]:
     return _document().get("packages", {}).get(package, {})
 
 
+def packages() -> list[str]:
+    """The engines (PyPI names) the table holds."""
+    return sorted(_document().get("packages", {}))
+
+
 def releases(package: str) -> list[str]:
     return list(_table(package).get("releases", ()))
 
@@ -251,3 +256,23 @@ def _family_view(entry: dict[str, Any], package: str, display: str, release: str
                   f"`--tool-call-parser {tools[0]}`" if tools else
                   f"{display} {release} ships no parser for the {entry['family']} markup")
     return out
+
+
+def name_advice(package: str, kind: str, name: str) -> str:
+    """What to do about a parser name a log shows refused, said from the whole table (the log need not state
+    its release): the releases that register it, and the closest name the newest release has."""
+    newest = releases(package)[-1]
+    known = registered(package, kind, newest)
+    hint = _hint(package, kind, name, known, None)
+    use = f"`{FLAGS[kind]} {hint}`" if hint else f"a name from the list the error prints ({', '.join(known)})"
+    spans = span_text(package, kind, name)
+    if not spans:
+        if hint and (hint.replace("-", "_") == name.replace("-", "_") or _alias(package, kind, name, known)):
+            return f"`{name}` is a name no release up to {newest} registers: use {use}"
+        closest_text = f" (closest spelling: `{hint}`)" if hint else ""
+        return (f"`{name}` is a name no release up to {newest} registers{closest_text}: use the {FLAGS[kind]} name "
+                "for the model's format from the list the error prints")
+    if name in known:
+        first = _spans(_table(package)[KIND_KEYS[kind]][name])[0][0]
+        return f"`{name}` is registered in {spans}: a release that refuses it is older, so upgrade to {first} or later"
+    return f"`{name}` is registered only in {spans}: use {use} (a name {newest} has)"

@@ -51,7 +51,8 @@ parser.add_argument("--reasoning-parser", type=str, choices=list(ReasoningParser
 
 def test_lazy_table_and_decorators():
     assert tool.lazy_registrations(ast.parse(LAZY), "_TOOL_PARSERS_TO_REGISTER") == {
-        "hermes": "hermes_tool_parser.Hermes2ProToolParser", "qwen3_xml": "qwen3_engine_tool_parser.Qwen3EngineToolParser"}
+        "hermes": "hermes_tool_parser.Hermes2ProToolParser",
+        "qwen3_xml": "qwen3_engine_tool_parser.Qwen3EngineToolParser"}
     assert tool.decorator_registrations(ast.parse(DECORATED), "ToolParserManager", "m") == {
         "llama3_json": "m.Llama3JsonToolParser", "llama4_json": "m.Llama3JsonToolParser",
         "llama4_x": "m.Llama3JsonToolParser"}
