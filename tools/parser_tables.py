@@ -54,6 +54,9 @@ VLLM_LAZY = {"tool_parsers": "_TOOL_PARSERS_TO_REGISTER", "reasoning_parsers": "
 VLLM_MANAGERS = {"tool_parsers": "ToolParserManager", "reasoning_parsers": "ReasoningParserManager"}
 # the modules of vllm/entrypoints/ (any folder: they move between releases) holding the start-up checks
 VLLM_VALIDATION = ("cli_args.py", "api_server.py", "launcher.py")
+VLLM_ARGS = "vllm/engine/arg_utils.py"  # --reasoning-parser's argparse definition
+# `parse_reasoning_parser` (0.33) maps "none" in any case to unset: the spellings users write
+VLLM_NONE = ["none", "None", "NONE"]
 # the messages whose raising condition the table records (the text starts the f-string or string)
 VLLM_RAISES = {"invalid_tool_parser": "invalid tool call parser",
                "invalid_reasoning_parser": "invalid reasoning parser",
@@ -68,8 +71,9 @@ SGLANG_DETECTION = "sglang/srt/parser/template_detection.py"  # --tool-call-pars
 # Model families whose tool-call markup the engines' own parsers name. A family lists, per engine, every parser
 # that reads its markup (`tool`) and its reasoning format (`reasoning`); `detect` is the rule of SGLang's
 # `--tool-call-parser auto` (TOOL_CALL_PARSER_RULES) that maps the family's chat-template markup to its parser.
-# `main` writes a family only when every name is registered at the engine's newest release and SGLang's rule
-# still maps to the first SGLang name: the table says nothing the wheels do not.
+# `main` writes a family only when every name is registered at some release, the first at the engine's newest, and
+# SGLang's rule still maps to the first SGLang name: the table says nothing the wheels do not. (vLLM 0.10.0 named
+# the GLM-4.5 parsers `glm4_moe`; 0.10.1 renamed them `glm45`.)
 FAMILIES = (
     {"family": "gpt-oss", "markup": "harmony channels (<|channel|>commentary to=functions.NAME)",
      "model_types": ["gpt_oss"], "detect": "gpt_oss", "harmony": True,
@@ -101,7 +105,7 @@ FAMILIES = (
      "sglang": {"tool": ["minimax-m2"], "reasoning": ["minimax", "minimax-append-think"]}},
     {"family": "glm", "markup": "<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>",
      "model_types": ["glm4_moe", "glm_moe_dsa"], "detect": "glm45",
-     "vllm": {"tool": ["glm45", "glm47"], "reasoning": ["glm45"]},
+     "vllm": {"tool": ["glm45", "glm47", "glm4_moe"], "reasoning": ["glm45", "glm4_moe"]},
      "sglang": {"tool": ["glm45", "glm47", "glm"], "reasoning": ["glm45"]}},
 )
 SGLANG_FLAGS = {"tool_parsers": "--tool-call-parser", "reasoning_parsers": "--reasoning-parser"}
@@ -197,13 +201,38 @@ def vllm_release(archive: zipfile.ZipFile) -> dict[str, Any]:
                 found.update(decorator_registrations(ast.parse(text), VLLM_MANAGERS[kind], module))
                 read.append(member)
         names[kind] = found
-    checks: dict[str, str] = {}
+    checks: dict[str, Any] = {}
+    trees = []
     for member in sorted(m for m in members if m.startswith("vllm/entrypoints/") and m.rsplit("/", 1)[-1]
                          in VLLM_VALIDATION):
         tree = _tree(archive, member)
         checks.update({k: v for k, v in raise_conditions(tree).items() if k not in checks} if tree else {})
+        trees += [tree] if tree else []
         read.append(member)
+    args_tree = _tree(archive, VLLM_ARGS) if VLLM_ARGS in members else None
+    trees += [args_tree] if args_tree else []
+    read += [VLLM_ARGS] if args_tree else []
+    for flag in SGLANG_FLAGS.values():  # argparse choices: vLLM 0.10.0 (tool), 0.10.0-0.11.0 (reasoning)
+        dest = flag.lstrip("-").replace("-", "_")
+        checks[flag] = {"argparse_choices": any(_has_choices(t, flag) or _sets_choices(t, dest) for t in trees),
+                        "extra_choices": VLLM_NONE if flag == "--reasoning-parser" and args_tree
+                        and _defines(args_tree, "parse_reasoning_parser") else []}
     return {"names": names, "checks": checks, "read": sorted(set(read))}
+
+
+def _sets_choices(tree: ast.Module, dest: str) -> bool:
+    """`kwargs["dest"]["choices"] = ...` (vLLM 0.10.0's FrontendArgs for --tool-call-parser)."""
+    for node in ast.walk(tree):
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and target.slice.value == "choices" and isinstance(target.value, ast.Subscript) \
+                and isinstance(target.value.slice, ast.Constant) and target.value.slice.value == dest:
+            return True
+    return False
+
+
+def _defines(tree: ast.Module, name: str) -> bool:
+    return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
 
 
 def class_dict(tree: ast.Module, class_name: str, variable: str) -> dict[str, str]:
@@ -287,7 +316,8 @@ def checked_families(tables: dict[str, Any], detection: dict[str, str]) -> list[
             newest = tables[package]["releases"][-1]
             for kind, names in family[package].items():
                 table = tables[package][f"{kind}_parsers"]
-                missing = [n for n in names if not table.get(n, "").endswith(".." + newest)]
+                missing = [n for n in names if not table.get(n)] + [n for n in names[:1] if not table.get(
+                    n, "").endswith(".." + newest)]  # every name registered somewhere, the first at the newest
                 if missing:
                     raise SystemExit(f"{family['family']}: {package} {newest} does not register {missing}")
         if detection and detection.get(family["detect"]) != family["sglang"]["tool"][0]:

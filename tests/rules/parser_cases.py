@@ -41,7 +41,12 @@ PARSER_CASES = [
     a("PARSE001", False, "a source build the table does not hold", run("vllm==0.33.1.dev12"), AUTO,
       *tool("gpt-oss")),
     a("PARSE001", False, "the same name on sglang", run("sglang==0.5.9", GPT_OSS), *tool("gpt-oss")),
+    a("PARSE001", True, "0.10.0's argparse choices: glm45 without auto", run("vllm==0.10.0"), *tool("glm45")),
+    a("PARSE001", False, "glm45 at 0.10.1", run("vllm==0.10.1"), *tool("glm45")),
+    a("PARSE001", True, "0.10.0's choices ignore a plugin", run("vllm==0.10.0"), *tool("glm45"),
+      "--tool-parser-plugin", "/plugins/glm.py"),
     # PARSE002: unknown name, no auto tool choice: ignored
+    a("PARSE002", False, "0.10.0 refuses it at parsing (PARSE001)", run("vllm==0.10.0"), *tool("glm45")),
     a("PARSE002", True, "unknown name, no auto", run("vllm==0.33.0"), *tool("deepseekv3")),
     a("PARSE002", False, "unknown name with auto (PARSE001)", run("vllm==0.33.0"), AUTO, *tool("deepseekv3")),
     a("PARSE002", False, "known name, no auto", run("vllm==0.33.0"), *tool("deepseek_v3")),
@@ -52,6 +57,8 @@ PARSER_CASES = [
     a("PARSE003", False, "deepseek_r1", run("vllm==0.33.0", profile=SPARK), *think("deepseek_r1")),
     a("PARSE003", False, "a reasoning plugin", run("vllm==0.33.0"), *think("deepseek-r1"),
       "--reasoning-parser-plugin", "/plugins/r.py"),
+    a("PARSE003", False, "none means unset from 0.33.0", run("vllm==0.33.0"), *think("none")),
+    a("PARSE003", True, "none before 0.33.0", run("vllm==0.32.0"), *think("none")),
     # PARSE004/PARSE005: SGLang's argparse choices
     a("PARSE004", True, "hermes before 0.5.9", run("sglang==0.5.8", profile=R5090), *tool("hermes")),
     a("PARSE004", False, "hermes at 0.5.9", run("sglang==0.5.9", profile=R5090), *tool("hermes")),

@@ -96,12 +96,23 @@ def test_every_release_has_the_start_up_checks():
 
 
 def test_families_name_only_registered_parsers():
+    """Every name a family lists is registered in some release, its first name in the newest."""
     document = json.loads(parsers.TABLE.read_text())
     for family in document["families"]:
         for package in ("vllm", "sglang"):
             newest = document["packages"][package]["releases"][-1]
             for kind in (parsers.TOOL, parsers.REASONING):
-                assert set(family[package][kind]) <= set(parsers.registered(package, kind, newest)), family["family"]
+                names = family[package][kind]
+                assert all(parsers.span_text(package, kind, n) for n in names), family["family"]
+                assert set(names[:1]) <= set(parsers.registered(package, kind, newest)), family["family"]
+
+
+def test_vllm_argparse_choices_where_the_wheels_have_them():
+    def choices(flag, release):
+        return parsers.check_condition("vllm", flag, release)["argparse_choices"]
+    assert choices("--tool-call-parser", "0.10.0") and not choices("--tool-call-parser", "0.10.1")
+    assert not choices("--tool-call-parser", "0.9.2")
+    assert choices("--reasoning-parser", "0.11.0") and not choices("--reasoning-parser", "0.11.1")
 
 
 @pytest.mark.parametrize("flags, expected", [
