@@ -76,7 +76,8 @@ SGLANG_DETECTION = "sglang/srt/parser/template_detection.py"  # --tool-call-pars
 # the GLM-4.5 parsers `glm4_moe`; 0.10.1 renamed them `glm45`.)
 FAMILIES = (
     {"family": "gpt-oss", "markup": "harmony channels (<|channel|>commentary to=functions.NAME)",
-     "model_types": ["gpt_oss"], "detect": "gpt_oss", "harmony": True,
+     "model_types": ["gpt_oss"], "detect": "gpt_oss",
+     "detect_reasoning": "gpt_oss", "harmony": True,
      "vllm": {"tool": ["openai"], "reasoning": ["openai_gptoss"]},
      "sglang": {"tool": ["gpt-oss"], "reasoning": ["gpt-oss"]}},
     {"family": "qwen3-coder", "markup": "<tool_call><function=NAME><parameter=KEY> XML",
@@ -97,14 +98,22 @@ FAMILIES = (
      "sglang": {"tool": ["deepseekv32"], "reasoning": ["deepseek-v3", "deepseek-r1"]}},
     {"family": "kimi-k2", "markup": "<|tool_calls_section_begin|> ... <|tool_call_begin|>functions.NAME:IDX",
      "model_types": ["kimi_k2", "kimi_k25"], "id_pattern": "(?i)kimi-k2", "detect": "kimi_k2",
+     "detect_reasoning": "kimi_k2",
      "vllm": {"tool": ["kimi_k2"], "reasoning": ["kimi_k2"]},
      "sglang": {"tool": ["kimi_k2"], "reasoning": ["kimi_k2", "kimi"]}},
     {"family": "minimax-m2", "markup": "<minimax:tool_call><invoke name=NAME> XML", "always_reasons": True,
      "model_types": ["minimax_m2"], "detect": "minimax",
+     "detect_reasoning": "minimax",
      "vllm": {"tool": ["minimax_m2"], "reasoning": ["minimax_m2", "minimax_m2_append_think"]},
      "sglang": {"tool": ["minimax-m2"], "reasoning": ["minimax", "minimax-append-think"]}},
+    {"family": "nemotron-3", "markup": "a <think> trace before the answer (the chat template opens it)",
+     "always_reasons": True, "model_types": ["nemotron_h"], "id_pattern": "(?i)nemotron-3-", "detect": None,
+     "detect_reasoning": "nemotron_3",
+     "vllm": {"tool": [], "reasoning": ["nemotron_v3"]},
+     "sglang": {"tool": [], "reasoning": ["nemotron_3", "nano_v3"]}},
     {"family": "glm", "markup": "<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>",
      "model_types": ["glm4_moe", "glm_moe_dsa"], "detect": "glm45",
+     "detect_reasoning": "glm45",
      "vllm": {"tool": ["glm45", "glm47", "glm4_moe"], "reasoning": ["glm45", "glm4_moe"]},
      "sglang": {"tool": ["glm45", "glm47", "glm"], "reasoning": ["glm45"]}},
 )
@@ -282,7 +291,8 @@ def sglang_release(archive: zipfile.ZipFile) -> dict[str, Any]:
     read.append(SGLANG_ARGS)
     detection = detection_rules(archive)
     read += [SGLANG_DETECTION] if detection else []
-    return {"names": names, "checks": checks, "read": read, "detection": detection}
+    return {"names": names, "checks": checks, "read": read, "detection": detection,
+            "reasoning_detection": detection_rules(archive, "REASONING_PARSER_RULES")}
 
 
 def _has_choices(tree: ast.Module, flag: str) -> bool:
@@ -292,13 +302,13 @@ def _has_choices(tree: ast.Module, flag: str) -> bool:
                for node in ast.walk(tree))
 
 
-def detection_rules(archive: zipfile.ZipFile) -> dict[str, str]:
-    """SGLang's `--tool-call-parser auto` rules: `DetectionRule(name=..., value="parser", ...)` of
-    TOOL_CALL_PARSER_RULES, rule name -> parser."""
+def detection_rules(archive: zipfile.ZipFile, variable: str = "TOOL_CALL_PARSER_RULES") -> dict[str, str]:
+    """SGLang's `auto` rules: `DetectionRule(name=..., value="parser", ...)` of TOOL_CALL_PARSER_RULES (or
+    REASONING_PARSER_RULES), rule name -> parser."""
     tree = _tree(archive, SGLANG_DETECTION) if SGLANG_DETECTION in archive.namelist() else None
     found: dict[str, str] = {}
     for node in tree.body if tree else []:
-        if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TOOL_CALL_PARSER_RULES"
+        if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == variable
                                                       for t in node.targets)):
             continue
         for call in (c for c in ast.walk(node.value) if isinstance(c, ast.Call)):
@@ -308,7 +318,8 @@ def detection_rules(archive: zipfile.ZipFile) -> dict[str, str]:
     return found
 
 
-def checked_families(tables: dict[str, Any], detection: dict[str, str]) -> list[dict[str, Any]]:
+def checked_families(tables: dict[str, Any], detection: dict[str, str], reasoning: dict[str, str]
+                     ) -> list[dict[str, Any]]:
     """FAMILIES, each checked against the newest release of every engine the table holds (see FAMILIES)."""
     out = []
     for family in FAMILIES:
@@ -320,10 +331,17 @@ def checked_families(tables: dict[str, Any], detection: dict[str, str]) -> list[
                     n, "").endswith(".." + newest)]  # every name registered somewhere, the first at the newest
                 if missing:
                     raise SystemExit(f"{family['family']}: {package} {newest} does not register {missing}")
-        if detection and detection.get(family["detect"]) != family["sglang"]["tool"][0]:
-            raise SystemExit(f"{family['family']}: SGLang's auto rule {family['detect']} maps to "
-                             f"{detection.get(family['detect'])}, not {family['sglang']['tool'][0]}")
-        out.append({**family, "detect": f"{SGLANG_DETECTION} TOOL_CALL_PARSER_RULES {family['detect']}"})
+        rules = [("detect", detection, "tool", "TOOL_CALL_PARSER_RULES"),
+                 ("detect_reasoning", reasoning, "reasoning", "REASONING_PARSER_RULES")]
+        cited = {}
+        for key, found, kind, variable in rules:
+            if not family.get(key):
+                continue
+            if found and found.get(family[key]) != family["sglang"][kind][0]:
+                raise SystemExit(f"{family['family']}: SGLang's auto rule {family[key]} maps to "
+                                 f"{found.get(family[key])}, not {family['sglang'][kind][0]}")
+            cited[key] = f"{SGLANG_DETECTION} {variable} {family[key]}"
+        out.append({**{k: v for k, v in family.items() if k not in ("detect", "detect_reasoning")}, **cited})
     return out
 
 
@@ -354,6 +372,7 @@ def package_table(package: str, releases: dict[str, list[dict[str, Any]]]) -> di
     table["checks"] = _check_runs(versions, rows)
     if "detection" in rows[versions[-1]]:  # SGLang's --tool-call-parser auto rules at the newest release
         table["auto_rules"] = rows[versions[-1]]["detection"]
+        table["auto_reasoning_rules"] = rows[versions[-1]]["reasoning_detection"]
     table["provenance"] = {v: rows[v]["provenance"] for v in versions}
     return table
 
@@ -395,7 +414,8 @@ def main(argv: list[str] | None = None) -> int:
                   "/ validate_parsed_serve_args; SGLang's FunctionCallParser.ToolCallParserEnum, "
                   "ReasoningParser.DetectorMap and server_args.py's argparse choices",
         "packages": dict(sorted(tables.items())),
-        "families": checked_families(tables, tables.get("sglang", {}).get("auto_rules", {})),
+        "families": checked_families(tables, tables.get("sglang", {}).get("auto_rules", {}),
+                                     tables.get("sglang", {}).get("auto_reasoning_rules", {})),
     }
     TARGET.parent.mkdir(parents=True, exist_ok=True)
     TARGET.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n", encoding="utf-8")

@@ -247,14 +247,14 @@ def _family_view(entry: dict[str, Any], package: str, display: str, release: str
                                    and reasoning not in thinkers),
         "reasoning_missing": bool(entry.get("always_reasons")) and not reasoning and bool(thinkers),
     }
-    if not tools:
+    if shipped.get(TOOL) and not tools:  # the family has a parser, this release predates it
         first = next((r for r in releases(package) if _order(package)[r] > _order(package)[release]
                       and any(n in registered(package, TOOL, r) for n in shipped.get(TOOL, ()))), None)
         out["no_parser_yet"] = bool(tool)
         out["first_release_with_parser"] = first or "none in the table"
     out["fix"] = (f"{display} {release} parses the {entry['family']} markup ({entry['markup']}) with "
                   f"`--tool-call-parser {tools[0]}`" if tools else
-                  f"{display} {release} ships no parser for the {entry['family']} markup")
+                  f"{display} {release} ships no tool-call parser for the {entry['family']} markup")
     return out
 
 

@@ -13,6 +13,7 @@ from tests.rules.builders import a, build
 PRO, SPARK, R5090, H100 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8"
 GPT_OSS, QWEN36, CODER = "openai/gpt-oss-120b", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-30B-A3B-Instruct"
 MINIMAX, DSV31, QWEN3 = "MiniMaxAI/MiniMax-M2.5", "deepseek-ai/DeepSeek-V3.1", "Qwen/Qwen3-30B-A3B"
+NEMOTRON3, NEMOTRON_H = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4", "nvidia/Nemotron-H-56B-Base-8K"
 AUTO = "--enable-auto-tool-choice"
 
 
@@ -108,6 +109,14 @@ PARSER_CASES = [
     a("PARSE014", False, "vllm 0.11.0 has no minimax_m2 parser", run("vllm==0.11.0", MINIMAX)),
     a("PARSE014", False, "with minimax_m2", run("vllm==0.11.1", MINIMAX), *think("minimax_m2")),
     a("PARSE014", False, "qwen3.6 need not reason", run("vllm==0.33.0", QWEN36)),
+    a("PARSE014", True, "nemotron-3 on 0.17.1", run("vllm==0.17.1", NEMOTRON3, SPARK)),
+    a("PARSE014", False, "nemotron-3 on 0.17.0 (no nemotron_v3 yet)", run("vllm==0.17.0", NEMOTRON3, SPARK)),
+    a("PARSE014", False, "nemotron-3 with nemotron_v3", run("vllm==0.17.1", NEMOTRON3, SPARK), *think("nemotron_v3")),
+    a("PARSE014", False, "nemotron-h base, not nemotron 3", run("vllm==0.24.0", NEMOTRON_H, SPARK)),
+    a("PARSE010", False, "nemotron-3: no tool family, any parser", run("vllm==0.24.0", NEMOTRON3), AUTO,
+      *tool("hermes")),
+    a("PARSE016", False, "nemotron-3: no tool family, nothing predates", run("vllm==0.24.0", NEMOTRON3), AUTO,
+      *tool("hermes")),
     a("PARSE015", True, "minimax-m2 on sglang 0.5.4.post1", run("sglang==0.5.4.post1", MINIMAX)),
     a("PARSE015", False, "sglang 0.5.4 has no minimax parser", run("sglang==0.5.4", MINIMAX)),
     a("PARSE015", False, "with minimax-append-think", run("sglang==0.5.23", MINIMAX), *think("minimax-append-think")),
