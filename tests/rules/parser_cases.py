@@ -13,6 +13,7 @@ from tests.rules.builders import a, build
 PRO, SPARK, R5090, H100 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8"
 GPT_OSS, QWEN36, CODER = "openai/gpt-oss-120b", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-30B-A3B-Instruct"
 MINIMAX, DSV31, QWEN3 = "MiniMaxAI/MiniMax-M2.5", "deepseek-ai/DeepSeek-V3.1", "Qwen/Qwen3-30B-A3B"
+GEMMA4 = "google/gemma-4-26B-A4B"
 NEMOTRON3, NEMOTRON_H = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4", "nvidia/Nemotron-H-56B-Base-8K"
 AUTO = "--enable-auto-tool-choice"
 
@@ -120,7 +121,16 @@ PARSER_CASES = [
     a("PARSE015", True, "minimax-m2 on sglang 0.5.4.post1", run("sglang==0.5.4.post1", MINIMAX)),
     a("PARSE015", False, "sglang 0.5.4 has no minimax parser", run("sglang==0.5.4", MINIMAX)),
     a("PARSE015", False, "with minimax-append-think", run("sglang==0.5.23", MINIMAX), *think("minimax-append-think")),
+    a("PARSE010", True, "gemma-4 with pythonic", run("vllm==0.19.0", GEMMA4, SPARK), AUTO, *tool("pythonic")),
+    a("PARSE010", False, "gemma-4 with gemma4", run("vllm==0.19.0", GEMMA4, SPARK), AUTO, *tool("gemma4")),
+    a("PARSE011", True, "gemma-4 with pythonic on sglang", run("sglang==0.5.11", GEMMA4), *tool("pythonic")),
+    a("PARSE017", True, "gemma-4 on sglang 0.5.10 (gemma4 from 0.5.11)", run("sglang==0.5.10", GEMMA4),
+      *tool("pythonic")),
+    a("PARSE017", False, "gemma-4 on sglang 0.5.11", run("sglang==0.5.11", GEMMA4), *tool("gemma4")),
     # PARSE016/PARSE017: the release predates the family's parser
+    a("PARSE016", True, "gemma-4 on 0.18.0 (gemma4 from 0.19.0)", run("vllm==0.18.0", GEMMA4, SPARK), AUTO,
+      *tool("pythonic")),
+    a("PARSE016", False, "gemma-4 on 0.19.0", run("vllm==0.19.0", GEMMA4, SPARK), AUTO, *tool("pythonic")),
     a("PARSE016", True, "minimax-m2 on 0.11.0 with minimax (M1)", run("vllm==0.11.0", MINIMAX), AUTO,
       *tool("minimax")),
     a("PARSE016", False, "0.11.1 has minimax_m2", run("vllm==0.11.1", MINIMAX), AUTO, *tool("minimax")),
