@@ -74,6 +74,7 @@ SGLANG_DETECTION = "sglang/srt/parser/template_detection.py"  # --tool-call-pars
 # `main` writes a family only when every name is registered at some release, the first at the engine's newest, and
 # SGLang's rule still maps to the first SGLang name: the table says nothing the wheels do not. (vLLM 0.10.0 named
 # the GLM-4.5 parsers `glm4_moe`; 0.10.1 renamed them `glm45`.)
+DEEPSEEK_V3_MARKUP = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME ```json ARGS```"
 FAMILIES = (
     {"family": "gpt-oss", "markup": "harmony channels (<|channel|>commentary to=functions.NAME)",
      "model_types": ["gpt_oss"], "detect": "gpt_oss",
@@ -92,6 +93,15 @@ FAMILIES = (
      "model_types": ["deepseek_v3"], "id_pattern": "(?i)deepseek-v3\\.1", "detect": "deepseek_v31",
      "vllm": {"tool": ["deepseek_v31"], "reasoning": ["deepseek_v3", "deepseek_r1"]},
      "sglang": {"tool": ["deepseekv31"], "reasoning": ["deepseek-v3", "deepseek-r1"]}},
+    {"family": "deepseek-r1", "markup": DEEPSEEK_V3_MARKUP, "always_reasons": True,
+     "model_types": ["deepseek_v3"], "id_pattern": "(?i)deepseek-r1(?!-distill)",
+     "detect": "deepseek_r1", "detect_reasoning": "deepseek_r1_force",
+     "vllm": {"tool": ["deepseek_v3"], "reasoning": ["deepseek_r1"]},
+     "sglang": {"tool": ["deepseekv3"], "reasoning": ["deepseek-r1"]}},
+    {"family": "deepseek-v3", "markup": DEEPSEEK_V3_MARKUP,
+     "model_types": ["deepseek_v3"], "id_pattern": "(?i)deepseek-v3(?![.]\\d)", "detect": "deepseek_v3",
+     "vllm": {"tool": ["deepseek_v3"], "reasoning": []},
+     "sglang": {"tool": ["deepseekv3"], "reasoning": []}},
     {"family": "deepseek-v3.2", "markup": "<｜DSML｜function_calls> blocks",
      "model_types": ["deepseek_v32"], "detect": "deepseek_v32",
      "vllm": {"tool": ["deepseek_v32"], "reasoning": ["deepseek_v3", "deepseek_r1"]},

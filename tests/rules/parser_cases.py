@@ -13,7 +13,7 @@ from tests.rules.builders import a, build
 PRO, SPARK, R5090, H100 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8"
 GPT_OSS, QWEN36, CODER = "openai/gpt-oss-120b", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-30B-A3B-Instruct"
 MINIMAX, DSV31, QWEN3 = "MiniMaxAI/MiniMax-M2.5", "deepseek-ai/DeepSeek-V3.1", "Qwen/Qwen3-30B-A3B"
-GEMMA4 = "google/gemma-4-26B-A4B"
+GEMMA4, DSR1, DSV3 = "google/gemma-4-26B-A4B", "deepseek-ai/DeepSeek-R1", "nvidia/DeepSeek-V3-0324-NVFP4"
 NEMOTRON3, NEMOTRON_H = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4", "nvidia/Nemotron-H-56B-Base-8K"
 AUTO = "--enable-auto-tool-choice"
 
@@ -100,6 +100,14 @@ PARSER_CASES = [
     a("PARSE011", False, "gpt-oss with gpt-oss on sglang", run("sglang==0.5.23", GPT_OSS), *tool("gpt-oss")),
     a("PARSE011", True, "qwen3-coder with qwen25 on sglang", run("sglang==0.5.9", CODER), *tool("qwen25")),
     a("PARSE011", False, "qwen3-coder with qwen3_coder", run("sglang==0.5.9", CODER), *tool("qwen3_coder")),
+    a("PARSE010", True, "deepseek-v3-0324 with the v3.1 parser", run("vllm==0.33.0", DSV3), AUTO,
+      *tool("deepseek_v31")),
+    a("PARSE010", False, "deepseek-v3-0324 with deepseek_v3", run("vllm==0.33.0", DSV3), AUTO, *tool("deepseek_v3")),
+    a("PARSE011", True, "deepseek-r1 with qwen25 on sglang", run("sglang==0.5.9", DSR1), *tool("qwen25")),
+    a("PARSE011", False, "deepseek-r1 with deepseekv3 on sglang", run("sglang==0.5.9", DSR1), *tool("deepseekv3")),
+    a("PARSE015", True, "deepseek-r1, no reasoning parser", run("sglang==0.5.9", DSR1)),
+    a("PARSE015", False, "deepseek-r1 with deepseek-r1", run("sglang==0.5.9", DSR1), *think("deepseek-r1")),
+    a("PARSE015", False, "deepseek-v3 need not reason", run("sglang==0.5.9", DSV3)),
     # PARSE012/PARSE013: the family's reasoning parser
     a("PARSE012", True, "gpt-oss with deepseek_r1", run("vllm==0.33.0", GPT_OSS), *think("deepseek_r1")),
     a("PARSE012", False, "gpt-oss with openai_gptoss", run("vllm==0.33.0", GPT_OSS), *think("openai_gptoss")),
