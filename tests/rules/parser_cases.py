@@ -13,6 +13,7 @@ from tests.rules.builders import a, build
 PRO, SPARK, R5090, H100 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8"
 GPT_OSS, QWEN36, CODER = "openai/gpt-oss-120b", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-30B-A3B-Instruct"
 MINIMAX, DSV31, QWEN3 = "MiniMaxAI/MiniMax-M2.5", "deepseek-ai/DeepSeek-V3.1", "Qwen/Qwen3-30B-A3B"
+GLM47, GLM5 = "zai-org/GLM-4.7", "zai-org/GLM-5"
 GEMMA4, DSR1, DSV3 = "google/gemma-4-26B-A4B", "deepseek-ai/DeepSeek-R1", "nvidia/DeepSeek-V3-0324-NVFP4"
 NEMOTRON3, NEMOTRON_H = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4", "nvidia/Nemotron-H-56B-Base-8K"
 AUTO = "--enable-auto-tool-choice"
@@ -135,6 +136,12 @@ PARSER_CASES = [
     a("PARSE017", True, "gemma-4 on sglang 0.5.10 (gemma4 from 0.5.11)", run("sglang==0.5.10", GEMMA4),
       *tool("pythonic")),
     a("PARSE017", False, "gemma-4 on sglang 0.5.11", run("sglang==0.5.11", GEMMA4), *tool("gemma4")),
+    # PARSE018: GLM-4.7's zero-argument calls crash the GLM parser before 0.15.0
+    a("PARSE018", True, "glm-4.7 with glm47 on 0.14.1", run("vllm==0.14.1", GLM47), AUTO, *tool("glm47")),
+    a("PARSE018", True, "glm-4.7 with glm45 on 0.13.0", run("vllm==0.13.0", GLM47), AUTO, *tool("glm45")),
+    a("PARSE018", False, "glm-4.7 with glm47 on 0.15.0", run("vllm==0.15.0", GLM47), AUTO, *tool("glm47")),
+    a("PARSE018", False, "glm-5 is not glm-4.7", run("vllm==0.14.1", GLM5), AUTO, *tool("glm47")),
+    a("PARSE018", False, "glm-4.7 with hermes (PARSE010's)", run("vllm==0.14.1", GLM47), AUTO, *tool("hermes")),
     # PARSE016/PARSE017: the release predates the family's parser
     a("PARSE016", True, "gemma-4 on 0.18.0 (gemma4 from 0.19.0)", run("vllm==0.18.0", GEMMA4, SPARK), AUTO,
       *tool("pythonic")),
