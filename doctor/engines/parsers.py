@@ -25,6 +25,9 @@ KIND_KEYS = {TOOL: "tool_parsers", REASONING: "reasoning_parsers"}
 FLAGS = {TOOL: "--tool-call-parser", REASONING: "--reasoning-parser"}
 PLUGIN_FLAGS = {TOOL: "--tool-parser-plugin", REASONING: "--reasoning-parser-plugin"}
 AUTO_TOOL_CHOICE = "--enable-auto-tool-choice"
+# the parser flags as users also write them with underscores (vLLM's FlexibleArgumentParser accepts that; a plain
+# argparse parser does not)
+UNDERSCORED = {*FLAGS.values(), *PLUGIN_FLAGS.values()}
 # vLLM's start-up checks (the `if` whose body raises the message, recorded per release by the generator)
 INVALID_CHECK = {TOOL: "invalid_tool_parser", REASONING: "invalid_reasoning_parser"}
 NEEDS_PARSER_CHECK = "auto_tool_choice_needs_parser"
@@ -201,6 +204,9 @@ def view(package: str, display: str, version: str | None, args: Sequence[str], m
             out[kind] = _name_view(package, kind, name, release, args, extra, found)
             out[kind].update(_checks(package, kind, release))
     needs = check_condition(package, NEEDS_PARSER_CHECK, release)
+    out["underscore_flags"] = ", ".join(sorted({str(a).partition("=")[0] for a in args if str(a).startswith("--")
+                                               and "_" in str(a).partition("=")[0]
+                                               and str(a).partition("=")[0].replace("_", "-") in UNDERSCORED}))
     out["auto_tool_choice_without_parser"] = bool(needs) and auto and not tool
     # a release that reads the tool parser only with --enable-auto-tool-choice (vLLM) leaves tool calls in the text
     # without it; harmony models (gpt-oss) are parsed by the harmony path instead

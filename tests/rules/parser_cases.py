@@ -73,6 +73,10 @@ PARSER_CASES = [
     a("PARSE005", False, "deepseek-r1", run("sglang==0.5.10"), *think("deepseek-r1")),
     a("PARSE005", True, "nano_v3 after 0.5.9", run("sglang==0.5.10"), *think("nano_v3")),
     a("PARSE005", False, "nano_v3 at 0.5.9", run("sglang==0.5.9"), *think("nano_v3")),
+    # PARSE019: SGLang's argparse has no underscore spellings
+    a("PARSE019", True, "--reasoning_parser on sglang 0.5.5", run("sglang==0.5.5"), "--reasoning_parser", "kimi_k2"),
+    a("PARSE019", False, "--reasoning-parser on sglang 0.5.5", run("sglang==0.5.5"), *think("kimi_k2")),
+    a("PARSE019", False, "--reasoning_parser on vllm", run("vllm==0.33.0"), "--reasoning_parser", "kimi_k2"),
     # PARSE006/PARSE007: the auto-tool-choice pair
     a("PARSE006", True, "auto without a parser", run("vllm==0.24.0", QWEN36, SPARK), AUTO),
     a("PARSE006", False, "auto with a parser", run("vllm==0.24.0", QWEN36, SPARK), AUTO, *tool("qwen3_coder")),
