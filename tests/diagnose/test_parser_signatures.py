@@ -77,3 +77,10 @@ def test_old_vllm_argparse_line_is_not_sglangs():
     log = "api_server.py: error: argument --tool-call-parser: invalid choice: 'llama3_json' (choose from 'mistral', " \
           "'hermes')\n"
     assert "PARSE004" not in claimed(log)
+
+
+def test_parser_manager_lookups():
+    """The KeyError the managers raise when a name is looked up unregistered (0.9.2 and 0.13+ wordings)."""
+    assert claimed('KeyError: "Tool parser \'qwen3-coder\' not found."\n')[:1] == ["PARSE001"]
+    assert claimed("KeyError: \"tool helper: 'glm45' not found in tool_parsers\"\n")[:1] == ["PARSE001"]
+    assert claimed("KeyError: \"reasoning helper: 'glm45' not found in reasoning_parsers\"\n")[:1] == ["PARSE003"]
