@@ -28,6 +28,7 @@ AUTO_TOOL_CHOICE = "--enable-auto-tool-choice"
 # the parser flags as users also write them with underscores (vLLM's FlexibleArgumentParser accepts that; a plain
 # argparse parser does not)
 UNDERSCORED = {*FLAGS.values(), *PLUGIN_FLAGS.values()}
+NON_THINKING = re.compile(r"(?i)instruct|non-?thinking|no-?think")  # a checkpoint named as a variant without reasoning
 # vLLM's start-up checks (the `if` whose body raises the message, recorded per release by the generator)
 INVALID_CHECK = {TOOL: "invalid_tool_parser", REASONING: "invalid_reasoning_parser"}
 NEEDS_PARSER_CHECK = "auto_tool_choice_needs_parser"
@@ -213,7 +214,7 @@ def view(package: str, display: str, version: str | None, args: Sequence[str], m
     only_with_auto = bool(tool) and out.get(TOOL, {}).get("rejected_only_with_auto_tool_choice", False)
     out["tool_parser_unused"] = only_with_auto and not auto and not (found or {}).get("harmony", False)
     if found is not None:
-        out["family"] = _family_view(found, package, display, release, tool, reasoning)
+        out["family"] = _family_view(found, package, display, release, tool, reasoning, model.id if model else "")
     return out
 
 
@@ -237,7 +238,7 @@ def _checks(package: str, kind: str, release: str) -> dict[str, Any]:
 
 
 def _family_view(entry: dict[str, Any], package: str, display: str, release: str, tool: str | None,
-                 reasoning: str | None) -> dict[str, Any]:
+                 reasoning: str | None, model_id: str = "") -> dict[str, Any]:
     shipped = entry.get(package, {})
     tools = [n for n in shipped.get(TOOL, ()) if n in registered(package, TOOL, release)]
     thinkers = [n for n in shipped.get(REASONING, ()) if n in registered(package, REASONING, release)]
@@ -249,9 +250,12 @@ def _family_view(entry: dict[str, Any], package: str, display: str, release: str
         "name": entry["family"], "markup": entry["markup"], "tool_parsers": ", ".join(tools) or "none",
         "reasoning_parsers": ", ".join(thinkers) or "none", "always_reasons": bool(entry.get("always_reasons")),
         "tool_mismatch": bool(tool and tools and tool in known_tools and tool not in tools),
-        "reasoning_mismatch": bool(reasoning and thinkers and reasoning in known_thinkers
+        # only where no <think>-style parser can work: harmony channels (gpt-oss); elsewhere several reasoning
+        # parsers split the same <think> markers
+        "reasoning_mismatch": bool(entry.get("harmony") and reasoning and thinkers and reasoning in known_thinkers
                                    and reasoning not in thinkers),
-        "reasoning_missing": bool(entry.get("always_reasons")) and not reasoning and bool(thinkers),
+        "reasoning_missing": bool(entry.get("always_reasons")) and not reasoning and bool(thinkers)
+        and not NON_THINKING.search(model_id),
     }
     if shipped.get(TOOL) and not tools:  # the family has a parser, this release predates it
         first = next((r for r in releases(package) if _order(package)[r] > _order(package)[release]

@@ -116,8 +116,10 @@ PARSER_CASES = [
     # PARSE012/PARSE013: the family's reasoning parser
     a("PARSE012", True, "gpt-oss with deepseek_r1", run("vllm==0.33.0", GPT_OSS), *think("deepseek_r1")),
     a("PARSE012", False, "gpt-oss with openai_gptoss", run("vllm==0.33.0", GPT_OSS), *think("openai_gptoss")),
-    a("PARSE013", True, "minimax-m2 with qwen3", run("sglang==0.5.23", MINIMAX), *think("qwen3")),
-    a("PARSE013", False, "minimax-m2 with minimax", run("sglang==0.5.23", MINIMAX), *think("minimax")),
+    a("PARSE013", True, "gpt-oss with qwen3 on sglang", run("sglang==0.5.23", GPT_OSS), *think("qwen3")),
+    a("PARSE013", False, "gpt-oss with gpt-oss on sglang", run("sglang==0.5.23", GPT_OSS), *think("gpt-oss")),
+    a("PARSE013", False, "<think> families are not judged", run("sglang==0.5.23", MINIMAX), *think("qwen3")),
+    a("PARSE012", False, "qwen3.6 with deepseek_r1 is not judged", run("vllm==0.33.0", QWEN36), *think("deepseek_r1")),
     # PARSE014/PARSE015: a family that always reasons, no reasoning parser
     a("PARSE014", True, "minimax-m2 on vllm 0.11.1", run("vllm==0.11.1", MINIMAX)),
     a("PARSE014", False, "vllm 0.11.0 has no minimax_m2 parser", run("vllm==0.11.0", MINIMAX)),
@@ -125,6 +127,7 @@ PARSER_CASES = [
     a("PARSE014", True, "qwen3.6 thinks by default", run("vllm==0.33.0", QWEN36)),
     a("PARSE014", False, "qwen3.6 with qwen3", run("vllm==0.33.0", QWEN36), *think("qwen3")),
     a("PARSE014", False, "qwen3 (no family) without one", run("vllm==0.33.0", QWEN3)),
+    a("PARSE014", False, "a checkpoint named Instruct", run("vllm==0.33.0", "Qwen/Qwen3.6-35B-A3B-Instruct")),
     a("PARSE014", True, "nemotron-3 on 0.17.1", run("vllm==0.17.1", NEMOTRON3, SPARK)),
     a("PARSE014", False, "nemotron-3 on 0.17.0 (no nemotron_v3 yet)", run("vllm==0.17.0", NEMOTRON3, SPARK)),
     a("PARSE014", False, "nemotron-3 with nemotron_v3", run("vllm==0.17.1", NEMOTRON3, SPARK), *think("nemotron_v3")),
