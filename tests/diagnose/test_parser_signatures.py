@@ -84,3 +84,11 @@ def test_parser_manager_lookups():
     assert claimed('KeyError: "Tool parser \'qwen3-coder\' not found."\n')[:1] == ["PARSE001"]
     assert claimed("KeyError: \"tool helper: 'glm45' not found in tool_parsers\"\n")[:1] == ["PARSE001"]
     assert claimed("KeyError: \"reasoning helper: 'glm45' not found in reasoning_parsers\"\n")[:1] == ["PARSE003"]
+
+
+def test_sglang_parser_constructors():
+    """SGLang's own constructors refuse a name that bypassed argparse (the Engine API, a config)."""
+    assert claimed("ValueError: Unsupported tool_call_parser: qwen3-coder\n")[:1] == ["PARSE004"]
+    frame = '  File "/sgl-workspace/sglang/python/sglang/srt/parser/reasoning_parser.py", line 404, in __init__\n'
+    assert claimed(frame + "ValueError: Unsupported model type: deepseek_r1\n")[:1] == ["PARSE005"]
+    assert "PARSE005" not in claimed("ValueError: Unsupported model type: llava_next\n")
