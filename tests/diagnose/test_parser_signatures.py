@@ -92,3 +92,10 @@ def test_sglang_parser_constructors():
     frame = '  File "/sgl-workspace/sglang/python/sglang/srt/parser/reasoning_parser.py", line 404, in __init__\n'
     assert claimed(frame + "ValueError: Unsupported model type: deepseek_r1\n")[:1] == ["PARSE005"]
     assert "PARSE005" not in claimed("ValueError: Unsupported model type: llava_next\n")
+
+
+def test_a_json_decode_error_is_the_parsers_only_beside_a_parser_frame():
+    frame = '  File "/usr/local/lib/python3.12/dist-packages/vllm/tool_parsers/hermes_tool_parser.py", line 98, in x\n'
+    error = "json.decoder.JSONDecodeError: Extra data: line 1 column 52 (char 51)\n"
+    assert claimed(frame + error)[:1] == ["PARSE020"]
+    assert "PARSE020" not in claimed('  File "/app/client.py", line 3, in <module>\n' + error)
