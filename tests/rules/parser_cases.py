@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
-from tests.rules.builders import a, build
+from tests.rules.builders import Case, a, build
 
 PRO, SPARK, R5090, H100 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8"
 GPT_OSS, QWEN36, CODER = "openai/gpt-oss-120b", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-30B-A3B-Instruct"
@@ -160,4 +160,24 @@ PARSER_CASES = [
     a("PARSE016", False, "0.11.1 has minimax_m2", run("vllm==0.11.1", MINIMAX), AUTO, *tool("minimax")),
     a("PARSE017", True, "minimax-m2 on sglang 0.5.4 with qwen25", run("sglang==0.5.4", MINIMAX), *tool("qwen25")),
     a("PARSE017", False, "0.5.4.post1 has minimax-m2", run("sglang==0.5.4.post1", MINIMAX), *tool("minimax-m2")),
+]
+
+
+def logged(rule: str, fires: bool, why: str, engine: str, shown: tuple[str, ...] | None = None) -> Case:
+    """An engine run as `diagnose` rebuilds it, with `shown` (default: the rule itself) as the rules whose
+    signatures the log showed; `shown=()` is `check` (no log)."""
+    log = None if shown == () else {"signatures": [rule] if shown is None else list(shown)}
+    return Case(rule, fires, lambda: build(PRO, None, (engine,)), (), (), why,
+                (lambda: {"image": None, "recipe": None, "log": log}) if log is not None else None)
+
+
+# PARSE020/PARSE021 explain a parser's failure line only: they fire in the engine's own run when the log showed it
+PARSER_LOG_CASES = [
+    logged("PARSE020", True, "vllm parser line", "vllm==0.33.0"),
+    logged("PARSE020", False, "check: no log", "vllm==0.33.0", shown=()),
+    logged("PARSE020", False, "another rule's line", "vllm==0.33.0", shown=("PARSE001",)),
+    logged("PARSE020", False, "an sglang run", "sglang==0.5.23"),
+    logged("PARSE021", True, "sglang detector line", "sglang==0.5.23"),
+    logged("PARSE021", False, "check: no log", "sglang==0.5.23", shown=()),
+    logged("PARSE021", False, "a vllm run", "vllm==0.33.0"),
 ]

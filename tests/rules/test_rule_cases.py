@@ -1140,6 +1140,16 @@ def _fixpr_sgl_cases():
 CASES += _fixpr_sgl_cases()
 
 
+def _parser_log_cases():
+    """PARSE020/PARSE021 read from a log (rules/parsers.toml): tests/rules/parser_cases.py."""
+    from tests.rules.parser_cases import PARSER_LOG_CASES
+
+    return PARSER_LOG_CASES
+
+
+CASES += _parser_log_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
