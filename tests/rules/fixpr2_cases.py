@@ -1,0 +1,52 @@
+"""Positive and boundary cases for the rules of task fixpr2 (rules/fixpr2.toml: VLLM260-VLLM299, SGL400-SGL439,
+FI120-FI139). test_rule_cases.py runs them; tests/rules/test_error_boundaries.py sweeps each error rule's bounds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build
+
+PRO, SPARK, R5090, H100, B200 = "rtx-pro-6000", "dgx-spark", "rtx-5090", "h100-sxm-x8", "b200-x8"
+QWEN3 = "Qwen/Qwen3-8B"
+QWEN_FP8 = "Qwen/Qwen3-30B-A3B-FP8"  # block FP8 (128x128), MoE
+
+
+def sglang(version: str, model: str = QWEN3, profile: str = PRO, env: dict[str, str] | None = None
+           ) -> Callable[[], Facts]:
+    return lambda: build(profile, model, (f"sglang=={version}",), env=env)
+
+
+PDMUX = ("--enable-pdmux",)
+
+FIXPR2_CASES = [
+    # SGL400: get_arch_constraints() maps majors 6-9 only, from 0.5.4.post2 (first pdmux) to 0.5.23
+    a("SGL400", True, "0.5.20 --enable-pdmux on an RTX PRO 6000 (sglang#32933)", sglang("0.5.20"), *PDMUX),
+    a("SGL400", True, "0.5.4.post2: first release with PD multiplexing, GB10", sglang("0.5.4.post2", profile=SPARK),
+      *PDMUX),
+    a("SGL400", True, "0.5.23: still no 12.x branch, 5090", sglang("0.5.23", profile=R5090), *PDMUX),
+    a("SGL400", False, "0.5.4.post1 has no PD multiplexing", sglang("0.5.4.post1"), *PDMUX),
+    a("SGL400", False, "flag not given", sglang("0.5.20")),
+    a("SGL400", False, "a pdmux config file may give manual_divisions", sglang("0.5.20"), *PDMUX,
+      "--pdmux-config-path", "pdmux.yaml"),
+    a("SGL400", False, "Hopper (9.0) is in the table", sglang("0.5.20", profile=H100), *PDMUX),
+    a("SGL400", False, "B200 (10.0): the same raise, not an SM12x finding", sglang("0.5.20", profile=B200), *PDMUX),
+]
+
+DG_GEMM, DG_MOE = ("--fp8-gemm-backend", "deep_gemm"), ("--moe-runner-backend", "deep_gemm")
+
+FIXPR2_CASES += [
+    # SGL401: the DeepGEMM gate / SM120 probe test `sm == 120`, so GB10 (121) keeps DeepGEMM on (0.5.13-0.5.20)
+    a("SGL401", True, "0.5.18 GB10, --fp8-gemm-backend deep_gemm", sglang("0.5.18", QWEN_FP8, SPARK), *DG_GEMM),
+    a("SGL401", True, "0.5.13 GB10: first release with the == 120 gate", sglang("0.5.13", QWEN_FP8, SPARK), *DG_GEMM),
+    a("SGL401", True, "0.5.20 GB10, DeepGEMM MoE runner", sglang("0.5.20", QWEN_FP8, SPARK), *DG_MOE),
+    a("SGL401", False, "0.5.21 probes 120 and 121 alike", sglang("0.5.21", QWEN_FP8, SPARK), *DG_GEMM),
+    a("SGL401", False, "0.5.12.post1: no SM12x gate at all (DG001/DG002's era)", sglang("0.5.12.post1", QWEN_FP8,
+                                                                                     SPARK), *DG_GEMM),
+    a("SGL401", False, "12.0 takes the gate", sglang("0.5.18", QWEN_FP8, PRO), *DG_GEMM),
+    a("SGL401", False, "no DeepGEMM request: auto stays off DeepGEMM", sglang("0.5.18", QWEN_FP8, SPARK)),
+    a("SGL401", False, "DeepGEMM switched off", sglang("0.5.18", QWEN_FP8, SPARK,
+                                                      env={"SGLANG_ENABLE_JIT_DEEPGEMM": "0"}), *DG_GEMM),
+    a("SGL401", False, "Hopper: DeepGEMM's home", sglang("0.5.18", QWEN_FP8, H100), *DG_GEMM),
+]
