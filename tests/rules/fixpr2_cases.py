@@ -50,3 +50,35 @@ FIXPR2_CASES += [
                                                       env={"SGLANG_ENABLE_JIT_DEEPGEMM": "0"}), *DG_GEMM),
     a("SGL401", False, "Hopper: DeepGEMM's home", sglang("0.5.18", QWEN_FP8, H100), *DG_GEMM),
 ]
+
+DSV4 = "deepseek-ai/DeepSeek-V4-Flash-0731"
+DSPARK = ("--tp-size", "8", "--speculative-algorithm", "DSPARK")
+PRO8 = "rtx-pro-6000-x8"
+
+
+def sglang_fi(version: str, flashinfer: str, model: str = DSV4, profile: str = PRO8,
+              env: dict[str, str] | None = None) -> Callable[[], Facts]:
+    return lambda: build(profile, model, (f"sglang=={version}", f"flashinfer-python=={flashinfer}"), env=env)
+
+
+FIXPR2_CASES += [
+    # FI120: DSpark's SWA index width 192 has no FlashInfer SM120 sparse-MLA instantiation before 0.6.18
+    a("FI120", True, "0.5.16 with its pin 0.6.14, DSPARK (sglang#33407)", sglang_fi("0.5.16", "0.6.14"), *DSPARK),
+    a("FI120", True, "0.5.18 with its pin 0.6.17, GB10", sglang_fi("0.5.18", "0.6.17", profile=SPARK),
+      "--speculative-algorithm", "DSPARK"),
+    a("FI120", True, "lower-case algorithm name", sglang_fi("0.5.17", "0.6.15.post1"),
+      "--tp-size", "8", "--speculative-algorithm", "dspark"),
+    a("FI120", False, "FlashInfer 0.6.18 has top-k 192/256", sglang_fi("0.5.18", "0.6.18"), *DSPARK),
+    a("FI120", False, "0.5.19 with its pin 0.6.18", sglang_fi("0.5.19", "0.6.18"), *DSPARK),
+    a("FI120", False, "FlashInfer 0.6.13 has no SM120 sparse MLA at all", sglang_fi("0.5.16", "0.6.13"), *DSPARK),
+    a("FI120", False, "0.5.15 has no DSPARK", sglang_fi("0.5.15", "0.6.14"), *DSPARK),
+    a("FI120", False, "no speculative decoding", sglang_fi("0.5.18", "0.6.17"), "--tp-size", "8"),
+    a("FI120", False, "EAGLE/MTP draft: top-k widths the tables have", sglang_fi("0.5.18", "0.6.17"),
+      "--tp-size", "8", "--speculative-algorithm", "EAGLE"),
+    a("FI120", False, "Triton sparse-MLA fallback", sglang_fi("0.5.18", "0.6.17",
+                                                              env={"SGLANG_SM120_FLASHMLA_BACKEND": "triton"}), *DSPARK),
+    a("FI120", False, "not DeepSeek-V4", sglang_fi("0.5.18", "0.6.17", model="deepseek-ai/DeepSeek-V3.2"), *DSPARK),
+    a("FI120", False, "Hopper runs FlashMLA, not the SM120 module", sglang_fi("0.5.18", "0.6.17", profile=H100),
+      *DSPARK),
+    a("FI120", False, "B200 runs trtllm-gen sparse MLA", sglang_fi("0.5.18", "0.6.17", profile=B200), *DSPARK),
+]
