@@ -64,3 +64,28 @@ def test_deepgemms_assert_on_gb10_is_sgl401s():
 def test_deepgemms_assert_elsewhere_is_not_sgl401s():
     assert "SGL401" not in claimed(DEEPGEMM_GB10, profile("dgx-spark", "sglang==0.5.21"))  # probes 121 too
     assert "SGL401" not in claimed(DEEPGEMM_GB10.replace("GB10, capability (12, 1)", "H100, capability (9, 0)"))
+
+
+VLLM_REFUSAL = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/models/deepseek_v4/nvidia/flashinfer_sparse.py", '
+                "line 594, in __init__\n"
+                "RuntimeError: FLASHINFER_MLA_SPARSE_DSV4 on SM120 requires a FlashInfer DSV4 sparse MLA decode "
+                "specialization for (num_q_heads=16, top_k=192). Install a FlashInfer build containing "
+                "flashinfer-ai/flashinfer#4380.\n")
+VLLM_DSPARK_ABORT = ("INFO 08-03 [arg_utils.py] speculative_config={'method': 'dspark', 'num_speculative_tokens': 7}\n"
+                     "(Worker_TP0 pid=311) ERROR [multiproc_executor.py] tvm.error.InternalError: Check failed: "
+                     "num_tokens > 64 (7 vs. 64) : Decode (num_tokens <= 64) must go through "
+                     "sparse_mla_sm120_decode_dsv3_2 or sparse_mla_sm120_decode_dsv4; got num_tokens=7\n")
+
+
+def test_vllms_own_refusal_is_fi121s():
+    assert claimed(VLLM_REFUSAL, profile("rtx-pro-6000-x8", "vllm==0.28.0"))[:1] == ["FI121"]
+
+
+def test_vllms_dspark_abort_is_fi121s_and_not_the_sglang_rule():
+    named = claimed(VLLM_DSPARK_ABORT, profile("dgx-spark", "vllm==0.26.0"))
+    assert named[:1] == ["FI121"]
+    assert "FI120" not in named  # an SGLang rule stays out of a vLLM log
+
+
+def test_vllms_dspark_abort_off_sm12x_is_not_fi121s():
+    assert "FI121" not in claimed(VLLM_DSPARK_ABORT, profile("h100-sxm-x8", "vllm==0.26.0"))

@@ -82,3 +82,31 @@ FIXPR2_CASES += [
       *DSPARK),
     a("FI120", False, "B200 runs trtllm-gen sparse MLA", sglang_fi("0.5.18", "0.6.17", profile=B200), *DSPARK),
 ]
+
+DSPARK_CONFIG = ("--tensor-parallel-size", "8", "--kv-cache-dtype", "fp8",
+                 "--speculative-config", '{"method": "dspark", "num_speculative_tokens": 7}')
+MTP_CONFIG = ("--tensor-parallel-size", "8", "--kv-cache-dtype", "fp8",
+              "--speculative-config", '{"method": "mtp", "num_speculative_tokens": 1}')
+
+
+def vllm_fi(version: str, flashinfer: str | None = None, model: str = DSV4, profile: str = PRO8
+            ) -> Callable[[], Facts]:
+    engines = (f"vllm=={version}",) + ((f"flashinfer-python=={flashinfer}",) if flashinfer else ())
+    return lambda: build(profile, model, engines)
+
+
+FIXPR2_CASES += [
+    # FI121: vLLM's DSpark draft width (256 before 0.28, 192 from 0.28) has no FlashInfer SM120 kernel before 0.6.18
+    a("FI121", True, "vLLM 0.26.0 on its pin 0.6.14", vllm_fi("0.26.0"), *DSPARK_CONFIG),
+    a("FI121", True, "vLLM 0.28.0 on its pin 0.6.16.post3, GB10", vllm_fi("0.28.0", profile=SPARK),
+      "--kv-cache-dtype", "fp8", "--speculative-config", '{"method": "dspark", "num_speculative_tokens": 5}'),
+    a("FI121", True, "vLLM 0.27.1 with FlashInfer 0.6.17", vllm_fi("0.27.1", "0.6.17"), *DSPARK_CONFIG),
+    a("FI121", False, "vLLM 0.29.0 pins 0.6.18", vllm_fi("0.29.0"), *DSPARK_CONFIG),
+    a("FI121", False, "FlashInfer 0.6.18 beside 0.27.1", vllm_fi("0.27.1", "0.6.18"), *DSPARK_CONFIG),
+    a("FI121", False, "vLLM 0.25.1: before the DSpark widths read", vllm_fi("0.25.1", "0.6.14"), *DSPARK_CONFIG),
+    a("FI121", False, "MTP drafting", vllm_fi("0.26.0"), *MTP_CONFIG),
+    a("FI121", False, "no speculative decoding", vllm_fi("0.26.0"), "--tensor-parallel-size", "8"),
+    a("FI121", False, "not DeepSeek-V4", vllm_fi("0.26.0", model="deepseek-ai/DeepSeek-V3.2"), *DSPARK_CONFIG),
+    a("FI121", False, "Hopper", vllm_fi("0.26.0", profile=H100), *DSPARK_CONFIG),
+    a("FI121", False, "B200", vllm_fi("0.26.0", profile=B200), *DSPARK_CONFIG),
+]
