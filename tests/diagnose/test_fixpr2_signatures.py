@@ -89,3 +89,17 @@ def test_vllms_dspark_abort_is_fi121s_and_not_the_sglang_rule():
 
 def test_vllms_dspark_abort_off_sm12x_is_not_fi121s():
     assert "FI121" not in claimed(VLLM_DSPARK_ABORT, profile("h100-sxm-x8", "vllm==0.26.0"))
+
+
+FMHAV2_REFUSAL = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/arg_groups/attention_hook.py", line 218, in '
+                  "handle_attention_backend_compatibility\n"
+                  "ValueError: TRTLLM FMHAv2 prefill on SM120 does not support fp8_e4m3 KV cache or skip-softmax.\n")
+
+
+def test_sglangs_own_fmhav2_fp8_refusal_is_sgl243s():
+    assert claimed(FMHAV2_REFUSAL)[:1] == ["SGL243"]
+    assert claimed(FMHAV2_REFUSAL, profile("dgx-spark", "sglang==0.5.21"))[:1] == ["SGL243"]
+
+
+def test_the_fmhav2_refusal_with_a_release_before_the_sm120_prefill_is_not_sgl243s():
+    assert "SGL243" not in claimed(FMHAV2_REFUSAL, profile("rtx-pro-6000", "sglang==0.5.18"))
