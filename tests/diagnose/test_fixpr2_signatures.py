@@ -103,3 +103,12 @@ def test_sglangs_own_fmhav2_fp8_refusal_is_sgl243s():
 
 def test_the_fmhav2_refusal_with_a_release_before_the_sm120_prefill_is_not_sgl243s():
     assert "SGL243" not in claimed(FMHAV2_REFUSAL, profile("rtx-pro-6000", "sglang==0.5.18"))
+
+
+def test_the_bare_check_line_from_a_dspark_warmup_is_fi120s():
+    log = ("Initialized DSpark draft runner. attention_backend=dsv4, model=DeepseekV4ForCausalLMDSpark, gamma=5\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/flashinfer/mla/_sparse_mla_sm120.py", line 548, in '
+           "_sparse_mla_sm120_paged_attention\n"
+           "TVM_FFI_ICHECK_GT(num_tokens, 64)\n")
+    assert claimed(log, profile("rtx-5090", "sglang==0.5.16"))[:1] == ["FI120"]
+    assert "FI120" not in claimed(log, profile("b200-x8", "sglang==0.5.16"))
