@@ -1,4 +1,4 @@
-"""The signatures of rules/fixpr2.toml on the lines the reports quote (sglang#32933's pdmux traceback is a whole
+"""The signatures of rules/sglang_fixpr2.toml on the lines the reports quote (sglang#32933's pdmux traceback is a whole
 issue body in bodies.toml; sglang#33943 and sglang#33134 are logs here) and on the raise strings of the wheels the
 rules read. Each must stay unclaimed where the log or the stated machine shows another GPU or another cause."""
 
@@ -91,8 +91,8 @@ def test_vllms_dspark_abort_off_sm12x_is_not_fi121s():
     assert "FI121" not in claimed(VLLM_DSPARK_ABORT, profile("h100-sxm-x8", "vllm==0.26.0"))
 
 
-FMHAV2_REFUSAL = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/arg_groups/attention_hook.py", line 218, in '
-                  "handle_attention_backend_compatibility\n"
+FMHAV2_REFUSAL = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/arg_groups/attention_hook.py", '
+                  "line 218, in handle_attention_backend_compatibility\n"
                   "ValueError: TRTLLM FMHAv2 prefill on SM120 does not support fp8_e4m3 KV cache or skip-softmax.\n")
 
 

@@ -1,4 +1,4 @@
-"""Positive and boundary cases for the rules of task fixpr2 (rules/fixpr2.toml: VLLM260-VLLM299, SGL400-SGL439,
+"""Positive and boundary cases for the rules of task fixpr2 (rules/sglang_fixpr2.toml: VLLM260-VLLM299, SGL400-SGL439,
 FI120-FI139). test_rule_cases.py runs them; tests/rules/test_error_boundaries.py sweeps each error rule's bounds."""
 
 from __future__ import annotations

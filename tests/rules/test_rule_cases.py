@@ -1141,7 +1141,7 @@ CASES += _fixpr_sgl_cases()
 
 
 def _fixpr2_cases():
-    """vLLM / SGLang / FlashInfer SM12x fixes and gates, second round (rules/fixpr2.toml): fixpr2_cases.py."""
+    """vLLM / SGLang / FlashInfer SM12x fixes and gates, second round (rules/sglang_fixpr2.toml): fixpr2_cases.py."""
     from tests.rules.fixpr2_cases import FIXPR2_CASES
 
     return FIXPR2_CASES
