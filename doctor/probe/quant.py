@@ -205,7 +205,7 @@ def _modelopt(q: dict[str, Any], source: str) -> Quantization:
         scheme=scheme or "unknown", method="modelopt", bits=bits,
         group_size=_int(group, "group_size") if group else _formats().MODELOPT_GROUPS.get(scheme),
         block_shape=(128, 128) if scheme == "fp8-block" else None,
-        ignored=ignored, kv_cache_dtype=kv, source=source))
+        ignored=ignored, kv_cache_dtype=kv, source=source, algo=algo or None))
     return dataclasses.replace(out, modules=tuple(modules)) if modules else out
 
 

@@ -1,0 +1,91 @@
+"""What a pasted loader line about a quantized checkpoint means, read from the derived quantization rows of
+doctor/data/derived/model_support.json (doctor/engines/quant_support.py): the signatures of rules/loader.toml
+capture the ModelOpt list a vLLM release printed (`log_modelopt_algos`), the checkpoint's `quant_algo`
+(`log_quant_algo`) and an unknown `quant_method` (`log_quant_method`); `log.quant` says which releases print
+that list, which release first accepts the algo, and which releases register the method."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import re2
+
+from doctor.engines import model_support as table
+from doctor.engines import quant_support
+
+GROUPS = ("log_modelopt_algos", "log_quant_algo", "log_quant_method")
+QUOTED = re2.compile(r"['\"]([A-Za-z0-9_]+)['\"]")
+
+
+def _captured(hits: Sequence[Any]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for hit in hits:
+        for group in GROUPS:
+            if hit.groups.get(group):
+                found.setdefault(group, hit.groups[group])
+    return found
+
+
+def quant_log_view(hits: Sequence[Any]) -> dict[str, Any]:
+    """`log.quant` for the rules that explain such a line ({} when no signature captured one)."""
+    names = _captured(hits)
+    if not names:
+        return {}
+    view: dict[str, Any] = {}
+    if "log_modelopt_algos" in names:
+        view.update(_modelopt_list(names["log_modelopt_algos"], names.get("log_quant_algo")))
+    if "log_quant_method" in names:
+        view.update(_method(names["log_quant_method"]))
+    return {"quant": view}
+
+
+def _modelopt_list(text: str, algo: str | None) -> dict[str, Any]:
+    printed = sorted(set(QUOTED.findall(text)))  # type: ignore[arg-type]
+    releases = [r for r in table.releases("vllm") if quant_support.accepted_algos("vllm", r) == printed]
+    newest = releases[-1] if releases else None
+    span = (f"{releases[0]}-{releases[-1]}" if len(releases) > 1 else releases[0]) if releases else \
+        "no tabulated release (a source build or an NGC build of another commit)"
+    later = _added_after(newest, printed)
+    out = {"printed": ", ".join(printed), "printed_by": span, "added_later": later or "none up to the data"}
+    if algo:
+        algo = algo.upper()
+        first = table.first_release("vllm", quant_support.MODELOPT_ALGOS, algo, after=newest)
+        out["algo"] = algo
+        out["fix"] = (f"pip install 'vllm>={first}' (vLLM {first} is the first release after {newest or 'it'} whose "
+                      f"ModelOpt config accepts quant_algo {algo}, derived from its wheel)" if first else
+                      f"no vLLM release up to {table.newest('vllm')} accepts ModelOpt quant_algo {algo}: re-export the "
+                      "checkpoint with a format vLLM lists (hf_ptq.py --qformat nvfp4 or fp8), or serve it with "
+                      "SGLang or TensorRT-LLM")
+    else:
+        out["fix"] = (f"compare the checkpoint's quant_algo (hf_quant_config.json, or config.json's "
+                      f"quantization_config) with what later vLLM releases accept: {later}" if later else
+                      "no later vLLM release accepts more ModelOpt formats; re-export the checkpoint "
+                      "(hf_ptq.py --qformat nvfp4 or fp8)")
+    return out
+
+
+def _added_after(release: str | None, printed: list[str]) -> str:
+    """Each ModelOpt algo a later release accepts that the printed list lacks, with its first release."""
+    added = []
+    for algo in table.names("vllm", quant_support.MODELOPT_ALGOS):
+        if algo in printed:
+            continue
+        first = table.first_release("vllm", quant_support.MODELOPT_ALGOS, algo, after=release)
+        if first:
+            added.append((first, algo))
+    added.sort(key=lambda pair: table.releases("vllm").index(pair[0]))
+    return ", ".join(f"{algo} from {first}" for first, algo in added)
+
+
+def _method(method: str) -> dict[str, Any]:
+    method = method.lower()
+    spans = {name: table.span_text(name, quant_support.QUANT_METHODS, method) for name in table.engines()}
+    text = "; ".join(f"{_display(name)} registers `{method}` in {span}" if span != "none" else
+                     f"no {_display(name)} release up to {table.newest(name)} registers `{method}`"
+                     for name, span in spans.items())
+    return {"method": method, "method_text": text, "method_known": any(s != "none" for s in spans.values())}
+
+
+def _display(engine: str) -> str:
+    return {"vllm": "vLLM", "sglang": "SGLang"}.get(engine, engine)

@@ -1,0 +1,68 @@
+"""Cases of "the engine's loader cannot read this checkpoint" (CKPT010-CKPT013, rules/loader.toml), read from the
+derived quantization rows of doctor/data/derived/model_support.json. Each positive has negatives just outside it:
+the release just before and at the first one that accepts the ModelOpt quant_algo (or the last that registers
+bitsandbytes), another quant_algo or method, a release newer than the data (not derived). The loaders do not gate
+on the GPU: the same deployment on Hopper (9.0) and datacenter Blackwell (10.0) fails the same way, so those cases
+fire alike."""
+
+from __future__ import annotations
+
+from tests.rules.builders import Case, a, build
+
+MIXED = "nvidia/Qwen3.6-35B-A3B-NVFP4"  # a ModelOpt MIXED_PRECISION export (FP8 + W4A16_NVFP4 layers)
+NVFP4 = "nvidia/Qwen3-30B-A3B-NVFP4"  # ModelOpt quant_algo NVFP4
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+BNB = {"scheme": "bnb-4bit", "method": "bitsandbytes", "bits": 4, "source": "config.json"}
+SPARK, R5090, PRO, H100, B200 = "dgx-spark", "rtx-5090", "rtx-pro-6000", "h100-sxm-x8", "b200-x8"
+
+
+def vl(version, model=MIXED, profile=SPARK, quant=None):
+    return lambda: build(profile, model, (f"vllm=={version}",), quant=quant)
+
+
+def sg(version, model=MIXED, profile=SPARK, quant=None):
+    return lambda: build(profile, model, (f"sglang=={version}",), quant=quant)
+
+
+LOADER_CASES = [
+    # CKPT010: the release's ModelOpt QUANT_ALGOS lacks the checkpoint's quant_algo
+    a("CKPT010", True, "MIXED_PRECISION on 0.15.1 (NGC vllm:26.02-py3, vllm#37854)", vl("0.15.1")),
+    a("CKPT010", True, "MIXED_PRECISION on 0.16.0, the release before the first that accepts it", vl("0.16.0")),
+    a("CKPT010", False, "MIXED_PRECISION on 0.17.0, the first release that accepts it", vl("0.17.0")),
+    a("CKPT010", False, "MIXED_PRECISION on 0.33.0", vl("0.33.0")),
+    a("CKPT010", True, "on Hopper too: the loader does not gate on the GPU", vl("0.16.0", profile=H100)),
+    a("CKPT010", True, "on datacenter Blackwell too", vl("0.16.0", profile=B200)),
+    a("CKPT010", True, "on an RTX 5090 (12.0)", vl("0.16.0", profile=R5090)),
+    a("CKPT010", False, "NVFP4 on 0.9.2, the first tabulated release (accepted there)", vl("0.9.2", model=NVFP4)),
+    a("CKPT010", True, "W4A16_NVFP4 on 0.20.2, the release before the first that accepts it",
+      vl("0.20.2", model=NVFP4, quant={"algo": "W4A16_NVFP4"})),
+    a("CKPT010", False, "W4A16_NVFP4 on 0.21.0", vl("0.21.0", model=NVFP4, quant={"algo": "W4A16_NVFP4"})),
+    a("CKPT010", True, "MXFP8 on 0.15.1 (accepted from 0.16.0)", vl("0.15.1", model=NVFP4, quant={"algo": "MXFP8"})),
+    a("CKPT010", False, "MXFP8 on 0.16.0", vl("0.16.0", model=NVFP4, quant={"algo": "MXFP8"})),
+    a("CKPT010", True, "FP8_PB_WO on 0.13.0 (accepted from 0.14.0)", vl("0.13.0", model=NVFP4,
+                                                                        quant={"algo": "FP8_PB_WO"})),
+    a("CKPT010", False, "FP8_PB_WO on 0.14.0", vl("0.14.0", model=NVFP4, quant={"algo": "FP8_PB_WO"})),
+    a("CKPT010", True, "W4A8_AWQ: no release accepts it (the newest included)",
+      vl("0.33.0", model=NVFP4, quant={"algo": "W4A8_AWQ"})),
+    a("CKPT010", False, "a release newer than the data: not derived", vl("0.99.0")),
+    a("CKPT010", False, "not a ModelOpt checkpoint", vl("0.16.0", model=LLAMA)),
+    a("CKPT010", False, "SGLang: its ModelOpt parsing is not tabulated", sg("0.5.9")),
+    # CKPT012: vLLM 0.28.0 removed bitsandbytes
+    a("CKPT012", True, "bitsandbytes on 0.28.0, the first release without it", vl("0.28.0", model=LLAMA, quant=BNB,
+                                                                                 profile=R5090)),
+    a("CKPT012", True, "bitsandbytes on 0.33.0", vl("0.33.0", model=LLAMA, quant=BNB, profile=R5090)),
+    a("CKPT012", False, "bitsandbytes on 0.27.1, the last release with it", vl("0.27.1", model=LLAMA, quant=BNB,
+                                                                              profile=R5090)),
+    a("CKPT012", True, "on Hopper too", vl("0.28.0", model=LLAMA, quant=BNB, profile=H100)),
+    a("CKPT012", False, "a GPTQ checkpoint on 0.28.0", vl("0.28.0", model=LLAMA, profile=R5090, quant={
+        "scheme": "int4-w4a16", "method": "gptq", "bits": 4, "source": "config.json"})),
+    a("CKPT012", False, "auto-round on 0.28.0: INC's override may take it (not a registered name, not claimed)",
+      vl("0.28.0", model=LLAMA, profile=R5090, quant={"scheme": "int4-w4a16", "method": "auto-round", "bits": 4,
+                                                       "source": "config.json"})),
+    a("CKPT012", False, "bitsandbytes on SGLang 0.5.9 (registered from 0.5.8)", sg("0.5.9", model=LLAMA, quant=BNB,
+                                                                                   profile=R5090)),
+    a("CKPT012", False, "bitsandbytes on a vLLM newer than the data: not derived", vl("0.99.0", model=LLAMA,
+                                                                                       quant=BNB, profile=R5090)),
+]
+
+_: list[Case] = LOADER_CASES

@@ -1,0 +1,108 @@
+"""Static readers for what an engine release's loader accepts from a quantized checkpoint, used by
+tools/model_support.py (its `quant_methods`, `quant_methods_via_vllm` and `modelopt_algos` rows):
+
+- vLLM: the `quant_method` names `QuantizationMethods` (a `Literal[...]`) registers in
+  `vllm/model_executor/layers/quantization/__init__.py` (what `ModelConfig._verify_quantization` checks before it
+  raises "Unknown quantization method"), and the ModelOpt `quant_algo` values `QUANT_ALGOS` in `modelopt.py`
+  admits (a list literal up to 0.28, `[*LINEAR_ALGOS, "MIXED_PRECISION"]` from 0.31): every other value makes
+  `ModelOpt*Config.from_config` raise "ModelOpt currently only supports: [...]";
+- SGLang: the keys of `BASE_QUANTIZATION_METHODS` in `sglang/srt/layers/quantization/__init__.py` with the
+  `BASE_QUANTIZATION_METHODS.update({...})` blocks a CUDA machine runs (an `if` whose test calls `is_cuda()`),
+  and, apart, `VLLM_QUANTIZATION_METHODS` (registered only with vLLM installed, up to 0.5.x).
+
+Everything is read with `ast`: nothing is imported."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+VLLM_QUANT_INIT = "vllm/model_executor/layers/quantization/__init__.py"
+VLLM_MODELOPT = "vllm/model_executor/layers/quantization/modelopt.py"
+SGLANG_QUANT_INIT = "sglang/srt/layers/quantization/__init__.py"
+
+
+def _name_targets(node: ast.stmt) -> list[str]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+        else []
+    return [t.id for t in targets if isinstance(t, ast.Name)]
+
+
+def _strings(node: ast.AST | None) -> list[str]:
+    """The string constants of a list, tuple or subscript slice (`Literal["a", "b"]`)."""
+    if node is None:
+        return []
+    elts = node.elts if isinstance(node, ast.List | ast.Tuple) else [node]
+    return [e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+
+def _module_values(tree: ast.Module) -> dict[str, ast.AST]:
+    return {name: node.value for node in tree.body for name in _name_targets(node) if node.value is not None}
+
+
+def vllm_quant_methods(source: str) -> set[str]:
+    """`QuantizationMethods = Literal[...]` (every release read), else a `QUANTIZATION_METHODS` list literal."""
+    values = _module_values(ast.parse(source))
+    literal = values.get("QuantizationMethods")
+    if isinstance(literal, ast.Subscript):
+        return set(_strings(literal.slice))
+    return set(_strings(values.get("QUANTIZATION_METHODS")))
+
+
+def vllm_modelopt_algos(source: str) -> set[str]:
+    """`QUANT_ALGOS`: a list of strings, or starred names of module-level dicts or lists (their keys/items)."""
+    values = _module_values(ast.parse(source))
+    found: set[str] = set()
+    node = values.get("QUANT_ALGOS")
+    for element in node.elts if isinstance(node, ast.List | ast.Tuple) else []:
+        if isinstance(element, ast.Starred) and isinstance(element.value, ast.Name):
+            named = values.get(element.value.id)
+            keys = named.keys if isinstance(named, ast.Dict) else getattr(named, "elts", [])
+            found |= {k.value for k in keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        else:
+            found |= set(_strings(element))
+    return found
+
+
+def _dict_keys(node: Any) -> set[str]:
+    if not isinstance(node, ast.Dict):
+        return set()
+    return {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+
+
+def _update_keys(body: list[ast.stmt], name: str) -> set[str]:
+    keys: set[str] = set()
+    for node in body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update" \
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == name and call.args:
+            keys |= _dict_keys(call.args[0])
+    return keys
+
+
+def _on_cuda(test: ast.expr) -> bool | None:
+    """What an `if` test gives on a CUDA machine: `is_cuda()` is true, the other platform probes (`is_hip()`,
+    `is_npu()`, ...) false, anything else unknown (None)."""
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id.startswith("is_"):
+        return test.func.id == "is_cuda"
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _on_cuda(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        parts = [_on_cuda(v) for v in test.values]
+        if isinstance(test.op, ast.Or):
+            return True if True in parts else None if None in parts else False
+        return False if False in parts else None if None in parts else True
+    return None
+
+
+def sglang_quant_methods(source: str) -> dict[str, set[str]]:
+    """{"quant_methods": registered on CUDA, "quant_methods_via_vllm": registered only with vLLM installed}."""
+    tree = ast.parse(source)
+    values = _module_values(tree)
+    base = _dict_keys(values.get("BASE_QUANTIZATION_METHODS")) | _update_keys(tree.body, "BASE_QUANTIZATION_METHODS")
+    for node in tree.body:
+        if isinstance(node, ast.If) and _on_cuda(node.test) is True:
+            base |= _update_keys(node.body, "BASE_QUANTIZATION_METHODS")
+    via_vllm = _dict_keys(values.get("VLLM_QUANTIZATION_METHODS")) - base
+    return {"quant_methods": base, "quant_methods_via_vllm": via_vllm}
