@@ -14,7 +14,7 @@ import re2
 from doctor.engines import model_support as table
 from doctor.engines import quant_support
 
-GROUPS = ("log_modelopt_algos", "log_quant_algo", "log_quant_method")
+GROUPS = ("log_modelopt_algos", "log_quant_algo", "log_quant_method", "log_quant_config", "log_quant_arg")
 QUOTED = re2.compile(r"['\"]([A-Za-z0-9_]+)['\"]")
 
 
@@ -37,6 +37,8 @@ def quant_log_view(hits: Sequence[Any]) -> dict[str, Any]:
         view.update(_modelopt_list(names["log_modelopt_algos"], names.get("log_quant_algo")))
     if "log_quant_method" in names:
         view.update(_method(names["log_quant_method"]))
+    if "log_quant_config" in names and "log_quant_arg" in names:
+        view.update(config_method=names["log_quant_config"], arg_method=names["log_quant_arg"])
     return {"quant": view}
 
 

@@ -67,4 +67,20 @@ def view(package: str, version: str, model: Model | None) -> dict[str, Any] | No
     out.update(status="derived", **_method(package, release, method))
     if method == "modelopt" and quant.algo and table.names(package, MODELOPT_ALGOS):
         out["modelopt"] = _modelopt(package, release, quant.algo.upper())
+    if package == "sglang" and method == "modelopt" and (quant.algo or "").upper() == "MIXED_PRECISION":
+        out["mixed"] = _sglang_mixed(release, model)
     return out
+
+
+def _sglang_mixed(release: str, model: Model) -> dict[str, Any]:
+    """How SGLang reads a MIXED_PRECISION ModelOpt checkpoint (`ModelConfig._parse_modelopt_quant_config`): up to
+    0.5.9 always as `w4afp8` (DeepSeek's int4-expert W4AFP8 format); from the release that registers
+    `modelopt_mixed` (0.5.10) as `modelopt_mixed` when a layer is NVFP4 or W4A16_NVFP4, else still `w4afp8`."""
+    quant = model.quantization
+    nvfp4 = quant.scheme == "nvfp4" or any(m.scheme == "nvfp4" for m in quant.modules)
+    first = table.first_release("sglang", QUANT_METHODS, "modelopt_mixed")
+    return {"nvfp4_layers": nvfp4, "modelopt_mixed": table.knows("sglang", QUANT_METHODS, "modelopt_mixed", release),
+            "first_release": first or f"none up to {table.newest('sglang')}",
+            "fix": (f"pip install 'sglang>={first}' (SGLang {first} is the first release that reads a MIXED_PRECISION "
+                    "ModelOpt checkpoint with NVFP4 layers as modelopt_mixed, derived from its wheel)") if first else
+            "no SGLang release up to the data reads it as modelopt_mixed"}

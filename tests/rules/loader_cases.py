@@ -66,3 +66,17 @@ LOADER_CASES = [
 ]
 
 _: list[Case] = LOADER_CASES
+
+LOADER_CASES += [
+    # CKPT014: SGLang up to 0.5.9 reads every MIXED_PRECISION ModelOpt checkpoint as w4afp8
+    a("CKPT014", True, "Qwen3.6 NVFP4 (MIXED_PRECISION, NVFP4 layers) on SGLang 0.5.9", sg("0.5.9")),
+    a("CKPT014", False, "the same on 0.5.10, the first release with modelopt_mixed", sg("0.5.10")),
+    a("CKPT014", True, "on Hopper too", sg("0.5.9", profile=H100)),
+    a("CKPT014", True, "DeepSeek-V4-Pro NVFP4 (NVFP4 layers only) on 0.5.9",
+      sg("0.5.9", model="nvidia/DeepSeek-V4-Pro-NVFP4")),
+    a("CKPT014", False, "a plain NVFP4 ModelOpt checkpoint on 0.5.9", sg("0.5.9", model=NVFP4)),
+    a("CKPT014", False, "MIXED_PRECISION without NVFP4 layers (a W4AFP8 export) on 0.5.9",
+      sg("0.5.9", quant={"scheme": "w4a8-awq", "modules": ()})),
+    a("CKPT014", False, "a release newer than the data: not derived", sg("0.9.0")),
+    a("CKPT014", False, "vLLM 0.17.0 (accepts MIXED_PRECISION)", vl("0.17.0")),
+]
