@@ -277,7 +277,8 @@ def transformers_names(archive: zipfile.ZipFile) -> dict[str, set[str]]:
     if TF_GENERATED in archive.namelist():
         types |= mapping_entries(archive.read(TF_GENERATED).decode(), config_mapping)[0]
     _, classes = mapping_entries(archive.read(TF_MODELS).decode(), model_mapping)
-    return {"model_types": types, "classes": classes}
+    tokenizers = quant_support.tokenizer_classes(archive.read(quant_support.TF_TOKENIZERS).decode())
+    return {"model_types": types, "classes": classes, "tokenizer_classes": tokenizers}
 
 
 # the extras `pip install "sglang[all]"` pulls in (up to 0.5.2 SGLang required transformers through them)
@@ -321,7 +322,8 @@ def read_release(package: str, version: str, files: list[dict[str, Any]]) -> dic
                                           quant_support.SGLANG_QUANT_INIT]
         else:
             names = transformers_names(archive)
-            provenance["read_members"] = [TF_CONFIGS, TF_MODELS] + [TF_GENERATED] * (TF_GENERATED in archive.namelist())
+            provenance["read_members"] = [TF_CONFIGS, TF_MODELS, quant_support.TF_TOKENIZERS] + \
+                [TF_GENERATED] * (TF_GENERATED in archive.namelist())
         requires = transformers_requirement(archive, package) if package != "transformers" else None
     return {"names": names, "requires_transformers": requires, "provenance": provenance}
 

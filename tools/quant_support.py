@@ -15,11 +15,24 @@ Everything is read with `ast`: nothing is imported."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 VLLM_QUANT_INIT = "vllm/model_executor/layers/quantization/__init__.py"
 VLLM_MODELOPT = "vllm/model_executor/layers/quantization/modelopt.py"
 SGLANG_QUANT_INIT = "sglang/srt/layers/quantization/__init__.py"
+
+
+TF_TOKENIZERS = "transformers/models/auto/tokenization_auto.py"
+TOKENIZER_CLASS = re.compile(r"^[A-Z]\w*(?:Tokenizer|TokenizerFast|Backend)$")
+
+
+def tokenizer_classes(source: str) -> set[str]:
+    """The tokenizer class names transformers' `tokenization_auto.py` knows: every string constant of the module
+    that is a tokenizer class name (TOKENIZER_MAPPING_NAMES' values, and names `tokenizer_class_from_name`
+    special-cases, such as `TokenizersBackend` from 5.0.0)."""
+    return {node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and TOKENIZER_CLASS.match(node.value)}
 
 
 def _name_targets(node: ast.stmt) -> list[str]:

@@ -14,7 +14,9 @@ import re2
 from doctor.engines import model_support as table
 from doctor.engines import quant_support
 
-GROUPS = ("log_modelopt_algos", "log_quant_algo", "log_quant_method", "log_quant_config", "log_quant_arg")
+GROUPS = ("log_modelopt_algos", "log_quant_algo", "log_quant_method", "log_quant_config", "log_quant_arg",
+          "log_tokenizer_class")
+TOKENIZER_CLASSES = "tokenizer_classes"
 QUOTED = re2.compile(r"['\"]([A-Za-z0-9_]+)['\"]")
 
 
@@ -37,6 +39,8 @@ def quant_log_view(hits: Sequence[Any]) -> dict[str, Any]:
         view.update(_modelopt_list(names["log_modelopt_algos"], names.get("log_quant_algo")))
     if "log_quant_method" in names:
         view.update(_method(names["log_quant_method"]))
+    if "log_tokenizer_class" in names:
+        view.update(_tokenizer(names["log_tokenizer_class"]))
     if "log_quant_config" in names and "log_quant_arg" in names:
         view.update(config_method=names["log_quant_config"], arg_method=names["log_quant_arg"])
     return {"quant": view}
@@ -91,3 +95,43 @@ def _method(method: str) -> dict[str, Any]:
 
 def _display(engine: str) -> str:
     return {"vllm": "vLLM", "sglang": "SGLang"}.get(engine, engine)
+
+
+def _tokenizer(name: str) -> dict[str, Any]:
+    """The first transformers release whose AutoTokenizer knows the class, and each engine's first release whose
+    own transformers requirement admits one that does (vLLM up to 0.17 caps transformers below 5)."""
+    first = table.first_release(table.TRANSFORMERS, TOKENIZER_CLASSES, name)
+    out: dict[str, Any] = {"tokenizer_class": name, "tokenizer_known": first is not None,
+                           "tokenizer_first": first or f"none up to {table.newest(table.TRANSFORMERS)}"}
+    if first is None:
+        out["tokenizer_fix"] = (f"no transformers release up to {table.newest(table.TRANSFORMERS)} has {name}: it "
+                                "is the checkpoint's own tokenizer code (auto_map in tokenizer_config.json, "
+                                "--trust-remote-code) or a typo in tokenizer_config.json's tokenizer_class")
+        return out
+    engines = []
+    for engine in table.engines():
+        release = _since(engine, name)
+        if release:
+            engines.append(f"{_display(engine)} {release}")
+    out["tokenizer_fix"] = (f"pip install 'transformers>={first}' inside the engine's requirement (first engine "
+                            f"releases that admit one: {', '.join(engines) or 'none tabulated'})")
+    if name == "TokenizersBackend":  # transformers 5's generic fast tokenizer: 4.x reads the same tokenizer.json
+        out["tokenizer_fix"] += ("; or, keeping the installed transformers, set tokenizer_config.json's "
+                                 "\"tokenizer_class\" to \"PreTrainedTokenizerFast\"")
+    return out
+
+
+def _since(engine: str, name: str) -> str | None:
+    """The first release of the engine from which every later one admits a transformers with the class (early
+    releases with an open requirement admit 5.x on paper but predate it; a later cap below 5 breaks the run)."""
+    first = None
+    for release in reversed(table.releases(engine)):
+        if not _admits(engine, release, name):
+            break
+        first = release
+    return first
+
+
+def _admits(engine: str, release: str, name: str) -> bool:
+    spec = table.requirement(engine, release)
+    return any(table.knows(table.TRANSFORMERS, TOKENIZER_CLASSES, name, r) for r in table.admitted(spec or None))

@@ -70,3 +70,20 @@ def test_other_quantization_lines_are_not_claimed():
     assert "CKPT013" not in claimed("WARNING: quantization method awq is not fully optimized yet\n")
     assert "CKPT011" not in claimed("ModelOpt NVFP4 checkpoint detected, using modelopt_fp4\n")
     assert "CKPT015" not in claimed("INFO: Quantization method: modelopt_fp4\n")
+
+
+TOKENIZER = "ValueError: Tokenizer class TokenizersBackend does not exist or is not currently imported.\n"
+
+
+def test_a_transformers_5_tokenizer_on_4x_is_ckpt016s_with_the_release_that_has_it():
+    assert claimed(TOKENIZER)[:1] == ["CKPT016"]
+    view = quant_log_view([Hit(log_tokenizer_class="TokenizersBackend")])["quant"]
+    assert view["tokenizer_first"] == "5.0.0"
+    assert "PreTrainedTokenizerFast" in view["tokenizer_fix"]
+    assert "vLLM 0.19.1" in view["tokenizer_fix"]  # 0.19.0 still caps transformers below 5 (QwenPaw#3084)
+
+
+def test_a_tokenizer_class_no_transformers_has_names_remote_code():
+    view = quant_log_view([Hit(log_tokenizer_class="QWenTokenizer")])["quant"]
+    assert view["tokenizer_known"] is False and "--trust-remote-code" in view["tokenizer_fix"]
+    assert "PreTrainedTokenizerFast" not in view["tokenizer_fix"]
