@@ -65,6 +65,9 @@ def view(package: str, version: str, model: Model | None) -> dict[str, Any] | No
     if release is None:
         return {**out, "status": "not_derived"}
     out.update(status="derived", **_method(package, release, method))
+    if quant.scheme == "gguf":  # a GGUF file: the engine reads it only through its own `gguf` method
+        out.update(gguf=True, gguf_registered=table.knows(package, QUANT_METHODS, "gguf", release),
+                   gguf_registered_in=table.span_text(package, QUANT_METHODS, "gguf"))
     if method == "modelopt" and quant.algo and table.names(package, MODELOPT_ALGOS):
         out["modelopt"] = _modelopt(package, release, quant.algo.upper())
     if package == "sglang" and method == "modelopt" and (quant.algo or "").upper() == "MIXED_PRECISION":

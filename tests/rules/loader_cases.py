@@ -80,3 +80,15 @@ LOADER_CASES += [
     a("CKPT014", False, "a release newer than the data: not derived", sg("0.9.0")),
     a("CKPT014", False, "vLLM 0.17.0 (accepts MIXED_PRECISION)", vl("0.17.0")),
 ]
+
+GGUF = {"scheme": "gguf", "method": "Q4_K_M", "source": "gguf header"}
+LOADER_CASES += [
+    # CKPT017: vLLM 0.24.0 removed GGUF
+    a("CKPT017", True, "a GGUF file on 0.24.0, the first release without gguf", vl("0.24.0", model=LLAMA, quant=GGUF,
+                                                                                profile=R5090)),
+    a("CKPT017", False, "on 0.23.0, the last release with it", vl("0.23.0", model=LLAMA, quant=GGUF, profile=R5090)),
+    a("CKPT017", True, "on Hopper too", vl("0.33.0", model=LLAMA, quant=GGUF, profile=H100)),
+    a("CKPT017", False, "a safetensors checkpoint on 0.24.0", vl("0.24.0", model=LLAMA, profile=R5090)),
+    a("CKPT017", False, "a release newer than the data", vl("0.99.0", model=LLAMA, quant=GGUF, profile=R5090)),
+    a("CKPT017", False, "SGLang 0.5.9 (gguf registered)", sg("0.5.9", model=LLAMA, quant=GGUF, profile=R5090)),
+]
