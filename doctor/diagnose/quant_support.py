@@ -62,7 +62,7 @@ def _modelopt_list(text: str, algo: str | None) -> dict[str, Any]:
                       f"ModelOpt config accepts quant_algo {algo}, derived from its wheel)" if first else
                       f"no vLLM release up to {table.newest('vllm')} accepts ModelOpt quant_algo {algo}: re-export the "
                       "checkpoint with a format vLLM lists (hf_ptq.py --qformat nvfp4 or fp8), or serve it with "
-                      "SGLang or TensorRT-LLM")
+                      "another engine (TensorRT-LLM reads ModelOpt natively)")
     else:
         out["fix"] = (f"compare the checkpoint's quant_algo (hf_quant_config.json, or config.json's "
                       f"quantization_config) with what later vLLM releases accept: {later}" if later else
@@ -94,7 +94,10 @@ def _method(method: str) -> dict[str, Any]:
 
 
 def _display(engine: str) -> str:
-    return {"vllm": "vLLM", "sglang": "SGLang"}.get(engine, engine)
+    from doctor.engines import registry
+
+    known = registry.get(engine)
+    return known.display_name if known is not None else engine
 
 
 def _tokenizer(name: str) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Which quantized checkpoints an engine release's loader reads: the `quant_method` names each vLLM and SGLang
-release registers and the ModelOpt `quant_algo` values each vLLM release admits, from
+"""Which quantized checkpoints an engine release's loader reads: the `quant_method` names each engine release
+registers and the ModelOpt `quant_algo` values each release admits (where the table holds them), from
 doctor/data/derived/model_support.json (tools/model_support.py with tools/quant_support.py, read from PyPI's
 wheels). A release the table does not hold is "not derived": nothing is guessed from a neighbour. A toolkit
 library (spi.TOOLKIT): it knows the table's packages by name, never an engine's code."""
@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from doctor.engines import model_support as table
+from doctor.engines.model_support import (
+    SOURCE,
+    first_release,
+    knows,
+    names,
+    newest,
+    releases,
+    span_text,
+    table_release,
+)
 from doctor.pipeline.facts import Model
 
 QUANT_METHODS, MODELOPT_ALGOS, VIA_VLLM = "quant_methods", "modelopt_algos", "quant_methods_via_vllm"
@@ -20,33 +29,33 @@ VLLM_OWN_CLASS_ONLY = ("bitsandbytes",)
 
 
 def accepted_algos(package: str, release: str) -> list[str]:
-    return [name for name in table.names(package, MODELOPT_ALGOS)
-            if table.knows(package, MODELOPT_ALGOS, name, release)]
+    return [name for name in names(package, MODELOPT_ALGOS)
+            if knows(package, MODELOPT_ALGOS, name, release)]
 
 
 def _modelopt(package: str, release: str, algo: str) -> dict[str, Any]:
-    accepted = table.knows(package, MODELOPT_ALGOS, algo, release)
-    first = table.first_release(package, MODELOPT_ALGOS, algo, after=release)
+    accepted = knows(package, MODELOPT_ALGOS, algo, release)
+    first = first_release(package, MODELOPT_ALGOS, algo, after=release)
     out: dict[str, Any] = {"algo": algo, "accepted": accepted, "accepted_list": accepted_algos(package, release),
-                           "accepted_in": table.span_text(package, MODELOPT_ALGOS, algo),
-                           "first_release": first or f"none up to {table.newest(package)}"}
+                           "accepted_in": span_text(package, MODELOPT_ALGOS, algo),
+                           "first_release": first or f"none up to {newest(package)}"}
     if accepted:
         return out
     out["fix"] = (f"pip install '{package}>={first}' (the first release after {release} whose ModelOpt config "
                   f"accepts quant_algo {algo}, derived from its wheel)" if first else
-                  f"no {package} release up to {table.newest(package)} accepts ModelOpt quant_algo {algo}: re-export "
+                  f"no {package} release up to {newest(package)} accepts ModelOpt quant_algo {algo}: re-export "
                   "the checkpoint with a format the release lists (hf_ptq.py --qformat nvfp4 or fp8), or serve it "
                   "with TensorRT-LLM")
     return out
 
 
 def _method(package: str, release: str, method: str) -> dict[str, Any]:
-    registered = table.knows(package, QUANT_METHODS, method, release)
+    registered = knows(package, QUANT_METHODS, method, release)
     last = None
-    for known in table.releases(package):
-        if table.knows(package, QUANT_METHODS, method, known):
+    for known in releases(package):
+        if knows(package, QUANT_METHODS, method, known):
             last = known
-    return {"method": method, "registered": registered, "registered_in": table.span_text(package, QUANT_METHODS,
+    return {"method": method, "registered": registered, "registered_in": span_text(package, QUANT_METHODS,
                                                                                          method),
             "last_release": last or "none", "own_class_only": method in VLLM_OWN_CLASS_ONLY and package == "vllm"}
 
@@ -54,36 +63,21 @@ def _method(package: str, release: str, method: str) -> dict[str, Any]:
 def view(package: str, version: str, model: Model | None) -> dict[str, Any] | None:
     """`<engine>.quant_support`: does this release register the checkpoint's quant_method and, for ModelOpt, admit
     its quant_algo (None without a quantized model or outside the table)."""
-    if model is None or not table.releases(package):
+    if model is None or not releases(package):
         return None
     quant = model.quantization
     method = (quant.method or "").lower()
     if not method or quant.source is None:
         return None
-    release = table.table_release(package, version)
-    out: dict[str, Any] = {"release": version, "newest_derived": table.newest(package), "source": table.SOURCE}
+    release = table_release(package, version)
+    out: dict[str, Any] = {"release": version, "newest_derived": newest(package), "source": SOURCE}
     if release is None:
         return {**out, "status": "not_derived"}
     out.update(status="derived", **_method(package, release, method))
     if quant.scheme == "gguf":  # a GGUF file: the engine reads it only through its own `gguf` method
-        out.update(gguf=True, gguf_registered=table.knows(package, QUANT_METHODS, "gguf", release),
-                   gguf_registered_in=table.span_text(package, QUANT_METHODS, "gguf"))
-    if method == "modelopt" and quant.algo and table.names(package, MODELOPT_ALGOS):
+        out.update(gguf=True, gguf_registered=knows(package, QUANT_METHODS, "gguf", release),
+                   gguf_registered_in=span_text(package, QUANT_METHODS, "gguf"))
+    if method == "modelopt" and quant.algo and names(package, MODELOPT_ALGOS):
         out["modelopt"] = _modelopt(package, release, quant.algo.upper())
-    if package == "sglang" and method == "modelopt" and (quant.algo or "").upper() == "MIXED_PRECISION":
-        out["mixed"] = _sglang_mixed(release, model)
     return out
 
-
-def _sglang_mixed(release: str, model: Model) -> dict[str, Any]:
-    """How SGLang reads a MIXED_PRECISION ModelOpt checkpoint (`ModelConfig._parse_modelopt_quant_config`): up to
-    0.5.9 always as `w4afp8` (DeepSeek's int4-expert W4AFP8 format); from the release that registers
-    `modelopt_mixed` (0.5.10) as `modelopt_mixed` when a layer is NVFP4 or W4A16_NVFP4, else still `w4afp8`."""
-    quant = model.quantization
-    nvfp4 = quant.scheme == "nvfp4" or any(m.scheme == "nvfp4" for m in quant.modules)
-    first = table.first_release("sglang", QUANT_METHODS, "modelopt_mixed")
-    return {"nvfp4_layers": nvfp4, "modelopt_mixed": table.knows("sglang", QUANT_METHODS, "modelopt_mixed", release),
-            "first_release": first or f"none up to {table.newest('sglang')}",
-            "fix": (f"pip install 'sglang>={first}' (SGLang {first} is the first release that reads a MIXED_PRECISION "
-                    "ModelOpt checkpoint with NVFP4 layers as modelopt_mixed, derived from its wheel)") if first else
-            "no SGLang release up to the data reads it as modelopt_mixed"}

@@ -99,6 +99,10 @@ class SGLang(Engine):
                                                   f"{EXTERNAL_MODELS}={external}" if external else None)
         view["model_support"] = model_support.view(deployment, run.facts.model)
         view["quant_support"] = quant_support.view("sglang", run.library.version, run.facts.model)
+        if view["quant_support"] is not None:
+            from doctor.engines.sglang.loader import mixed_view
+
+            view["quant_support"]["mixed"] = mixed_view(run)
         if run.gpu is not None and run.facts.model is not None:
             from doctor.engines.sglang.derived import view as derived_view
 
