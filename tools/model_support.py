@@ -278,7 +278,8 @@ def transformers_names(archive: zipfile.ZipFile) -> dict[str, set[str]]:
         types |= mapping_entries(archive.read(TF_GENERATED).decode(), config_mapping)[0]
     _, classes = mapping_entries(archive.read(TF_MODELS).decode(), model_mapping)
     tokenizers = quant_support.tokenizer_classes(archive.read(quant_support.TF_TOKENIZERS).decode())
-    return {"model_types": types, "classes": classes, "tokenizer_classes": tokenizers}
+    gguf = quant_support.gguf_architectures(archive.read(quant_support.TF_GGUF).decode())
+    return {"model_types": types, "classes": classes, "tokenizer_classes": tokenizers, "gguf_architectures": gguf}
 
 
 # the extras `pip install "sglang[all]"` pulls in (up to 0.5.2 SGLang required transformers through them)
@@ -322,7 +323,7 @@ def read_release(package: str, version: str, files: list[dict[str, Any]]) -> dic
                                           quant_support.SGLANG_QUANT_INIT]
         else:
             names = transformers_names(archive)
-            provenance["read_members"] = [TF_CONFIGS, TF_MODELS, quant_support.TF_TOKENIZERS] + \
+            provenance["read_members"] = [TF_CONFIGS, TF_MODELS, quant_support.TF_TOKENIZERS, quant_support.TF_GGUF] + \
                 [TF_GENERATED] * (TF_GENERATED in archive.namelist())
         requires = transformers_requirement(archive, package) if package != "transformers" else None
     return {"names": names, "requires_transformers": requires, "provenance": provenance}

@@ -35,6 +35,17 @@ def tokenizer_classes(source: str) -> set[str]:
             and isinstance(node.value, str) and TOKENIZER_CLASS.match(node.value)}
 
 
+TF_GGUF = "transformers/integrations/ggml.py"
+
+
+def gguf_architectures(source: str) -> set[str]:
+    """The GGUF `general.architecture` names transformers reads (the keys of `GGUF_CONFIG_MAPPING`, which
+    `modeling_gguf_pytorch_utils.GGUF_SUPPORTED_ARCHITECTURES` lists; it raises "GGUF model with architecture X is
+    not supported yet" for any other). vLLM up to 0.23 reads a GGUF file's config through it."""
+    values = _module_values(ast.parse(source))
+    return _dict_keys(values.get("GGUF_CONFIG_MAPPING")) - {"general", "tokenizer"}
+
+
 def _name_targets(node: ast.stmt) -> list[str]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
         else []

@@ -15,7 +15,7 @@ from doctor.engines import model_support as table
 from doctor.engines import quant_support
 
 GROUPS = ("log_modelopt_algos", "log_quant_algo", "log_quant_method", "log_quant_config", "log_quant_arg",
-          "log_tokenizer_class")
+          "log_tokenizer_class", "log_gguf_arch")
 TOKENIZER_CLASSES = "tokenizer_classes"
 QUOTED = re2.compile(r"['\"]([A-Za-z0-9_]+)['\"]")
 
@@ -39,6 +39,8 @@ def quant_log_view(hits: Sequence[Any]) -> dict[str, Any]:
         view.update(_modelopt_list(names["log_modelopt_algos"], names.get("log_quant_algo")))
     if "log_quant_method" in names:
         view.update(_method(names["log_quant_method"]))
+    if "log_gguf_arch" in names:
+        view.update(_gguf(names["log_gguf_arch"]))
     if "log_tokenizer_class" in names:
         view.update(_tokenizer(names["log_tokenizer_class"]))
     if "log_quant_config" in names and "log_quant_arg" in names:
@@ -138,3 +140,36 @@ def _since(engine: str, name: str) -> str | None:
 def _admits(engine: str, release: str, name: str) -> bool:
     spec = table.requirement(engine, release)
     return any(table.knows(table.TRANSFORMERS, TOKENIZER_CLASSES, name, r) for r in table.admitted(spec or None))
+
+
+# transformers' own renames before its check (modeling_gguf_pytorch_utils: `updated_architecture`)
+GGUF_RENAMES = {"qwen2moe": "qwen2_moe", "qwen3moe": "qwen3_moe"}
+
+
+def _gguf(arch: str) -> dict[str, Any]:
+    """The first transformers release that reads GGUF files of this `general.architecture`."""
+    firsts = [f for name in {arch, GGUF_RENAMES.get(arch, arch)}
+              if (f := table.first_release(table.TRANSFORMERS, "gguf_architectures", name))]
+    first = min(firsts, key=table.releases(table.TRANSFORMERS).index) if firsts else None
+    vllm_gguf = table.span_text("vllm", quant_support.QUANT_METHODS, "gguf")
+    out: dict[str, Any] = {"gguf_arch": arch, "gguf_first": first or f"none up to {table.newest(table.TRANSFORMERS)}",
+                           "gguf_vllm": vllm_gguf}
+    if first:
+        out["gguf_fix"] = (f"pip install 'transformers>={first}' (the first release that reads GGUF architecture "
+                           f"{arch}) inside the engine's requirement, with a vLLM that still has GGUF ({vllm_gguf}); "
+                           "or serve the GGUF with llama.cpp (llama-server)")
+    else:
+        out["gguf_fix"] = (f"serve the GGUF file with {_llama_cpp(arch)}, or serve the model's safetensors "
+                           "checkpoint (or an AWQ/GPTQ/NVFP4/FP8 quantization) with vLLM: no transformers release up "
+                           f"to {table.newest(table.TRANSFORMERS)} reads GGUF architecture {arch}, and vLLM has no "
+                           f"GGUF loader after {vllm_gguf.split('-')[-1]}")
+    return out
+
+
+def _llama_cpp(arch: str) -> str:
+    """llama.cpp, with the first sampled build that knows the architecture (doctor/data/llama_cpp/archs.json)."""
+    from doctor.engines.llama_cpp.archs import first_known
+
+    _, first = first_known(arch)
+    return (f"llama.cpp (llama-server b{first} or newer reads {arch})" if first else
+            f"llama.cpp (llama-server; no sampled build in the data names {arch}: check its src/llama-arch.cpp)")

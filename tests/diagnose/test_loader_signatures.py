@@ -87,3 +87,14 @@ def test_a_tokenizer_class_no_transformers_has_names_remote_code():
     view = quant_log_view([Hit(log_tokenizer_class="QWenTokenizer")])["quant"]
     assert view["tokenizer_known"] is False and "--trust-remote-code" in view["tokenizer_fix"]
     assert "PreTrainedTokenizerFast" not in view["tokenizer_fix"]
+
+
+def test_a_gguf_architecture_transformers_cannot_read_is_ckpt018s():
+    line = "ValueError: GGUF model with architecture qwen3vlmoe is not supported yet.\n"
+    assert claimed(line)[:1] == ["CKPT018"]
+    view = quant_log_view([Hit(log_gguf_arch="qwen3vlmoe")])["quant"]
+    assert view["gguf_first"].startswith("none up to") and "llama-server b7324" in view["gguf_fix"]
+    assert quant_log_view([Hit(log_gguf_arch="qwen3moe")])["quant"]["gguf_first"] == "4.55.0"  # read as qwen3_moe
+    assert quant_log_view([Hit(log_gguf_arch="qwen2moe")])["quant"]["gguf_first"] == "4.50.0"
+    assert "CKPT018" not in claimed("llama_model_load: error loading model: unknown model architecture: "
+                                    "'qwen3vlmoe'\n")
