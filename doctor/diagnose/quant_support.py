@@ -24,7 +24,7 @@ def _captured(hits: Sequence[Any]) -> dict[str, str]:
     found: dict[str, str] = {}
     for hit in hits:
         for group in GROUPS:
-            if hit.groups.get(group):
+            if hit.groups.get(group) is not None:  # an empty method is a finding too (no quant_method at all)
                 found.setdefault(group, hit.groups[group])
     return found
 
@@ -88,6 +88,10 @@ def _added_after(release: str | None, printed: list[str]) -> str:
 
 def _method(method: str) -> dict[str, Any]:
     method = method.lower()
+    if not method:
+        return {"method": "(none)", "method_known": False,
+                "method_text": "the quantization config the engine read has no quant_method at all (a ModelOpt export "
+                               "whose config.json quantization_config lacks it, or a config without one)"}
     spans = {name: table.span_text(name, quant_support.QUANT_METHODS, method) for name in table.engines()}
     text = "; ".join(f"{_display(name)} registers `{method}` in {span}" if span != "none" else
                      f"no {_display(name)} release up to {table.newest(name)} registers `{method}`"

@@ -60,6 +60,7 @@ def test_unknown_quantization_method_is_ckpt013s_with_the_releases_that_register
     assert "vLLM registers `bitsandbytes` in 0.9.2-0.27.1" in text
     assert "SGLang registers `bitsandbytes` in 0.5.8-0.5.23" in text
     assert claimed(SGLANG_INVALID)[:1] == ["CKPT013"]
+    assert "no quant_method at all" in quant_log_view([Hit(log_quant_method="")])["quant"]["method_text"]
 
 
 def test_the_quantization_argument_mismatch_is_ckpt015s():
@@ -98,3 +99,12 @@ def test_a_gguf_architecture_transformers_cannot_read_is_ckpt018s():
     assert quant_log_view([Hit(log_gguf_arch="qwen2moe")])["quant"]["gguf_first"] == "4.50.0"
     assert "CKPT018" not in claimed("llama_model_load: error loading model: unknown model architecture: "
                                     "'qwen3vlmoe'\n")
+
+
+def test_unsloths_bnb_line_names_the_releases_with_bitsandbytes():
+    """unslothai/unsloth#482 (vLLM 0.4.0, an Unsloth 4-bit upload), the line verbatim."""
+    line = ("ValueError: Unknown quantization method: bitsandbytes. Must be one of ['awq', 'gptq', 'squeezellm', "
+            "'marlin'].\n")
+    diagnosis = diagnose_text(line)
+    assert rules_named(diagnosis)[:1] == ["CKPT013"]
+    assert "0.9.2-0.27.1" in diagnosis.explanations[0].message
