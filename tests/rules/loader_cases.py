@@ -92,3 +92,30 @@ LOADER_CASES += [
     a("CKPT017", False, "a release newer than the data", vl("0.99.0", model=LLAMA, quant=GGUF, profile=R5090)),
     a("CKPT017", False, "SGLang 0.5.9 (gguf registered)", sg("0.5.9", model=LLAMA, quant=GGUF, profile=R5090)),
 ]
+
+
+def quant_logged(rule, fires, why, profile, shown=None):
+    """`profile`'s facts as `diagnose` rebuilds them, the log showing `shown` (default: the rule's own signature)
+    with what rules/loader.toml's signatures captured (`log.quant`, doctor/diagnose/quant_support.py); `shown=()`
+    is `check`, no log at all."""
+    from doctor.diagnose.quant_support import quant_log_view
+
+    class Hit:
+        groups = {"log_modelopt_algos": "['FP8', 'NVFP4']", "log_quant_algo": "MIXED_PRECISION",
+                  "log_quant_method": "bitsandbytes", "log_quant_config": "modelopt_fp4", "log_quant_arg": "modelopt",
+                  "log_tokenizer_class": "TokenizersBackend", "log_gguf_arch": "qwen3vlmoe"}
+
+    log = None if shown == () else {"signatures": [rule] if shown is None else list(shown),
+                                    **quant_log_view([Hit()])}
+    return Case(rule, fires, lambda: build(profile), (), (), why,
+                (lambda: {"image": None, "recipe": None, "log": log}) if log is not None else None)
+
+
+LOG_RULES = ("CKPT011", "CKPT013", "CKPT015", "CKPT016", "CKPT018")
+LOADER_CASES += [
+    *(quant_logged(rule, True, f"its line on {profile}", profile) for rule in LOG_RULES
+      for profile in (R5090, SPARK)),
+    *(quant_logged(rule, True, "its line on Hopper: the loader does not read the GPU", H100) for rule in LOG_RULES),
+    *(quant_logged(rule, False, "check: no log", R5090, shown=()) for rule in LOG_RULES),
+    *(quant_logged(rule, False, "another rule's line", R5090, shown=("TORCH001",)) for rule in LOG_RULES),
+]
