@@ -73,6 +73,12 @@ def vllm_quant_methods(source: str) -> set[str]:
     return set(_strings(values.get("QUANTIZATION_METHODS")))
 
 
+def vllm_deprecated_methods(source: str) -> set[str]:
+    """`DEPRECATED_QUANTIZATION_METHODS` (from 0.14-0.15): `ModelConfig._verify_quantization` raises for these
+    unless `--allow-deprecated-quantization` is given."""
+    return set(_strings(_module_values(ast.parse(source)).get("DEPRECATED_QUANTIZATION_METHODS")))
+
+
 def vllm_modelopt_algos(source: str) -> set[str]:
     """`QUANT_ALGOS`: a list of strings, or starred names of module-level dicts or lists (their keys/items)."""
     values = _module_values(ast.parse(source))

@@ -21,6 +21,11 @@ from doctor.engines.model_support import (
 from doctor.pipeline.facts import Model
 
 QUANT_METHODS, MODELOPT_ALGOS, VIA_VLLM = "quant_methods", "modelopt_algos", "quant_methods_via_vllm"
+DEPRECATED = "deprecated_quant_methods"
+# Checkpoint methods vLLM loads under their own name: no override claims them (fbgemm_fp8.py and fp_quant.py define
+# none; 0.14.0, 0.15.1 and 0.33.0 read). Others may be renamed by an override first (auto-round by INC).
+RESOLVE_TO_THEMSELVES = ("fbgemm_fp8", "fp_quant")
+ALLOW_DEPRECATED = "--allow-deprecated-quantization"
 # Checkpoint `quant_method`s a vLLM release reads only through its own config class of that name: no other class's
 # `override_quantization_method` claims them, and no file of a release without the class mentions them (read in the
 # wheels of 0.28.0-0.33.0 for bitsandbytes). Other names may be taken over by an override (auto-round by INC,
@@ -60,20 +65,51 @@ def _method(package: str, release: str, method: str) -> dict[str, Any]:
             "last_release": last or "none", "own_class_only": method in VLLM_OWN_CLASS_ONLY and package == "vllm"}
 
 
-def view(package: str, version: str, model: Model | None) -> dict[str, Any] | None:
+def _flag_value(argv: tuple[str, ...], *flags: str) -> str | None:
+    for i, arg in enumerate(argv):
+        for flag in flags:
+            if arg == flag and i + 1 < len(argv):
+                return argv[i + 1]
+            if arg.startswith(flag + "="):
+                return arg.partition("=")[2]
+    return None
+
+
+def _deprecated(package: str, release: str, method: str, argv: tuple[str, ...]) -> dict[str, Any] | None:
+    """The method the run loads (--quantization, else the checkpoint's), when the release deprecates it: refused
+    unless --allow-deprecated-quantization."""
+    argv = tuple(a.partition("=")[0].replace("_", "-") + a[len(a.partition("=")[0]):] if a.startswith("--") else a
+                 for a in argv)  # vLLM's argparse takes --allow_deprecated_quantization too
+    flag = (_flag_value(argv, "--quantization", "-q") or "").lower()
+    if flag and method and flag != method:
+        return None  # the checkpoint and the flag disagree: an override or the mismatch error decides first
+    chosen = flag or (method if method in RESOLVE_TO_THEMSELVES else "")
+    if not chosen or not knows(package, DEPRECATED, chosen, release):
+        return None
+    return {"method": chosen, "allowed": ALLOW_DEPRECATED in argv or any(a.startswith(ALLOW_DEPRECATED + "=")
+                                                                        for a in argv),
+            "deprecated_in": span_text(package, DEPRECATED, chosen)}
+
+
+def view(package: str, version: str, model: Model | None, argv: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """`<engine>.quant_support`: does this release register the checkpoint's quant_method and, for ModelOpt, admit
-    its quant_algo (None without a quantized model or outside the table)."""
+    its quant_algo; does it refuse the method as deprecated (None without a quantized model or a --quantization,
+    or outside the table)."""
     if model is None or not releases(package):
         return None
     quant = model.quantization
-    method = (quant.method or "").lower()
-    if not method or quant.source is None:
+    method = (quant.method or "").lower() if quant.source is not None else ""
+    if not method and not _flag_value(argv, "--quantization", "-q"):
         return None
     release = table_release(package, version)
     out: dict[str, Any] = {"release": version, "newest_derived": newest(package), "source": SOURCE}
     if release is None:
         return {**out, "status": "not_derived"}
-    out.update(status="derived", **_method(package, release, method))
+    out["status"] = "derived"
+    out["deprecated"] = _deprecated(package, release, method, argv)
+    if not method:
+        return out
+    out.update(**_method(package, release, method))
     if quant.scheme == "gguf":  # a GGUF file: the engine reads it only through its own `gguf` method
         out.update(gguf=True, gguf_registered=knows(package, QUANT_METHODS, "gguf", release),
                    gguf_registered_in=span_text(package, QUANT_METHODS, "gguf"))

@@ -108,3 +108,13 @@ def test_unsloths_bnb_line_names_the_releases_with_bitsandbytes():
     diagnosis = diagnose_text(line)
     assert rules_named(diagnosis)[:1] == ["CKPT013"]
     assert "0.9.2-0.27.1" in diagnosis.explanations[0].message
+
+
+def test_vllms_deprecated_method_refusal_is_ckpt019s_with_the_flag():
+    line = ("ValueError: ('The quantization method %s is deprecated and will be removed in future versions of vLLM. "
+            "To bypass, set `--allow-deprecated-quantization`.', 'fbgemm_fp8')\n")
+    diagnosis = diagnose_text(line)
+    assert rules_named(diagnosis)[:1] == ["CKPT019"]
+    assert any("--allow-deprecated-quantization" in str(f.details) for f in diagnosis.explanations[0].fixes)
+    assert "CKPT019" not in claimed("WARNING The quantization method fbgemm_fp8 is deprecated and will be removed in "
+                                    "future versions of vLLM.\n")

@@ -119,3 +119,31 @@ LOADER_CASES += [
     *(quant_logged(rule, False, "check: no log", R5090, shown=()) for rule in LOG_RULES),
     *(quant_logged(rule, False, "another rule's line", R5090, shown=("TORCH001",)) for rule in LOG_RULES),
 ]
+
+FBGEMM = {"scheme": "fbgemm_fp8", "method": "fbgemm_fp8", "bits": 8, "source": "config.json"}
+
+
+def vq(version, quant=FBGEMM, model=LLAMA, profile=R5090):
+    return lambda: build(profile, model, (f"vllm=={version}",), quant=quant)
+
+
+LOADER_CASES += [
+    # CKPT019: deprecated quantization methods refused without --allow-deprecated-quantization
+    a("CKPT019", True, "an fbgemm_fp8 checkpoint on 0.14.0, the first release with the list", vq("0.14.0")),
+    a("CKPT019", False, "on 0.13.0, before the list", vq("0.13.0")),
+    a("CKPT019", True, "on 0.33.0", vq("0.33.0")),
+    a("CKPT019", True, "on Hopper too", vq("0.33.0", profile=H100)),
+    a("CKPT019", False, "a release newer than the data", vq("0.99.0")),
+    a("CKPT019", False, "an fp8 checkpoint", vq("0.33.0", quant={"scheme": "fp8-tensor", "method": "fp8", "bits": 8,
+                                                                "source": "config.json"})),
+    a("CKPT019", False, "auto-round on 0.14.0: INC's override may rename it first",
+      vq("0.14.0", quant={"scheme": "int4-w4a16", "method": "auto-round", "bits": 4, "source": "config.json"})),
+    a("CKPT019", False, "with --allow-deprecated-quantization", vq("0.33.0"), "--allow-deprecated-quantization"),
+    a("CKPT019", False, "with the underscore spelling", vq("0.33.0"), "--allow_deprecated_quantization"),
+    a("CKPT019", True, "--quantization experts_int8 on an unquantized model, 0.19.1 (deprecated there)",
+      vl("0.19.1", model=LLAMA, profile=R5090), "--quantization", "experts_int8"),
+    a("CKPT019", False, "--quantization experts_int8 on 0.20.0 (no longer in the list)",
+      vl("0.20.0", model=LLAMA, profile=R5090), "--quantization", "experts_int8"),
+    a("CKPT019", False, "--quantization fp8 (online FP8) on 0.33.0", vl("0.33.0", model=LLAMA, profile=R5090),
+      "--quantization", "fp8"),
+]
