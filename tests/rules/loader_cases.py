@@ -100,13 +100,15 @@ def quant_logged(rule, fires, why, profile, shown=None):
     is `check`, no log at all."""
     from doctor.diagnose.quant_support import quant_log_view
 
-    class Hit:
-        groups = {"log_modelopt_algos": "['FP8', 'NVFP4']", "log_quant_algo": "MIXED_PRECISION",
-                  "log_quant_method": "bitsandbytes", "log_quant_config": "modelopt_fp4", "log_quant_arg": "modelopt",
-                  "log_tokenizer_class": "TokenizersBackend", "log_gguf_arch": "qwen3vlmoe"}
+    from types import SimpleNamespace
+
+    hit = SimpleNamespace(groups={
+        "log_modelopt_algos": "['FP8', 'NVFP4']", "log_quant_algo": "MIXED_PRECISION",
+        "log_quant_method": "bitsandbytes", "log_quant_config": "modelopt_fp4", "log_quant_arg": "modelopt",
+        "log_tokenizer_class": "TokenizersBackend", "log_gguf_arch": "qwen3vlmoe"})
 
     log = None if shown == () else {"signatures": [rule] if shown is None else list(shown),
-                                    **quant_log_view([Hit()])}
+                                    **quant_log_view([hit])}
     return Case(rule, fires, lambda: build(profile), (), (), why,
                 (lambda: {"image": None, "recipe": None, "log": log}) if log is not None else None)
 
