@@ -98,9 +98,9 @@ def quant_logged(rule, fires, why, profile, shown=None):
     """`profile`'s facts as `diagnose` rebuilds them, the log showing `shown` (default: the rule's own signature)
     with what rules/loader.toml's signatures captured (`log.quant`, doctor/diagnose/quant_support.py); `shown=()`
     is `check`, no log at all."""
-    from doctor.diagnose.quant_support import quant_log_view
-
     from types import SimpleNamespace
+
+    from doctor.diagnose.quant_support import quant_log_view
 
     hit = SimpleNamespace(groups={
         "log_modelopt_algos": "['FP8', 'NVFP4']", "log_quant_algo": "MIXED_PRECISION",
