@@ -315,6 +315,8 @@ def read_release(package: str, version: str, files: list[dict[str, Any]]) -> dic
                      "deprecated_quant_methods": quant_support.vllm_deprecated_methods(
                          archive.read(quant_support.VLLM_QUANT_INIT).decode()),
                      "modelopt_algos": quant_support.vllm_modelopt_algos(
+                         archive.read(quant_support.VLLM_MODELOPT).decode()),
+                     "modelopt_mixed_layer_algos": quant_support.vllm_mixed_layer_algos(
                          archive.read(quant_support.VLLM_MODELOPT).decode())}
             provenance["read_members"] = [VLLM_REGISTRY, VLLM_CONFIGS, quant_support.VLLM_QUANT_INIT,
                                           quant_support.VLLM_MODELOPT]

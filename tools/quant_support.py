@@ -79,6 +79,31 @@ def vllm_deprecated_methods(source: str) -> set[str]:
     return set(_strings(_module_values(ast.parse(source)).get("DEPRECATED_QUANTIZATION_METHODS")))
 
 
+ALGO_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$")
+
+
+def vllm_mixed_layer_algos(source: str) -> set[str]:
+    """The per-layer `quant_algo`s `ModelOptMixedPrecisionConfig` (from 0.17) names: the algo-like string constants
+    in its class body and in the module-level tuples, lists and dicts the body refers to by name. A layer whose algo
+    the class never names gets no quantized method (UnquantizedLinearMethod / no MoE method up to 0.23). An
+    understatement is possible where a release dispatches through a helper outside the class."""
+    tree = ast.parse(source)
+    values = _module_values(tree)
+    found: set[str] = set()
+    for node in tree.body:
+        if not (isinstance(node, ast.ClassDef) and node.name == "ModelOptMixedPrecisionConfig"):
+            continue
+        for part in ast.walk(node):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str) and ALGO_NAME.match(part.value):
+                found.add(part.value)
+            elif isinstance(part, ast.Name) and part.id in values:
+                named = values[part.id]
+                elements = named.keys if isinstance(named, ast.Dict) else getattr(named, "elts", [])
+                found |= {e.value for e in elements if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                          and ALGO_NAME.match(e.value)}
+    return found - {"MIXED_PRECISION"}
+
+
 def vllm_modelopt_algos(source: str) -> set[str]:
     """`QUANT_ALGOS`: a list of strings, or starred names of module-level dicts or lists (their keys/items)."""
     values = _module_values(ast.parse(source))

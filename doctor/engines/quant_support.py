@@ -22,6 +22,7 @@ from doctor.pipeline.facts import Model
 
 QUANT_METHODS, MODELOPT_ALGOS, VIA_VLLM = "quant_methods", "modelopt_algos", "quant_methods_via_vllm"
 DEPRECATED = "deprecated_quant_methods"
+MIXED_LAYER_ALGOS = "modelopt_mixed_layer_algos"
 # Checkpoint methods vLLM loads under their own name: no override claims them (fbgemm_fp8.py and fp_quant.py define
 # none; 0.14.0, 0.15.1 and 0.33.0 read). Others may be renamed by an override first (auto-round by INC).
 RESOLVE_TO_THEMSELVES = ("fbgemm_fp8", "fp_quant")
@@ -115,5 +116,23 @@ def view(package: str, version: str, model: Model | None, argv: tuple[str, ...] 
                    gguf_registered_in=span_text(package, QUANT_METHODS, "gguf"))
     if method == "modelopt" and quant.algo and names(package, MODELOPT_ALGOS):
         out["modelopt"] = _modelopt(package, release, quant.algo.upper())
+        if out["modelopt"]["accepted"] and quant.layer_algos and names(package, MIXED_LAYER_ALGOS):
+            out["mixed_layers"] = _mixed_layers(package, release, quant.layer_algos)
     return out
+
+
+def _mixed_layers(package: str, release: str, layer_algos: tuple[str, ...]) -> dict[str, Any] | None:
+    """The per-layer algos of a MIXED_PRECISION checkpoint the release's mixed config never names (those layers get
+    no quantized method), and the first later release that names them all."""
+    missing = [a for a in layer_algos if not knows(package, MIXED_LAYER_ALGOS, a, release)]
+    if not missing:
+        return None
+    later = [r for r in releases(package)[releases(package).index(release) + 1:]
+             if all(knows(package, MIXED_LAYER_ALGOS, a, r) for a in layer_algos)]
+    first = later[0] if later else None
+    return {"unhandled": ", ".join(missing), "handled": ", ".join(a for a in layer_algos if a not in missing),
+            "first_release": first or f"none up to {newest(package)}",
+            "fix": (f"pip install '{package}>={first}' (the first release whose MIXED_PRECISION config names every "
+                    f"per-layer algo of the checkpoint: {', '.join(layer_algos)}; derived from its wheel)") if first
+            else f"no release up to {newest(package)} names {', '.join(missing)} in its MIXED_PRECISION config"}
 

@@ -149,3 +149,16 @@ LOADER_CASES += [
     a("CKPT019", False, "--quantization fp8 (online FP8) on 0.33.0", vl("0.33.0", model=LLAMA, profile=R5090),
       "--quantization", "fp8"),
 ]
+
+LOADER_CASES += [
+    # CKPT020: the MIXED_PRECISION config names no method for a per-layer algo (W4A16_NVFP4 before 0.24.0)
+    a("CKPT020", True, "Qwen3.6-35B-A3B NVFP4 (FP8 + W4A16_NVFP4 layers) on 0.17.0", vl("0.17.0")),
+    a("CKPT020", True, "on 0.21.0, which accepts W4A16_NVFP4 checkpoints but not as a mixed layer", vl("0.21.0")),
+    a("CKPT020", False, "on 0.22.0, the first release whose mixed config names W4A16_NVFP4", vl("0.22.0")),
+    a("CKPT020", False, "on 0.24.0", vl("0.24.0")),
+    a("CKPT020", False, "on 0.16.0: MIXED_PRECISION itself is refused (CKPT010)", vl("0.16.0")),
+    a("CKPT020", False, "DeepSeek-V4-Pro NVFP4 (NVFP4 layers only) on 0.17.0",
+      vl("0.17.0", model="nvidia/DeepSeek-V4-Pro-NVFP4")),
+    a("CKPT020", True, "on Hopper too", vl("0.17.0", profile=H100)),
+    a("CKPT020", False, "a release newer than the data", vl("0.99.0")),
+]
