@@ -151,13 +151,24 @@ def _on_cuda(test: ast.expr) -> bool | None:
     return None
 
 
+def _cuda_branch_keys(node: ast.stmt) -> set[str]:
+    """The registry updates the branch of an `if`/`elif` chain a CUDA machine takes (none where a test is unknown)."""
+    while isinstance(node, ast.If):
+        verdict = _on_cuda(node.test)
+        if verdict is True:
+            return _update_keys(node.body, "BASE_QUANTIZATION_METHODS")
+        if verdict is None or len(node.orelse) != 1:
+            return _update_keys(node.orelse, "BASE_QUANTIZATION_METHODS") if verdict is False else set()
+        node = node.orelse[0]
+    return set()
+
+
 def sglang_quant_methods(source: str) -> dict[str, set[str]]:
     """{"quant_methods": registered on CUDA, "quant_methods_via_vllm": registered only with vLLM installed}."""
     tree = ast.parse(source)
     values = _module_values(tree)
     base = _dict_keys(values.get("BASE_QUANTIZATION_METHODS")) | _update_keys(tree.body, "BASE_QUANTIZATION_METHODS")
     for node in tree.body:
-        if isinstance(node, ast.If) and _on_cuda(node.test) is True:
-            base |= _update_keys(node.body, "BASE_QUANTIZATION_METHODS")
+        base |= _cuda_branch_keys(node)
     via_vllm = _dict_keys(values.get("VLLM_QUANTIZATION_METHODS")) - base
     return {"quant_methods": base, "quant_methods_via_vllm": via_vllm}
