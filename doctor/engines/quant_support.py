@@ -92,6 +92,23 @@ def _deprecated(package: str, release: str, method: str, argv: tuple[str, ...]) 
             "deprecated_in": span_text(package, DEPRECATED, chosen)}
 
 
+def _flag(package: str, release: str, method: str, argv: tuple[str, ...]) -> dict[str, Any] | None:
+    """--quantization X on a checkpoint without a quantization config: the release must register X, or
+    `_verify_quantization` raises "Unknown quantization method: X" (no override runs without one)."""
+    flag = (_flag_value(argv, "--quantization", "-q") or "").lower()
+    if not flag or method:
+        return None
+    registered = knows(package, QUANT_METHODS, flag, release)
+    if registered:
+        return {"method": flag, "registered": True}
+    later = first_release(package, QUANT_METHODS, flag, after=release)
+    spans = span_text(package, QUANT_METHODS, flag)
+    fix = (f"pip install '{package}>={later}' (the first release after {release} that registers `{flag}`)" if later
+           else f"drop --quantization {flag}: no release after {release} up to {newest(package)} registers it"
+           + (f" (registered in {spans})" if spans != "none" else ""))
+    return {"method": flag, "registered": False, "registered_in": spans, "fix": fix}
+
+
 def view(package: str, version: str, model: Model | None, argv: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """`<engine>.quant_support`: does this release register the checkpoint's quant_method and, for ModelOpt, admit
     its quant_algo; does it refuse the method as deprecated (None without a quantized model or a --quantization,
@@ -108,6 +125,7 @@ def view(package: str, version: str, model: Model | None, argv: tuple[str, ...] 
         return {**out, "status": "not_derived"}
     out["status"] = "derived"
     out["deprecated"] = _deprecated(package, release, method, argv)
+    out["flag"] = _flag(package, release, method, argv)
     if not method:
         return out
     out.update(**_method(package, release, method))

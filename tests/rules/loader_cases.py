@@ -162,3 +162,23 @@ LOADER_CASES += [
     a("CKPT020", True, "on Hopper too", vl("0.17.0", profile=H100)),
     a("CKPT020", False, "a release newer than the data", vl("0.99.0")),
 ]
+
+LOADER_CASES += [
+    # CKPT021: --quantization names a method the release does not register
+    a("CKPT021", True, "--quantization bitsandbytes on 0.28.0", vl("0.28.0", model=LLAMA, profile=R5090),
+      "--quantization", "bitsandbytes"),
+    a("CKPT021", False, "--quantization bitsandbytes on 0.27.1", vl("0.27.1", model=LLAMA, profile=R5090),
+      "--quantization", "bitsandbytes"),
+    a("CKPT021", True, "-q gguf on 0.24.0", vl("0.24.0", model=LLAMA, profile=R5090), "-q", "gguf"),
+    a("CKPT021", True, "--quantization=fp8_per_block on 0.19.1 (registered from 0.20.0)",
+      vl("0.19.1", model=LLAMA, profile=R5090), "--quantization=fp8_per_block"),
+    a("CKPT021", False, "--quantization=fp8_per_block on 0.20.0", vl("0.20.0", model=LLAMA, profile=R5090),
+      "--quantization=fp8_per_block"),
+    a("CKPT021", True, "on Hopper too", vl("0.28.0", model=LLAMA, profile=H100), "--quantization", "bitsandbytes"),
+    a("CKPT021", False, "--quantization fp8 (always registered)", vl("0.33.0", model=LLAMA, profile=R5090),
+      "--quantization", "fp8"),
+    a("CKPT021", False, "a flag that contradicts a quantized checkpoint (CKPT015's mismatch, an override may run)",
+      vl("0.28.0", model=NVFP4, profile=R5090), "--quantization", "bitsandbytes"),
+    a("CKPT021", False, "a release newer than the data", vl("0.99.0", model=LLAMA, profile=R5090),
+      "--quantization", "bitsandbytes"),
+]
