@@ -92,6 +92,26 @@ def _deprecated(package: str, release: str, method: str, argv: tuple[str, ...]) 
             "deprecated_in": span_text(package, DEPRECATED, chosen)}
 
 
+# --quantization values that take over checkpoints of several formats through their override (MoE WNA16 takes
+# GPTQ/AWQ int4 experts, humming and online quantization their own sets): never a contradiction by name alone.
+TAKES_OTHERS = ("moe_wna16", "humming", "online", "experts_int8", "torchao", "quark")
+FAMILIES = {"inc": "auto-round", "auto_round": "auto-round", "gpt_oss_mxfp4": "mxfp4", "auto_gptq": "gptq",
+            "auto_awq": "awq", "fbgemm_fp8": "fbgemm"}
+
+
+def _family(method: str) -> str:
+    return FAMILIES.get(method, method if method in ("compressed-tensors", "auto-round") else method.split("_")[0])
+
+
+def _conflict(method: str, argv: tuple[str, ...]) -> dict[str, Any] | None:
+    """--quantization naming another format than the checkpoint's own (modelopt vs modelopt_fp4, gptq vs
+    gptq_marlin and the online fp8 shorthands over an fp8 checkpoint are one family each)."""
+    flag = (_flag_value(argv, "--quantization", "-q") or "").lower()
+    if not flag or not method or flag in TAKES_OTHERS or _family(flag) == _family(method):
+        return None
+    return {"flag": flag, "checkpoint": method}
+
+
 def _flag(package: str, release: str, method: str, argv: tuple[str, ...]) -> dict[str, Any] | None:
     """--quantization X on a checkpoint without a quantization config: the release must register X, or
     `_verify_quantization` raises "Unknown quantization method: X" (no override runs without one)."""
@@ -126,6 +146,7 @@ def view(package: str, version: str, model: Model | None, argv: tuple[str, ...] 
     out["status"] = "derived"
     out["deprecated"] = _deprecated(package, release, method, argv)
     out["flag"] = _flag(package, release, method, argv)
+    out["conflict"] = _conflict(method, argv)
     if not method:
         return out
     out.update(**_method(package, release, method))

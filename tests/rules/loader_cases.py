@@ -182,3 +182,20 @@ LOADER_CASES += [
     a("CKPT021", False, "a release newer than the data", vl("0.99.0", model=LLAMA, profile=R5090),
       "--quantization", "bitsandbytes"),
 ]
+
+FP8_CKPT = {"scheme": "fp8-block", "method": "fp8", "bits": 8, "source": "config.json"}
+LOADER_CASES += [
+    # CKPT022: --quantization of another format than the checkpoint's
+    a("CKPT022", True, "an NVFP4 ModelOpt checkpoint launched with --quantization awq", vl("0.33.0", model=NVFP4),
+      "--quantization", "awq"),
+    a("CKPT022", True, "an fp8 checkpoint with --quantization compressed-tensors",
+      vl("0.33.0", model=LLAMA, quant=FP8_CKPT), "--quantization", "compressed-tensors"),
+    a("CKPT022", False, "modelopt on a ModelOpt NVFP4 checkpoint: one family", vl("0.33.0", model=NVFP4),
+      "--quantization", "modelopt_fp4"),
+    a("CKPT022", False, "fp8_per_block over an fp8 checkpoint: one family", vl("0.33.0", model=LLAMA, quant=FP8_CKPT),
+      "--quantization", "fp8_per_block"),
+    a("CKPT022", False, "moe_wna16 takes other formats", vl("0.33.0", model=NVFP4), "--quantization", "moe_wna16"),
+    a("CKPT022", False, "no --quantization", vl("0.33.0", model=NVFP4)),
+    a("CKPT022", False, "an unquantized checkpoint with --quantization fp8 (online)", vl("0.33.0", model=LLAMA),
+      "--quantization", "fp8"),
+]
