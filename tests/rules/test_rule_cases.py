@@ -1140,6 +1140,16 @@ def _fixpr_sgl_cases():
 CASES += _fixpr_sgl_cases()
 
 
+def _qshape_cases():
+    """QNT001/QNT002: vLLM's Marlin MoE repack of a TP shard off the tile (tests/rules/qshape_cases.py)."""
+    from tests.rules.qshape_cases import QSHAPE_CASES
+
+    return QSHAPE_CASES
+
+
+CASES += _qshape_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

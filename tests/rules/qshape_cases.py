@@ -1,0 +1,64 @@
+"""Positive and boundary cases for QNT001/QNT002 (rules/quant_shapes.toml: vLLM's Marlin MoE repack of a TP shard off
+Marlin's tile). test_rule_cases.py runs them and tests/rules/test_error_boundaries.py sweeps each error rule's bounds
+from its positive cases here. The models are bundled configs (doctor/data/models/)."""
+
+from __future__ import annotations
+
+from tests.rules.builders import Case, a, build
+
+WS4, R5090X4, SPARK, H100 = "rtx-pro-6000-ws-x4", "rtx-5090-x4", "dgx-spark", "h100-sxm-x8"
+SUPER = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"  # relu2 experts 2688 wide on a 1024 latent: TP4 = 672
+NANO = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"  # relu2 experts 1856 wide: TP2 = 928
+SUPER_FP8 = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8"  # ModelOpt per-tensor FP8, the same 2688
+QWEN30_NVFP4, GPTOSS = "nvidia/Qwen3-30B-A3B-NVFP4", "openai/gpt-oss-120b"
+MARLIN = ("--moe-backend", "marlin")
+
+
+def vl(version, model=SUPER, profile=WS4):
+    return lambda: build(profile, model, (f"vllm=={version}",))
+
+
+def tp(size, *more):
+    return ("--tensor-parallel-size", str(size), *more)
+
+
+QSHAPE_CASES: list[Case] = [
+    a("QNT001", True, "Nemotron-3-Super NVFP4 TP4 forced Marlin on 0.21.0 (size_n = 672)", vl("0.21.0"), *tp(4, *MARLIN)),
+    a("QNT001", True, "0.23.0, the last release that repacks NVFP4 experts unpadded", vl("0.23.0"), *tp(4, *MARLIN)),
+    a("QNT001", True, "Nemotron-3-Nano NVFP4 TP2 on 4x RTX 5090 (size_n = 928)", vl("0.21.0", NANO, R5090X4),
+      *tp(2, *MARLIN)),
+    a("QNT001", True, "the repack is the same on Hopper: the rule reads no capability", vl("0.21.0", profile=H100),
+      *tp(4, *MARLIN)),
+    a("QNT001", False, "0.24.0 pads NVFP4 expert shards to the tile", vl("0.24.0"), *tp(4, *MARLIN)),
+    a("QNT001", False, "TP2: 1344 columns repack", vl("0.21.0"), *tp(2, *MARLIN)),
+    a("QNT001", False, "the default NVFP4 MoE backend (FlashInfer CUTLASS) repacks nothing for Marlin", vl("0.21.0"),
+      *tp(4)),
+    a("QNT001", False, "--moe-backend cutlass", vl("0.21.0"), *tp(4, "--moe-backend", "cutlass")),
+    a("QNT001", False, "expert parallelism keeps every expert whole", vl("0.21.0"),
+      *tp(4, *MARLIN, "--enable-expert-parallel")),
+    a("QNT001", False, "Qwen3-30B-A3B NVFP4: 768-wide experts stay on the tile at TP4", vl("0.21.0", QWEN30_NVFP4),
+      *tp(4, *MARLIN)),
+    a("QNT001", False, "gpt-oss MXFP4 experts on Marlin are padded in every release", vl("0.21.0", GPTOSS), *tp(4)),
+    a("QNT001", False, "FP8 experts are QNT002's", vl("0.21.0", SUPER_FP8), *tp(4, *MARLIN)),
+    a("QNT002", True, "Nemotron-3-Super FP8 TP4 forced Marlin on 0.24.0", vl("0.24.0", SUPER_FP8), *tp(4, *MARLIN)),
+    a("QNT002", False, "0.25.0 pads FP8 expert shards", vl("0.25.0", SUPER_FP8), *tp(4, *MARLIN)),
+    a("QNT002", False, "the default FP8 MoE backend", vl("0.24.0", SUPER_FP8), *tp(4)),
+    a("QNT002", False, "NVFP4 experts are QNT001's", vl("0.24.0"), *tp(4, *MARLIN)),
+]
+
+
+def _log_cases() -> list[Case]:
+    """QNT020/QNT021 explain a log line: on SM12x (or a log naming no GPU), never in `check`, never on another
+    GPU the log names, never for another rule's line."""
+    from tests.rules.log_line_cases import OTHER, SM12X, logged
+
+    out = []
+    for rule in ("QNT020", "QNT021"):
+        out += [logged(rule, True, f"its line on {profile}", profile) for profile in SM12X]
+        out += [logged(rule, False, f"its line on {profile}: not an SM12x GPU", profile) for profile in OTHER]
+        out += [logged(rule, False, "check: no log", "rtx-5090", shown=()),
+                logged(rule, False, "another rule's line", "rtx-5090", shown=("KRN011",))]
+    return out
+
+
+QSHAPE_CASES += _log_cases()
