@@ -46,6 +46,28 @@ QSHAPE_CASES: list[Case] = [
     a("QNT002", False, "NVFP4 experts are QNT001's", vl("0.24.0"), *tp(4, *MARLIN)),
 ]
 
+# An llm-compressor W4A16 export of Nemotron-3-Nano (experts, dense and attention INT4, group 32), as its
+# quantization_config would state it; the bundled config is the BF16 release's.
+NANO_BF16 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
+CT_W4A16 = {"scheme": "int4-w4a16", "method": "compressed-tensors", "bits": 4, "group_size": 32,
+            "quantized": ("routed_experts", "attention", "dense_mlp")}
+
+
+def sg(version, model=NANO_BF16, profile=R5090X4, quant=None):
+    return lambda: build(profile, model, (f"sglang=={version}",), quant=CT_W4A16 if quant is None else quant)
+
+
+QSHAPE_CASES += [
+    a("QNT003", True, "Nemotron-3-Nano W4A16 at TP2 on 0.5.23 (experts size_n = 928)", sg("0.5.23"), "--tp", "2"),
+    a("QNT003", True, "0.5.8, the first release read", sg("0.5.8"), "--tp", "2"),
+    a("QNT003", False, "TP1: the whole 1856-wide experts are on the tile", sg("0.5.23"), "--tp", "1"),
+    a("QNT003", False, "GPTQ tests the shape and falls back", sg("0.5.23", quant={**CT_W4A16, "method": "gptq"}),
+      "--tp", "2"),
+    a("QNT003", False, "Kimi-K2.5 INT4 experts at TP8 stay on the tile", sg("0.5.23", "moonshotai/Kimi-K2.5", "rtx-pro-6000-x8",
+                                                                             quant={}), "--tp", "8"),
+    a("QNT003", False, "vLLM: QNT003 is SGLang's", vl("0.21.0", NANO_BF16, R5090X4), "--tensor-parallel-size", "2"),
+]
+
 
 def _log_cases() -> list[Case]:
     """QNT020/QNT021 explain a log line: on SM12x (or a log naming no GPU), never in `check`, never on another
