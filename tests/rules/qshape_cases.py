@@ -23,7 +23,7 @@ def tp(size, *more):
 
 
 QSHAPE_CASES: list[Case] = [
-    a("QNT001", True, "Nemotron-3-Super NVFP4 TP4 forced Marlin on 0.21.0 (size_n = 672)", vl("0.21.0"), *tp(4, *MARLIN)),
+    a("QNT001", True, "Nemotron-3-Super NVFP4 TP4 forced Marlin, 0.21.0 (size_n = 672)", vl("0.21.0"), *tp(4, *MARLIN)),
     a("QNT001", True, "0.23.0, the last release that repacks NVFP4 experts unpadded", vl("0.23.0"), *tp(4, *MARLIN)),
     a("QNT001", True, "Nemotron-3-Nano NVFP4 TP2 on 4x RTX 5090 (size_n = 928)", vl("0.21.0", NANO, R5090X4),
       *tp(2, *MARLIN)),
@@ -63,9 +63,9 @@ QSHAPE_CASES += [
     a("QNT003", False, "TP1: the whole 1856-wide experts are on the tile", sg("0.5.23"), "--tp", "1"),
     a("QNT003", False, "GPTQ tests the shape and falls back", sg("0.5.23", quant={**CT_W4A16, "method": "gptq"}),
       "--tp", "2"),
-    a("QNT003", False, "Kimi-K2.5 INT4 experts at TP8 stay on the tile", sg("0.5.23", "moonshotai/Kimi-K2.5", "rtx-pro-6000-x8",
-                                                                             quant={}), "--tp", "8"),
-    a("QNT003", False, "vLLM: QNT003 is SGLang's", vl("0.21.0", NANO_BF16, R5090X4), "--tensor-parallel-size", "2"),
+    a("QNT003", False, "Kimi-K2.5 INT4 experts at TP8 stay on the tile",
+      sg("0.5.23", "moonshotai/Kimi-K2.5", "rtx-pro-6000-x8", quant={}), "--tp", "8"),
+    a("QNT003", False, "vLLM: QNT003 is SGLang's", vl("0.21.0", NANO_BF16, R5090X4), *tp(2)),
 ]
 
 
