@@ -86,7 +86,7 @@ def rank_shards(model: Model, tp: int, ep: int = 1) -> list[Shard]:
     return expert_shards(model, tp, ep) + dense_shards(model, tp) + attention_shards(model, tp)
 
 
-# Marlin (vLLM csrc/quantization/gptq_marlin/marlin.cuh, SGLang's sgl-kernel copy): tile_k_size = 16,
+# Marlin (vLLM csrc/quantization/gptq_marlin/marlin.cuh and the engines' copies): tile_k_size = 16,
 # tile_n_size = 4 x 16; gptq_marlin_repack TORCH_CHECKs both before repacking a weight.
 MARLIN_TILE_K, MARLIN_TILE_N = 16, 64
 # The GEMM's thread tiles (thread_k, thread_n): n % 64 with k % 128, or n % 128 with k % 64 (marlin.cu
