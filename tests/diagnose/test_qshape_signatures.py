@@ -46,3 +46,15 @@ def test_other_divisibility_messages_are_not_claimed():
               "RuntimeError: size_n = 672 is not divisible by tile_n_size = 128\n")
     for line in others:
         assert not {"QNT020", "QNT021"} & set(claimed(line)), line
+
+
+THREAD = ("RuntimeError: Invalid thread config: thread_m_blocks = 4, thread_k = -1, thread_n = -1, num_threads = -1 "
+          "for MKN = [32768, 2880, 2880]\n")
+
+
+def test_the_gemm_thread_config_line_is_qnt022s():
+    assert claimed(THREAD)[:1] == ["QNT022"]
+    assert "QNT022" in claimed(PRO + THREAD)
+    assert "QNT022" not in claimed(H100 + THREAD)
+    found = "RuntimeError: Invalid thread config: thread_m_blocks = 4, thread_k = 128, thread_n = 128\n"
+    assert "QNT022" not in claimed(found)
