@@ -128,10 +128,11 @@ def marlin_moe_reason(run: EngineRun) -> str | None:
     else the release's own selection for this model on this GPU (the oracle's table); None: not Marlin, or not
     known."""
     from doctor.engines.vllm import derived, knowledge
+    from doctor.engines.vllm.marlin_shapes import PADDING_COLUMN
 
     model = run.facts.model
-    if model is None or model.moe is None:
-        return None
+    if model is None or model.moe is None or model.quantization.for_experts().scheme not in PADDING_COLUMN:
+        return None  # only NVFP4 and FP8 experts are repacked unpadded (marlin_shapes)
     forced = str(run.launch.get("moe_backend") or "").lower()
     if forced:
         has_flag = "--moe-backend" in knowledge.facts_for(run.version)["flags"]
