@@ -41,11 +41,23 @@ def test_not_on_a_gpu_the_log_names_outside_sm12x():
 
 def test_other_divisibility_messages_are_not_claimed():
     others = ("AssertionError: 25 is not divisible by 4\n",
-              "ValueError: The output_size of gate's and up's weight = 1408 is not divisible by weight quantization "
-              "block_n = 128.\n",
-              "RuntimeError: size_n = 672 is not divisible by tile_n_size = 128\n")
+              "RuntimeError: size_n = 672 is not divisible by tile_n_size = 128\n",
+              "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (3).\n")
     for line in others:
-        assert not {"QNT020", "QNT021"} & set(claimed(line)), line
+        assert not {"QNT020", "QNT021", "QNT022", "QNT023"} & set(claimed(line)), line
+
+
+BLOCK = ("ValueError: Weight output_partition_size = 320 is not divisible by weight quantization block_n = 128.\n",
+         "ValueError: Weight input_size_per_partition = 1368 is not divisible by weight quantization block_k = 128.\n",
+         "ValueError: The output_size of gate's and up's weight = 176 is not divisible by weight quantization "
+         "block_n = 128.\n",
+         "ValueError: The input_size of down's weight = 176 is not divisible by weight quantization block_k = 128.\n")
+
+
+def test_the_block_quantization_lines_are_qnt023s():
+    for line in BLOCK:
+        assert claimed(line)[:1] == ["QNT023"], line
+        assert "QNT023" not in claimed(H100 + line), line
 
 
 THREAD = ("RuntimeError: Invalid thread config: thread_m_blocks = 4, thread_k = -1, thread_n = -1, num_threads = -1 "

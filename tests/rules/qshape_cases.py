@@ -70,12 +70,12 @@ QSHAPE_CASES += [
 
 
 def _log_cases() -> list[Case]:
-    """QNT020-QNT022 explain a log line: on SM12x (or a log naming no GPU), never in `check`, never on another
+    """QNT020-QNT023 explain a log line: on SM12x (or a log naming no GPU), never in `check`, never on another
     GPU the log names, never for another rule's line."""
     from tests.rules.log_line_cases import OTHER, SM12X, logged
 
     out = []
-    for rule in ("QNT020", "QNT021", "QNT022"):
+    for rule in ("QNT020", "QNT021", "QNT022", "QNT023"):
         out += [logged(rule, True, f"its line on {profile}", profile) for profile in SM12X]
         out += [logged(rule, False, f"its line on {profile}: not an SM12x GPU", profile) for profile in OTHER]
         out += [logged(rule, False, "check: no log", "rtx-5090", shown=()),
