@@ -13,8 +13,10 @@ zero-pads the shard instead. What is read, per release:
   whether `prepare_nvfp4_moe_layer_for_marlin` (NVFP4 MoE) rounds the per-rank intermediate (`round_up`);
 - `marlin_utils_fp8.py`: whether `prepare_fp8_layer_for_marlin` calls `marlin_padded_nk`.
 
-    python tools/marlin_shapes.py vllm WHEEL_OR_DIR...    # each a vllm wheel or an unpacked site directory
+    python tools/marlin_shapes.py vllm WHEEL_OR_DIR_OR_VERSION...  # a wheel, an unpacked site directory, or a
+                                                                   # vLLM release (its wheel from PyPI, cached)
     python tools/marlin_shapes.py sglang WHEEL_OR_DIR...
+tools/refresh runs the vLLM form on every new release.
 """
 
 from __future__ import annotations
@@ -110,6 +112,17 @@ def release_facts(source: Source, engine: str) -> dict[str, Any]:
     }
 
 
+def _located(engine: str, raw: str) -> Path:
+    """A path as given; a bare vLLM release is fetched (tools.vllm_facts' cached `pip download`)."""
+    path = Path(raw)
+    if path.exists() or engine != "vllm" or not re.fullmatch(r"\d+(\.\d+)+(\.post\d+)?", raw):
+        return path
+    sys.path.insert(0, str(REPO))
+    from tools.vllm_facts.__main__ import fetch_wheel
+
+    return fetch_wheel(raw)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 2 or argv[0] not in QUANT_UTILS:
         print(__doc__)
@@ -118,13 +131,14 @@ def main(argv: list[str]) -> int:
     data = json.loads(TARGET.read_text(encoding="utf-8")) if TARGET.is_file() else {}
     table = data.setdefault(engine, {})
     for raw in argv[1:]:
-        source = Source(Path(raw))
+        path = _located(engine, raw)
+        source = Source(path)
         version = source.version(engine)
-        table[version] = {"read_from": Path(raw).name, **release_facts(source, engine)}
+        table[version] = {"read_from": path.name, **release_facts(source, engine)}
         print(version, table[version])
     data[engine] = dict(sorted(table.items(), key=lambda item: [int(p) if p.isdigit() else p
                                                                 for p in re.split(r"[.]|post", item[0])]))
-    data["generated_by"] = "python tools/marlin_shapes.py ENGINE WHEEL_OR_DIR..."
+    data["generated_by"] = "python tools/marlin_shapes.py ENGINE WHEEL_OR_DIR_OR_VERSION..."
     TARGET.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     return 0
 
