@@ -62,6 +62,7 @@ class Plan:
     kernel_shapes: tuple[str, ...] = ()  # a kernel the engine runs rejects a per-rank shard (QNT rules)
     kernel_shape_only: bool = False  # invalid only because of kernel_shapes
     kernel_shape_tps: tuple[int, ...] = ()  # with kernel_shapes: the TP sizes whose shards the kernels take
+    kernel_shape_risks: tuple[str, ...] = ()  # shards that load but no kernel thread tile divides (QNT004)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "gpus": self.tp * self.pp, "valid": self.valid,
@@ -73,7 +74,8 @@ class Plan:
                 "flags": list(self.flags), "reasons": list(self.reasons), "memory": self.memory,
                 "stages": list(self.stages), "comm": self.comm,
                 "short_of_gpus_only": self.short_of_gpus_only, "kernel_shapes": list(self.kernel_shapes),
-                "kernel_shape_only": self.kernel_shape_only, "kernel_shape_tps": list(self.kernel_shape_tps)}
+                "kernel_shape_only": self.kernel_shape_only, "kernel_shape_tps": list(self.kernel_shape_tps),
+                "kernel_shape_risks": list(self.kernel_shape_risks)}
 
 
 def gpu_memory_bytes(facts: Facts) -> int:
@@ -158,6 +160,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         short_of_gpus_only=len(bad) == 1 and layout.gpus > len(facts.gpus),
         kernel_shapes=tuple(shapes), kernel_shape_only=bool(shapes) and len(bad) == len(shapes),
         kernel_shape_tps=_shape_tps(model, layout, req.memory, len(facts.gpus)) if shapes else (),
+        kernel_shape_risks=() if shapes else tuple(req.memory.kernel_shape_risks(model, layout.tp, layout.ep)),
         context_fits=fits and tokens >= context, rank_score=score,
         borderline=not bad and abs(budget_min or 0) < BORDERLINE_BYTES, gpu_memory_bytes=total,
         memory={"engine": memory.label, **mem, "preload_free_bytes": free, "weights_source": source.kind,

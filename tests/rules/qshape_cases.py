@@ -68,6 +68,21 @@ QSHAPE_CASES += [
     a("QNT003", False, "vLLM: QNT003 is SGLang's", vl("0.21.0", NANO_BF16, R5090X4), *tp(2)),
 ]
 
+QWEN30_CT = {"scheme": "int4-w4a16", "method": "compressed-tensors", "bits": 4, "group_size": 32,
+             "quantized": ("routed_experts",)}  # an llm-compressor W4A16 export of Qwen3-30B-A3B: experts INT4
+PRO8 = "rtx-pro-6000-x8"
+
+QSHAPE_CASES += [
+    a("QNT004", True, "Qwen3-30B-A3B NVFP4 TP8 forced Marlin on 0.21.0: w2 K = 96", vl("0.21.0", QWEN30_NVFP4, PRO8),
+      *tp(8, *MARLIN)),
+    a("QNT004", True, "SGLang 0.5.23, compressed-tensors W4A16 Qwen3-30B-A3B at TP8: w2 K = 96",
+      sg("0.5.23", "Qwen/Qwen3-30B-A3B", PRO8, quant=QWEN30_CT), "--tp", "8"),
+    a("QNT004", False, "TP4: K = 192 with N = 2048 fits a tile", vl("0.21.0", QWEN30_NVFP4, PRO8), *tp(4, *MARLIN)),
+    a("QNT004", False, "0.24.0 pads the expert shards", vl("0.24.0", QWEN30_NVFP4, PRO8), *tp(8, *MARLIN)),
+    a("QNT004", False, "the default NVFP4 MoE backend", vl("0.21.0", QWEN30_NVFP4, PRO8), *tp(8)),
+    a("QNT004", False, "a shard the repack refuses is QNT001's", vl("0.21.0"), *tp(4, *MARLIN)),
+]
+
 
 def _log_cases() -> list[Case]:
     """QNT020-QNT023 explain a log line: on SM12x (or a log naming no GPU), never in `check`, never on another

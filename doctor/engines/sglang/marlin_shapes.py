@@ -19,7 +19,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.spi import Model
-from doctor.plan.quant_shapes import rank_shards, repack_problem
+from doctor.plan.quant_shapes import Shard, rank_shards, repack_problem, thread_tile_fits
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "marlin-shapes.json"
 WNA16 = ("int4-w4a16", "int8-w8a16")
@@ -37,16 +37,35 @@ def release_row(version: str) -> tuple[str, dict[str, Any]] | None:
     return (below[-1][1], table()[below[-1][1]]) if below else None
 
 
-def problems(model: Model, version: str, tp: int, ep: int) -> list[str]:
-    """MEM003-style sentences: the compressed-tensors WNA16 shards this layout cannot repack."""
+def _marlin_shards(model: Model, version: str, tp: int, ep: int) -> tuple[str, list[Shard]] | None:
+    """(release read, the compressed-tensors WNA16 shards SGLang hands Marlin unpadded); None: not this path."""
     if model.quantization.method != "compressed-tensors":
-        return []
+        return None
     found = release_row(version)
     if found is None or found[1].get("dense_padding"):
+        return None
+    return found[0], [shard for shard in rank_shards(model, tp, ep) if shard.scheme in WNA16]
+
+
+def risks(model: Model, version: str, tp: int, ep: int) -> list[str]:
+    """Shards that repack but that no Marlin thread tile divides: the GEMM's "Invalid thread config" at the first
+    forward is likely (warning: the kernel's compiled tile list is in sgl-kernel, not read here)."""
+    found = _marlin_shards(model, version, tp, ep)
+    if found is None:
+        return []
+    return [f"Marlin ({shard.scheme}, compressed-tensors): {shard.layer} per rank is N={shard.n} x K={shard.k} at "
+            f"TP{tp}: it repacks, but no Marlin thread tile divides it" for shard in found[1]
+            if repack_problem(shard) is None and not thread_tile_fits(shard)]
+
+
+def problems(model: Model, version: str, tp: int, ep: int) -> list[str]:
+    """MEM003-style sentences: the compressed-tensors WNA16 shards this layout cannot repack."""
+    found = _marlin_shards(model, version, tp, ep)
+    if found is None:
         return []
     out = []
-    for shard in rank_shards(model, tp, ep):
-        problem = repack_problem(shard) if shard.scheme in WNA16 else None
+    for shard in found[1]:
+        problem = repack_problem(shard)
         if problem is not None:
             out.append(f"Marlin ({shard.scheme}, compressed-tensors): {shard.layer} per rank is N={shard.n} x "
                        f"K={shard.k} at TP{tp}; SGLang {found[0]} repacks it unpadded and gptq_marlin_repack raises "

@@ -21,7 +21,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.engines.spi import Model
-from doctor.plan.quant_shapes import Shard, expert_shards, repack_problem
+from doctor.plan.quant_shapes import Shard, expert_shards, repack_problem, thread_tile_fits
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "marlin-shapes.json"
 # the routed experts' scheme -> the release-table column that says its Marlin MoE preparation pads
@@ -47,19 +47,29 @@ def first_padding_release(column: str) -> str | None:
     return next((release for release, row in rows if row.get(column)), None)
 
 
-def unpadded_shards(model: Model, version: Version | str, tp: int, ep: int) -> list[tuple[Shard, str]]:
-    """Each routed-expert shard on Marlin that the release repacks unpadded and the repack rejects, with the
-    kernel's message."""
+def _unpadded(model: Model, version: Version | str, tp: int, ep: int) -> list[Shard]:
+    """The routed-expert shards the release hands Marlin as they are (none where it pads this scheme)."""
     column = PADDING_COLUMN.get(model.quantization.for_experts().scheme)
     found = release_row(version)
     if column is None or found is None or found[1].get(column):
         return []
-    out = []
-    for shard in expert_shards(model, tp, ep):
-        problem = repack_problem(shard)
-        if problem is not None:
-            out.append((shard, problem))
-    return out
+    return expert_shards(model, tp, ep)
+
+
+def unpadded_shards(model: Model, version: Version | str, tp: int, ep: int) -> list[tuple[Shard, str]]:
+    """Each routed-expert shard on Marlin that the release repacks unpadded and the repack rejects, with the
+    kernel's message."""
+    found = ((shard, repack_problem(shard)) for shard in _unpadded(model, version, tp, ep))
+    return [(shard, problem) for shard, problem in found if problem is not None]
+
+
+def risks(model: Model, version: Version | str, tp: int, ep: int, marlin_reason: str) -> list[str]:
+    """Unpadded expert shards that repack but that no Marlin thread tile divides (N % 64 with K % 128, or N % 128
+    with K % 64): the MoE GEMM's "Invalid thread config" at the first forward is likely, not shown by the code
+    read here (the MoE kernel's compiled configs differ by release: vllm PR 32360 added thread_n 64)."""
+    return [f"Marlin MoE ({marlin_reason}): {shard.layer} per rank is N={shard.n} x K={shard.k} at TP{tp // ep}: "
+            f"it repacks, but no Marlin thread tile divides it" for shard in _unpadded(model, version, tp, ep)
+            if repack_problem(shard) is None and not thread_tile_fits(shard)]
 
 
 def problems(model: Model, version: Version | str, tp: int, ep: int, marlin_reason: str) -> list[str]:

@@ -203,6 +203,13 @@ class VLLMMemory(MemoryModel):
 
         return problems(model, self.version, tp, ep, self.marlin_moe)
 
+    def kernel_shape_risks(self, model: Model, tp: int, ep: int) -> list[str]:
+        if self.marlin_moe is None:
+            return []
+        from doctor.engines.vllm.marlin_shapes import risks
+
+        return risks(model, self.version, tp, ep, self.marlin_moe)
+
     def loads_expert_split(self, split: ExpertSplit) -> bool:
         """MXFP4 experts: every backend's `create_weights` rounds the per-rank intermediate up (64 Triton, 128
         Marlin/CUTLASS, 256 FlashInfer TRT-LLM; from 0.2x `mxfp4_round_up_hidden_size_and_intermediate_size`) and
