@@ -1141,13 +1141,23 @@ CASES += _fixpr_sgl_cases()
 
 
 def _qshape_cases():
-    """QNT001/QNT002: vLLM's Marlin MoE repack of a TP shard off the tile (tests/rules/qshape_cases.py)."""
+    """QNT001-QNT023: quantized-kernel shape constraints (rules/quant_shapes.toml, tests/rules/qshape_cases.py)."""
     from tests.rules.qshape_cases import QSHAPE_CASES
 
     return QSHAPE_CASES
 
 
 CASES += _qshape_cases()
+
+
+def _fixpr2_cases():
+    """vLLM / SGLang / FlashInfer SM12x fixes and gates, second round (rules/sglang_fixpr2.toml): fixpr2_cases.py."""
+    from tests.rules.fixpr2_cases import FIXPR2_CASES
+
+    return FIXPR2_CASES
+
+
+CASES += _fixpr2_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
