@@ -26,7 +26,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plan", ("doctor.plan", "doctor.cluster.nodes", "doctor.cluster.layouts", "doctor.cluster.plan")),
     ("findings", ("doctor.findings", "doctor.fix.patches", "doctor.fix.journal", "doctor.engines.pysource",
                   "doctor.engines.derived_tables", "doctor.engines.pins", "doctor.engines.model_support",
-                  "doctor.engines.parsers")),
+                  "doctor.engines.parsers", "doctor.engines.quant_support")),
     ("logs", ("doctor.diagnose.logfacts", "doctor.diagnose.formats.base", "doctor.diagnose.stream",
               "doctor.diagnose.markdown", "doctor.diagnose.gpus")),
     ("engines", ("doctor.engines", "doctor.cluster.node_commands")),
