@@ -99,8 +99,8 @@ RULES = (
     LineRule(FMT, r"ggml_cuda_compute_forward: (?P<op>[A-Z_0-9]+) failed|CUDA error: (?P<error>[a-z][a-z ]+[a-z])"
                   r"|current device: \d+, in function (?P<function>\w+) at", _failure, once=False),
     LineRule(FMT, r"(?:^|[\s:,])(?P<var>mmq_x_best|J_best)=0\s*$", _mmq_no_tile),
-    LineRule(FMT, r"llama_kv_cache\w*: +size = .*, K \((?P<k>\w{2,8})\): +[\d.]+ MiB, V \((?P<v>\w{2,8})\): +[\d.]+ MiB",
-             _kv_types),
+    LineRule(FMT, r"llama_kv_cache\w*: +size = .*, K \((?P<k>\w{2,8})\): +[\d.]+ MiB, "
+                  r"V \((?P<v>\w{2,8})\): +[\d.]+ MiB", _kv_types),
     LineRule(FMT, r"llama_model_loader: loaded meta data .* from (?P<model>\S+\.gguf)", _model),
     LineRule(FMT, r"unknown model architecture: '(?P<arch>[^'\s]{1,64})'.*", _unknown_arch),
     LineRule(FMT, r"llama_model_loader: - kv +\d+: +general\.architecture +str += (?P<arch>[\w.-]{1,64})", _model_arch),
