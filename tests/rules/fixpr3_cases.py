@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build, lib
+from tests.rules.image_cases import case as image_case
 
 R5070TI, R5090L, SPARK, H100, B200 = "rtx-5070-ti", "rtx-5090-laptop", "dgx-spark", "h100-sxm-x8", "b200-x8"
 
@@ -21,9 +22,10 @@ MIXED = ("-ctk", "q8_0", "-ctv", "q4_0")
 Q5 = ("-ctk", "q5_1", "-ctv", "q5_1")
 
 FIXPR3_CASES = [
-    # LCPP140: -fa auto + quantized V of an uncompiled pair, b9093-b10204: context creation refused
+    # LCPP140: -fa auto + quantized V of an uncompiled pair, b9760-b10204: context creation refused
     a("LCPP140", True, "b10000, q8_0/q4_0, -fa auto (default)", lcpp("10000"), *MIXED),
-    a("LCPP140", True, "b9760 (first ggml-cuda source read), f16 K / q4_0 V (#28524's pair)", lcpp("9760"), "-ctv", "q4_0"),
+    a("LCPP140", True, "b9760 (first ggml-cuda source read), f16 K / q4_0 V (#28524's pair)", lcpp("9760"),
+      "-ctv", "q4_0"),
     a("LCPP140", True, "b10204 (last before the forced-on change), q5_1 both", lcpp("10204"), *Q5),
     a("LCPP140", True, "GB10 (12.1), q5_0 both, -fa auto", lcpp("10100", SPARK), "-ctk", "q5_0", "-ctv", "q5_0",
       "-fa", "auto"),
@@ -40,7 +42,7 @@ FIXPR3_CASES = [
     a("LCPP140", False, "build unknown", lcpp("0"), *MIXED),
     a("LCPP140", False, "H100 (9.0)", lcpp("10000", H100), *MIXED),
     a("LCPP140", False, "B200 (10.0)", lcpp("10000", B200), *MIXED),
-    # LCPP141: FA on with an uncompiled pair, b9093-b10867: attention on the CPU
+    # LCPP141: FA on with an uncompiled pair, b9760-b10867: attention on the CPU
     a("LCPP141", True, "b10300, q8_0/q4_0, -fa auto (forced on by the quantized V)", lcpp("10300"), *MIXED),
     a("LCPP141", True, "b10216 (first forced-on build read), q5_1 both", lcpp("10216"), *Q5),
     a("LCPP141", True, "b10867 (last gated build), -fa on, q5_0 both (RTX 5090 Laptop)", lcpp("10867", R5090L),
@@ -64,4 +66,22 @@ FIXPR3_CASES = [
     a("LCPP142", False, "b10878, q8_0 both", lcpp("10878"), "-ctk", "q8_0", "-ctv", "q8_0"),
     a("LCPP142", False, "b10878, -fa off", lcpp("10878"), *Q5, "-fa", "off"),
     a("LCPP142", False, "H100 (9.0)", lcpp("10878", H100), *Q5),
+]
+
+# LCPP143: the official llama.cpp `cuda`/`cuda12` image tags on GB10 (12.1): 120a-real SASS and compute_90 PTX only
+LLAMA_IMAGE = "ghcr.io/ggml-org/llama.cpp"
+FIXPR3_CASES += [
+    image_case("LCPP143", True, "server-cuda on GB10", SPARK, f"{LLAMA_IMAGE}:server-cuda"),
+    image_case("LCPP143", True, "server-cuda12-b10867 on GB10", SPARK, f"{LLAMA_IMAGE}:server-cuda12-b10867"),
+    image_case("LCPP143", True, "full-cuda-b7551 on GB10 (CUDA 12.4 era: no Blackwell code at all)", SPARK,
+               f"{LLAMA_IMAGE}:full-cuda-b7551"),
+    image_case("LCPP143", True, "bare cuda tag on GB10", SPARK, f"{LLAMA_IMAGE}:cuda"),
+    image_case("LCPP143", False, "server-cuda13: 121a-real", SPARK, f"{LLAMA_IMAGE}:server-cuda13"),
+    image_case("LCPP143", False, "server-cuda13-b10867", SPARK, f"{LLAMA_IMAGE}:server-cuda13-b10867"),
+    image_case("LCPP143", False, "server-vulkan", SPARK, f"{LLAMA_IMAGE}:server-vulkan"),
+    image_case("LCPP143", False, "server-cuda on an RTX 5090 (12.0: 120a-real runs)", "rtx-5090",
+               f"{LLAMA_IMAGE}:server-cuda"),
+    image_case("LCPP143", False, "server-cuda on an H100 (9.0)", H100, f"{LLAMA_IMAGE}:server-cuda"),
+    image_case("LCPP143", False, "server-cuda on a B200 (10.0)", B200, f"{LLAMA_IMAGE}:server-cuda"),
+    image_case("LCPP143", False, "another repository with a cuda tag", SPARK, "example/llama.cpp:server-cuda"),
 ]
