@@ -273,7 +273,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
         **_arch_view(run),
         **fa_kv_view(run.library.details.get("logged_kv_types"), options.cache_type_k, options.cache_type_v,
-                     options.fa_enabled, build_number(run.library.version)),
+                     options.fa_enabled, build_number(run.library.version), _kv_placement(options)),
     }
     if gguf is not None:
         types = sorted(gguf.type_counts)
@@ -281,6 +281,13 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
                     sm120_suspect_types=sorted(SM120_SUSPECT_TYPES & set(types)),
                     tensor_bytes=gguf.tensor_bytes, file_type=gguf.file_type)
     return view
+
+
+def _kv_placement(options: LlamaOptions) -> str:
+    """Where the attention's layers and KV cache live, as fa_kv_view reads it."""
+    if options.n_gpu_layers == 0:
+        return "cpu"
+    return "open" if options.no_kv_offload else "gpu"
 
 
 # `--load-mode auto` (llama.cpp#26081) became the default between b10362 and b10380: it turns mmap off where the

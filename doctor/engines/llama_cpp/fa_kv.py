@@ -67,8 +67,14 @@ def kv_types(logged: str | None, type_k: str, type_v: str) -> tuple[str, str]:
     return type_k, type_v
 
 
-def fa_kv_view(logged: str | None, type_k: str, type_v: str, fa: bool | None, build: int | None) -> dict[str, object]:
+def fa_kv_view(logged: str | None, type_k: str, type_v: str, fa: bool | None, build: int | None,
+               placement: str = "gpu") -> dict[str, object]:
+    """`placement`: "gpu" when layers and their KV cache are offloaded, "cpu" with -ngl 0 (the CPU backend runs
+    the attention of CPU layers anyway: nothing moves), "open" with --no-kv-offload (llama_context's device check
+    compares the layer's device, which its own comment calls wrong for that case)."""
     k, v = kv_types(logged, type_k, type_v)
     pair = uncompiled_pair(k, v)
-    return {"fa_kv_pair": f"{k}-{v}", "fa_kv_uncompiled": pair,
-            "fa_kv_outcome": outcome(pair, v.lower() in QUANTIZED, fa, build)}
+    result = outcome(pair, v.lower() in QUANTIZED, fa, build)
+    if result and placement != "gpu":
+        result = "" if placement == "cpu" else None
+    return {"fa_kv_pair": f"{k}-{v}", "fa_kv_uncompiled": pair, "fa_kv_outcome": result}
