@@ -1140,6 +1140,26 @@ def _fixpr_sgl_cases():
 CASES += _fixpr_sgl_cases()
 
 
+def _qshape_cases():
+    """QNT001-QNT023: quantized-kernel shape constraints (rules/quant_shapes.toml, tests/rules/qshape_cases.py)."""
+    from tests.rules.qshape_cases import QSHAPE_CASES
+
+    return QSHAPE_CASES
+
+
+CASES += _qshape_cases()
+
+
+def _fixpr2_cases():
+    """vLLM / SGLang / FlashInfer SM12x fixes and gates, second round (rules/sglang_fixpr2.toml): fixpr2_cases.py."""
+    from tests.rules.fixpr2_cases import FIXPR2_CASES
+
+    return FIXPR2_CASES
+
+
+CASES += _fixpr2_cases()
+
+
 def _fixpr3_cases():
     """Merged llama.cpp fixes for failures on SM12x, task fixpr3 (rules/fixpr3.toml): tests/rules/fixpr3_cases.py."""
     from tests.rules.fixpr3_cases import FIXPR3_CASES
