@@ -1,0 +1,59 @@
+"""Positive and boundary cases for the uma3 rules (rules/uma_engines.toml): vLLM's start-up accounting on GB10
+unified memory (UMA090, UMA091: log lines, GB10 only), the pip NCCL wheel across DGX Sparks (NCCL080) and GB10's
+missing GPUDirect RDMA (NCCL081). test_rule_cases.py runs them with the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import Case, a, build, lib
+from tests.rules.log_line_cases import logged
+
+SPARK, PRO, R5090, H100, B200 = "dgx-spark", "rtx-pro-6000", "rtx-5090", "h100-sxm-x8", "b200-x8"
+QWEN36_NVFP4 = "tests/cases/models/qwen3.6-35b-a3b-nvfp4"
+RAY = ("--tensor-parallel-size", "2", "--distributed-executor-backend", "ray")
+NNODES = ("--tensor-parallel-size", "2", "--nnodes", "2", "--node-rank", "0", "--master-addr", "192.168.100.1")
+ONE_NODE = ("--tensor-parallel-size", "1")
+
+
+def _log_rule_cases(rule: str, other: str) -> list[Case]:
+    """A rule that explains a GB10 log line: its line on a Spark only."""
+    return [
+        logged(rule, True, "its line on dgx-spark", SPARK),
+        logged(rule, False, "its line on rtx-pro-6000 (12.0, discrete memory)", PRO),
+        logged(rule, False, "its line on rtx-5090 (12.0, discrete memory)", R5090),
+        logged(rule, False, "its line on h100 (9.0)", H100),
+        logged(rule, False, "its line on b200 (10.0)", B200),
+        logged(rule, False, "check: no log", SPARK, shown=()),
+        logged(rule, False, "another rule's line on dgx-spark", SPARK, shown=(other,)),
+    ]
+
+
+def nccl(version: str, profile: str = SPARK, env: dict[str, str] | None = None,
+         engines: tuple[str, ...] = ("vllm==0.25.1",)) -> Callable[[], Facts]:
+    return lambda: build(profile, QWEN36_NVFP4, engines, libs=(lib("nccl", version),), env=env)
+
+
+UMA3_CASES = [
+    *_log_rule_cases("UMA090", "UMA091"),
+    *_log_rule_cases("UMA091", "UMA090"),
+    *_log_rule_cases("NCCL081", "NCCL080"),
+    # NCCL080: the pip wheel 2.28.9 (both reports) carrying collectives between Sparks
+    a("NCCL080", True, "vllm 0.25.1 tp2 over ray, wheel 2.28.9", nccl("2.28.9"), *RAY),
+    a("NCCL080", True, "vllm 0.25.1 tp2 --nnodes 2 (mp), wheel 2.28.9", nccl("2.28.9"), *NNODES),
+    a("NCCL080", True, "sglang --nnodes 2, wheel 2.28.9", nccl("2.28.9", engines=("sglang==0.5.12",)),
+      "--tp-size", "2", "--nnodes", "2", "--node-rank", "0", "--dist-init-addr", "192.168.100.1:5000"),
+    a("NCCL080", True, "LD_PRELOAD of something else", nccl("2.28.9", env={"LD_PRELOAD": "libjemalloc.so.2"}),
+      *RAY),
+    a("NCCL080", False, "wheel 2.28.8 (not reported)", nccl("2.28.8"), *RAY),
+    a("NCCL080", False, "wheel 2.29.7 (not reported)", nccl("2.29.7"), *RAY),
+    a("NCCL080", False, "one spark: nothing crosses nodes", nccl("2.28.9"), *ONE_NODE),
+    a("NCCL080", False, "system libnccl preloaded",
+      nccl("2.28.9", env={"LD_PRELOAD": "/usr/lib/aarch64-linux-gnu/libnccl.so.2"}), *RAY),
+    a("NCCL080", False, "two 5090 nodes over ray (12.0, no DGX OS)", nccl("2.28.9", profile=R5090), *RAY),
+    a("NCCL080", False, "two pro 6000 nodes over ray (12.0)", nccl("2.28.9", profile=PRO), *RAY),
+    a("NCCL080", False, "two h100 nodes (9.0)", nccl("2.28.9", profile=H100), *RAY),
+    a("NCCL080", False, "two b200 nodes (10.0)", nccl("2.28.9", profile=B200), *RAY),
+    a("NCCL080", False, "nccl wheel not known", lambda: build(SPARK, QWEN36_NVFP4, ("vllm==0.25.1",)), *RAY),
+]
