@@ -57,3 +57,35 @@ UMA3_CASES = [
     a("NCCL080", False, "two b200 nodes (10.0)", nccl("2.28.9", profile=B200), *RAY),
     a("NCCL080", False, "nccl wheel not known", lambda: build(SPARK, QWEN36_NVFP4, ("vllm==0.25.1",)), *RAY),
 ]
+
+
+GLM5_NEXT = "tests/cases/models/glm5-next-standin"  # GLM-5.3-Flash's architecture, DSA indexer (index_topk)
+LONG = ("--max-model-len", "262144")
+
+
+def indexer(version: str = "vllm==0.29.0", profile: str = SPARK, model: str = GLM5_NEXT,
+            env: dict[str, str] | None = None) -> Callable[[], Facts]:
+    return lambda: build(profile, model, (version,), env=env)
+
+
+UMA3_CASES += [
+    # UMA092: a sparse-attention indexer's long prefill on GB10 with the 512 MiB logits budget
+    a("UMA092", True, "glm5-next 262144 on a spark, vllm 0.29.0", indexer(), *LONG),
+    a("UMA092", True, "vllm 0.19.0 (the budget variable's first release)", indexer("vllm==0.19.0"), *LONG),
+    a("UMA092", True, "glm-5 (glm_moe_dsa) at 262144", indexer(model="tests/cases/models/glm-moe-dsa-standin"), *LONG),
+    a("UMA092", True, "allocator conf without expandable segments",
+      indexer(env={"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:512"}), *LONG),
+    a("UMA092", False, "vllm 0.18.1: no budget variable, not established", indexer("vllm==0.18.1"), *LONG),
+    a("UMA092", False, "budget set to 64", indexer(env={"VLLM_SPARSE_INDEXER_MAX_LOGITS_MB": "64"}), *LONG),
+    a("UMA092", False, "expandable segments on",
+      indexer(env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}), *LONG),
+    a("UMA092", False, "131072: prompts stay near the 115K that worked", indexer(), "--max-model-len", "131072"),
+    a("UMA092", False, "context not stated", indexer()),
+    a("UMA092", False, "no indexer (qwen3.6 gated deltanet)", indexer(model=QWEN36_NVFP4), *LONG),
+    a("UMA092", False, "pro 6000 (12.0, discrete memory)", indexer(profile=PRO), *LONG),
+    a("UMA092", False, "5090 (12.0)", indexer(profile=R5090), *LONG),
+    a("UMA092", False, "h100 (9.0)", indexer(profile=H100), *LONG),
+    a("UMA092", False, "b200 (10.0)", indexer(profile=B200), *LONG),
+    a("UMA092", False, "sglang on a spark (another engine's indexer)", indexer("sglang==0.5.12"), "--context-length",
+      "262144"),
+]
