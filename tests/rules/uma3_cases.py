@@ -4,6 +4,7 @@ missing GPUDirect RDMA (NCCL081). test_rule_cases.py runs them with the rest."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
@@ -88,4 +89,37 @@ UMA3_CASES += [
     a("UMA092", False, "b200 (10.0)", indexer(profile=B200), *LONG),
     a("UMA092", False, "sglang on a spark (another engine's indexer)", indexer("sglang==0.5.12"), "--context-length",
       "262144"),
+]
+
+
+STALE_CONF = {"NCCL_IB_USE_INLINE": "1", "NCCL_IB_PREPOST_RECEIVE_WORK_REQUESTS": "1"}  # the image's /etc/nccl.conf
+SGL_3_NODES = ("--tp-size", "3", "--nnodes", "3", "--node-rank", "0", "--dist-init-addr", "10.0.0.1:5000")
+
+
+def nccl_conf(conf: dict[str, str], env: dict[str, str] | None = None, profile: str = SPARK,
+              engine: str = "sglang==0.5.12") -> Callable[[], Facts]:
+    def make() -> Facts:
+        facts = build(profile, None, (engine,), env=env)
+        return facts.replace(host=dataclasses.replace(facts.host, nccl_conf=dict(conf)))
+    return make
+
+
+UMA3_CASES += [
+    # NCCL082: both IB settings at 1 (a stale /etc/nccl.conf, or the environment) for SGLang TP over Sparks
+    a("NCCL082", True, "both from /etc/nccl.conf, sglang tp3 over 3 sparks", nccl_conf(STALE_CONF), *SGL_3_NODES),
+    a("NCCL082", True, "both from the environment", nccl_conf({}, env=STALE_CONF), *SGL_3_NODES),
+    a("NCCL082", True, "one from each", nccl_conf({"NCCL_IB_USE_INLINE": "1"},
+                                                   env={"NCCL_IB_PREPOST_RECEIVE_WORK_REQUESTS": "1"}), *SGL_3_NODES),
+    a("NCCL082", False, "the environment sets one to 0 over the file", nccl_conf(STALE_CONF,
+                                                                                 env={"NCCL_IB_USE_INLINE": "0"}),
+      *SGL_3_NODES),
+    a("NCCL082", False, "only inline set (not what the report had)", nccl_conf({"NCCL_IB_USE_INLINE": "1"}),
+      *SGL_3_NODES),
+    a("NCCL082", False, "one spark: no IB traffic", nccl_conf(STALE_CONF), "--tp-size", "1"),
+    a("NCCL082", False, "no nccl.conf", nccl_conf({}), *SGL_3_NODES),
+    a("NCCL082", False, "vllm (another engine's warm-up, not reported)", nccl_conf(STALE_CONF, engine="vllm==0.25.1"),
+      "--tensor-parallel-size", "3", "--distributed-executor-backend", "ray"),
+    a("NCCL082", False, "pro 6000 nodes (12.0)", nccl_conf(STALE_CONF, profile=PRO), *SGL_3_NODES),
+    a("NCCL082", False, "h100 nodes (9.0)", nccl_conf(STALE_CONF, profile=H100), *SGL_3_NODES),
+    a("NCCL082", False, "b200 nodes (10.0)", nccl_conf(STALE_CONF, profile=B200), *SGL_3_NODES),
 ]
