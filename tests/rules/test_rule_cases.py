@@ -1070,6 +1070,16 @@ def _arch_cases():
 CASES += _arch_cases()
 
 
+def _loader_cases():
+    """Checkpoints the engine's loader cannot read (CKPT010-CKPT013): tests/rules/loader_cases.py."""
+    from tests.rules.loader_cases import LOADER_CASES
+
+    return LOADER_CASES
+
+
+CASES += _loader_cases()
+
+
 def _multinode_cases():
     """Multi-node launches and their log lines (rules/multinode_launch.toml, nccl_multinode.toml)."""
     from tests.rules.multinode_cases import MULTINODE_CASES
@@ -1168,6 +1178,16 @@ def _fixpr2_cases():
 
 
 CASES += _fixpr2_cases()
+
+
+def _fixpr3_cases():
+    """Merged llama.cpp fixes for failures on SM12x, task fixpr3 (rules/fixpr3.toml): tests/rules/fixpr3_cases.py."""
+    from tests.rules.fixpr3_cases import FIXPR3_CASES
+
+    return FIXPR3_CASES
+
+
+CASES += _fixpr3_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
