@@ -9,6 +9,7 @@ from typing import Any
 from doctor.binaries import BinaryInfo, verdict_for
 from doctor.engines.llama_cpp import archlists, archs, builds
 from doctor.engines.llama_cpp import flags as llama_flags
+from doctor.engines.llama_cpp.ollama_context import ollama_view
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
 from doctor.engines.spi import EngineAnalysis, EngineRun
@@ -270,7 +271,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
         "model_is_gguf": gguf is not None,
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
-        **_arch_view(run),
+        **_arch_view(run), "ollama": ollama_view(run, gguf, options, fa),
     }
     if gguf is not None:
         types = sorted(gguf.type_counts)
