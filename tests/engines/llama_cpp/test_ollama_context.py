@@ -82,3 +82,23 @@ def test_a_truncation_in_an_ollama_log_is_explained_by_the_tier():
     diagnosis = diagnose(io.BufferedReader(io.BytesIO(log)), "t", empty_base(), "nothing", {})
     assert diagnosis.explanations and diagnosis.explanations[0].rule == "OLL080"
     assert diagnosis.explanations[0].status == "confirmed"
+
+
+def test_the_logged_default_context_confirms_it_without_the_gpu_lines():
+    """Ollama 0.20.0 (its own runners: no llama-server plan) with only its version, the tier line and the
+    truncation: the tier the server logged settles the cause; a 32768 tier line does not."""
+    from doctor.diagnose.diagnosis import diagnose
+    from tests.diagnose.corpus import empty_base
+
+    def log(ctx: int) -> bytes:
+        return (b'time=2026-04-02T10:11:02.120Z level=INFO source=routes.go:1651 msg="Listening on 127.0.0.1:11434 '
+                b'(version 0.20.0)"\n'
+                b'time=2026-04-02T10:11:02.401Z level=INFO source=routes.go:1842 msg="vram-based default context" '
+                b'total_vram="%s GiB" default_num_ctx=%d\n'
+                b'time=2026-04-02T10:12:40.905Z level=WARN source=runner.go:186 msg="truncating input prompt" '
+                b'limit=4096 prompt=9383 keep=4 new=4096\n') % (b"11.9" if ctx == 4096 else b"31.8", ctx)
+
+    small = diagnose(io.BufferedReader(io.BytesIO(log(4096))), "t", empty_base(), "nothing", {})
+    assert small.explanations[0].rule == "OLL080" and small.explanations[0].status == "confirmed"
+    large = diagnose(io.BufferedReader(io.BytesIO(log(32768))), "t", empty_base(), "nothing", {})
+    assert all(e.status != "confirmed" for e in large.explanations if e.rule == "OLL080")
