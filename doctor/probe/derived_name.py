@@ -230,6 +230,8 @@ def resolve(spec: str, bundled: Iterable[str]) -> Derivation | None:
     by_name: dict[str, list[str]] = {}
     for repo in bundled:
         by_name.setdefault(repo.split("/", 1)[-1].lower(), []).append(repo)
+    for bare, repos in [(_bare_name(n), r) for n, r in by_name.items()]:
+        by_name.setdefault(bare, repos)  # NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 is Nemotron-3-Nano-30B-A3B
     if lowered in by_name:  # the same name under another owner: that config, as it is
         return Derivation(spec, sorted(by_name[lowered])[0], None, sibling=True)
     candidates = sorted(((b, s) for b in by_name for s in _spans(lowered, b)),
@@ -248,6 +250,12 @@ def resolve(spec: str, bundled: Iterable[str]) -> Derivation | None:
         if not is_mix(note):  # a mix the name states may be a quantized sibling's: look on
             return found[-1]
     return found[0] if found else None
+
+
+def _bare_name(name: str) -> str:
+    """A bundled name without the publisher prefix and dtype suffix derivatives drop: `nvidia-nemotron-3-nano-30b-
+    a3b-bf16` → `nemotron-3-nano-30b-a3b`."""
+    return re.sub(r"-bf16$", "", re.sub(r"^nvidia-", "", name))
 
 
 def derived_files(derivation: Derivation, config: Any, hf_quant: Any) -> tuple[Any, Any]:

@@ -76,23 +76,15 @@ def _hub_gguf(spec: str, environ: Mapping[str, str], offline: bool) -> Model:
 
 
 def _bundled_base(name: str, environ: Mapping[str, str], offline: bool) -> Model | None:
-    """The bundled config whose name is the GGUF repository's original model (`Qwen3-30B-A3B`, or without an
-    `-it`/`-Instruct` suffix); None when none is."""
-    if not name:
+    """The bundled config whose name is the GGUF repository's original model (`Qwen3-30B-A3B`, with or without an
+    `-it`/`-Instruct` suffix); None when none is, or when the name says more than the base (a size, a quantization,
+    an unread token: the GGUF file, not a guess, says what it holds)."""
+    from doctor.probe.derived_name import resolve
+
+    derivation = resolve(f"gguf/{name}", bundled_models()) if name else None
+    if derivation is None or derivation.quant is not None or derivation.unread or derivation.refused:
         return None
-    by_name = {repo.split("/", 1)[-1].lower(): repo for repo in bundled_models()}
-    for repo in sorted(bundled_models(), key=lambda r: not r.lower().endswith("-bf16")):
-        by_name.setdefault(_bare_name(repo.split("/", 1)[-1]), repo)  # NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
-    for candidate in (name, re.sub(r"-(it|instruct)$", "", name, flags=re.IGNORECASE), _bare_name(name)):
-        if candidate.lower() in by_name:
-            return load_model(by_name[candidate.lower()], environ, offline=True)
-    return None
-
-
-def _bare_name(name: str) -> str:
-    """A model name without the publisher prefix and dtype suffix GGUF repositories drop: `NVIDIA-Nemotron-3-Nano-
-    30B-A3B-BF16` → `nemotron-3-nano-30b-a3b`."""
-    return re.sub(r"-(bf16|fp8|nvfp4)$", "", re.sub(r"^nvidia-", "", name.lower()))
+    return load_model(derivation.base, environ, offline=True)
 
 
 def is_gguf_spec(spec: str) -> bool:
