@@ -25,3 +25,21 @@ def test_a_release_that_reserves_it_keeps_the_capture_sizes():
 
 def test_no_release_stated_keeps_the_generic_explanation_first():
     assert rules_named(diagnose_text(CAPTURE, profile_base("rtx-5090")))[0] == "OOM006"
+
+
+def _worker(text: str) -> str:
+    return f"(EngineCore pid=111) INFO 06-07 08:56:40 [gpu_worker.py:451] {text}\n"
+
+
+def test_the_workers_own_line_states_the_switch():
+    """0.20.0 reserves the pool by default; its warning that profiling is disabled (=0) makes the log OOM040's. On
+    0.19.0 the line that says profiling is enabled (=1) leaves it to OOM006."""
+    off = ("INFO 06-07 08:55:00 [api_server.py:1] vLLM API server version 0.20.0\n" + _worker(
+        "CUDA graph memory profiling is disabled (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA "
+        "graph memory is not accounted for during KV cache allocation, which may require lowering "
+        "--gpu-memory-utilization to avoid OOM.") + CAPTURE)
+    assert rules_named(diagnose_text(off, profile_base("rtx-5090")))[0] == "OOM040"
+    on = ("INFO 06-07 08:55:00 [api_server.py:1] vLLM API server version 0.19.0\n" + _worker(
+        "CUDA graph memory profiling is enabled (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1). This will become the "
+        "default in v0.19.") + CAPTURE)
+    assert rules_named(diagnose_text(on, profile_base("rtx-5090")))[0] == "OOM006"
