@@ -1150,6 +1150,16 @@ def _fixpr_sgl_cases():
 CASES += _fixpr_sgl_cases()
 
 
+def _fixpr2_cases():
+    """vLLM / SGLang / FlashInfer SM12x fixes and gates, second round (rules/sglang_fixpr2.toml): fixpr2_cases.py."""
+    from tests.rules.fixpr2_cases import FIXPR2_CASES
+
+    return FIXPR2_CASES
+
+
+CASES += _fixpr2_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
