@@ -45,9 +45,11 @@ class Step:
 
     def before(self) -> list[list[str]]:
         """Generators that read the same wheels first (the main command deletes them once read): for vLLM, the
-        forced --moe-backend table (tools/vllm_moe_activations.py, doctor/data/vllm/moe-activations.json)."""
+        forced --moe-backend table (tools/vllm_moe_activations.py, doctor/data/vllm/moe-activations.json) and the
+        Marlin padding table (tools/marlin_shapes.py, doctor/data/marlin-shapes.json)."""
         if self.table.path == "vllm/index.json":
-            return [[sys.executable, "tools/vllm_moe_activations.py", *self.new]]
+            return [[sys.executable, "tools/vllm_moe_activations.py", *self.new],
+                    [sys.executable, "tools/marlin_shapes.py", "vllm", *self.new]]
         return []
 
     def command(self, cache: Path) -> list[str]:

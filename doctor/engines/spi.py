@@ -102,6 +102,7 @@ TOOLKIT = (
     "doctor.plan.arch",          # a model's weight pieces by architecture
     "doctor.plan.kv",            # KV cache bytes per token (KvShape, cell_bytes)
     "doctor.plan.weights",       # weight bytes per rank (RankWeights), vision towers
+    "doctor.plan.quant_shapes",  # each quantized layer's per-rank (N, K) shard; Marlin's repack and thread tiles
     "doctor.hardware",           # GPU tables: shared memory per block, SM counts
     "doctor.binaries",           # CUDA archs of compiled extensions and whether they run on a GPU
     "doctor.probe.gguf",         # GGUF reader

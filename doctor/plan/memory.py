@@ -69,6 +69,16 @@ class MemoryModel(ABC):
         (it pads or refines it)? Default no: the group or block must divide it."""
         return False
 
+    def kernel_shape_problems(self, model: Model, tp: int, ep: int) -> list[str]:
+        """Why a kernel this engine runs for the layout rejects a layer's per-rank shape at load (a Marlin repack of a
+        shard off its tile: doctor.plan.quant_shapes); none by default."""
+        return []
+
+    def kernel_shape_risks(self, model: Model, tp: int, ep: int) -> list[str]:
+        """Shards a kernel this engine runs loads but likely cannot compute (no Marlin thread tile divides them: the
+        first forward raises); none by default."""
+        return []
+
     def own_reasons(self, reasons: list[str]) -> list[str]:
         """The planner's sentences this engine stands behind (some describe another engine's launcher); default all."""
         return reasons

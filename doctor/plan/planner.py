@@ -59,6 +59,10 @@ class Plan:
     stages: tuple[dict[str, Any], ...] = ()
     comm: dict[str, Any] = field(default_factory=dict)
     short_of_gpus_only: bool = False  # invalid only because the machine has fewer GPUs than the layout
+    kernel_shapes: tuple[str, ...] = ()  # a kernel the engine runs rejects a per-rank shard (QNT rules)
+    kernel_shape_only: bool = False  # invalid only because of kernel_shapes
+    kernel_shape_tps: tuple[int, ...] = ()  # with kernel_shapes: the TP sizes whose shards the kernels take
+    kernel_shape_risks: tuple[str, ...] = ()  # shards that load but no kernel thread tile divides (QNT004)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "gpus": self.tp * self.pp, "valid": self.valid,
@@ -69,7 +73,9 @@ class Plan:
                 "kv_cache_dtype": self.kv_cache_dtype, "gpu_memory_bytes": self.gpu_memory_bytes,
                 "flags": list(self.flags), "reasons": list(self.reasons), "memory": self.memory,
                 "stages": list(self.stages), "comm": self.comm,
-                "short_of_gpus_only": self.short_of_gpus_only}
+                "short_of_gpus_only": self.short_of_gpus_only, "kernel_shapes": list(self.kernel_shapes),
+                "kernel_shape_only": self.kernel_shape_only, "kernel_shape_tps": list(self.kernel_shape_tps),
+                "kernel_shape_risks": list(self.kernel_shape_risks)}
 
 
 def gpu_memory_bytes(facts: Facts) -> int:
@@ -101,6 +107,8 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     source = source or weight_source(model)
     bad = invalid_reasons(model, layout, req.memory.loads_expert_split) + \
         req.memory.layout_problems(layout.tp, layout.ep, layout.pp)
+    shapes = [] if bad else req.memory.kernel_shape_problems(model, layout.tp, layout.ep)
+    bad += shapes
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)} (a "
                    f"layout over several machines is checked with `--hardware PROFILE --nodes N`, one `--facts` "
@@ -150,6 +158,9 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
                                   comm is not None and layout.tp > 2 and comm.tp_link != "NV"),
         reasons=tuple(reasons), valid=not bad,
         short_of_gpus_only=len(bad) == 1 and layout.gpus > len(facts.gpus),
+        kernel_shapes=tuple(shapes), kernel_shape_only=bool(shapes) and len(bad) == len(shapes),
+        kernel_shape_tps=_shape_tps(model, layout, req.memory, len(facts.gpus)) if shapes else (),
+        kernel_shape_risks=() if shapes else tuple(req.memory.kernel_shape_risks(model, layout.tp, layout.ep)),
         context_fits=fits and tokens >= context, rank_score=score,
         borderline=not bad and abs(budget_min or 0) < BORDERLINE_BYTES, gpu_memory_bytes=total,
         memory={"engine": memory.label, **mem, "preload_free_bytes": free, "weights_source": source.kind,
@@ -158,6 +169,20 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         stages=tuple(stages),
         comm={} if comm is None else {"tp_link": comm.tp_link, "pp_link": comm.pp_link,
                                       "custom_all_reduce": comm.custom_all_reduce, "cost": comm.cost})
+
+
+def _shape_tps(model: Model, layout: Layout, memory: MemoryModel, gpu_count: int) -> tuple[int, ...]:
+    """The TP sizes (up to the machine's GPUs, at least 8) whose layout the model allows and whose shards the
+    engine's kernels take, keeping the layout's PP and EP-or-not."""
+    out = []
+    for tp in range(1, max(8, gpu_count) + 1):
+        ep = 1 if layout.ep == 1 else tp
+        candidate = Layout(tp, layout.pp, ep)
+        if invalid_reasons(model, candidate, memory.loads_expert_split) or \
+                memory.layout_problems(tp, ep, layout.pp) or memory.kernel_shape_problems(model, tp, ep):
+            continue
+        out.append(tp)
+    return tuple(out)
 
 
 def _reasons(bad: list[str], description: str, shortfall_hint: str, budget: int, tokens: int,
@@ -215,7 +240,8 @@ def make_plans(facts: Facts, model: Model, req: PlanRequest, source: WeightSourc
         raise InputError("no GPU in the facts: planning needs a GPU, --hardware PROFILE or --facts FILE")
     source = source or weight_source(model)
     layouts = [lay for lay in enumerate_layouts(model, len(facts.gpus), req.memory.loads_expert_split)
-               if not req.memory.layout_problems(lay.tp, lay.ep, lay.pp)]
+               if not req.memory.layout_problems(lay.tp, lay.ep, lay.pp)
+               and not req.memory.kernel_shape_problems(model, lay.tp, lay.ep)]
     if req.tp or req.pp or req.ep:
         wanted = Layout(req.tp or max(1, len(facts.gpus) // (req.pp or 1)), req.pp or 1, req.ep or 1)
         if wanted.tp < 1 or wanted.pp < 1 or wanted.ep < 1:

@@ -17,7 +17,8 @@ from doctor.plan.weights import UNKNOWN_QUANT, WeightSource, weight_source
 
 KEEP = ("tp", "pp", "ep", "gpus", "valid", "fits", "context_fits", "borderline", "weights_per_gpu_bytes",
         "kv_bytes_per_token", "kv_capacity_tokens", "kv_budget_bytes", "max_concurrent_requests", "context_length",
-        "kv_cache_dtype", "gpu_memory_bytes", "flags", "reasons", "short_of_gpus_only")
+        "kv_cache_dtype", "gpu_memory_bytes", "flags", "reasons", "short_of_gpus_only", "kernel_shapes",
+        "kernel_shape_only", "kernel_shape_tps", "kernel_shape_risks")
 
 
 def request_from_launch(launch: Launch, memory: MemoryModel, gpu_count: int) -> PlanRequest:

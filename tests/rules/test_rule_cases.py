@@ -1150,6 +1150,16 @@ def _fixpr_sgl_cases():
 CASES += _fixpr_sgl_cases()
 
 
+def _qshape_cases():
+    """QNT001-QNT023: quantized-kernel shape constraints (rules/quant_shapes.toml, tests/rules/qshape_cases.py)."""
+    from tests.rules.qshape_cases import QSHAPE_CASES
+
+    return QSHAPE_CASES
+
+
+CASES += _qshape_cases()
+
+
 def _fixpr2_cases():
     """vLLM / SGLang / FlashInfer SM12x fixes and gates, second round (rules/sglang_fixpr2.toml): fixpr2_cases.py."""
     from tests.rules.fixpr2_cases import FIXPR2_CASES

@@ -50,7 +50,8 @@ def test_each_table_runs_its_own_generator(tmp_path):
     vllm = Step(by_name["vllm facts"], "0.33.0", ("0.34.0", "0.35.0")).command(tmp_path)
     assert vllm[1:3] == ["-m", "tools.vllm_facts"] and "0.34.0,0.35.0" in vllm
     before = Step(by_name["vllm facts"], "0.33.0", ("0.34.0",)).before()
-    assert [c[1:] for c in before] == [["tools/vllm_moe_activations.py", "0.34.0"]]
+    assert [c[1:] for c in before] == [["tools/vllm_moe_activations.py", "0.34.0"],
+                                       ["tools/marlin_shapes.py", "vllm", "0.34.0"]]
     assert Step(by_name["wheel archs: torch"], "2.14.1", ("2.15.0",)).before() == []
     triton = Step(by_name["triton facts"], "3.9.0", ("3.10.0",)).command(tmp_path)
     assert triton[1:3] == ["-m", "tools.triton_facts"] and triton[-1] == "3.10.0"

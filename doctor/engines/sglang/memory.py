@@ -223,6 +223,17 @@ class SGLangMemory(MemoryModel):
     def load_extras(self, model: Model) -> list[Piece]:
         return load_extra_pieces(model)
 
+    def kernel_shape_problems(self, model: Model, tp: int, ep: int) -> list[str]:
+        """Compressed-tensors WNA16 shards SGLang's Marlin repack rejects (doctor/engines/sglang/marlin_shapes.py)."""
+        from doctor.engines.sglang.marlin_shapes import problems
+
+        return problems(model, self.version, tp, ep)
+
+    def kernel_shape_risks(self, model: Model, tp: int, ep: int) -> list[str]:
+        from doctor.engines.sglang.marlin_shapes import risks
+
+        return risks(model, self.version, tp, ep)
+
     def loads_expert_split(self, split: ExpertSplit) -> bool:
         """MXFP4 experts: `Mxfp4MoEMethod.create_weights` pads the per-rank intermediate (to 32 with
         triton_kernels on SM120 in 0.5.8; 32/64/128/256 by backend in 0.5.23) and models/gpt_oss.py loads

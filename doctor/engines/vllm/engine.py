@@ -104,7 +104,7 @@ class VLLM(Engine):
                           enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env),
                           flashinfer_installed=_flashinfer_installed(run),
                           encoder_profiled=encoder_profiled(values),
-                          state_options=launch_options(run.launch.args),
+                          state_options=launch_options(run.launch.args), marlin_moe=marlin_moe_reason(run),
                           speculative=values.get("speculative_config") not in (None, False))
 
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
@@ -122,6 +122,28 @@ class VLLM(Engine):
         from doctor.engines.vllm.multinode import node_launches
 
         return node_launches(self, run, base, layout)
+
+
+def marlin_moe_reason(run: EngineRun) -> str | None:
+    """Why this run's routed experts go to vLLM's Marlin MoE: `--moe-backend marlin` where the release has the flag,
+    else the release's own selection for this model on this GPU (the oracle's table); None: not Marlin, or not
+    known."""
+    from doctor.engines.vllm import derived, knowledge
+    from doctor.engines.vllm.marlin_shapes import PADDING_COLUMN
+
+    model = run.facts.model
+    if model is None or model.moe is None or model.quantization.for_experts().scheme not in PADDING_COLUMN:
+        return None  # only NVFP4 and FP8 experts are repacked unpadded (marlin_shapes)
+    forced = str(run.launch.get("moe_backend") or "").lower()
+    if forced:
+        has_flag = "--moe-backend" in knowledge.facts_for(run.version)["flags"]
+        return "--moe-backend marlin" if forced == "marlin" and has_flag else None
+    if run.gpu is None:
+        return None
+    release, entry, _ = derived.lookup(run)
+    backend = ((entry or {}).get("moe") or {}).get("backend")
+    return f"vLLM {release}'s own MoE selection on capability {entry['capability']}" \
+        if entry is not None and backend == "MARLIN" else None
 
 
 def _flashinfer_installed(run: EngineRun) -> bool | None:

@@ -176,8 +176,10 @@ class VLLMMemory(MemoryModel):
                  max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
                  enforce_eager: bool = False, env: dict[str, str] | None = None,
                  flashinfer_installed: bool | None = None, encoder_profiled: bool = True,
-                 state_options: dict[str, Any] | None = None, speculative: bool = False) -> None:
+                 state_options: dict[str, Any] | None = None, marlin_moe: str | None = None,
+                 speculative: bool = False) -> None:
         self.version = str(version)
+        self.marlin_moe = marlin_moe  # why the routed experts run on Marlin (None: they do not)
         self.release = knowledge.known_release(version)
         self.capability = capability or (0, 0)
         self.device_name = device_name
@@ -195,6 +197,21 @@ class VLLMMemory(MemoryModel):
             return []
         return [f"vLLM has no EP size: --enable-expert-parallel runs the experts with EP = TP x DP ({tp} here), "
                 f"not EP {ep}"]
+
+    def kernel_shape_problems(self, model: Model, tp: int, ep: int) -> list[str]:
+        """Expert shards the release's Marlin MoE repack rejects (doctor/engines/vllm/marlin_shapes.py)."""
+        if self.marlin_moe is None:
+            return []
+        from doctor.engines.vllm.marlin_shapes import problems
+
+        return problems(model, self.version, tp, ep, self.marlin_moe)
+
+    def kernel_shape_risks(self, model: Model, tp: int, ep: int) -> list[str]:
+        if self.marlin_moe is None:
+            return []
+        from doctor.engines.vllm.marlin_shapes import risks
+
+        return risks(model, self.version, tp, ep, self.marlin_moe)
 
     def loads_expert_split(self, split: ExpertSplit) -> bool:
         """MXFP4 experts: every backend's `create_weights` rounds the per-rank intermediate up (64 Triton, 128
