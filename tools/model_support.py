@@ -47,6 +47,9 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools import quant_support  # run as a script: the repository root is put on the path above
+
 REPO = Path(__file__).resolve().parent.parent
 TARGET = REPO / "doctor" / "data" / "derived" / "model_support.json"
 JSON_API = "https://pypi.org/pypi/{}/json"
@@ -274,7 +277,9 @@ def transformers_names(archive: zipfile.ZipFile) -> dict[str, set[str]]:
     if TF_GENERATED in archive.namelist():
         types |= mapping_entries(archive.read(TF_GENERATED).decode(), config_mapping)[0]
     _, classes = mapping_entries(archive.read(TF_MODELS).decode(), model_mapping)
-    return {"model_types": types, "classes": classes}
+    tokenizers = quant_support.tokenizer_classes(archive.read(quant_support.TF_TOKENIZERS).decode())
+    gguf = quant_support.gguf_architectures(archive.read(quant_support.TF_GGUF).decode())
+    return {"model_types": types, "classes": classes, "tokenizer_classes": tokenizers, "gguf_architectures": gguf}
 
 
 # the extras `pip install "sglang[all]"` pulls in (up to 0.5.2 SGLang required transformers through them)
@@ -304,14 +309,26 @@ def read_release(package: str, version: str, files: list[dict[str, Any]]) -> dic
     with archive:
         if package == "vllm":
             names = {"architectures": vllm_architectures(archive.read(VLLM_REGISTRY).decode()),
-                     "config_types": vllm_config_types(archive.read(VLLM_CONFIGS).decode())}
-            provenance["read_members"] = [VLLM_REGISTRY, VLLM_CONFIGS]
+                     "config_types": vllm_config_types(archive.read(VLLM_CONFIGS).decode()),
+                     "quant_methods": quant_support.vllm_quant_methods(
+                         archive.read(quant_support.VLLM_QUANT_INIT).decode()),
+                     "deprecated_quant_methods": quant_support.vllm_deprecated_methods(
+                         archive.read(quant_support.VLLM_QUANT_INIT).decode()),
+                     "modelopt_algos": quant_support.vllm_modelopt_algos(
+                         archive.read(quant_support.VLLM_MODELOPT).decode()),
+                     "modelopt_mixed_layer_algos": quant_support.vllm_mixed_layer_algos(
+                         archive.read(quant_support.VLLM_MODELOPT).decode())}
+            provenance["read_members"] = [VLLM_REGISTRY, VLLM_CONFIGS, quant_support.VLLM_QUANT_INIT,
+                                          quant_support.VLLM_MODELOPT]
         elif package == "sglang":
-            names = {"architectures": sglang_architectures(archive), "config_types": sglang_config_types(archive)}
-            provenance["read_members"] = [SGLANG_MODELS + "*.py (EntryClass)", SGLANG_CONFIGS + "**.py (model_type)"]
+            names = {"architectures": sglang_architectures(archive), "config_types": sglang_config_types(archive),
+                     **quant_support.sglang_quant_methods(archive.read(quant_support.SGLANG_QUANT_INIT).decode())}
+            provenance["read_members"] = [SGLANG_MODELS + "*.py (EntryClass)", SGLANG_CONFIGS + "**.py (model_type)",
+                                          quant_support.SGLANG_QUANT_INIT]
         else:
             names = transformers_names(archive)
-            provenance["read_members"] = [TF_CONFIGS, TF_MODELS] + [TF_GENERATED] * (TF_GENERATED in archive.namelist())
+            provenance["read_members"] = [TF_CONFIGS, TF_MODELS, quant_support.TF_TOKENIZERS, quant_support.TF_GGUF] + \
+                [TF_GENERATED] * (TF_GENERATED in archive.namelist())
         requires = transformers_requirement(archive, package) if package != "transformers" else None
     return {"names": names, "requires_transformers": requires, "provenance": provenance}
 
@@ -369,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
         "generated": date.today().isoformat(),
         "generated_by": "python tools/model_support.py",
         "source": "PyPI wheels, read statically: " + ", ".join([VLLM_REGISTRY, SGLANG_MODELS + "*.py EntryClass",
+                                                                quant_support.VLLM_QUANT_INIT,
+                                                                quant_support.VLLM_MODELOPT,
+                                                                quant_support.SGLANG_QUANT_INIT,
                                                                 TF_CONFIGS, TF_MODELS, "METADATA Requires-Dist"]),
         "packages": dict(sorted(tables.items())),
     }

@@ -11,6 +11,7 @@ from doctor.diagnose.deployment import Deployment, reconstruct
 from doctor.diagnose.explain import Explanation, RuledOut, explain, shown_rules
 from doctor.diagnose.model_support import log_view
 from doctor.diagnose.oom import oom_view
+from doctor.diagnose.quant_support import quant_log_view
 from doctor.diagnose.read import LogReading, reader_for
 from doctor.errors import DoctorError
 from doctor.findings import any_at_or_above
@@ -92,7 +93,7 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     stated = _stated(base, gpus=not judge_on_log_only)
     log = {"signatures": shown_rules(reading.hits, reading.contexts, reader.signatures, reading.vetoes, stated),
            **log_view(reading.hits, deployment.engine, deployment.facts),
-           **oom_view(reading.hits, reading.facts, deployment.facts)}
+           **oom_view(reading.hits, reading.facts, deployment.facts), **quant_log_view(reading.hits)}
     report, context = _check(deployment, rules, environ, notes, engines, log)
     if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
         report = _without_no_driver(report)

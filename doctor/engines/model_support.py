@@ -39,6 +39,11 @@ def engines() -> list[str]:
     return [name for name in _table() if name != TRANSFORMERS]
 
 
+def names(package: str, kind: str) -> list[str]:
+    """Every name of a kind the table holds for the package, in any release."""
+    return sorted(_table().get(package, {}).get(kind, {}))
+
+
 def releases(package: str) -> list[str]:
     return list(_table().get(package, {}).get("releases", ()))
 

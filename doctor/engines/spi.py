@@ -113,6 +113,7 @@ TOOLKIT = (
     "doctor.engines.derived_tables",  # the oracle's dispatch tables: shape class, KV class, reading a table
     "doctor.engines.pins",       # what each engine release's wheel pins (doctor/data/engine_pins.json)
     "doctor.engines.model_support",  # which architectures a release registers, which types transformers knows
+    "doctor.engines.quant_support",  # which quant_methods and ModelOpt quant_algos a release's loader reads
 )
 
 __all__ = [

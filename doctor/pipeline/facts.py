@@ -185,6 +185,8 @@ class Quantization:
     source: str | None = None
     expert_scheme: str | None = None  # the routed experts' scheme where it differs (DeepSeek-V4: mxfp4)
     modules: tuple[ModuleQuant, ...] = ()  # per-kind (and per-layer) storage where it differs from `scheme`
+    algo: str | None = None  # ModelOpt's `quant_algo` as the checkpoint states it, upper-cased (NVFP4, MIXED_PRECISION)
+    layer_algos: tuple[str, ...] = ()  # a MIXED_PRECISION checkpoint's distinct per-layer quant_algos, upper-cased
 
     def for_module(self, kind: str, layer: int | None = None) -> Quantization | None:
         """How modules of `kind` (in `layer`, when given) are stored; None: in the model dtype."""

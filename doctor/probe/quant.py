@@ -205,8 +205,17 @@ def _modelopt(q: dict[str, Any], source: str) -> Quantization:
         scheme=scheme or "unknown", method="modelopt", bits=bits,
         group_size=_int(group, "group_size") if group else _formats().MODELOPT_GROUPS.get(scheme),
         block_shape=(128, 128) if scheme == "fp8-block" else None,
-        ignored=ignored, kv_cache_dtype=kv, source=source))
+        ignored=ignored, kv_cache_dtype=kv, source=source, algo=algo or None,
+        layer_algos=_layer_algos(q.get("quantized_layers")) if algo == "MIXED_PRECISION" else ()))
     return dataclasses.replace(out, modules=tuple(modules)) if modules else out
+
+
+def _layer_algos(layers: Any) -> tuple[str, ...]:
+    """The distinct `quant_algo`s of hf_quant_config.json's `quantized_layers` (what the engine dispatches on)."""
+    if not isinstance(layers, dict):
+        return ()
+    return tuple(sorted({str(v.get("quant_algo", "")).upper() for v in layers.values()
+                         if isinstance(v, dict) and v.get("quant_algo")}))
 
 
 def _kv_dtype(scheme: Any) -> str | None:

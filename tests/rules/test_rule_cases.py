@@ -1060,6 +1060,16 @@ def _arch_cases():
 CASES += _arch_cases()
 
 
+def _loader_cases():
+    """Checkpoints the engine's loader cannot read (CKPT010-CKPT013): tests/rules/loader_cases.py."""
+    from tests.rules.loader_cases import LOADER_CASES
+
+    return LOADER_CASES
+
+
+CASES += _loader_cases()
+
+
 def _multinode_cases():
     """Multi-node launches and their log lines (rules/multinode_launch.toml, nccl_multinode.toml)."""
     from tests.rules.multinode_cases import MULTINODE_CASES

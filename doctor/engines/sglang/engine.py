@@ -88,7 +88,7 @@ class SGLang(Engine):
                             host_available_bytes=run.facts.host.memory_available_bytes if unified else None)
 
     def rule_view(self, run: EngineRun) -> dict[str, Any]:
-        from doctor.engines import model_support
+        from doctor.engines import model_support, quant_support
         from doctor.engines.sglang.defaults import sglang_view
         from doctor.engines.sglang.multinode import world_over_nodes
 
@@ -98,6 +98,11 @@ class SGLang(Engine):
         deployment = model_support.deployment_for("sglang", self.display_name, run.facts, run.library, run.launch.args,
                                                   f"{EXTERNAL_MODELS}={external}" if external else None)
         view["model_support"] = model_support.view(deployment, run.facts.model)
+        view["quant_support"] = quant_support.view("sglang", run.library.version, run.facts.model)
+        if view["quant_support"] is not None:
+            from doctor.engines.sglang.loader import mixed_view
+
+            view["quant_support"]["mixed"] = mixed_view(run)
         if run.gpu is not None and run.facts.model is not None:
             from doctor.engines.sglang.derived import view as derived_view
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from doctor.engines import model_support
+from doctor.engines import model_support, quant_support
 from doctor.engines.spi import EngineRun, closest
 from doctor.engines.vllm import (
     allreduce,
@@ -59,6 +59,8 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["forced_moe"] = moe_activation.view(run)
         view["model_support"] = model_support.view(
             model_support.deployment_for("vllm", "vLLM", run.facts, run.library, run.launch.args), run.facts.model)
+        view["quant_support"] = quant_support.view("vllm", run.library.version, run.facts.model,
+                                                   tuple(run.launch.args))
     if run.gpu is not None:
         binaries = families.installed_binaries(run.library.details) or facts.get("binaries", {})
         verdicts = families.family_verdicts(binaries, run.gpu.capability)
