@@ -129,7 +129,9 @@ def ollama(version: str, profile: str = SPARK, os: str | None = None) -> Callabl
 
 CASES += [
     a("OLL001", True, "0.30.2 on GB10", ollama("0.30.2")),
-    a("OLL001", True, "0.32.5 on GB10", ollama("0.32.5")),
+    a("OLL001", True, "0.32.1 on GB10", ollama("0.32.1")),
+    a("OLL001", False, "0.32.2 on GB10: --direct-io (72116bafb)", ollama("0.32.2")),
+    a("OLL001", False, "0.32.5 on GB10: --direct-io", ollama("0.32.5")),
     a("OLL001", True, "0.30.0 on GB10", ollama("0.30.0")),
     a("OLL001", False, "0.32.6 on GB10: --load-mode dio", ollama("0.32.6")),
     a("OLL001", False, "0.29.9 on GB10: no llama-server runner yet", ollama("0.29.9")),

@@ -1180,6 +1180,16 @@ def _fixpr2_cases():
 CASES += _fixpr2_cases()
 
 
+def _fixpr3_cases():
+    """Merged llama.cpp fixes for failures on SM12x, task fixpr3 (rules/fixpr3.toml): tests/rules/fixpr3_cases.py."""
+    from tests.rules.fixpr3_cases import FIXPR3_CASES
+
+    return FIXPR3_CASES
+
+
+CASES += _fixpr3_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

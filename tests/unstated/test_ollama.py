@@ -26,8 +26,8 @@ def test_the_merged_report_shows_the_newest_and_scopes_ollamas_findings(capsys: 
     (entry,) = document["releases_evaluated"]
     assert entry["engine"] == "ollama" and entry["shown"] == "0.32.15"
     assert {"0.6.0", "0.13.5", "0.30.0", "0.32.6"} <= set(entry["releases"])
-    oll001 = next(f for f in document["findings"] if f["id"] == "OLL001")  # 0.30.0-0.32.5 only: a warning
-    assert oll001["severity"] == "warning" and "Ollama 0.30.0-0.32.3 of" in oll001["message"]
+    oll001 = next(f for f in document["findings"] if f["id"] == "OLL001")  # 0.30.0-0.32.1 only: a warning
+    assert oll001["severity"] == "warning" and "Ollama 0.30.0-0.31.2 of" in oll001["message"]
     assert oll001["evidence"]["releases_firing"][0] == "0.30.0"
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from doctor.binaries import BinaryInfo, verdict_for
 from doctor.engines.llama_cpp import archlists, archs, builds
 from doctor.engines.llama_cpp import flags as llama_flags
+from doctor.engines.llama_cpp.fa_kv import fa_kv_view
 from doctor.engines.llama_cpp.ollama_context import ollama_view
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
@@ -272,6 +273,8 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "model_is_gguf": gguf is not None,
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
         **_arch_view(run), "ollama": ollama_view(run, gguf, options, fa),
+        **fa_kv_view(run.library.details.get("logged_kv_types"), options.cache_type_k, options.cache_type_v,
+                     options.fa_enabled, build_number(run.library.version), _kv_placement(options)),
     }
     if gguf is not None:
         types = sorted(gguf.type_counts)
@@ -279,6 +282,13 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
                     sm120_suspect_types=sorted(SM120_SUSPECT_TYPES & set(types)),
                     tensor_bytes=gguf.tensor_bytes, file_type=gguf.file_type)
     return view
+
+
+def _kv_placement(options: LlamaOptions) -> str:
+    """Where the attention's layers and KV cache live, as fa_kv_view reads it."""
+    if options.n_gpu_layers == 0:
+        return "cpu"
+    return "open" if options.no_kv_offload else "gpu"
 
 
 # `--load-mode auto` (llama.cpp#26081) became the default between b10362 and b10380: it turns mmap off where the

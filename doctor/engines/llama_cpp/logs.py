@@ -69,6 +69,12 @@ def _unknown_arch(m: Any, line: int, facts: LogFacts) -> None:
     facts.error(line, m.group(0))
 
 
+def _kv_types(m: Any, line: int, facts: LogFacts) -> None:
+    """The K and V cache types llama_kv_cache logs with its size (`K (q8_0): 544.00 MiB, V (q4_0): 288.00 MiB`)."""
+    facts.saw(FMT, line)
+    facts.detail("llama.cpp", "logged_kv_types", f"{m.group('k')}-{m.group('v')}", line)
+
+
 def _model_arch(m: Any, line: int, facts: LogFacts) -> None:
     facts.saw(FMT, line)
     facts.detail("llama.cpp", "logged_model_arch", m.group("arch"), line)
@@ -93,6 +99,8 @@ RULES = (
     LineRule(FMT, r"ggml_cuda_compute_forward: (?P<op>[A-Z_0-9]+) failed|CUDA error: (?P<error>[a-z][a-z ]+[a-z])"
                   r"|current device: \d+, in function (?P<function>\w+) at", _failure, once=False),
     LineRule(FMT, r"(?:^|[\s:,])(?P<var>mmq_x_best|J_best)=0\s*$", _mmq_no_tile),
+    LineRule(FMT, r"llama_kv_cache\w*: +size = .*, K \((?P<k>\w{2,8})\): +[\d.]+ MiB, "
+                  r"V \((?P<v>\w{2,8})\): +[\d.]+ MiB", _kv_types),
     LineRule(FMT, r"llama_model_loader: loaded meta data .* from (?P<model>\S+\.gguf)", _model),
     LineRule(FMT, r"unknown model architecture: '(?P<arch>[^'\s]{1,64})'.*", _unknown_arch),
     LineRule(FMT, r"llama_model_loader: - kv +\d+: +general\.architecture +str += (?P<arch>[\w.-]{1,64})", _model_arch),
