@@ -41,6 +41,8 @@ class Host:
     acs_redirect: tuple[str, ...] | None = None
     ld_so_preload: str | None = None  # /etc/ld.so.preload: libraries preloaded into every process (HAMi's libvgpu.so)
     dev_shm_bytes: int | None = None  # /dev/shm size= limit (/proc/mounts); None: none stated (host default)
+    # NCCL_* settings in /etc/nccl.conf, which NCCL applies where the environment sets nothing (probe/host.py)
+    nccl_conf: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

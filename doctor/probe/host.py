@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from doctor.pipeline.facts import Host
+from doctor.probe.env import redact
 from doctor.probe.pcie_acs import acs_redirect
 
 
@@ -28,6 +29,7 @@ def probe_host(root: Path = Path("/")) -> Host:
         nvidia_registry_dwords=nvidia_registry_dwords(root),
         ld_so_preload=ld_so_preload(root),
         dev_shm_bytes=dev_shm_bytes(root),
+        nccl_conf=nccl_conf(root),
         acs_redirect=_tuple(acs_redirect(root / "sys")),
         **nvidia_module(root),
     )
@@ -86,6 +88,18 @@ def ld_so_preload(root: Path = Path("/")) -> str | None:
     entries = [w for line in _lines(root / "etc/ld.so.preload") if not line.lstrip().startswith("#")
                for w in line.split()]
     return " ".join(entries) or None
+
+
+def nccl_conf(root: Path = Path("/")) -> dict[str, str]:
+    """The NCCL_* settings /etc/nccl.conf holds, read as NCCL's initEnv does (one NAME=VALUE a line, the name up to
+    the first `=`, no trimming; the first line of a name wins): NCCL sets them where the environment has none, so a
+    file left in a container image changes every run in it. ~/.nccl.conf and NCCL_CONF_FILE are not read here."""
+    settings: dict[str, str] = {}
+    for line in _lines(root / "etc/nccl.conf"):
+        name, sep, value = line.partition("=")
+        if sep and name.startswith("NCCL_") and name not in settings:
+            settings[name] = redact(name, value)
+    return settings
 
 
 _SIZE = re.compile(r"(?:^|,)size=(?P<n>\d+)(?P<unit>[kmgKMG]?)(?:,|$)")

@@ -952,6 +952,16 @@ def _gb10mem_cases():
 CASES += _gb10mem_cases()
 
 
+def _uma3_cases():
+    """vLLM's GB10 start-up accounting and NCCL across Sparks (rules/uma_engines.toml): tests/rules/uma3_cases.py."""
+    from tests.rules.uma3_cases import UMA3_CASES
+
+    return UMA3_CASES
+
+
+CASES += _uma3_cases()
+
+
 def _nvfp4out_cases():
     """Wrong-output rules (rules/wrong_output.toml, nvfp4out): tests/rules/nvfp4out_cases.py."""
     from tests.rules.nvfp4out_cases import NVFP4OUT_CASES
