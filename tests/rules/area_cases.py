@@ -169,3 +169,7 @@ AREA_CASES += LCPP_BUILD_CASES
 from tests.rules.ollama_cases import OLLAMA_CASES  # noqa: E402
 
 AREA_CASES += OLLAMA_CASES
+
+from tests.rules.startmem_cases import STARTMEM_CASES  # noqa: E402
+
+AREA_CASES += STARTMEM_CASES
