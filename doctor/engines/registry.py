@@ -5,7 +5,7 @@ place that knows every engine."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -243,14 +243,18 @@ def bundle_note(library: Library) -> str | None:
             f"build it runs is unknown; state it with --engine llama.cpp==bNNNN (its log's build_info line)")
 
 
-def bundled_flags(library: Library, env: Mapping[str, str]) -> list[str]:
-    """The flags the program that bundles this build passes it, from the program's own settings (Ollama's
-    OLLAMA_* environment → llama-server's flags); none for a build nothing bundles."""
-    if library.name != "llama.cpp" or not str(library.details.get("implied_by", "")).startswith("ollama=="):
+def bundled_flags(library: Library, facts: Facts) -> list[str]:
+    """The flags the program that bundles this build passes it, from the program's own settings and what it reads
+    of the machine (Ollama: its OLLAMA_* environment, and the context it picks from the GPUs' memory and the
+    model's trained context → llama-server's flags); none for a build nothing bundles."""
+    implied_by = str(library.details.get("implied_by", ""))
+    if library.name != "llama.cpp" or not implied_by.startswith("ollama=="):
         return []
     from doctor.engines.llama_cpp.bundles import ollama_server_flags
 
-    return ollama_server_flags(env)
+    totals = [g.memory_total_bytes for g in facts.gpus if g.memory_total_bytes]
+    train = facts.model.max_position_embeddings if facts.model is not None else None
+    return ollama_server_flags(facts.env, implied_by.removeprefix("ollama=="), totals, train)
 
 
 def package_named(name: str) -> str | None:

@@ -64,7 +64,7 @@ def engine_runs(facts: Facts, argv: list[str], environ: dict[str, str] | None = 
     for engine, library in registry.engines_to_analyze(facts):
         version = parse_version(library.version)
         if version is not None:
-            bundled = registry.bundled_flags(library, facts.env)  # before the user's: a flag given is theirs
+            bundled = registry.bundled_flags(library, facts)  # before the user's: a flag given is theirs
             launch = engine.parse_launch([*bundled, *engine_argv(engine, argv, options)])
             runs.append(EngineRun(facts, library, version, launch, environ or {}))
     return runs

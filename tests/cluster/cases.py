@@ -128,6 +128,8 @@ CLUSTER_CASES = [
       "--tp-size", "8", "--pp-size", "2"),
     c("CLU007", True, "rdma without peermem", pair(node("a", network=rdma(False)), node("b", network=rdma(False))),
       "--tp-size", "8", "--pp-size", "2"),
+    c("CLU007", False, "dgx spark: no GPUDirect RDMA to load",
+      sparks(spark("a", network=rdma(False)), spark("b", network=rdma(False))), "--tp-size", "2"),
     c("CLU007", False, "rdma with peermem", pair(node("a", network=rdma()), node("b", network=rdma())),
       "--tp-size", "8", "--pp-size", "2"),
     c("CLU008", True, "a node died", pair(node("a"), node("b"), (NodeProblem("c", "died", "node died"),))),

@@ -173,3 +173,7 @@ AREA_CASES += OLLAMA_CASES
 from tests.rules.parser_cases import PARSER_CASES  # noqa: E402
 
 AREA_CASES += PARSER_CASES
+
+from tests.rules.startmem_cases import STARTMEM_CASES  # noqa: E402
+
+AREA_CASES += STARTMEM_CASES

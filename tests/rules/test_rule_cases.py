@@ -1109,6 +1109,16 @@ def _oom_cases():
 
 CASES += _oom_cases()
 
+
+def _oom_startmem_cases():
+    """vLLM's CUDA-graph capture OOM where the profiler did not reserve the pool (rules/oom_startmem.toml)."""
+    from tests.rules.oom_startmem_cases import OOM_STARTMEM_CASES
+
+    return OOM_STARTMEM_CASES
+
+
+CASES += _oom_startmem_cases()
+
 def _lmstudio_cases():
     """LM Studio's load dialog (rules/lmstudio.toml): tests/rules/lmstudio_cases.py."""
     from tests.rules.lmstudio_cases import LMSTUDIO_CASES

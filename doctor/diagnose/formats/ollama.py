@@ -37,6 +37,15 @@ def _cuda_init_failure(m: Any, line: int, facts: LogFacts) -> None:
     facts.detail("ollama", "cuda_init_error", m.group("code"), line)
 
 
+def _default_context(m: Any, line: int, facts: LogFacts) -> None:
+    """`msg="vram-based default context" total_vram="15.9 GiB" default_num_ctx=4096` (server/routes.go `Serve`,
+    0.15.5 on): the context Ollama gives a request that sets no num_ctx, and the VRAM sum it read."""
+    facts.saw(FMT, line)
+    facts.hint_engine("ollama", line)
+    facts.detail("ollama", "logged_default_num_ctx", int(m.group("ctx")), line)
+    facts.detail("ollama", "logged_total_vram_gib", float(m.group("gib")), line)
+
+
 def _server_config(m: Any, line: int, facts: LogFacts) -> None:
     """`msg="server config" env="map[OLLAMA_FLASH_ATTENTION:false OLLAMA_KV_CACHE_TYPE:q8_0 ...]"`: the Ollama
     settings the server runs with, as environment facts (empty ones are unset and left out)."""
@@ -52,6 +61,8 @@ def _server_config(m: Any, line: int, facts: LogFacts) -> None:
 RULES = (
     LineRule(FMT, r'msg="server config" env="map\[(?P<map>[^"]*)', _server_config),
     LineRule(FMT, r'msg="inference compute".*', _compute, once=False),
+    LineRule(FMT, r'msg="vram-based default context" total_vram="(?P<gib>[\d.]+) GiB" default_num_ctx=(?P<ctx>\d+)',
+             _default_context),
     LineRule(FMT, r"\(version " + VERSION + r"\)", version_of("ollama", FMT, "ollama")),
     # the issue form's answer (`### Ollama version` / `0.12.11`, read as one line by doctor/diagnose/markdown.py),
     # `- **Ollama Version**: 0.13.1`, and `ollama -v`'s `ollama version is 0.12.3`

@@ -10,6 +10,7 @@ from doctor.binaries import BinaryInfo, verdict_for
 from doctor.engines.llama_cpp import archlists, archs, builds
 from doctor.engines.llama_cpp import flags as llama_flags
 from doctor.engines.llama_cpp.fa_kv import fa_kv_view
+from doctor.engines.llama_cpp.ollama_context import ollama_view
 from doctor.engines.llama_cpp.options import AUTO, LlamaOptions, parse_options
 from doctor.engines.llama_cpp.plan import LlamaCppMemory
 from doctor.engines.spi import EngineAnalysis, EngineRun
@@ -271,7 +272,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
         "model_is_gguf": gguf is not None,
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),
-        **_arch_view(run),
+        **_arch_view(run), "ollama": ollama_view(run, gguf, options, fa),
         **fa_kv_view(run.library.details.get("logged_kv_types"), options.cache_type_k, options.cache_type_v,
                      options.fa_enabled, build_number(run.library.version), _kv_placement(options)),
     }

@@ -58,8 +58,11 @@ NCCL_BYTES = {True: int(2.01 * GiB) - CUSTOM_ALL_REDUCE_BYTES, False: int(0.24 *
 # ReqToTokenPool: int32 [max_num_reqs, context_len + 4], allocated after the KV budget is profiled
 # but before the KV pool, so it is not part of the budget: it comes out of the reserved share.
 REQ_TO_TOKEN_EXTRA = 4
-# The one release where the default tiers move (small GPUs: 4096 chunk, 48/160 graph batch).
-TIER_CHANGE = Version("0.5.14")
+# The one release where the default tiers move (20-35 GiB GPUs such as the 32 GB RTX 5090: 4096 chunk, 48/160
+# graph batch; 2048 and 24/80 before). Read in the wheels: server_args.py `_handle_gpu_memory_settings` of 0.5.9 to
+# 0.5.18 and arg_groups/memory_hook.py `handle_gpu_memory_settings` of 0.5.19 keep 2048 and 24/80; 0.5.20 to 0.5.23
+# have 4096 and 48/160.
+TIER_CHANGE = Version("0.5.20")
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ def tiers(version: Version, gpu_mem_mib: float, tp: int) -> tuple[int, int]:
     if gpu_mem_mib < 20 * 1024:
         return 2048, 8
     if gpu_mem_mib < 35 * 1024:
-        if version >= TIER_CHANGE:  # server_args.py `_handle_gpu_memory_settings`: 4096 and 48/160 from 0.5.14
+        if version >= TIER_CHANGE:  # arg_groups/memory_hook.py `handle_gpu_memory_settings`: 4096 and 48/160
             return 4096, 160 if big_tp else 48
         return 2048, 80 if big_tp else 24
     if gpu_mem_mib < 60 * 1024:
@@ -209,7 +212,7 @@ class SGLangMemory(MemoryModel):
         return ("sglang", self.version, tuple(sorted(self.knobs.items())), self.host_available)
 
     def arithmetic_key(self) -> tuple[Any, ...]:
-        """The 0.5.14 tier change (`tiers`) and, on unified memory, the 0.5.9 switch to the host's available memory
+        """The 0.5.20 tier change (`tiers`) and, on unified memory, the 0.5.9 switch to the host's available memory
         move SGLang's memory arithmetic between releases."""
         return ("sglang", Version(self.version) >= TIER_CHANGE, tuple(sorted(self.knobs.items())),
                 self.reads_host_available() and self.host_available)

@@ -104,7 +104,8 @@ class VLLM(Engine):
                           enforce_eager=bool(values.get("enforce_eager")), env=dict(run.facts.env),
                           flashinfer_installed=_flashinfer_installed(run),
                           encoder_profiled=encoder_profiled(values),
-                          state_options=launch_options(run.launch.args), marlin_moe=marlin_moe_reason(run))
+                          state_options=launch_options(run.launch.args), marlin_moe=marlin_moe_reason(run),
+                          speculative=values.get("speculative_config") not in (None, False))
 
     def config_files(self, run: EngineRun, kernels: Sequence[KernelCheck], fix_dir: Path,
                      findings: Sequence[Finding] = ()) -> list[FileChange]:

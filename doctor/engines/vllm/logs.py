@@ -48,6 +48,18 @@ def _stated(value: object, line: int):
     return Stated(value, line)
 
 
+ESTIMATE_ENV = "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"
+
+
+def _graph_profiling(m: Any, line: int, facts: LogFacts) -> None:
+    """The worker's own word on the CUDA-graph memory estimate (vllm/v1/worker/gpu_worker.py, 0.18.0 on: "CUDA graph
+    memory profiling is enabled" / "is disabled (...=0)" / "In v0.19, CUDA graph memory profiling will be enabled by
+    default", printed when it is off): the switch's value where the environment the log shows does not state it."""
+    facts.saw(FMT, line)
+    facts.hint_engine("vllm", line)
+    facts.env.setdefault(ESTIMATE_ENV, _stated("1" if m.group("state") == "is enabled" else "0", line))
+
+
 # pip names of this engine's packages as environment dumps list them → the doctor's library names
 PACKAGES = {"vllm": "vllm"}
 
@@ -60,6 +72,8 @@ RULES = (
     # collect_env's `vLLM Version : 0.9.2` is read with every labelled version (doctor/diagnose/formats/collect_env.py)
     LineRule(FMT, r"non-default args: (?P<args>\{.*\})", _args),
     LineRule(FMT, r"Using (?P<backend>[\w.]+) (?:attention )?backend", _backend),
+    LineRule(FMT, r"CUDA graph memory profiling (?P<state>is enabled|is disabled|will be enabled by default)",
+             _graph_profiling),
     LineRule(FMT, r"\((?:VllmWorker|EngineCore|APIServer|Worker)\w*(?: rank=\d+)? pid=\d+\)", hint(FMT, "vllm")),
     LineRule(FMT, r"(?:site|dist)-packages/vllm/", hint(FMT, "vllm")),
     LineRule(FMT, r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+\.py:\d+\]",

@@ -11,8 +11,8 @@ The activation peak is the profile run's: a forward of `max_num_batched_tokens` 
 run over `max_num_seqs` rows of full-vocabulary logits, whose bytes per logit depend on the sampler path the
 release takes (`sampler_sorts`); checked against published startup logs in tests/engines/vllm/test_memory_logs.py.
 The CUDA-graph pool is subtracted only where the release measures it (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`,
-read from 0.18.0, default from the data); elsewhere graphs are captured after the KV cache, out of the
-`1 - utilization` headroom.
+read from 0.18.0, default from the data) and the model runner measures it (not Model Runner V2 from 0.22.0 to
+0.28.x: cudagraph_pool.py); elsewhere graphs are captured after the KV cache, out of the `1 - utilization` headroom.
 KV tokens are counted as `get_kv_cache_config_from_groups` and `_report_kv_cache_config` do: blocks =
 budget // (page bytes x layers per group), "GPU KV cache size" = blocks // groups x block_size; for a model with
 linear-attention/Mamba layers the plan keeps what the pool holds and `logged_kv_cache_size` gives the log line.
@@ -29,6 +29,7 @@ from packaging.version import Version
 
 from doctor.engines.spi import ExpertSplit, LayoutShape, MemoryModel, Model
 from doctor.engines.vllm import knowledge
+from doctor.engines.vllm.cudagraph_pool import pool_reserved
 from doctor.engines.vllm.encoder_profile import encoder_profile
 from doctor.plan.kv import KvShape
 from doctor.plan.weights import RankWeights
@@ -175,7 +176,8 @@ class VLLMMemory(MemoryModel):
                  max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
                  enforce_eager: bool = False, env: dict[str, str] | None = None,
                  flashinfer_installed: bool | None = None, encoder_profiled: bool = True,
-                 state_options: dict[str, Any] | None = None, marlin_moe: str | None = None) -> None:
+                 state_options: dict[str, Any] | None = None, marlin_moe: str | None = None,
+                 speculative: bool = False) -> None:
         self.version = str(version)
         self.marlin_moe = marlin_moe  # why the routed experts run on Marlin (None: they do not)
         self.release = knowledge.known_release(version)
@@ -188,6 +190,7 @@ class VLLMMemory(MemoryModel):
         self.flashinfer_installed = flashinfer_installed
         self.encoder_profiled = encoder_profiled
         self.state_options = state_options or {}
+        self.speculative = speculative
 
     def layout_problems(self, tp: int, ep: int, pp: int = 1) -> list[str]:
         if ep in (1, tp):
@@ -238,11 +241,18 @@ class VLLMMemory(MemoryModel):
         entry = knowledge.facts(self.release)["flags"].get("--gpu-memory-utilization", {})
         return float(entry.get("default", 0.9))
 
-    def graphs_subtracted(self) -> bool:
+    def graphs_subtracted(self, model: Model | None = None) -> bool:
+        """Whether the KV budget leaves out the graph pool (cudagraph_pool.py): the release's switch, and from
+        0.22.0 to 0.28.x not where Model Runner V2 runs the model (its estimate is a placeholder 0)."""
         table = knowledge.facts(self.release)["envs"]["table"]
-        if CUDAGRAPH_ENV not in table or self.enforce_eager:
+        estimate = table.get(CUDAGRAPH_ENV)
+        reserved = pool_reserved(self.version, estimate.get("default", "0") if estimate else None, self.env, model,
+                                 self.speculative, self.enforce_eager)
+        if reserved is not None:
+            return reserved
+        if estimate is None or self.enforce_eager:
             return False
-        value = self.env.get(CUDAGRAPH_ENV, table[CUDAGRAPH_ENV].get("default", "0"))
+        value = self.env.get(CUDAGRAPH_ENV, estimate.get("default", "0"))
         return value.strip().lower() not in ("0", "false", "")
 
     def sampler_sorts(self) -> bool:
@@ -260,7 +270,7 @@ class VLLMMemory(MemoryModel):
                          sampler + encoder_outputs, encoder_peak)
         graph_tokens = min(2 * int(seqs), 512)
         graphs = 0 if self.enforce_eager else GRAPH_POOL_BASE + forward_activation(model, graph_tokens, layout.tp)
-        subtracted = self.graphs_subtracted()
+        subtracted = self.graphs_subtracted(model)
         return {"page_size": BLOCK_SIZE, "gpu_memory_utilization": util,
                 "requested_bytes": math.ceil(total_bytes * util), "max_num_batched_tokens": int(tokens),
                 "max_num_seqs": int(seqs), "activation_bytes": activation, "encoder_profile_bytes": encoder_peak,

@@ -15,6 +15,7 @@ from doctor.engines.spi import EngineRun, closest
 from doctor.engines.vllm import (
     allreduce,
     backends,
+    cudagraph_pool,
     derived,
     families,
     flags,
@@ -44,6 +45,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         "indexer_fp4": indexer_fp4(run.launch.args),
         "speculative": speculative.view(run),
         "parsers": parsers.view("vllm", "vLLM", run.library.version, list(run.launch.args), run.facts.model),
+        **cudagraph_view(run, facts),
     }
     if run.gpu is not None:
         view["allreduce"] = allreduce.view(run)
@@ -66,6 +68,19 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["families"] = verdicts
         view["families_without_code"] = [v for v in verdicts if v["verdict"] == "none" and not v["deliberate"]]
     return view
+
+
+def cudagraph_view(run: EngineRun, facts: dict[str, Any]) -> dict[str, Any]:
+    """`model_runner` (v1/v2, None unsettled) and `cudagraph_pool_reserved`: whether the KV budget leaves out the
+    CUDA graphs' pool (doctor/engines/vllm/cudagraph_pool.py); None with --enforce-eager or an unsettled runner."""
+    env = dict(run.facts.env)
+    estimate = facts["envs"]["table"].get(cudagraph_pool.ESTIMATE_ENV)
+    spec = run.launch.get("speculative_config") not in (None, False)
+    eager = bool(run.launch.values.get("enforce_eager"))
+    return {"model_runner": cudagraph_pool.model_runner(run.library.version, env, run.facts.model, spec),
+            "cudagraph_pool_reserved": cudagraph_pool.pool_reserved(
+                run.library.version, estimate.get("default", "0") if estimate else None, env, run.facts.model,
+                spec, eager)}
 
 
 def _default_utilization(facts: dict[str, Any]) -> float | None:
