@@ -24,6 +24,7 @@ TRACKED: dict[str, tuple[str, ...]] = {
     "nvidia-cutlass-dsl": ("nvidia-cutlass-dsl",),
     "lmcache": ("lmcache",),
     "sgl-deep-gemm": ("sgl-deep-gemm",),
+    "deep-gemm": ("deep-gemm",),  # DeepGEMM built from its repository: vLLM imports it before its vendored copy
     "cudnn": ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12", "nvidia-cudnn-cu11"),
     "nccl": ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"),
     "nvidia-ml-py": ("nvidia-ml-py",),

@@ -52,6 +52,9 @@ KNOW_SPARSE_CASES = [
     a("DG010", True, "DeepSeek-V4 on 0.27.1 (its indexer backend subclasses V3.2's)", vllm("0.27.1", DSV4)),
     a("DG010", True, "VLLM_USE_DEEP_GEMM=0 does not gate the indexer", vllm("0.24.0", DSV32,
       env={"VLLM_USE_DEEP_GEMM": "0"})),
+    a("DG010", False, "a separately installed deep_gemm is imported before the vendored copy",
+      lambda: vllm("0.27.1", DSV32, SPARK)().replace(
+          libraries={**vllm("0.27.1", DSV32, SPARK)().libraries, "deep-gemm": lib("deep-gemm", "2.3.0")})),
     a("DG010", False, "0.25.0 bundles sm120 paged MQA logits", vllm("0.25.0", DSV32)),
     a("DG010", False, "0.26.0 bundles them", vllm("0.26.0", DSV32)),
     a("DG010", False, "0.28.0 bundles them again", vllm("0.28.0", DSV32)),

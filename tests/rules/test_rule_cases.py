@@ -780,6 +780,9 @@ CASES = [
     a("DSP004", True, "and on 12.1", vl("0.24.0", QWEN235_FP8, SPARK)),
     a("DSP004", False, "0.33 ships sm120 DeepGEMM sources", vl("0.33.0", QWEN235_FP8)),
     a("DSP004", False, "DeepGEMM off", vl("0.24.0", QWEN235_FP8, env={"VLLM_USE_DEEP_GEMM": "0"})),
+    a("DSP004", False, "a separately installed deep_gemm is imported before the vendored copy",
+      lambda: vl("0.24.0", QWEN235_FP8)().replace(
+          libraries={**vl("0.24.0", QWEN235_FP8)().libraries, "deep-gemm": lib("deep-gemm", "2.3.0")})),
     a("DSP004", False, "Hopper: sm90 sources", vl("0.24.0", DSV3, H100)),
     a("DSP009", True, "INT4 MLA experts: not in the grid", vl("0.33.0", KIMI)),
     a("DSP009", True, "a release without a table (no 0.8.x table: 0.9.2 is the first with sm_120 code)", vl("0.8.5")),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.rules.builders import a, build, fused_moe
+from tests.rules.builders import a, build, fused_moe, lib
 
 PRO, SPARK, H100, B200 = "rtx-pro-6000-x8", "dgx-spark", "h100-sxm-x8", "b200-x8"
 QWEN235_FP8, DSV3, LLAMA = "Qwen/Qwen3-235B-A22B-FP8", "deepseek-ai/DeepSeek-V3", "meta-llama/Llama-3.1-8B-Instruct"
@@ -37,6 +37,9 @@ def vl(version, model=LLAMA, profile=PRO, env=None, quant=None, **model_fields):
 VLLM_2026_CASES = [
     a("VLLM070", True, "0.27.1 block FP8 on SM120", vl("0.27.1", QWEN235_FP8)),
     a("VLLM070", True, "0.27.0 block FP8 MLA on GB10", vl("0.27.0", DSV3, SPARK)),
+    a("VLLM070", False, "a separately installed deep_gemm is imported before the vendored copy",
+      lambda: vl("0.27.1", QWEN235_FP8)().replace(
+          libraries={**vl("0.27.1", QWEN235_FP8)().libraries, "deep-gemm": lib("deep-gemm", "2.3.0")})),
     a("VLLM070", False, "0.26.0 bundles SM120 DeepGEMM", vl("0.26.0", QWEN235_FP8)),
     a("VLLM070", False, "0.28.0 bundles it again", vl("0.28.0", QWEN235_FP8)),
     a("VLLM070", False, "DeepGEMM off", vl("0.27.1", QWEN235_FP8, env={"VLLM_USE_DEEP_GEMM": "0"})),
