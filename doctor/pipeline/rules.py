@@ -318,13 +318,23 @@ def _finding(rule: Rule, context: dict[str, Any]) -> Finding:
         evidence[path] = None if value is _MISSING else value
     severity, message = rule.severity, render(rule.message, context)
     paths = {*condition_facts(list(rule.when)), *rule.evidence}
-    for assumed in unconfirmed(paths, rule.area, context, severity):  # what the finding assumes: at most a warning
+    for assumed in unconfirmed(paths, rule.area, context, severity, _required_absent(rule)):  # at most a warning
         severity = "warning" if severity == "error" else severity
         message += " " + assumed
     return Finding(id=rule.id, severity=severity, title=render(rule.title, context), message=message,
                    evidence=evidence,
                    fixes=tuple(fix_from_spec(spec, context) for spec in rule.fixes if _fix_applies(spec, context)),
                    references=rule.references_for(_run_engine(context)))
+
+
+def _required_absent(rule: Rule) -> list[str]:
+    """The libraries a rule's conditions need not installed (`lib.NAME` or `lib.NAME.version` absent)."""
+    names = []
+    for condition in rule.when:
+        parts = str(condition.get("fact", "")).split(".")
+        if condition.get("exists") is False and parts[0] == "lib" and parts[2:] in ([], ["version"]):
+            names.append(parts[1])
+    return names
 
 
 def _run_engine(context: dict[str, Any]) -> str | None:

@@ -10,11 +10,15 @@ from typing import Any
 from doctor.pipeline.context import engine_root
 
 
-def unconfirmed(paths: Iterable[str], area: str, context: dict[str, Any], severity: str) -> list[str]:
-    """What a finding that reads `paths` (its conditions and evidence) of a rule about `area` assumes, each with
-    what would confirm it."""
+def unconfirmed(paths: Iterable[str], area: str, context: dict[str, Any], severity: str,
+                absent: Iterable[str] = ()) -> list[str]:
+    """What a finding that reads `paths` (its conditions and evidence) of a rule about `area`, and needs the
+    libraries `absent` not installed, assumes, each with what would confirm it."""
     paths = set(paths)
     out = []
+    unseen = _absence_unseen(absent, context)
+    if unseen:
+        out.append(unseen)
     implied = _implied_libraries(paths, context)
     if implied:
         out.append(f"Assumed, not stated: {'; '.join(implied)}. A container image or another index may hold "
@@ -60,3 +64,18 @@ def _unreleased_engine(paths: set[str], area: str, context: dict[str, Any]) -> s
     if area != root and not any(p.startswith((f"lib.{root}.", f"{root}.", "engine.")) for p in paths):
         return None
     return f"{engine['name']} {engine['version']}"
+
+
+def _absence_unseen(absent: Iterable[str], context: dict[str, Any]) -> str | None:
+    """The engine of this run was stated (`--engine NAME==VERSION`), not found installed: the libraries read here
+    are not its environment's, so a library missing here may be installed beside it."""
+    engine = context.get("engine")
+    if not isinstance(engine, dict) or not engine.get("what_if"):
+        return None
+    names = sorted({name for name in absent if name != engine.get("name")})
+    if not names:
+        return None
+    shown = ", ".join(names)
+    return (f"Assumed, not seen: no {shown} installed beside {engine['name']} (the doctor did not read "
+            f"{engine['name']}'s environment); `pip show {' '.join(names)}` there, or the check run where "
+            f"{engine['name']} is installed, confirms it.")
