@@ -30,6 +30,7 @@ def table() -> dict[str, dict[str, Any]]:
     return json.loads(DATA.read_text(encoding="utf-8"))["sglang"]
 
 
+@cache  # asked once per candidate layout, with the same release
 def release_row(version: str) -> tuple[str, dict[str, Any]] | None:
     """The newest release read at or below `version` (None: older than every release read)."""
     wanted = Version(Version(str(version)).base_version)

@@ -34,6 +34,7 @@ def table() -> dict[str, dict[str, Any]]:
     return json.loads(DATA.read_text(encoding="utf-8"))["vllm"]
 
 
+@cache  # asked once per candidate layout, with the same release
 def release_row(version: Version | str) -> tuple[str, dict[str, Any]] | None:
     """The newest tabulated release at or below `version` (None: older than every wheel read)."""
     wanted = Version(str(version))
