@@ -9,25 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from doctor.diagnose.read import first_captures
 from doctor.engines import model_support as table
 from doctor.pipeline.facts import Facts
 
 GROUPS = {"log_architecture": "architecture", "log_model_type": "model_type"}
 
 
-def captured(hits: Sequence[Any]) -> dict[str, str]:
-    """The first value each capture group took over the log's signature hits."""
-    found: dict[str, str] = {}
-    for hit in hits:
-        for group, key in GROUPS.items():
-            if group in hit.groups:
-                found.setdefault(key, hit.groups[group])
-    return found
-
-
 def log_view(hits: Sequence[Any], engine: str | None, facts: Facts) -> dict[str, Any]:
     """`log.architecture`, `log.model_type` and `log.model_support` for the rules that explain such a line."""
-    names = captured(hits)
+    names = first_captures(hits, GROUPS)
     if not names:
         return {}
     view: dict[str, Any] = {}

@@ -8,24 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from doctor.diagnose.read import first_captures
 from doctor.engines import parsers as table
 
 GROUPS = {"log_tool_parser": table.TOOL, "log_reasoning_parser": table.REASONING}
 
 
-def captured(hits: Sequence[Any]) -> dict[str, str]:
-    """The first name each kind's capture group took over the log's signature hits."""
-    found: dict[str, str] = {}
-    for hit in hits:
-        for group, kind in GROUPS.items():
-            if group in hit.groups:
-                found.setdefault(kind, hit.groups[group])
-    return found
-
-
 def log_view(hits: Sequence[Any]) -> dict[str, Any]:
     """`log.parsers`: per engine of the table, a sentence per captured name (what to use instead)."""
-    names = captured(hits)
+    names = first_captures(hits, GROUPS)
     if not names:
         return {}
     return {"parsers": {package: {kind: table.name_advice(package, kind, name) for kind, name in names.items()}

@@ -11,6 +11,7 @@ from typing import Any
 
 import re2
 
+from doctor.diagnose.read import first_captures
 from doctor.engines import model_support as table
 from doctor.engines import quant_support
 
@@ -20,18 +21,9 @@ TOKENIZER_CLASSES = "tokenizer_classes"
 QUOTED = re2.compile(r"['\"]([A-Za-z0-9_]+)['\"]")
 
 
-def _captured(hits: Sequence[Any]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for hit in hits:
-        for group in GROUPS:
-            if hit.groups.get(group) is not None:  # an empty method is a finding too (no quant_method at all)
-                found.setdefault(group, hit.groups[group])
-    return found
-
-
 def quant_log_view(hits: Sequence[Any]) -> dict[str, Any]:
     """`log.quant` for the rules that explain such a line ({} when no signature captured one)."""
-    names = _captured(hits)
+    names = first_captures(hits, {group: group for group in GROUPS})
     if not names:
         return {}
     view: dict[str, Any] = {}

@@ -3,7 +3,7 @@ the few lines that matched, an RE2 set says which parsers and signatures each li
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -26,6 +26,17 @@ class SignatureHit:
     line: int
     text: str
     groups: dict[str, str]
+
+
+def first_captures(hits: Sequence[SignatureHit], groups: Mapping[str, str]) -> dict[str, str]:
+    """The first value each named capture group (`groups`: group → the key it is reported under) took over the
+    log's signature hits."""
+    found: dict[str, str] = {}
+    for hit in hits:
+        for group, key in groups.items():
+            if group in hit.groups:
+                found.setdefault(key, hit.groups[group])
+    return found
 
 
 @dataclass
