@@ -367,19 +367,44 @@ def package_table(package: str, releases: dict[str, list[dict[str, Any]]]) -> di
     return table
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=sorted(FIRST), action="append")
+def table_arguments(description: str, packages: Iterable[str], argv: list[str] | None) -> argparse.Namespace:
+    """The command line every wheel-table generator takes: `--only PACKAGE` (repeatable) and `--check`."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--only", choices=sorted(packages), action="append")
     parser.add_argument("--check", action="store_true", help="exit 1 when PyPI has a release the table lacks")
-    args = parser.parse_args(argv)
-    old = json.loads(TARGET.read_text()) if TARGET.is_file() else {"packages": {}}
+    return parser.parse_args(argv)
+
+
+def old_table(target: Path) -> dict[str, Any]:
+    return json.loads(target.read_text()) if target.is_file() else {"packages": {}}
+
+
+def report_missing(target: Path, old: dict[str, Any], listed: dict[str, dict[str, Any]]) -> int:
+    """`--check`: print the PyPI releases the table at `target` lacks, per package; 1 when there are any."""
+    missing = {p: sorted(set(releases) - set(old["packages"].get(p, {}).get("releases", [])))
+               for p, releases in listed.items()}
+    missing = {p: v for p, v in missing.items() if v}
+    print(json.dumps(missing) if missing else f"{target.name} covers every release on PyPI")
+    return 1 if missing else 0
+
+
+def write_table(target: Path, document: dict[str, Any], started: float) -> None:
+    """Write a generated table and say its size, the time taken and what was read over the network."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # one entry a line, no indentation: readable diffs, and `check` parses it in a few milliseconds
+    target.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n", encoding="utf-8")
+    print(f"wrote {target.relative_to(REPO)} ({target.stat().st_size} bytes) in {time.monotonic() - started:.0f} s; "
+          f"read {TRANSFERRED['bytes'] / 2**20:.1f} MiB in {TRANSFERRED['requests']} requests, nothing written "
+          "but the table", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = table_arguments(__doc__.split("\n\n")[0], FIRST, argv)
+    old = old_table(TARGET)
     packages = args.only or sorted(FIRST)
     listed = {package: final_releases(package) for package in packages}
     if args.check:
-        missing = {p: sorted(set(listed[p]) - set(old["packages"].get(p, {}).get("releases", []))) for p in packages}
-        missing = {p: v for p, v in missing.items() if v}
-        print(json.dumps(missing) if missing else "model_support.json covers every release on PyPI")
-        return 1 if missing else 0
+        return report_missing(TARGET, old, listed)
     started = time.monotonic()
     tables = {**old["packages"], **{p: package_table(p, listed[p]) for p in packages}}
     document = {
@@ -392,12 +417,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                 TF_CONFIGS, TF_MODELS, "METADATA Requires-Dist"]),
         "packages": dict(sorted(tables.items())),
     }
-    TARGET.parent.mkdir(parents=True, exist_ok=True)
-    # one entry a line, no indentation: readable diffs, and `check` parses it in a few milliseconds
-    TARGET.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n", encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(REPO)} ({TARGET.stat().st_size} bytes) in {time.monotonic() - started:.0f} s; "
-          f"read {TRANSFERRED['bytes'] / 2**20:.1f} MiB in {TRANSFERRED['requests']} requests, nothing written "
-          "but the table", file=sys.stderr)
+    write_table(TARGET, document, started)
     return 0
 
 

@@ -28,7 +28,6 @@ newest release that has it.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
@@ -403,19 +402,13 @@ def _check_runs(versions: list[str], rows: dict[str, dict[str, Any]]) -> dict[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=sorted(FIRST), action="append")
-    parser.add_argument("--check", action="store_true", help="exit 1 when PyPI has a release the table lacks")
-    args = parser.parse_args(argv)
-    old = json.loads(TARGET.read_text()) if TARGET.is_file() else {"packages": {}}
+    args = wheels.table_arguments(__doc__.split("\n\n")[0], FIRST, argv)
+    old = wheels.old_table(TARGET)
     packages = args.only or sorted(FIRST)
     wheels.FIRST.update(FIRST)
     listed = {package: wheels.final_releases(package) for package in packages}
     if args.check:
-        missing = {p: sorted(set(listed[p]) - set(old["packages"].get(p, {}).get("releases", []))) for p in packages}
-        missing = {p: v for p, v in missing.items() if v}
-        print(json.dumps(missing) if missing else "parsers.json covers every release on PyPI")
-        return 1 if missing else 0
+        return wheels.report_missing(TARGET, old, listed)
     started = time.monotonic()
     listed = {p: {v: f for v, f in releases.items() if any(x["filename"].endswith(".whl") for x in f)}
               for p, releases in listed.items()}
@@ -431,13 +424,8 @@ def main(argv: list[str] | None = None) -> int:
         "families": checked_families(tables, tables.get("sglang", {}).get("auto_rules", {}),
                                      tables.get("sglang", {}).get("auto_reasoning_rules", {})),
     }
-    TARGET.parent.mkdir(parents=True, exist_ok=True)
-    TARGET.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n", encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(REPO)} ({TARGET.stat().st_size} bytes) in {time.monotonic() - started:.0f} s; "
-          f"read {wheels.TRANSFERRED['bytes'] / 2**20:.1f} MiB in {wheels.TRANSFERRED['requests']} requests",
-          file=sys.stderr)
+    wheels.write_table(TARGET, document, started)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
