@@ -945,6 +945,16 @@ def _know_fi3_cases():
 CASES += _know_fi3_cases()
 
 
+def _enc23_cases():
+    """The spent held-out samples 1-3's classes (rules/enc23.toml): tests/rules/enc23_cases.py."""
+    from tests.rules.enc23_cases import ENC23_CASES
+
+    return ENC23_CASES
+
+
+CASES += _enc23_cases()
+
+
 def _gb10mem_cases():
     """GB10's global OOM-killer lines (rules/uma_pressure.toml, UMA060): tests/rules/gb10mem_cases.py."""
     from tests.rules.gb10mem_cases import GB10MEM_CASES

@@ -1,0 +1,42 @@
+"""The signatures of rules/enc23.toml on the lines vLLM and the CUDA runtime print. FI140's misaligned address is
+claimed only where the same log shows vLLM selecting FlashInfer's FP8 scaled-mm (vLLM's `logger.info_once("Selected
+%s for %s", ...)` in model_executor/kernels/linear/__init__.py) or a coredump naming cuDNN's FP8 matmul kernel
+(vllm#34948): on its own the line is any kernel's."""
+
+from __future__ import annotations
+
+import io
+
+from doctor.diagnose.diagnosis import diagnose
+from tests.diagnose.corpus import empty_base
+
+GB10 = b"(EngineCore pid=198) INFO 08-03 09:01:02 [cuda.py:101] GPU 0: NVIDIA GB10 (compute capability 12.1)\n"
+H100 = b"GPU 0: NVIDIA H100 80GB HBM3\n"
+BANNER = b"(APIServer pid=1) INFO 08-03 09:00:00 [utils.py:253] vLLM API server version 0.25.1\n"
+SELECTED = (b"(EngineCore pid=198) INFO 08-03 09:01:40 [__init__.py:594] Selected FlashInferFP8ScaledMMLinearKernel "
+            b"for ModelOptFp8LinearMethod\n")
+MISALIGNED = (b"(EngineCore pid=198) ERROR 08-03 09:26:14 [core.py:1100] torch.AcceleratorError: CUDA error: "
+              b"misaligned address\n")
+COREDUMP = (b"CUDA Exception: Warp Misaligned Address\n"
+            b"#0  0x0000e5a1 in cudnn_generated_fort_native_sm120_matMul_pointwise_fp8<<<(4,1,1),(128,1,1)>>> ()\n")
+
+
+def claimed(log: bytes) -> list[str]:
+    diagnosis = diagnose(io.BufferedReader(io.BytesIO(log)), "t", empty_base(), "test", {}, judge_on_log_only=True)
+    return [e.rule for e in diagnosis.explanations]
+
+
+def test_a_misaligned_address_alone_is_not_claimed():
+    assert "FI140" not in claimed(BANNER + GB10 + MISALIGNED)
+
+
+def test_beside_the_fp8_scaled_mm_selection_it_is_fi140s():
+    assert claimed(BANNER + GB10 + SELECTED + MISALIGNED)[:1] == ["FI140"]
+
+
+def test_a_coredump_naming_cudnns_fp8_matmul_is_fi140s():
+    assert "FI140" in claimed(BANNER + GB10 + COREDUMP)
+
+
+def test_not_on_a_hopper_log():
+    assert "FI140" not in claimed(BANNER + H100 + SELECTED + MISALIGNED)
