@@ -270,7 +270,7 @@ def _tp_groups(facts: Facts, tp: int, pp: int) -> dict[str, Any]:
     inside = [link for (a, b), link in pairs.items() if any(a in g and b in g for g in groups)]
     kinds = sorted({link.kind for link in inside})
     p2p_pairs = [link for (a, b), link in pairs.items() if a in used and b in used]
-    return {"size": tp, "gpus": len(used), "kinds": kinds, "links": len(inside),
+    return {"size": tp, "gpus": len(used), "complete": len(used) == tp * pp, "kinds": kinds, "links": len(inside),
             "full_nvlink": bool(inside) and all(k.startswith("NV") for k in kinds),
             "pcie_only": bool(inside) and not any(k.startswith("NV") for k in kinds),
             "p2p_pairs": len(p2p_pairs),
