@@ -40,3 +40,23 @@ def test_a_coredump_naming_cudnns_fp8_matmul_is_fi140s():
 
 def test_not_on_a_hopper_log():
     assert "FI140" not in claimed(BANNER + H100 + SELECTED + MISALIGNED)
+
+
+STUCK_334 = (b"## Update: the issue disappeared after a complete power cycle\n"
+             b"Before the recovery, the DGX Spark GPU clock was stuck at approximately **702 MHz**, even during "
+             b"inference.\n")
+STUCK_55 = b"DGX Spark / GB10 can get stuck in a low-power state while reporting P0 and high utilization\n"
+
+
+def test_a_gb10_clock_stuck_low_is_drv040s():
+    assert claimed(STUCK_334)[:1] == ["DRV040"]
+    assert "DRV040" in claimed(STUCK_55)
+
+
+def test_a_stuck_clock_on_another_gpu_is_not_claimed():
+    line = b"RTX 5090: after the crash the GPU clock was stuck at 765 MHz until the driver reloaded\n"
+    assert "DRV040" not in claimed(line)
+
+
+def test_a_low_idle_clock_is_not_claimed():
+    assert "DRV040" not in claimed(b"GB10 idle: graphics clock 702 MHz, SM clock 702 MHz\n")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build, lib
+from tests.rules.log_line_cases import logged
 
 PRO, SPARK, R5090, H100, B200 = "rtx-pro-6000", "dgx-spark", "rtx-5090", "h100-sxm-x8", "b200-x8"
 QWEN36_NVFP4 = "nvidia/Qwen3.6-35B-A3B-NVFP4"  # ModelOpt MIXED_PRECISION: FP8 linear-attention projections
@@ -56,4 +57,9 @@ ENC23_CASES = [
     a("FI140", False, "per-channel FP8 does not reach FlashInfer's scaled-mm", vllm("0.25.1", GLM47_FP8)),
     a("FI140", False, "block FP8 uses other kernels", vllm("0.25.1", QWEN3_FP8)),
     a("FI140", False, "BF16: no FP8 linear layers", vllm("0.25.1", LLAMA)),
+
+    # DRV040: a log (or issue body) that says a GB10's clock is stuck low
+    logged("DRV040", True, "spark-vllm-docker#334's account of the 702 MHz clock", SPARK),
+    logged("DRV040", False, "check: no log", SPARK, shown=()),
+    logged("DRV040", False, "another rule's line", SPARK, shown=("TRI010",)),
 ]
