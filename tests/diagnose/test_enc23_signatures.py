@@ -60,3 +60,17 @@ def test_a_stuck_clock_on_another_gpu_is_not_claimed():
 
 def test_a_low_idle_clock_is_not_claimed():
     assert "DRV040" not in claimed(b"GB10 idle: graphics clock 702 MHz, SM clock 702 MHz\n")
+
+
+TRAIT = b"AttributeError: 'NoneType' object has no attribute '_trait'\n"
+TMA_FRAME = b"  at copy_utils.tma_get_copy_fn -> cpasync.tma_partition\n"
+RTX5060TI = b"GPU: NVIDIA GeForce RTX 5060 Ti (SM 12.0, compute capability 12.0)\n"
+
+
+def test_flash_attn_4s_tma_store_line_is_attn020s_beside_its_frame():
+    assert claimed(RTX5060TI + TRAIT + TMA_FRAME)[:1] == ["ATTN020"]
+    assert "ATTN020" not in claimed(RTX5060TI + TRAIT)
+
+
+def test_not_on_hopper():
+    assert "ATTN020" not in claimed(H100 + TRAIT + TMA_FRAME)

@@ -62,4 +62,11 @@ ENC23_CASES = [
     logged("DRV040", True, "spark-vllm-docker#334's account of the 702 MHz clock", SPARK),
     logged("DRV040", False, "check: no log", SPARK, shown=()),
     logged("DRV040", False, "another rule's line", SPARK, shown=("TRI010",)),
+
+    # ATTN020: flash-attn-4's TMA O-store AttributeError, a log line only
+    logged("ATTN020", True, "flash-attention#2453 on an RTX 5060 Ti (12.0)", "rtx-5060-ti-16gb"),
+    logged("ATTN020", True, "the same line on GB10", SPARK),
+    logged("ATTN020", False, "Hopper builds the TMA atom: another cause", H100),
+    logged("ATTN020", False, "B200: not the SM12x path", B200),
+    logged("ATTN020", False, "check: no log", R5090, shown=()),
 ]
