@@ -74,3 +74,22 @@ def test_flash_attn_4s_tma_store_line_is_attn020s_beside_its_frame():
 
 def test_not_on_hopper():
     assert "ATTN020" not in claimed(H100 + TRAIT + TMA_FRAME)
+
+
+PLAN = b"RuntimeError: Plan index 3 is invalid\n"
+BMM_FRAME = (b'  File "/usr/local/lib/python3.12/dist-packages/flashinfer/gemm/gemm_base.py", line 6873, in bmm_fp8\n')
+CUDNN_FAIL = (b"RuntimeError: execute(...) failed with message: err 715 != CUDA_SUCCESS :: "
+              b"shimCuLaunchKernelEx(&config, func, kern...) at: err != CUDA_SUCCESS, and code: "
+              b"CUDNN_STATUS_EXECUTION_FAILED\n")
+GRAPH_FRAME = (b'  File "/usr/local/lib/python3.12/dist-packages/flashinfer/gemm/gemm_base.py", line 3264, in '
+               b"build_cudnn_gemm_fp8_graph\n")
+
+
+def test_a_cudnn_plan_index_refusal_in_bmm_fp8_is_fi140s():
+    assert "FI140" in claimed(BANNER + GB10 + BMM_FRAME + PLAN)
+    assert "FI140" not in claimed(BANNER + GB10 + PLAN)
+
+
+def test_a_cudnn_fp8_execution_failure_is_fi140s():
+    assert "FI140" in claimed(BANNER + GB10 + GRAPH_FRAME + CUDNN_FAIL)
+    assert "FI140" not in claimed(BANNER + GB10 + CUDNN_FAIL)
