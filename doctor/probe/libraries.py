@@ -30,6 +30,7 @@ TRACKED: dict[str, tuple[str, ...]] = {
     "nvidia-ml-py": ("nvidia-ml-py",),
     "pynvml": ("pynvml",),
     "huggingface-hub": ("huggingface-hub", "huggingface_hub"),
+    "flash-attn-4": ("flash-attn-4",),  # the CuTe-DSL FlashAttention 4 (flash_attn.cute), its own PyPI project
 }
 
 _TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)

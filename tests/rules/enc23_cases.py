@@ -69,4 +69,17 @@ ENC23_CASES = [
     logged("ATTN020", False, "Hopper builds the TMA atom: another cause", H100),
     logged("ATTN020", False, "B200: not the SM12x path", B200),
     logged("ATTN020", False, "check: no log", R5090, shown=()),
+
+    # ATTN021: flash-attn-4 installed or stated before 4.0.0b21 on SM12x
+    a("ATTN021", True, "flash-attention#2453: 4.0.0b8 on an RTX 5060 Ti", lambda: build("rtx-5060-ti-16gb",
+      libs=(lib("flash-attn-4", "4.0.0b8"),))),
+    a("ATTN021", True, "flash-attention#2649: 4.0.0b16 on GB10", lambda: build(SPARK,
+      libs=(lib("flash-attn-4", "4.0.0b16"),))),
+    a("ATTN021", True, "4.0.0b20: the last tag with the TMA store on SM12x", lambda: build(PRO,
+      libs=(lib("flash-attn-4", "4.0.0b20"),))),
+    a("ATTN021", False, "4.0.0b21 stores O without TMA on SM12x", lambda: build(PRO,
+      libs=(lib("flash-attn-4", "4.0.0b21"),))),
+    a("ATTN021", False, "Hopper builds the TMA atom", lambda: build(H100, libs=(lib("flash-attn-4", "4.0.0b8"),))),
+    a("ATTN021", False, "B200: the SM100 forward", lambda: build(B200, libs=(lib("flash-attn-4", "4.0.0b8"),))),
+    a("ATTN021", False, "not installed", lambda: build(PRO)),
 ]
