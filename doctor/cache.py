@@ -1,15 +1,21 @@
 """A small on-disk cache for derived facts that are costly to recompute but keyed by what they derive from
 (file paths, sizes, mtimes, the doctor's version): parsed rules, a toolchain's version. JSON only, written
-atomically; a cache that cannot be read or written only costs the recomputation."""
+atomically; a cache that cannot be read or written only costs the recomputation. Each kind keeps its newest
+KEEP_PER_NAME files: every new stamp (an upgrade, an edited rule file, another environment) writes a new file,
+and without a bound the folder only grows."""
 
 from __future__ import annotations
 
 import binascii
 import json
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+KEEP_PER_NAME = 8
+STALE_TEMP_SECONDS = 3600  # a writer killed between mkstemp and replace leaves its temporary file behind
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -70,6 +76,31 @@ def store(name: str, stamp: Any, value: Any) -> None:
         os.replace(tmp, target)
     except OSError:
         return  # a read-only home only costs the recomputation next time
+    _prune(target.parent, name)
+
+
+def _prune(folder: Path, name: str) -> None:
+    """Drop all but the newest KEEP_PER_NAME files of this kind, and temporary files of killed writers."""
+    now = time.time()
+    kept: list[tuple[float, Path]] = []
+    for path in folder.glob(f"{name}-*.json"):
+        try:
+            kept.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    kept.sort(reverse=True)
+    stale = [path for _, path in kept[KEEP_PER_NAME:]]
+    for path in folder.glob(f".{name}-*.tmp"):
+        try:
+            if now - path.stat().st_mtime > STALE_TEMP_SECONDS:
+                stale.append(path)
+        except OSError:
+            continue
+    for path in stale:
+        try:
+            path.unlink()
+        except OSError:
+            continue  # another process removed or holds it: it only costs disk until the next store
 
 
 class DiskMemo:

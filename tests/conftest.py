@@ -11,9 +11,11 @@ if str(REPO) not in sys.path:
 
 @pytest.fixture(autouse=True)
 def _never_touch_the_hub(monkeypatch, tmp_path_factory):
-    """Tests never reach the Hugging Face hub, and never see the developer's cache."""
+    """Tests never reach the Hugging Face hub, and never see or fill the developer's caches (the doctor's own is
+    shared by the whole session, so it still spares re-parsing the rules)."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path_factory.getbasetemp() / "hf-home"))
+    monkeypatch.setenv("SM120_DOCTOR_CACHE", str(tmp_path_factory.getbasetemp() / "doctor-cache"))
 
 
 def cli_env(**extra: str) -> dict[str, str]:
