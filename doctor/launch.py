@@ -31,6 +31,7 @@ ALIASES = {
     "--linear-attn-decode-backend": "linear_attn_decode_backend",
     "--dsa-prefill-backend": "dsa_prefill_backend",
     "--dsa-decode-backend": "dsa_decode_backend",
+    "--dsv4-attn-backend": "dsv4_attn_backend",  # SGLang >= 0.5.20: DeepSeek-V4 attention kernels
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--dtype": "dtype",  # the activation dtype; absent or auto: the config's torch_dtype

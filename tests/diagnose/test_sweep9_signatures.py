@@ -1,0 +1,48 @@
+"""The signatures of rules/sweep9.toml on the raise strings of the wheels the rules read (no SM12x report quoting
+them was found): SGLang's DeepSeek-V4 backend and KV-layout assertions, claimed only where the log or the stated
+machine shows an SM12x GPU."""
+
+from __future__ import annotations
+
+from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import profile_base as profile
+
+HOOK = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/arg_groups/deepseek_v4_hook.py", line 141, in '
+        "apply_deepseek_v4_defaults\n"
+        '    assert cfg.device == "cuda" and is_sm100_supported(), (\n')
+TRTLLM = HOOK + "AssertionError: --dsv4-attn-backend trtllm requires an SM100/SM103 (Blackwell) GPU.\n"
+MEGA = HOOK + "AssertionError: --dsv4-attn-backend flashmla_mega requires DeepSeek-V4.1 on SM100/SM103.\n"
+POOL = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/mem_cache/deepseek_v4_memory_pool.py", line 189, '
+        "in select_dsv4_kv_layout\n"
+        '    assert is_sm100, "the V4.1 KV cache layouts need an SM100 / SM103 GPU"\n'
+        "AssertionError: the V4.1 KV cache layouts need an SM100 / SM103 GPU\n")
+PRO = "GPU 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition\nGPU 0 Compute Capability: 12.0\n"
+SPARK = "GPU 0: NVIDIA GB10\nGPU 0 Compute Capability: 12.1\n"
+HOPPER = "GPU 0: NVIDIA H100 80GB HBM3\nGPU 0 Compute Capability: 9.0\n"
+ARGS = "server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V4-Flash', tp_size=2, dsv4_attn_backend='{}')\n"
+
+
+def claimed(log: str, base=None) -> list[str]:
+    return rules_named(diagnose_text(log, base))
+
+
+def test_the_trtllm_assertion_on_sm12x_is_sgl500s():
+    assert claimed(PRO + "sglang: 0.5.21\n" + ARGS.format("trtllm") + TRTLLM)[:1] == ["SGL500"]
+    assert claimed(SPARK + TRTLLM)[:1] == ["SGL500"]
+    assert claimed(TRTLLM, profile("rtx-5090", "sglang==0.5.23"))[:1] == ["SGL500"]
+
+
+def test_the_flashmla_mega_assertion_on_sm12x_is_sgl500s():
+    assert claimed(PRO + MEGA)[:1] == ["SGL500"]
+
+
+def test_the_v41_layout_assertion_on_sm12x_is_sgl501s():
+    assert claimed(SPARK + POOL)[:1] == ["SGL501"]
+    assert claimed(POOL, profile("rtx-pro-6000", "sglang==0.5.22"))[:1] == ["SGL501"]
+
+
+def test_the_assertions_are_not_claimed_off_sm12x_or_without_a_gpu():
+    for log in (TRTLLM, MEGA, POOL):
+        assert not {"SGL500", "SGL501"} & set(claimed(HOPPER + log))
+        assert not {"SGL500", "SGL501"} & set(claimed(log))  # no GPU in the log, none stated
+        assert not {"SGL500", "SGL501"} & set(claimed(log, profile("h100-sxm-x8", "sglang==0.5.23")))

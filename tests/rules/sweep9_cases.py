@@ -1,0 +1,42 @@
+"""Positive and boundary cases for the sweep9 rules (rules/sweep9.toml); test_rule_cases.py runs them with the rest
+(and test_error_boundaries.py sweeps the error rules)."""
+
+from __future__ import annotations
+
+from tests.rules.builders import a, build
+
+PRO, R5090, SPARK, H100, B200 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8", "b200-x8"
+DSV4, DSV4_PRO_NVFP4, DSV32 = ("deepseek-ai/DeepSeek-V4-Flash", "nvidia/DeepSeek-V4-Pro-NVFP4",
+                               "deepseek-ai/DeepSeek-V3.2")
+
+
+def sg(version, model=DSV4, profile=PRO, **kw):
+    return lambda: build(profile, model, (f"sglang=={version}",), **kw)
+
+
+TRTLLM, MEGA = ("--dsv4-attn-backend", "trtllm"), ("--dsv4-attn-backend", "flashmla_mega")
+V41, V41_NEW = {"SGLANG_DSV4_KV_LAYOUT": "v41"}, {"SGLANG_DSV4_KV_LAYOUT": "v41_new"}
+
+SWEEP9_CASES = [
+    a("SGL500", True, "0.5.20 trtllm: first release with the flag", sg("0.5.20"), *TRTLLM),
+    a("SGL500", True, "0.5.23 trtllm on spark (12.1)", sg("0.5.23", profile=SPARK), *TRTLLM),
+    a("SGL500", True, "0.5.23 flashmla_mega on a 5090", sg("0.5.23", DSV4_PRO_NVFP4, R5090), *MEGA),
+    a("SGL500", False, "0.5.19 has no --dsv4-attn-backend", sg("0.5.19"), *TRTLLM),
+    a("SGL500", False, "0.5.22 has no flashmla_mega", sg("0.5.22"), *MEGA),
+    a("SGL500", False, "flashmla runs on SM12x", sg("0.5.23"), "--dsv4-attn-backend", "flashmla"),
+    a("SGL500", False, "auto resolves to flashmla", sg("0.5.23"), "--dsv4-attn-backend", "auto"),
+    a("SGL500", False, "no backend named", sg("0.5.23")),
+    a("SGL500", False, "B200 (10.0) passes the assertion", sg("0.5.23", profile=B200), *TRTLLM),
+    a("SGL500", False, "Hopper is outside this doctor's scope", sg("0.5.23", profile=H100), *TRTLLM),
+    a("SGL500", False, "DeepSeek-V3.2 never reaches the V4 hook", sg("0.5.23", DSV32), *TRTLLM),
+    a("SGL501", True, "0.5.21 v41 on spark: first release with the variable", sg("0.5.21", profile=SPARK, env=V41)),
+    a("SGL501", True, "0.5.23 v41_new on a PRO 6000", sg("0.5.23", env=V41_NEW)),
+    a("SGL501", False, "0.5.20 has no SGLANG_DSV4_KV_LAYOUT", sg("0.5.20", env=V41)),
+    a("SGL501", False, "0.5.22 has no v41_new (another assertion)", sg("0.5.22", env=V41_NEW)),
+    a("SGL501", False, "v4 is the default", sg("0.5.23", env={"SGLANG_DSV4_KV_LAYOUT": "v4"})),
+    a("SGL501", False, "auto falls back to V4 off SM100", sg("0.5.23", env={"SGLANG_DSV4_KV_LAYOUT": "auto"})),
+    a("SGL501", False, "trtllm stops first (SGL500)", sg("0.5.23", env=V41), *TRTLLM),
+    a("SGL501", False, "B200 (10.0) has the V4.1 layouts", sg("0.5.23", profile=B200, env=V41)),
+    a("SGL501", False, "Hopper is outside this doctor's scope", sg("0.5.23", profile=H100, env=V41)),
+    a("SGL501", False, "DeepSeek-V3.2 builds no V4 pool", sg("0.5.23", DSV32, env=V41)),
+]
