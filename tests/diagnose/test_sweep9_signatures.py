@@ -46,3 +46,24 @@ def test_the_assertions_are_not_claimed_off_sm12x_or_without_a_gpu():
         assert not {"SGL500", "SGL501"} & set(claimed(HOPPER + log))
         assert not {"SGL500", "SGL501"} & set(claimed(log))  # no GPU in the log, none stated
         assert not {"SGL500", "SGL501"} & set(claimed(log, profile("h100-sxm-x8", "sglang==0.5.23")))
+
+
+PREFIX = "(EngineCore_DP0 pid=412) ERROR 10-21 09:12:40 [core.py:1010] "
+ORACLE = (PREFIX + '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/oracle/'
+          '{}.py", line 273, in _return_or_raise\n'
+          + PREFIX + "ValueError: {} MoE backend '{}' does not support the deployment configuration since kernel "
+          "does not support current device {}.\n")
+PRO_NAME, H100_NAME = "NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "NVIDIA H100 80GB HBM3"
+
+
+def test_a_refused_b12x_backend_on_sm12x_is_vllm360s():
+    assert claimed(ORACLE.format("nvfp4", "NvFp4", "B12X", PRO_NAME))[:1] == ["VLLM360"]
+    assert claimed(ORACLE.format("mxfp4", "Mxfp4", "B12X_MXFP4_MXFP8", "NVIDIA GB10"))[:1] == ["VLLM360"]
+    assert claimed(ORACLE.format("nvfp4", "NvFp4", "B12X", "cuda"),
+                   profile("rtx-5090", "vllm==0.31.0"))[:1] == ["VLLM360"]
+
+
+def test_other_refused_backends_and_other_gpus_are_not_vllm360s():
+    assert "VLLM360" not in claimed(ORACLE.format("nvfp4", "NvFp4", "FLASHINFER_B12X", PRO_NAME))
+    assert "VLLM360" not in claimed(ORACLE.format("nvfp4", "NvFp4", "FLASHINFER_TRTLLM", PRO_NAME))
+    assert "VLLM360" not in claimed(ORACLE.format("nvfp4", "NvFp4", "B12X", H100_NAME))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.rules.builders import a, build
+from tests.rules.builders import a, build, lib
 
 PRO, R5090, SPARK, H100, B200 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8", "b200-x8"
 DSV4, DSV4_PRO_NVFP4, DSV32 = ("deepseek-ai/DeepSeek-V4-Flash", "nvidia/DeepSeek-V4-Pro-NVFP4",
@@ -39,4 +39,28 @@ SWEEP9_CASES = [
     a("SGL501", False, "B200 (10.0) has the V4.1 layouts", sg("0.5.23", profile=B200, env=V41)),
     a("SGL501", False, "Hopper is outside this doctor's scope", sg("0.5.23", profile=H100, env=V41)),
     a("SGL501", False, "DeepSeek-V3.2 builds no V4 pool", sg("0.5.23", DSV32, env=V41)),
+]
+
+KIMI_NVFP4, GPTOSS, KIMI_INT4 = "nvidia/Kimi-K2.5-NVFP4", "openai/gpt-oss-120b", "moonshotai/Kimi-K2.5"
+B12X = ("--moe-backend", "b12x")
+
+
+def vl_installed(version, model=KIMI_NVFP4, profile=PRO, b12x=None):
+    """vLLM as a live probe finds it installed, with or without the b12x package beside it."""
+    libs = (lib("vllm", version),) + ((lib("b12x", b12x),) if b12x else ())
+    return lambda: build(profile, model, libs=libs)
+
+
+SWEEP9_CASES += [
+    a("VLLM360", True, "0.33.0 NVFP4 experts without b12x", vl_installed("0.33.0"), *B12X),
+    a("VLLM360", True, "0.29.0: first release with b12x, on spark", vl_installed("0.29.0", profile=SPARK), *B12X),
+    a("VLLM360", True, "gpt-oss MXFP4 on a 5090 (0.31.0)", vl_installed("0.31.0", GPTOSS, R5090), *B12X),
+    a("VLLM360", False, "b12x installed", vl_installed("0.33.0", b12x="1.5.1"), *B12X),
+    a("VLLM360", False, "0.28.0 has no b12x backend (the flag-value rules' matter)", vl_installed("0.28.0"), *B12X),
+    a("VLLM360", False, "auto skips B12X", vl_installed("0.33.0"), "--moe-backend", "auto"),
+    a("VLLM360", False, "flashinfer_b12x is FlashInfer's, not the b12x package", vl_installed("0.33.0"),
+      "--moe-backend", "flashinfer_b12x"),
+    a("VLLM360", False, "B200 (10.0): another device test", vl_installed("0.33.0", profile=B200), *B12X),
+    a("VLLM360", False, "Hopper is outside this doctor's scope", vl_installed("0.33.0", profile=H100), *B12X),
+    a("VLLM360", False, "INT4 experts: not an FP4 oracle", vl_installed("0.33.0", KIMI_INT4), *B12X),
 ]
