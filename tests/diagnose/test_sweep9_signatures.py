@@ -67,3 +67,13 @@ def test_other_refused_backends_and_other_gpus_are_not_vllm360s():
     assert "VLLM360" not in claimed(ORACLE.format("nvfp4", "NvFp4", "FLASHINFER_B12X", PRO_NAME))
     assert "VLLM360" not in claimed(ORACLE.format("nvfp4", "NvFp4", "FLASHINFER_TRTLLM", PRO_NAME))
     assert "VLLM360" not in claimed(ORACLE.format("nvfp4", "NvFp4", "B12X", H100_NAME))
+
+
+LINEAR = (PREFIX + "ValueError: Failed to find a kernel that can implement the ScaledMM linear layer. Reasons: \n"
+          + PREFIX + "B12xFp8BlockScaledMMKernel: Install the B12X backend with `pip install vllm[b12x]`\n")
+
+
+def test_the_b12x_linear_install_reason_is_vllm360s():
+    assert claimed(LINEAR, profile("rtx-pro-6000", "vllm==0.33.0"))[:1] == ["VLLM360"]
+    assert claimed("GPU 0: NVIDIA GB10\n" + LINEAR)[:1] == ["VLLM360"]
+    assert "VLLM360" not in claimed(LINEAR, profile("h100-sxm-x8", "vllm==0.33.0"))

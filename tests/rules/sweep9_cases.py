@@ -64,3 +64,19 @@ SWEEP9_CASES += [
     a("VLLM360", False, "Hopper is outside this doctor's scope", vl_installed("0.33.0", profile=H100), *B12X),
     a("VLLM360", False, "INT4 experts: not an FP4 oracle", vl_installed("0.33.0", KIMI_INT4), *B12X),
 ]
+
+QWEN235_FP8, QWEN30 = "Qwen/Qwen3-235B-A22B-FP8", "Qwen/Qwen3-30B-A3B"
+LINEAR_B12X = ("--linear-backend", "b12x")
+
+SWEEP9_CASES += [
+    a("VLLM360", True, "0.28.0 --linear-backend b12x, block-FP8 attention", vl_installed("0.28.0", QWEN235_FP8),
+      *LINEAR_B12X),
+    a("VLLM360", True, "0.33.0 --linear-backend b12x, NVFP4 dense layers on spark",
+      vl_installed("0.33.0", profile=SPARK), *LINEAR_B12X),
+    a("VLLM360", False, "0.27.1 has no b12x linear backend", vl_installed("0.27.1", QWEN235_FP8), *LINEAR_B12X),
+    a("VLLM360", False, "linear b12x with b12x installed", vl_installed("0.33.0", QWEN235_FP8, b12x="1.5.1"),
+      *LINEAR_B12X),
+    a("VLLM360", False, "gpt-oss: BF16 linear layers, no FP4 chooser", vl_installed("0.33.0", GPTOSS), *LINEAR_B12X),
+    a("VLLM360", False, "BF16 model", vl_installed("0.33.0", QWEN30), *LINEAR_B12X),
+    a("VLLM360", False, "linear b12x on a B200", vl_installed("0.33.0", QWEN235_FP8, B200), *LINEAR_B12X),
+]
