@@ -77,3 +77,9 @@ def test_the_b12x_linear_install_reason_is_vllm360s():
     assert claimed(LINEAR, profile("rtx-pro-6000", "vllm==0.33.0"))[:1] == ["VLLM360"]
     assert claimed("GPU 0: NVIDIA GB10\n" + LINEAR)[:1] == ["VLLM360"]
     assert "VLLM360" not in claimed(LINEAR, profile("h100-sxm-x8", "vllm==0.33.0"))
+
+
+def test_the_b12x_attention_install_reason_is_vllm360s():
+    log = ("ValueError: Selected backend B12X is not valid for this configuration. Reason: ['Install the b12x backend "
+           "with `pip install vllm[b12x]`']\n")
+    assert claimed(log, profile("rtx-5090", "vllm==0.32.0"))[:1] == ["VLLM360"]

@@ -80,3 +80,13 @@ SWEEP9_CASES += [
     a("VLLM360", False, "BF16 model", vl_installed("0.33.0", QWEN30), *LINEAR_B12X),
     a("VLLM360", False, "linear b12x on a B200", vl_installed("0.33.0", QWEN235_FP8, B200), *LINEAR_B12X),
 ]
+
+ATTN_B12X = ("--attention-backend", "B12X")
+
+SWEEP9_CASES += [
+    a("VLLM360", True, "0.31.0 --attention-backend B12X without b12x", vl_installed("0.31.0", QWEN30, R5090), *ATTN_B12X),
+    a("VLLM360", False, "B12X attention with b12x installed", vl_installed("0.33.0", QWEN30, b12x="1.5.1"), *ATTN_B12X),
+    a("VLLM360", False, "0.30.0: the B12X attention backend not read", vl_installed("0.30.0", QWEN30), *ATTN_B12X),
+    a("VLLM360", False, "another attention backend", vl_installed("0.33.0", QWEN30), "--attention-backend",
+      "TRITON_ATTN"),
+]
