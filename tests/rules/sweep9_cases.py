@@ -84,7 +84,8 @@ SWEEP9_CASES += [
 ATTN_B12X = ("--attention-backend", "B12X")
 
 SWEEP9_CASES += [
-    a("VLLM360", True, "0.31.0 --attention-backend B12X without b12x", vl_installed("0.31.0", QWEN30, R5090), *ATTN_B12X),
+    a("VLLM360", True, "0.31.0 --attention-backend B12X without b12x", vl_installed("0.31.0", QWEN30, R5090),
+      *ATTN_B12X),
     a("VLLM360", False, "B12X attention with b12x installed", vl_installed("0.33.0", QWEN30, b12x="1.5.1"), *ATTN_B12X),
     a("VLLM360", False, "0.30.0: the B12X attention backend not read", vl_installed("0.30.0", QWEN30), *ATTN_B12X),
     a("VLLM360", False, "another attention backend", vl_installed("0.33.0", QWEN30), "--attention-backend",
