@@ -83,3 +83,15 @@ def test_the_b12x_attention_install_reason_is_vllm360s():
     log = ("ValueError: Selected backend B12X is not valid for this configuration. Reason: ['Install the b12x backend "
            "with `pip install vllm[b12x]`']\n")
     assert claimed(log, profile("rtx-5090", "vllm==0.32.0"))[:1] == ["VLLM360"]
+
+
+QSA = ('  File "/sgl-workspace/sglang/python/sglang/srt/arg_groups/model_overrides/qwen4_exp.py", line 83, in '
+       "_qwen4_exp_overrides\n"
+       "ValueError: --qsa-indexer-dtype fp8_e4m3 requires a CUDA SM90/SM100 GPU\n")
+
+
+def test_the_fp8_qsa_indexer_refusal_on_sm12x_is_sgl502s():
+    assert claimed(SPARK + QSA)[:1] == ["SGL502"]
+    assert claimed(QSA, profile("rtx-pro-6000", "sglang==0.5.23"))[:1] == ["SGL502"]
+    assert "SGL502" not in claimed(QSA)  # no GPU shown or stated
+    assert "SGL502" not in claimed(HOPPER + QSA)

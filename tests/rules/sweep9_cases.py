@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from tests.rules.builders import a, build, lib
 
 PRO, R5090, SPARK, H100, B200 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8", "b200-x8"
@@ -90,4 +92,29 @@ SWEEP9_CASES += [
     a("VLLM360", False, "0.30.0: the B12X attention backend not read", vl_installed("0.30.0", QWEN30), *ATTN_B12X),
     a("VLLM360", False, "another attention backend", vl_installed("0.33.0", QWEN30), "--attention-backend",
       "TRITON_ATTN"),
+]
+
+QWEN38 = "Qwen/Qwen3.8-27B"  # bundled; its architecture is replaced by Qwen3.8-Flash-Next's (no config bundled)
+
+
+def qwen4_exp(version, profile=PRO, architecture="Qwen4ExpForConditionalGeneration"):
+    """Qwen3.8-Flash-Next stand-in: the rule reads only the architecture name the override is registered for."""
+    def facts():
+        base = build(profile, QWEN38, (f"sglang=={version}",))
+        return base.replace(model=dataclasses.replace(base.model, architecture=architecture))
+    return facts
+
+
+FP8_INDEXER = ("--qsa-indexer-dtype", "fp8_e4m3")
+
+SWEEP9_CASES += [
+    a("SGL502", True, "0.5.22 fp8 indexer: first release with the flag", qwen4_exp("0.5.22"), *FP8_INDEXER),
+    a("SGL502", True, "0.5.23 fp8 indexer on spark", qwen4_exp("0.5.23", SPARK), *FP8_INDEXER),
+    a("SGL502", False, "0.5.21 has no --qsa-indexer-dtype", qwen4_exp("0.5.21"), *FP8_INDEXER),
+    a("SGL502", False, "bfloat16 indexer", qwen4_exp("0.5.23"), "--qsa-indexer-dtype", "bfloat16"),
+    a("SGL502", False, "auto is BF16", qwen4_exp("0.5.23")),
+    a("SGL502", False, "B200 (SM100) runs the FP8 indexer", qwen4_exp("0.5.23", B200), *FP8_INDEXER),
+    a("SGL502", False, "Hopper runs the FP8 indexer", qwen4_exp("0.5.23", H100), *FP8_INDEXER),
+    a("SGL502", False, "another architecture never reads the flag",
+      qwen4_exp("0.5.23", architecture="Qwen3_5ForConditionalGeneration"), *FP8_INDEXER),
 ]
