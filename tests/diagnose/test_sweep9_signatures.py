@@ -95,3 +95,12 @@ def test_the_fp8_qsa_indexer_refusal_on_sm12x_is_sgl502s():
     assert claimed(QSA, profile("rtx-pro-6000", "sglang==0.5.23"))[:1] == ["SGL502"]
     assert "SGL502" not in claimed(QSA)  # no GPU shown or stated
     assert "SGL502" not in claimed(HOPPER + QSA)
+
+
+ONLINE = "ValueError: --quantization nvfp4_online is supported only on NVIDIA Blackwell SM100/SM103 GPUs.\n"
+
+
+def test_the_nvfp4_online_refusal_on_sm12x_is_sgl503s():
+    assert claimed(PRO + ONLINE)[:1] == ["SGL503"]
+    assert claimed(ONLINE, profile("dgx-spark", "sglang==0.5.21"))[:1] == ["SGL503"]
+    assert "SGL503" not in claimed(HOPPER + ONLINE)

@@ -118,3 +118,16 @@ SWEEP9_CASES += [
     a("SGL502", False, "another architecture never reads the flag",
       qwen4_exp("0.5.23", architecture="Qwen3_5ForConditionalGeneration"), *FP8_INDEXER),
 ]
+
+NVFP4_ONLINE = ("--quantization", "nvfp4_online")
+
+SWEEP9_CASES += [
+    a("SGL503", True, "0.5.14 nvfp4_online: first release with it", sg("0.5.14", QWEN235_FP8), *NVFP4_ONLINE),
+    a("SGL503", True, "0.5.23 nvfp4_online on a 5090", sg("0.5.23", QWEN30, R5090), *NVFP4_ONLINE),
+    a("SGL503", True, "0.5.20 nvfp4_online on spark", sg("0.5.20", QWEN30, SPARK), *NVFP4_ONLINE),
+    a("SGL503", False, "0.5.13 has no nvfp4_online", sg("0.5.13", QWEN235_FP8), *NVFP4_ONLINE),
+    a("SGL503", False, "a published NVFP4 checkpoint", sg("0.5.23", DSV4_PRO_NVFP4), "--quantization", "modelopt_fp4"),
+    a("SGL503", False, "no --quantization", sg("0.5.23", QWEN235_FP8)),
+    a("SGL503", False, "B200 runs it", sg("0.5.23", QWEN235_FP8, B200), *NVFP4_ONLINE),
+    a("SGL503", False, "Hopper is outside this doctor's scope", sg("0.5.23", QWEN235_FP8, H100), *NVFP4_ONLINE),
+]
