@@ -6,6 +6,7 @@ and without a bound the folder only grows."""
 
 from __future__ import annotations
 
+import atexit
 import binascii
 import json
 import os
@@ -105,13 +106,16 @@ def _prune(folder: Path, name: str) -> None:
 
 class DiskMemo:
     """A {key: value} memo of one kind of derived value, read from disk on first use and written back by
-    `flush`; `stamp` is what the values derive from besides their keys (a new stamp starts a new memo), and a
-    memo that outgrows `limit` entries starts afresh."""
+    `flush`, which runs once at the interpreter's exit; `stamp` is what the values derive from besides their
+    keys (a new stamp starts a new memo), and a memo that outgrows `limit` entries keeps the newest `limit`.
+    Writing once at exit matters: a check of every release evaluates the rules some hundred times, and a
+    flush after each rewrote the whole file each time."""
 
     def __init__(self, name: str, stamp: Callable[[], Any], kind: type, limit: int) -> None:
         self.name, self.stamp, self.kind, self.limit = name, stamp, kind, limit
         self._values: dict[str, Any] | None = None
         self._dirty = False
+        atexit.register(self.flush)
 
     def get(self, key: str) -> Any | None:
         return self._loaded().get(key)
@@ -122,7 +126,8 @@ class DiskMemo:
 
     def flush(self) -> None:
         if self._dirty and self._values is not None:
-            store(self.name, self.stamp(), self._values if len(self._values) <= self.limit else {})
+            newest = list(self._values.items())[-self.limit:]  # loaded first, then added in this run
+            store(self.name, self.stamp(), dict(newest))
             self._dirty = False
 
     def _loaded(self) -> dict[str, Any]:

@@ -11,11 +11,22 @@ if str(REPO) not in sys.path:
 
 @pytest.fixture(autouse=True)
 def _never_touch_the_hub(monkeypatch, tmp_path_factory):
-    """Tests never reach the Hugging Face hub, and never see or fill the developer's caches (the doctor's own is
-    shared by the whole session, so it still spares re-parsing the rules)."""
+    """Tests never reach the Hugging Face hub, and never see the developer's cache."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path_factory.getbasetemp() / "hf-home"))
-    monkeypatch.setenv("SM120_DOCTOR_CACHE", str(tmp_path_factory.getbasetemp() / "doctor-cache"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The doctor's own cache is the session's, not the developer's, and stays set through the interpreter's
+    exit, when the on-disk memos write themselves (doctor/cache.py DiskMemo). One folder for the session: it
+    still spares each test re-parsing the rules."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="sm120-doctor-test-cache-")
+    os.environ["SM120_DOCTOR_CACHE"] = folder
+    atexit.register(shutil.rmtree, folder, True)  # registered first, so it runs after the memos' own exit flush
 
 
 def cli_env(**extra: str) -> dict[str, str]:

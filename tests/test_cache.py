@@ -93,3 +93,13 @@ def test_a_killed_writers_temporary_file_is_removed_once_stale(tmp_path, monkeyp
     os.utime(stale, ns=(0, 0))
     cache.store("toy", [["file"]], 1)
     assert not stale.exists() and fresh.exists()
+
+
+def test_a_full_memo_keeps_its_newest_entries(tmp_path, monkeypatch):
+    monkeypatch.setenv("SM120_DOCTOR_CACHE", str(tmp_path))
+    memo = cache.DiskMemo("toy-memo", lambda: ["stamp"], int, limit=3)
+    for n in range(5):
+        memo.put(f"k{n}", n)
+    memo.flush()
+    again = cache.DiskMemo("toy-memo", lambda: ["stamp"], int, limit=3)
+    assert [again.get(f"k{n}") for n in range(5)] == [None, None, 2, 3, 4]
