@@ -33,6 +33,7 @@ ALIASES = {
     "--dsa-decode-backend": "dsa_decode_backend",
     "--dsv4-attn-backend": "dsv4_attn_backend",  # SGLang >= 0.5.20: DeepSeek-V4 attention kernels
     "--qsa-indexer-dtype": "qsa_indexer_dtype",  # SGLang >= 0.5.22: Qwen4-Exp QSA indexer cache dtype
+    "--mamba-backend": "mamba_backend", "--mamba-ssm-dtype": "mamba_ssm_dtype",  # SGLang >= 0.5.15 SSM cache
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--dtype": "dtype",  # the activation dtype; absent or auto: the config's torch_dtype

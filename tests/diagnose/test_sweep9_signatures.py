@@ -104,3 +104,13 @@ def test_the_nvfp4_online_refusal_on_sm12x_is_sgl503s():
     assert claimed(PRO + ONLINE)[:1] == ["SGL503"]
     assert claimed(ONLINE, profile("dgx-spark", "sglang==0.5.21"))[:1] == ["SGL503"]
     assert "SGL503" not in claimed(HOPPER + ONLINE)
+
+
+ROUNDING = ("ValueError: Stochastic rounding for the Mamba SSM cache with --mamba-backend triton requires SM100 with "
+            "CUDA >= 12.8 because it uses the cvt.rs.f16x2.f32 PTX instruction. On H100/SM90, run with --mamba-backend "
+            "flashinfer --mamba-ssm-dtype float16, or disable --enable-mamba-cache-stochastic-rounding.\n")
+
+
+def test_sglangs_stochastic_rounding_refusal_on_sm12x_is_sgl504s():
+    assert claimed(SPARK + ROUNDING)[:1] == ["SGL504"]
+    assert "SGL504" not in claimed(HOPPER + ROUNDING)

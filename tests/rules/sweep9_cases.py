@@ -131,3 +131,18 @@ SWEEP9_CASES += [
     a("SGL503", False, "B200 runs it", sg("0.5.23", QWEN235_FP8, B200), *NVFP4_ONLINE),
     a("SGL503", False, "Hopper is outside this doctor's scope", sg("0.5.23", QWEN235_FP8, H100), *NVFP4_ONLINE),
 ]
+
+SR = ("--enable-mamba-cache-stochastic-rounding", "--mamba-ssm-dtype", "float16")
+
+SWEEP9_CASES += [
+    a("SGL504", True, "0.5.15 stochastic rounding on triton (default)", sg("0.5.15", QWEN38), *SR),
+    a("SGL504", True, "0.5.23 explicit triton on spark", sg("0.5.23", QWEN38, SPARK), *SR, "--mamba-backend",
+      "triton"),
+    a("SGL504", False, "0.5.14 has no stochastic rounding", sg("0.5.14", QWEN38), *SR),
+    a("SGL504", False, "flashinfer Mamba backend", sg("0.5.23", QWEN38), *SR, "--mamba-backend", "flashinfer"),
+    a("SGL504", False, "bf16 SSM: the float16 check refuses first", sg("0.5.23", QWEN38),
+      "--enable-mamba-cache-stochastic-rounding", "--mamba-ssm-dtype", "bfloat16"),
+    a("SGL504", False, "no stochastic rounding", sg("0.5.23", QWEN38), "--mamba-ssm-dtype", "float16"),
+    a("SGL504", False, "B200 has cvt.rs", sg("0.5.23", QWEN38, B200), *SR),
+    a("SGL504", False, "Hopper is outside this doctor's scope", sg("0.5.23", QWEN38, H100), *SR),
+]
