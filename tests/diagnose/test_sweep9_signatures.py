@@ -114,3 +114,10 @@ ROUNDING = ("ValueError: Stochastic rounding for the Mamba SSM cache with --mamb
 def test_sglangs_stochastic_rounding_refusal_on_sm12x_is_sgl504s():
     assert claimed(SPARK + ROUNDING)[:1] == ["SGL504"]
     assert "SGL504" not in claimed(HOPPER + ROUNDING)
+
+
+def test_a_b12x_backend_refused_for_its_parallel_config_is_vllm361s():
+    log = ORACLE.format("nvfp4", "NvFp4", "B12X", "X").replace(
+        "current device X", "parallel config FusedMoEParallelConfig(tp_size=1, ep_size=2, use_ep=True)")
+    assert claimed(log)[:1] == ["VLLM361"]
+    assert "VLLM360" not in claimed(log)

@@ -146,3 +146,21 @@ SWEEP9_CASES += [
     a("SGL504", False, "B200 has cvt.rs", sg("0.5.23", QWEN38, B200), *SR),
     a("SGL504", False, "Hopper is outside this doctor's scope", sg("0.5.23", QWEN38, H100), *SR),
 ]
+
+EP = ("--moe-backend", "b12x", "--enable-expert-parallel")
+
+SWEEP9_CASES += [
+    a("VLLM361", True, "0.33.0 b12x with expert parallelism", vl_installed("0.33.0", b12x="1.5.1"), *EP),
+    a("VLLM361", True, "0.29.0 b12x with EPLB on spark", vl_installed("0.29.0", profile=SPARK, b12x="1.2.6"),
+      "--moe-backend", "b12x", "--enable-eplb"),
+    a("VLLM361", False, "0.28.0 has no b12x MoE backend", vl_installed("0.28.0", b12x="1.2.4"), *EP),
+    a("VLLM361", False, "tensor-parallel experts", vl_installed("0.33.0", b12x="1.5.1"), *B12X),
+    a("VLLM361", False, "b12x missing: the device test fails first (VLLM360)", vl_installed("0.33.0"), *EP),
+    a("VLLM361", False, "another backend with EP", vl_installed("0.33.0", b12x="1.5.1"), "--moe-backend",
+      "flashinfer_cutlass", "--enable-expert-parallel"),
+    a("VLLM361", False, "B200: b12x never passes its device test", vl_installed("0.33.0", profile=B200, b12x="1.5.1"),
+      *EP),
+    a("VLLM361", False, "Hopper is outside this doctor's scope", vl_installed("0.33.0", profile=H100, b12x="1.5.1"),
+      *EP),
+    a("VLLM361", False, "INT4 experts", vl_installed("0.33.0", KIMI_INT4, b12x="1.5.1"), *EP),
+]
