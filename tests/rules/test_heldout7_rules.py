@@ -164,3 +164,12 @@ def test_krn080_ds4_topk_bound(tmp_path):
 ])
 def test_sgl282_short_form(tmp_path, log, hardware, expected):
     assert ("SGL282" in named(log, tmp_path, hardware)) is expected
+
+
+@pytest.mark.parametrize(("hardware", "expected"), [
+    ("dgx-spark", {"FI120", "FI121"}), ("rtx-pro-6000", {"FI120", "FI121"}), ("h100-sxm-x8", set()), (None, set()),
+])
+def test_sparse_mla_bare_num_tokens_check(tmp_path, hardware, expected):
+    """The line as eugr/spark-vllm-docker#319 shortens it: FlashInfer's SM120 sparse-MLA orchestrator, so only with
+    an SM12x GPU stated."""
+    assert set(named("num_tokens > 64\n", tmp_path, hardware)) == expected
