@@ -167,7 +167,7 @@ def test_sgl282_short_form(tmp_path, log, hardware, expected):
 
 
 @pytest.mark.parametrize(("hardware", "expected"), [
-    ("dgx-spark", {"FI120", "FI121"}), ("rtx-pro-6000", {"FI120", "FI121"}), ("h100-sxm-x8", set()), (None, set()),
+    ("dgx-spark", {"FI121"}), ("rtx-pro-6000", {"FI121"}), ("h100-sxm-x8", set()), (None, set()),
 ])
 def test_sparse_mla_bare_num_tokens_check(tmp_path, hardware, expected):
     """The line as eugr/spark-vllm-docker#319 shortens it: FlashInfer's SM120 sparse-MLA orchestrator, so only with
