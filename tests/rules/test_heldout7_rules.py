@@ -173,3 +173,18 @@ def test_sparse_mla_bare_num_tokens_check(tmp_path, hardware, expected):
     """The line as eugr/spark-vllm-docker#319 shortens it: FlashInfer's SM120 sparse-MLA orchestrator, so only with
     an SM12x GPU stated."""
     assert set(named("num_tokens > 64\n", tmp_path, hardware)) == expected
+
+
+def test_minimax_m3_support_is_tabulated_from_0_24_under_vllms_class_names():
+    """The seventh sample's 'Noticed' data bug, checked against the 0.24.0 wheel: the table is right. vLLM registers
+    MiniMax-M3 as MiniMaxM3Sparse* (model type minimax_m3_vl) from 0.24.0; the bundled MiniMaxAI/MiniMax-M3 config
+    (aiconfigurator's copy) names MiniMaxM3ForCausalLM / minimax_m3, which no vLLM release registers, while the
+    MXFP8 checkpoint's own config names vLLM's class. VLLM340 keys on either name."""
+    from doctor.engines import model_support
+
+    arch = "architectures"
+    assert model_support.first_release("vllm", arch, "MiniMaxM3SparseForConditionalGeneration") == "0.24.0"
+    assert not model_support.knows("vllm", arch, "MiniMaxM3SparseForConditionalGeneration", "0.23.0")
+    assert model_support.first_release("vllm", arch, "MiniMaxM3ForCausalLM") is None
+    found = fired("MiniMaxAI/MiniMax-M3-MXFP8", "dgx-spark", "vllm==0.24.0", nodes=2, tp=2)
+    assert not found & {"ARCH001", "ARCH002", "VLLM340"}
