@@ -1213,6 +1213,16 @@ def _fixpr3_cases():
 CASES += _fixpr3_cases()
 
 
+def _enc5_cases():
+    """The fifth held-out sample's classes, task enc5 (rules/heldout5_knowledge.toml): tests/rules/enc5_cases.py."""
+    from tests.rules.enc5_cases import ENC5_CASES
+
+    return ENC5_CASES
+
+
+CASES += _enc5_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
