@@ -121,3 +121,20 @@ def test_a_tool_parsing_nvml_memory_on_gb10(line):
 def test_the_same_parse_error_on_a_discrete_gpu_is_not_unified_memory(profile):
     assert "UMA150" not in claimed(diagnose_on(b"ValueError: invalid literal for int() with base 10: '[N/A]'\n",
                                                profile))
+
+
+NGRAM_FRAME = ('  File "/sgl-workspace/sglang/python/sglang/srt/speculative/ngram_worker.py", line 250, in '
+               'forward_batch_generation\n')
+IMA = "torch.AcceleratorError: CUDA error: an illegal memory access was encountered\n"
+
+
+def test_an_ima_under_the_ngram_worker_is_the_padded_replay():
+    diagnosis = diagnose_on((NGRAM_FRAME + IMA).encode(), "rtx-pro-6000")
+    assert claimed(diagnosis)[0] == "SGL460", claimed(diagnosis)
+    assert any("24401" in t for t in fix_texts(diagnosis)), fix_texts(diagnosis)
+
+
+def test_an_ima_elsewhere_is_not_the_ngram_replay():
+    eagle = '  File "/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker.py", line 300, in verify\n'
+    assert "SGL460" not in claimed(diagnose_on((eagle + IMA).encode(), "rtx-pro-6000"))
+    assert "SGL460" not in claimed(diagnose_on(IMA.encode(), "rtx-pro-6000"))
