@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.rules.log_line_cases import logged
 
 GB10_ONLY = ("VLLM320", "VLLM323", "UMA150")
-ANY_GPU = ("VLLM321", "VLLM322", "LCPP200", "LCPP201", "SGL460")
+ANY_GPU = ("VLLM321", "VLLM322", "VLLM324", "VLLM325", "LCPP200", "LCPP201", "SGL460")
 
 ENC5_CASES = [
     logged("VLLM320", True, "Error Internal from the CUTLASS run() on GB10", "dgx-spark"),
