@@ -4,6 +4,7 @@ VLLM320 only on GB10 (12.1): not on the 12.0 parts, Hopper or datacenter Blackwe
 
 from __future__ import annotations
 
+from tests.rules.builders import a, build
 from tests.rules.log_line_cases import logged
 
 GB10_ONLY = ("VLLM320", "VLLM323", "UMA150")
@@ -23,4 +24,23 @@ ENC5_CASES = [
     *(logged(rule, False, "another rule's line", "dgx-spark", shown=("TRI010",)) for rule in (*GB10_ONLY, *ANY_GPU)),
     *(logged(rule, True, f"its line on {profile}", profile) for rule in ANY_GPU
       for profile in ("dgx-spark", "rtx-5060", "rtx-pro-6000")),
+]
+
+
+def _sgl(profile: str, model: str | None = "meta-llama/Llama-3.1-8B-Instruct", version: str = "0.5.10.post1"):
+    return lambda: build(profile, model, (f"sglang=={version}",))
+
+
+NGRAM = ("--speculative-algorithm", "NGRAM")
+
+ENC5_CASES += [
+    a("SGL461", True, "NGRAM, FlashInfer default, graphs on, RTX PRO 6000", _sgl("rtx-pro-6000"), *NGRAM),
+    a("SGL461", True, "the same on GB10", _sgl("dgx-spark"), *NGRAM),
+    a("SGL461", True, "model-less: the backend is not known", _sgl("rtx-pro-6000", None), *NGRAM),
+    a("SGL461", False, "Hopper", _sgl("h100-sxm-x8"), *NGRAM),
+    a("SGL461", False, "datacenter Blackwell", _sgl("b200-x8"), *NGRAM),
+    a("SGL461", False, "EAGLE, not NGRAM", _sgl("rtx-pro-6000"), "--speculative-algorithm", "EAGLE"),
+    a("SGL461", False, "no speculative decoding", _sgl("rtx-pro-6000")),
+    a("SGL461", False, "CUDA graphs off", _sgl("rtx-pro-6000"), *NGRAM, "--disable-cuda-graph"),
+    a("SGL461", False, "Triton attention", _sgl("rtx-pro-6000"), *NGRAM, "--attention-backend", "triton"),
 ]
