@@ -1,4 +1,4 @@
-"""The fifth held-out sample's log lines (rules/heldout5_knowledge.toml, task enc5): each claimed where its cause
+"""The fifth held-out sample's log lines (rules/spent_heldout5.toml, task enc5): each claimed where its cause
 holds, with the fix, and left alone just outside (the other SM12x part, another library's line, a GPU fault)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cases for the fifth held-out sample's classes (rules/heldout5_knowledge.toml, task enc5). Each rule explains a log
+"""Cases for the fifth held-out sample's classes (rules/spent_heldout5.toml, task enc5). Each rule explains a log
 line only: it fires with its own signature shown, stays silent in `check` (no log) and with another rule's line;
 VLLM320 only on GB10 (12.1): not on the 12.0 parts, Hopper or datacenter Blackwell."""
 

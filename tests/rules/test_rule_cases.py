@@ -1218,7 +1218,7 @@ CASES += _fixpr3_cases()
 
 
 def _enc5_cases():
-    """The fifth held-out sample's classes, task enc5 (rules/heldout5_knowledge.toml): tests/rules/enc5_cases.py."""
+    """The fifth held-out sample's classes, task enc5 (rules/spent_heldout5.toml): tests/rules/enc5_cases.py."""
     from tests.rules.enc5_cases import ENC5_CASES
 
     return ENC5_CASES
