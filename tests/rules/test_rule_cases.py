@@ -1237,6 +1237,26 @@ def _enc5_cases():
 CASES += _enc5_cases()
 
 
+def _sweep9_cases():
+    """Backend gates new SGLang releases add for DeepSeek-V4 (rules/sweep9.toml): tests/rules/sweep9_cases.py."""
+    from tests.rules.sweep9_cases import SWEEP9_CASES
+
+    return SWEEP9_CASES
+
+
+CASES += _sweep9_cases()
+
+
+def _heldout7_cases():
+    """The seventh held-out sample's classes (rules/heldout7.toml): tests/rules/heldout7_cases.py."""
+    from tests.rules.heldout7_cases import HELDOUT7_CASES
+
+    return HELDOUT7_CASES
+
+
+CASES += _heldout7_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
