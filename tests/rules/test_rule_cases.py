@@ -1243,6 +1243,16 @@ def _fixpr3_cases():
 CASES += _fixpr3_cases()
 
 
+def _enc5_cases():
+    """The fifth held-out sample's classes, task enc5 (rules/spent_heldout5.toml): tests/rules/enc5_cases.py."""
+    from tests.rules.enc5_cases import ENC5_CASES
+
+    return ENC5_CASES
+
+
+CASES += _enc5_cases()
+
+
 def _sweep9_cases():
     """Backend gates new SGLang releases add for DeepSeek-V4 (rules/sweep9.toml): tests/rules/sweep9_cases.py."""
     from tests.rules.sweep9_cases import SWEEP9_CASES
