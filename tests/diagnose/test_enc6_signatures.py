@@ -1,0 +1,47 @@
+"""The signatures of rules/enc6.toml (the spent sixth held-out sample) on the lines its reports quote, and the
+lines next to them that must stay unclaimed: another parameter, another kernel, another GPU."""
+
+from __future__ import annotations
+
+from tests.diagnose.corpus import diagnose_on, diagnose_text, fix_texts, profile_base, rules_named
+
+# tonyd2wild/Qwen3.8-Flash-Next-NVFP4-DGX-Spark#3 (DGX Spark, vLLM nightly with the repository's overlay)
+MTP_SCALE = b"AttributeError: Layer mtp.layers.48.mlp.experts has no parameter 'w2_weight_scale_inv'\n"
+# vLLM 0.33.0's RoutedExperts raise string, whole
+ROUTED = (b"AttributeError: Layer model.layers.3.mlp.experts has no parameter 'w13_weight_scale_2' for checkpoint "
+          b"weight 'model.layers.3.mlp.experts.0.gate_proj.weight_scale_2'\n")
+# huggingface.co/nerkyor/Qwen3.6-35B-A3B-NVFP4-modelopt (the card's note on a vLLM fork, RTX PRO 6000)
+KEYERROR = b"KeyError: 'experts.w2_input_scale'\n"
+# vLLM's expert loader skipping biases is not this miss; a non-expert KeyError is the model's mapping, not the quant
+BIAS = b"AttributeError: Layer model.layers.0.mlp.experts has no parameter 'w2_bias'\n"
+OTHER_KEY = b"KeyError: 'model.layers.0.self_attn.qkv_proj.weight_scale'\n"
+# modular/modular#6488 (MAX nightly, Gemma-4-31B, GB10 and RTX PRO 6000)
+MAX_TOPK = (b"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES\n"
+            b"topk_topp_sampling_from_prob_float32_int64_False_ddb3285f at topk_fi.mojo:1419\n")
+BARE_OOR = b"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES\n"
+
+
+def test_expert_scale_misses_are_ckpt080():
+    for log in (MTP_SCALE, ROUTED, KEYERROR):
+        diagnosis = diagnose_text(log)
+        assert rules_named(diagnosis)[:1] == ["CKPT080"], log
+        assert any("FP8_PB_WO" in t and "compressed-tensors" in t for t in fix_texts(diagnosis))
+    assert rules_named(diagnose_on(MTP_SCALE, "dgx-spark"))[:1] == ["CKPT080"]
+
+
+def test_other_missing_parameters_are_not_ckpt080():
+    assert "CKPT080" not in rules_named(diagnose_text(BIAS))
+    assert "CKPT080" not in rules_named(diagnose_text(OTHER_KEY))
+
+
+def test_max_sampling_kernel_on_sm12x_is_krn070():
+    for profile in ("dgx-spark", "rtx-pro-6000", "rtx-5090"):
+        diagnosis = diagnose_on(MAX_TOPK, profile)
+        assert rules_named(diagnosis)[:1] == ["KRN070"], profile
+        assert any("temperature 0" in t for t in fix_texts(diagnosis))
+
+
+def test_max_sampling_kernel_elsewhere_or_other_kernels_are_not_krn070():
+    assert "KRN070" not in rules_named(diagnose_text(MAX_TOPK, profile_base("h100-sxm-x8")))
+    assert "KRN070" not in rules_named(diagnose_text(MAX_TOPK, profile_base("b200-x8")))
+    assert "KRN070" not in rules_named(diagnose_on(BARE_OOR, "dgx-spark"))
