@@ -1,0 +1,31 @@
+"""Positive and boundary cases for the check rules of rules/enc6.toml (task enc6: the spent sixth held-out
+sample). test_rule_cases.py runs them and tests/rules/test_error_boundaries.py sweeps each error rule's bounds from
+its positive cases here."""
+
+from __future__ import annotations
+
+from tests.rules.builders import a, build
+
+DSV4, DSV32 = "deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V3.2"
+
+
+def vl(version, model=DSV4, profile="rtx-pro-6000-x8"):
+    return lambda: build(profile, model, (f"vllm=={version}",))
+
+
+ENC6_CASES = [
+    # VLLM330: DeepSeek-V4's attention is FlashMLA sparse only (sm_90a/sm_100f) in vLLM 0.20.0-0.23.x
+    a("VLLM330", True, "0.20.2, DeepSeek-V4-Flash on 8x RTX PRO 6000 (HF DeepSeek-V4-Flash discussion 28)",
+      vl("0.20.2"), "-tp", "8"),
+    a("VLLM330", True, "0.20.0, the first release with DeepSeek-V4", vl("0.20.0"), "-tp", "8"),
+    a("VLLM330", True, "0.23.0 on GB10 (vllm-gb10#26)", vl("0.23.0", profile="dgx-spark")),
+    a("VLLM330", False, "0.24.0 defaults SM12x to FlashInfer's SM120 DeepSeek-V4 attention", vl("0.24.0"),
+      "-tp", "8"),
+    a("VLLM330", False, "0.19.1 has no DeepSeek-V4 at all (another finding's business)", vl("0.19.1"), "-tp", "8"),
+    a("VLLM330", False, "9.0 (H100) runs FlashMLA sparse", vl("0.21.0", profile="h100-sxm-x8"), "-tp", "8"),
+    a("VLLM330", False, "10.0 (B200) runs FlashMLA sparse", vl("0.21.0", profile="b200-x8"), "-tp", "8"),
+    a("VLLM330", False, "DeepSeek-V3.2 takes vLLM's backend selector, not this path", vl("0.21.0", DSV32),
+      "-tp", "8"),
+    a("VLLM330", False, "0.23.0 with FLASHINFER_MLA_SPARSE_DSV4 asked for: another path, not claimed",
+      vl("0.23.0"), "-tp", "8", "--attention-backend", "FLASHINFER_MLA_SPARSE_DSV4"),
+]
