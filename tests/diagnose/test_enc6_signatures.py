@@ -19,6 +19,15 @@ OTHER_KEY = b"KeyError: 'model.layers.0.self_attn.qkv_proj.weight_scale'\n"
 MAX_TOPK = (b"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES\n"
             b"topk_topp_sampling_from_prob_float32_int64_False_ddb3285f at topk_fi.mojo:1419\n")
 BARE_OOR = b"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES\n"
+# vllm#57595 (the failure of vllm#57475, RTX 5090 Laptop, a vLLM nightly), as the PR quotes it
+GRAPH_OOM = (b"    Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 22.36 GiB of\n"
+             b"    which 120.88 MiB is free. ... If this problem persists, try setting\n"
+             b"    VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0\n")
+# a plain torch OOM (no vLLM hint), and vLLM's start-up note on the estimate: neither is this failure
+PLAIN_OOM = (b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 136.00 MiB. GPU 0 has a total capacity "
+             b"of 22.36 GiB of which 120.88 MiB is free.\n")
+ESTIMATE_NOTE = (b"INFO 09-18 10:00:00 [gpu_worker.py:580] CUDA graph memory profiling is enabled (default since v0.21.0). "
+                 b"To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.\n")
 
 
 def test_expert_scale_misses_are_ckpt080():
@@ -45,3 +54,15 @@ def test_max_sampling_kernel_elsewhere_or_other_kernels_are_not_krn070():
     assert "KRN070" not in rules_named(diagnose_text(MAX_TOPK, profile_base("h100-sxm-x8")))
     assert "KRN070" not in rules_named(diagnose_text(MAX_TOPK, profile_base("b200-x8")))
     assert "KRN070" not in rules_named(diagnose_on(BARE_OOR, "dgx-spark"))
+
+
+def test_graph_capture_oom_with_the_estimate_hint_is_oom100():
+    for profile in (None, "rtx-5090-laptop", "dgx-spark"):
+        diagnosis = diagnose_on(GRAPH_OOM, profile)
+        assert rules_named(diagnosis)[:1] == ["OOM100"], profile
+        assert any("0.97 booted" in t for t in fix_texts(diagnosis))
+
+
+def test_other_oom_lines_are_not_oom100():
+    assert "OOM100" not in rules_named(diagnose_text(PLAIN_OOM))
+    assert "OOM100" not in rules_named(diagnose_text(ESTIMATE_NOTE))
