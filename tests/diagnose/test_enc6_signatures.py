@@ -66,3 +66,22 @@ def test_graph_capture_oom_with_the_estimate_hint_is_oom100():
 def test_other_oom_lines_are_not_oom100():
     assert "OOM100" not in rules_named(diagnose_text(PLAIN_OOM))
     assert "OOM100" not in rules_named(diagnose_text(ESTIMATE_NOTE))
+
+
+# llama.cpp#19308 (build 7929, RTX PRO 6000, Llama-4-Scout's projector): the warm-up banner as quoted
+CLIP_FA = (b"warmup: WARNING: flash attention not supported by CUDA0, memory usage will increase\n"
+           b"warmup: op params: \n"
+           b"warmup:    dst: type = f32, ne = [88 16 577 1], nb = [4 352 5632 3249664]\n")
+# the text model's own FA decision is another line, not this rule's
+TEXT_FA = b"llama_context: Flash Attention was auto, set to disabled\n"
+
+
+def test_the_projector_fa_banner_is_lcpp210():
+    for profile in (None, "rtx-pro-6000", "rtx-5060-ti-16gb"):
+        diagnosis = diagnose_on(CLIP_FA, profile)
+        assert rules_named(diagnosis)[:1] == ["LCPP210"], profile
+        assert any("--flash-attn auto" in t for t in fix_texts(diagnosis))
+
+
+def test_the_text_models_fa_line_is_not_lcpp210():
+    assert "LCPP210" not in rules_named(diagnose_text(TEXT_FA))
