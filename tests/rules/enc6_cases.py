@@ -29,3 +29,20 @@ ENC6_CASES = [
     a("VLLM330", False, "0.23.0 with FLASHINFER_MLA_SPARSE_DSV4 asked for: another path, not claimed",
       vl("0.23.0"), "-tp", "8", "--attention-backend", "FLASHINFER_MLA_SPARSE_DSV4"),
 ]
+
+
+def lc(profile="rtx-5060-ti-16gb", version="11312"):
+    return lambda: build(profile, None, (f"llama.cpp=={version}",))
+
+
+ENC6_CASES += [
+    # LCPP211: -fa on hands flash attention to the projector without clip's probe (llama.cpp#21272)
+    a("LCPP211", True, "--mmproj with -fa on, RTX 5060 Ti (llama.cpp#21272)", lc(), "--mmproj", "mmproj.gguf",
+      "-fa", "on"),
+    a("LCPP211", True, "--mmproj-url with --flash-attn on, GB10", lc("dgx-spark"), "--mmproj-url", "https://x/mm.gguf",
+      "--flash-attn", "on"),
+    a("LCPP211", False, "--flash-attn auto probes and falls back on the GPU", lc(), "--mmproj", "mmproj.gguf",
+      "-fa", "auto"),
+    a("LCPP211", False, "no projector", lc(), "-fa", "on"),
+    a("LCPP211", False, "not an SM12x GPU (9.0)", lc("h100-sxm-x8"), "--mmproj", "mmproj.gguf", "-fa", "on"),
+]
