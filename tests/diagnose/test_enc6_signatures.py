@@ -26,8 +26,8 @@ GRAPH_OOM = (b"    Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 2
 # a plain torch OOM (no vLLM hint), and vLLM's start-up note on the estimate: neither is this failure
 PLAIN_OOM = (b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 136.00 MiB. GPU 0 has a total capacity "
              b"of 22.36 GiB of which 120.88 MiB is free.\n")
-ESTIMATE_NOTE = (b"INFO 09-18 10:00:00 [gpu_worker.py:580] CUDA graph memory profiling is enabled (default since v0.21.0). "
-                 b"To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.\n")
+ESTIMATE_NOTE = (b"INFO 09-18 10:00:00 [gpu_worker.py:580] CUDA graph memory profiling is enabled "
+                 b"(default since v0.21.0). To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.\n")
 
 
 def test_expert_scale_misses_are_ckpt080():
