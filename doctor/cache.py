@@ -1,15 +1,22 @@
 """A small on-disk cache for derived facts that are costly to recompute but keyed by what they derive from
 (file paths, sizes, mtimes, the doctor's version): parsed rules, a toolchain's version. JSON only, written
-atomically; a cache that cannot be read or written only costs the recomputation."""
+atomically; a cache that cannot be read or written only costs the recomputation. Each kind keeps its newest
+KEEP_PER_NAME files: every new stamp (an upgrade, an edited rule file, another environment) writes a new file,
+and without a bound the folder only grows."""
 
 from __future__ import annotations
 
+import atexit
 import binascii
 import json
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+KEEP_PER_NAME = 8
+STALE_TEMP_SECONDS = 3600  # a writer killed between mkstemp and replace leaves its temporary file behind
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -70,17 +77,45 @@ def store(name: str, stamp: Any, value: Any) -> None:
         os.replace(tmp, target)
     except OSError:
         return  # a read-only home only costs the recomputation next time
+    _prune(target.parent, name)
+
+
+def _prune(folder: Path, name: str) -> None:
+    """Drop all but the newest KEEP_PER_NAME files of this kind, and temporary files of killed writers."""
+    now = time.time()
+    kept: list[tuple[float, Path]] = []
+    for path in folder.glob(f"{name}-*.json"):
+        try:
+            kept.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    kept.sort(reverse=True)
+    stale = [path for _, path in kept[KEEP_PER_NAME:]]
+    for path in folder.glob(f".{name}-*.tmp"):
+        try:
+            if now - path.stat().st_mtime > STALE_TEMP_SECONDS:
+                stale.append(path)
+        except OSError:
+            continue
+    for path in stale:
+        try:
+            path.unlink()
+        except OSError:
+            continue  # another process removed or holds it: it only costs disk until the next store
 
 
 class DiskMemo:
     """A {key: value} memo of one kind of derived value, read from disk on first use and written back by
-    `flush`; `stamp` is what the values derive from besides their keys (a new stamp starts a new memo), and a
-    memo that outgrows `limit` entries starts afresh."""
+    `flush`, which runs once at the interpreter's exit; `stamp` is what the values derive from besides their
+    keys (a new stamp starts a new memo), and a memo that outgrows `limit` entries keeps the newest `limit`.
+    Writing once at exit matters: a check of every release evaluates the rules some hundred times, and a
+    flush after each rewrote the whole file each time."""
 
     def __init__(self, name: str, stamp: Callable[[], Any], kind: type, limit: int) -> None:
         self.name, self.stamp, self.kind, self.limit = name, stamp, kind, limit
         self._values: dict[str, Any] | None = None
         self._dirty = False
+        atexit.register(self.flush)
 
     def get(self, key: str) -> Any | None:
         return self._loaded().get(key)
@@ -91,7 +126,8 @@ class DiskMemo:
 
     def flush(self) -> None:
         if self._dirty and self._values is not None:
-            store(self.name, self.stamp(), self._values if len(self._values) <= self.limit else {})
+            newest = list(self._values.items())[-self.limit:]  # loaded first, then added in this run
+            store(self.name, self.stamp(), dict(newest))
             self._dirty = False
 
     def _loaded(self) -> dict[str, Any]:

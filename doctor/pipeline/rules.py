@@ -294,7 +294,6 @@ def evaluate(rules: list[Rule], context: dict[str, Any]) -> list[Finding]:
                         findings.append(finding)
         elif _holds_all(rule.when, context):
             findings.append(_finding(rule, context))
-    specifiers.flush()
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: (order[f.severity], f.id))
 

@@ -181,7 +181,20 @@ def user_flag_view(args: list[str], version: Version | None) -> dict[str, list[s
         elif known.is_deprecated(version) and known.name != "--disable-cuda-graph":  # that one has SGL112
             deprecated.append(f"{flag} (use {' '.join(known.replacement)})")
     return {"rejected_flags": rejected, "deprecated_flags": deprecated, "ambiguous_flags": ambiguous,
-            "bad_values": bad_values(args, version), "misspelled_flags": misspelled(args)}
+            "bad_values": bad_values(args, version), "misspelled_flags": misspelled(args),
+            "underscore_flags": underscore_flags(args)}
+
+
+def underscore_flags(args: list[str]) -> list[str]:
+    """Flags spelled with underscores (`--mem_fraction_static`). SGLang's plain argparse registers only the
+    dashed names (no release's server args has an underscore: doctor/data/sglang_facts.json), so it refuses
+    these, where vLLM's parser would have turned them into dashes."""
+    out = []
+    for token in args:
+        flag = token.partition("=")[0]
+        if flag.startswith("--") and "_" in flag:
+            out.append(f"{flag} (use {flag.replace('_', '-')})")
+    return out
 
 
 def bad_values(args: list[str], version: Version | None) -> list[str]:

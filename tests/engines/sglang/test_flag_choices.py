@@ -29,3 +29,24 @@ def test_outside_the_releases_read_nothing_is_claimed():
     assert choice_valid("--attention-backend", "triton", Version("9.0.0")) is True
     assert release_choices("--attention-backend", Version("0.4.9")) == (None, False)
     assert choice_valid("--no-such-flag", "x", Version("0.5.9")) is None
+
+
+def test_no_release_read_registers_a_flag_with_an_underscore():
+    """SGL490's premise, over every wheel tools/sglang_facts.py read: a later release that registered one would
+    make the rule's version scope wrong."""
+    import json
+    from pathlib import Path
+
+    facts = json.loads((Path(__file__).resolve().parents[3] / "doctor/data/sglang_facts.json").read_text())
+    read = {release: entry["flags"] for release, entry in facts.items() if "flags" in entry}
+    assert len(read) >= 40 and "0.5.1" in read and "0.5.23" in read
+    assert [(release, flag) for release, flags in read.items() for flag in flags if "_" in flag] == []
+
+
+def test_underscore_spellings_are_named_with_their_dashed_form():
+    from doctor.engines.sglang.flags import underscore_flags
+
+    args = ["--mem_fraction_static", "0.8", "--tp-size", "2", "--json-model-override-args", '{"rope_theta": 1}',
+            "--chunked_prefill_size=4096"]
+    assert underscore_flags(args) == ["--mem_fraction_static (use --mem-fraction-static)",
+                                      "--chunked_prefill_size (use --chunked-prefill-size)"]
