@@ -46,3 +46,23 @@ ENC6_CASES += [
     a("LCPP211", False, "no projector", lc(), "-fa", "on"),
     a("LCPP211", False, "not an SM12x GPU (9.0)", lc("h100-sxm-x8"), "--mmproj", "mmproj.gguf", "-fa", "on"),
 ]
+
+
+def _log_line_cases():
+    """The signature-only rules (CKPT080, OOM100, LCPP210: no GPU bound; KRN070: SM12x only) fire with their own
+    line shown, and stay silent in `check` (no log) and with another rule's line shown."""
+    from tests.rules.log_line_cases import logged
+
+    cases = []
+    for rule in ("CKPT080", "OOM100", "LCPP210", "KRN070"):
+        cases += [
+            logged(rule, True, "its line on GB10", "dgx-spark"),
+            logged(rule, True, "its line on an RTX 5090", "rtx-5090"),
+            logged(rule, False, "check: no log", "rtx-5090", shown=()),
+            logged(rule, False, "another rule's line", "rtx-5090", shown=("KRN011",)),
+        ]
+    cases += [logged("KRN070", False, f"its line on {p}: not an SM12x GPU", p) for p in ("h100-sxm-x8", "b200-x8")]
+    return cases
+
+
+ENC6_CASES += _log_line_cases()
