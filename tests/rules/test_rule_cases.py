@@ -919,6 +919,16 @@ def _log_line_diag3_cases():
 CASES += _log_line_diag3_cases()
 
 
+def _log_line_enc4_cases():
+    """rules/enc4_lines.toml read from a log: tests/rules/log_line_cases_enc4.py."""
+    from tests.rules.log_line_cases_enc4 import LOG_LINE_ENC4_CASES
+
+    return LOG_LINE_ENC4_CASES
+
+
+CASES += _log_line_enc4_cases()
+
+
 def _arch_gate_cases():
     """The arch-gate family read from a log (rules/arch_gates.toml): tests/rules/arch_gate_cases.py."""
     from tests.rules.arch_gate_cases import ARCH_GATE_CASES
