@@ -31,6 +31,9 @@ ALIASES = {
     "--linear-attn-decode-backend": "linear_attn_decode_backend",
     "--dsa-prefill-backend": "dsa_prefill_backend",
     "--dsa-decode-backend": "dsa_decode_backend",
+    "--dsv4-attn-backend": "dsv4_attn_backend",  # DeepSeek-V4 attention kernels (rules/sweep9.toml)
+    "--qsa-indexer-dtype": "qsa_indexer_dtype",  # Qwen4-Exp QSA indexer cache dtype
+    "--mamba-backend": "mamba_backend", "--mamba-ssm-dtype": "mamba_ssm_dtype",  # the SSM state cache's kernels
     "--kv-cache-dtype": "kv_cache_dtype",
     "--quantization": "quantization",
     "--dtype": "dtype",  # the activation dtype; absent or auto: the config's torch_dtype

@@ -22,6 +22,7 @@ TRACKED: dict[str, tuple[str, ...]] = {
     "flashinfer-jit-cache": ("flashinfer-jit-cache",),
     "transformers": ("transformers",),
     "nvidia-cutlass-dsl": ("nvidia-cutlass-dsl",),
+    "b12x": ("b12x",),  # SM12x kernels vLLM >= 0.29 runs for --moe-backend b12x (extra `vllm[b12x]`)
     "lmcache": ("lmcache",),
     "sgl-deep-gemm": ("sgl-deep-gemm",),
     "deep-gemm": ("deep-gemm",),  # DeepGEMM built from its repository: vLLM imports it before its vendored copy

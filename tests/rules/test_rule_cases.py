@@ -1237,6 +1237,16 @@ def _fixpr3_cases():
 CASES += _fixpr3_cases()
 
 
+def _sweep9_cases():
+    """Backend gates new SGLang releases add for DeepSeek-V4 (rules/sweep9.toml): tests/rules/sweep9_cases.py."""
+    from tests.rules.sweep9_cases import SWEEP9_CASES
+
+    return SWEEP9_CASES
+
+
+CASES += _sweep9_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

@@ -16,7 +16,8 @@ FLAGS = ("tp_size", "pp_size", "ep_size", "dp_size", "attention_backend", "prefi
          "context_length", "mem_fraction_static", "chunked_prefill_size", "disable_cuda_graph", "disable_radix_cache",
          "enable_dp_attention", "speculative_algorithm", "fp8_gemm_runner_backend", "fp4_gemm_runner_backend",
          "enable_ep_moe", "enable_deepep_moe", "dtype", "max_running_requests", "cuda_graph_max_bs",
-         "disable_shared_experts_fusion", "enable_piecewise_cuda_graph", "sampling_backend", "grammar_backend")
+         "disable_shared_experts_fusion", "enable_piecewise_cuda_graph", "sampling_backend", "grammar_backend",
+         "dsv4_attn_backend", "qsa_indexer_dtype")
 # ServerArgs fields whose command-line flag is spelled otherwise (server_args.py: `--fp8-gemm-backend`,
 # dest="fp8_gemm_runner_backend"): without this, `--fp8-gemm-runner-backend` reaches `check` as an unknown flag.
 FLAG_OF_FIELD = {"fp8_gemm_runner_backend": "fp8_gemm_backend", "fp4_gemm_runner_backend": "fp4_gemm_backend"}
