@@ -28,6 +28,7 @@ CONSUMER_AND_PRO = {
     "rtx-pro-6000-server": ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 1, 97887, 188),
     "rtx-5090-x4": ("NVIDIA GeForce RTX 5090", 4, 32607, 170),
     "rtx-pro-6000-x2": ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 2, 97887, 188),
+    "rtx-pro-6000-phb-x2": ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 2, 97887, 188),
 }
 
 
@@ -64,6 +65,8 @@ def test_multi_gpu_layouts():
     assert not any(link.p2p_read or link.p2p_write or link.p2p_nvlink for link in x4.topology)
     x2 = load_profile("rtx-pro-6000-x2")
     assert [(link.a, link.b, link.kind) for link in x2.topology] == [(0, 1, "NODE")]
+    phb = load_profile("rtx-pro-6000-phb-x2")
+    assert [(link.a, link.b, link.kind) for link in phb.topology] == [(0, 1, "PHB")]
 
 
 @pytest.mark.parametrize("name", sorted(CONSUMER_AND_PRO))

@@ -1247,6 +1247,16 @@ def _sweep9_cases():
 CASES += _sweep9_cases()
 
 
+def _heldout7_cases():
+    """The seventh held-out sample's classes (rules/heldout7.toml): tests/rules/heldout7_cases.py."""
+    from tests.rules.heldout7_cases import HELDOUT7_CASES
+
+    return HELDOUT7_CASES
+
+
+CASES += _heldout7_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

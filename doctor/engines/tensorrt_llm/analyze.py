@@ -99,6 +99,7 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "version": run.library.version, "options_file": launch.options_path,
         "moe_backend": moe[0] if moe else None, "moe_backend_resolved": moe[1] if moe else None,
         "moe_backend_source": moe[2] if moe else None, "attn_backend": launch.option("attn_backend") or "TRTLLM",
+        "allreduce_strategy": str(launch.option("allreduce_strategy") or "AUTO"),  # TorchLlmArgs default
         "flag_errors": flag_errors, "option_errors": option_errors, "doubts": flag_doubts + option_doubts,
         "free_gpu_memory_fraction": memory_model(run).fraction, "gemm": gemm_path(run),
         # trtllm-serve --backend: pytorch (the default), or the legacy TensorRT engine flow (tensorrt/trt)

@@ -124,5 +124,6 @@ OPTION_KEYS = {k.path: k for k in (
     OptionKey("moe_expert_parallel_size", kind=int), OptionKey("enable_chunked_prefill", kind=bool),
     OptionKey("disable_overlap_scheduler", kind=bool), OptionKey("print_iter_log", kind=bool),
     OptionKey("trust_remote_code", kind=bool), OptionKey("speculative_config"), OptionKey("stream_interval", kind=int),
+    OptionKey("allreduce_strategy", kind=str),
 )}
 NESTED = {"moe_config", "kv_cache_config", "cuda_graph_config"}
