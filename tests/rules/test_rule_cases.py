@@ -1182,6 +1182,16 @@ def _fixpr_vllm_cases():
 CASES += _fixpr_vllm_cases()
 
 
+def _enc6_cases():
+    """The spent sixth held-out sample's classes (rules/enc6.toml): tests/rules/enc6_cases.py."""
+    from tests.rules.enc6_cases import ENC6_CASES
+
+    return ENC6_CASES
+
+
+CASES += _enc6_cases()
+
+
 def _force_vllm_cases():
     """vLLM environment variables that force a MoE backend SM12x lacks (rules/force_vllm.toml):
     tests/rules/force_vllm_cases.py."""
