@@ -51,6 +51,13 @@ class Entry:
     level: str
     files: tuple[SourceFile, ...]
     note: str
+    architecture_unverified: str = ""  # why the copy's `architectures` may not be the hub file's
+
+    @property
+    def index_entry(self) -> dict[str, str]:
+        entry = {"dir": self.folder, "provenance": self.level}
+        return {**entry, "architecture_unverified": self.architecture_unverified} if self.architecture_unverified \
+            else entry
 
     @property
     def folder(self) -> str:
@@ -63,7 +70,8 @@ def load_manifest(path: Path = MANIFEST) -> list[Entry]:
     for row in data["model"]:
         files = tuple(SourceFile(f["name"], f["repo"], f["commit"], f["path"], f.get("sha256", ""))
                       for f in row["file"])
-        entries.append(Entry(row["id"], row["level"], files, row.get("note", "")))
+        entries.append(Entry(row["id"], row["level"], files, row.get("note", ""),
+                             row.get("architecture_unverified", "")))
     return entries
 
 
@@ -97,7 +105,7 @@ def copy_files(entries: list[Entry], mirrors: dict[str, Path]) -> list[str]:
 def update_index(entries: list[Entry]) -> dict[str, dict[str, str]]:
     index = json.loads((BUNDLE / "index.json").read_text(encoding="utf-8"))
     for entry in entries:
-        index[entry.model_id] = {"dir": entry.folder, "provenance": entry.level}
+        index[entry.model_id] = entry.index_entry
     return index
 
 
@@ -155,8 +163,8 @@ def check(entries: list[Entry]) -> list[str]:
     for entry in entries:
         if entry.level not in LEVELS:
             problems.append(f"{entry.model_id}: level {entry.level!r} is not one of {LEVELS}")
-        if index.get(entry.model_id) != {"dir": entry.folder, "provenance": entry.level}:
-            problems.append(f"{entry.model_id}: index.json does not say {entry.folder} / {entry.level}")
+        if index.get(entry.model_id) != entry.index_entry:
+            problems.append(f"{entry.model_id}: index.json does not say {entry.index_entry}")
         for source in entry.files:
             path = BUNDLE / entry.folder / source.name
             if not path.is_file():

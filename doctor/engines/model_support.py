@@ -172,6 +172,9 @@ def view(deployment: Deployment, model: Model | None) -> dict[str, Any] | None:
         return {**out, "status": "registered", "verdict": "registered"}
     out.update(status="unregistered", **_transformers(deployment, model, release))
     out.update(_fallback(deployment, model, out))
+    if out["verdict"] == "fails" and model.architecture_unverified:
+        out.update(verdict="unconfirmed", why=f"{out['why']}; but {model.architecture} is what the bundled copy of the "
+                   f"config names ({model.architecture_unverified}): the checkpoint's own config.json decides")
     out["fix"] = fix_text(package, deployment.display, arch, model.model_type, release)
     if out.get("fallback") == "needs_trust_remote_code":
         out["fix"] = ("add --trust-remote-code, so the checkpoint's own code (config.json's auto_map) can serve it "

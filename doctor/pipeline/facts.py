@@ -283,6 +283,7 @@ class Model:
     recurrent_state: RecurrentState | None = None  # hybrid models' linear-attention/Mamba layer state
     auto_map: tuple[str, ...] = ()  # config.json's `auto_map` keys: classes the checkpoint brings its own code for
     derivation: str | None = None  # source "derived": the bundled base and what the id's name added (an estimate)
+    architecture_unverified: str | None = None  # why a bundled copy's `architectures` may not be the hub file's
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ class ConfigFiles:
     path: str | None
     reconstructed: bool = False
     derivation: str | None = None  # how a config was derived from a bundled base (doctor.probe.derived_name)
+    architecture_unverified: str | None = None  # a bundled copy whose `architectures` may not be the hub file's
 
 
 def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> Model:
@@ -56,7 +57,8 @@ def load_model(spec: str, environ: Mapping[str, str], offline: bool = False) -> 
         return _hub_gguf(spec, environ, offline)
     files = find_config(spec, environ, offline)
     return parse_model(files.config, files.hf_quant, model_id=spec, source=files.source,
-                       source_path=files.path, reconstructed=files.reconstructed, derivation=files.derivation)
+                       source_path=files.path, reconstructed=files.reconstructed, derivation=files.derivation,
+                       architecture_unverified=files.architecture_unverified)
 
 
 def _hub_gguf(spec: str, environ: Mapping[str, str], offline: bool) -> Model:
@@ -232,7 +234,8 @@ def _from_bundle(repo_id: str) -> ConfigFiles | None:
         return None
     entry = index[match]
     folder = BUNDLE / entry["dir"]
-    return _from_dir(Path(str(folder)), "bundled", entry["provenance"] == "reconstructed")
+    files = _from_dir(Path(str(folder)), "bundled", entry["provenance"] == "reconstructed")
+    return replace(files, architecture_unverified=entry.get("architecture_unverified"))
 
 
 def _derived(repo_id: str) -> tuple[ConfigFiles | None, str]:
@@ -249,7 +252,8 @@ def _derived(repo_id: str) -> tuple[ConfigFiles | None, str]:
     base = _from_bundle(derivation.base)
     assert base is not None  # resolve names only bundled ids
     config, hf_quant = derived_files(derivation, base.config, base.hf_quant)
-    return ConfigFiles(config, hf_quant, "derived", base.path, base.reconstructed, derivation.sentence()), ""
+    return ConfigFiles(config, hf_quant, "derived", base.path, base.reconstructed, derivation.sentence(),
+                       base.architecture_unverified), ""
 
 
 def _nearest(repo_id: str) -> str:

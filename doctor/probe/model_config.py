@@ -39,7 +39,8 @@ ACT_FIELDS = ("mlp_hidden_act", "hidden_act", "hidden_activation")
 
 
 def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, source_path: str | None,
-                reconstructed: bool = False, derivation: str | None = None) -> Model:
+                reconstructed: bool = False, derivation: str | None = None,
+                architecture_unverified: str | None = None) -> Model:
     if not isinstance(config, dict):
         raise InputError(f"{model_id}: config.json must be a JSON object")
     if hf_quant is not None and not isinstance(hf_quant, dict):
@@ -74,6 +75,7 @@ def parse_model(config: Any, hf_quant: Any, *, model_id: str, source: str, sourc
         tie_word_embeddings=bool(text.get("tie_word_embeddings", False)),
         reconstructed=reconstructed,
         derivation=derivation,
+        architecture_unverified=architecture_unverified,
         auto_map=_auto_map(config),
     )
     _touch_modelled_fields(text)

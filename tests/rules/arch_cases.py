@@ -12,6 +12,7 @@ from tests.rules.builders import Case, a, build
 
 QWEN35, GEMMA4, LLAMA = "Qwen/Qwen3.5-35B-A3B", "google/gemma-4-26B-A4B", "meta-llama/Llama-3.1-8B-Instruct"
 QWEN35_ARCH = "Qwen3_5MoeForConditionalGeneration"
+MINIMAX_M3 = "MiniMaxAI/MiniMax-M3"  # aiconfigurator's copy: its MiniMaxM3ForCausalLM is no engine's class
 MINIMAX = "nvidia/MiniMax-M2.5-NVFP4"  # MiniMaxM2ForCausalLM with an auto_map (AutoConfig, AutoModelForCausalLM)
 R5090, SPARK, PRO, H100, B200 = "rtx-5090", "dgx-spark", "rtx-pro-6000", "h100-sxm-x8", "b200-x8"
 
@@ -38,6 +39,10 @@ ARCH_CASES = [
       vl("0.16.0", "5.2.0")),
     a("ARCH001", False, "0.11.0 admits any transformers >= 4.55.2 (ARCH002)", vl("0.11.0")),
     a("ARCH001", True, "0.11.0 with --model-impl vllm: no fallback at all", vl("0.11.0"), "--model-impl", "vllm"),
+    # a bundled copy whose `architectures` is not the hub file's (index.json architecture_unverified): never an error
+    a("ARCH001", False, "MiniMax-M3's bundled copy names a class no release registers", vl("0.31.0", model=MINIMAX_M3)),
+    a("ARCH002", True, "MiniMax-M3's bundled copy: a warning that names the copy", vl("0.31.0", model=MINIMAX_M3)),
+    a("ARCH003", False, "MiniMax-M3's bundled copy on SGLang", sg("0.5.23", model=MINIMAX_M3)),
     a("ARCH001", False, "0.17.0 with --model-impl vllm: registered", vl("0.17.0"), "--model-impl", "vllm"),
     a("ARCH001", True, "MiniMax-M2.5 (auto_map) on 0.11.0 + transformers 4.57.1 without --trust-remote-code",
       vl("0.11.0", "4.57.1", model=MINIMAX)),
