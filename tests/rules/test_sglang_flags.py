@@ -72,7 +72,10 @@ def test_user_flag_view():
     view = flags.user_flag_view(["--cuda-graph-max-bs", "8"], Version("0.5.14"))
     assert view["deprecated_flags"] == ["--cuda-graph-max-bs (use --cuda-graph-max-bs-decode)"]
     assert flags.user_flag_view(["--cuda-graph-max-bs", "8"], Version("0.5.8")) == {
-        "rejected_flags": [], "deprecated_flags": [], "ambiguous_flags": [], "bad_values": [], "misspelled_flags": []}
+        "rejected_flags": [], "deprecated_flags": [], "ambiguous_flags": [], "bad_values": [], "misspelled_flags": [],
+        "underscore_flags": []}
+    assert flags.user_flag_view(["--cuda_graph_max_bs", "8"], Version("0.5.8"))["underscore_flags"] == [
+        "--cuda_graph_max_bs (use --cuda-graph-max-bs)"]
     view = flags.user_flag_view(["--attention-backend", "trtion", "--tp-szie", "8", "--host", "h"], Version("0.5.8"))
     assert view["bad_values"] == ["--attention-backend trtion (did you mean triton?)"]
     assert view["misspelled_flags"] == ["--tp-szie (did you mean --tp-size?)"]
