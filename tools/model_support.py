@@ -38,7 +38,7 @@ import time
 import urllib.parse
 import urllib.request
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date
 from email.parser import Parser
 from pathlib import Path
@@ -348,14 +348,22 @@ def runs(releases: list[str], present: Iterable[set[str]]) -> dict[str, str]:
     return {name: ",".join(f"{first}..{last}" for first, last in spans) for name, spans in sorted(table.items())}
 
 
-def package_table(package: str, releases: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def read_rows(package: str, releases: dict[str, list[dict[str, Any]]],
+              read: Callable[[str, str, list[dict[str, Any]]], dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every release's row by `read(package, version, files)`, each reported on stderr with its name counts and
+    time: the loop every wheel-table generator runs."""
     rows: dict[str, dict[str, Any]] = {}
     for version, files in releases.items():
         started = time.monotonic()
-        rows[version] = read_release(package, version, files)
+        rows[version] = read(package, version, files)
         counts = {k: len(v) for k, v in rows[version]["names"].items()}
         print(f"{package} {version}: {counts} ({rows[version]['provenance']['read']}, "
               f"{time.monotonic() - started:.1f} s)", file=sys.stderr)
+    return rows
+
+
+def package_table(package: str, releases: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    rows = read_rows(package, releases, read_release)
     versions = list(rows)
     kinds = sorted({kind for row in rows.values() for kind in row["names"]})
     table: dict[str, Any] = {"releases": versions}

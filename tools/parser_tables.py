@@ -367,13 +367,7 @@ def read_release(package: str, version: str, files: list[dict[str, Any]]) -> dic
 
 
 def package_table(package: str, releases: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    rows: dict[str, dict[str, Any]] = {}
-    for version, files in releases.items():
-        started = time.monotonic()
-        rows[version] = read_release(package, version, files)
-        counts = {k: len(v) for k, v in rows[version]["names"].items()}
-        print(f"{package} {version}: {counts} ({rows[version]['provenance']['read']}, "
-              f"{time.monotonic() - started:.1f} s)", file=sys.stderr)
+    rows = wheels.read_rows(package, releases, read_release)
     versions = list(rows)
     table: dict[str, Any] = {"releases": versions}
     for kind in KINDS:
