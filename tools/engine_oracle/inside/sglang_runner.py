@@ -27,6 +27,7 @@ from typing import Any
 
 import emulated_device
 import import_watch
+import layer_groups
 
 emulated_device.fake_torch_cuda()
 
@@ -241,19 +242,6 @@ def _layer_decision(module: torch.nn.Module) -> dict[str, Any] | None:
     return decision or None
 
 
-def walk_layers(model: torch.nn.Module) -> list[dict[str, Any]]:
-    groups: dict[str, dict[str, Any]] = {}
-    for name, module in model.named_modules():
-        decision = _layer_decision(module)
-        if decision is None:
-            continue
-        key = json.dumps([type(module).__name__, decision], sort_keys=True)
-        if key not in groups:
-            groups[key] = {"layer": type(module).__name__, "first": name, "count": 0, **decision}
-        groups[key]["count"] += 1
-    return list(groups.values())
-
-
 def _build(args: Any, config: Any) -> torch.nn.Module:
     """SGLang's loader function on `meta`, as DummyModelLoader.load_model calls it (without loading)."""
     from sglang.srt.configs.load_config import LoadConfig
@@ -364,7 +352,7 @@ def _configure_and_build(session: Session, query: dict[str, Any], result: dict[s
         stage = "build"
         model = _build(args, config)
         result["resolved_after_build"] = _resolved_globals()
-        result["layers"] = walk_layers(model)
+        result["layers"] = layer_groups.walk_layers(model, _layer_decision)
         del model
     except BaseException as error:
         result["errors"].append(_error(stage, error))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import emulated_device
+import layer_groups
 
 emulated_device.fake_torch_cuda()
 
@@ -134,20 +135,6 @@ def _layer_decision(module: torch.nn.Module) -> dict[str, Any] | None:
         if value is not None and not isinstance(value, torch.nn.Module):
             decision[attr] = type(value).__name__
     return decision or None
-
-
-def walk_layers(model: torch.nn.Module) -> list[dict[str, Any]]:
-    """Decisions grouped by (layer class, decision): how many layers, the first one's name."""
-    groups: dict[str, dict[str, Any]] = {}
-    for name, module in model.named_modules():
-        decision = _layer_decision(module)
-        if decision is None:
-            continue
-        key = json.dumps([type(module).__name__, decision], sort_keys=True)
-        if key not in groups:
-            groups[key] = {"layer": type(module).__name__, "first": name, "count": 0, **decision}
-        groups[key]["count"] += 1
-    return list(groups.values())
 
 
 # A tensor-parallel query: ORACLE_TP processes, one per rank, each asks the same queries; rank 0's records are kept.
@@ -319,7 +306,7 @@ def _configure_and_build(session: Session, query: dict[str, Any], started: float
                 model = _build_drafter(config)
             else:
                 model = _build(config)
-            result["layers"] = walk_layers(model)
+            result["layers"] = layer_groups.walk_layers(model, _layer_decision)
             del model
         except BaseException as error:
             result["errors"].append(_error("build", error))
