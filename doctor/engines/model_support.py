@@ -315,5 +315,10 @@ def fix_text(package: str, name: str, architecture: str, model_type: str, releas
         pin = f"it pins transformers=={transformers}, which knows `{model_type}`"
     else:
         pin = f"with pip install 'transformers>={transformers}' (inside its requirement transformers{spec})"
-    return (f"pip install '{package}>={target}' ({name} {target} is the first release after {release} that "
-            f"registers {architecture}; {pin})")
+    registers = first_release(package, ARCHITECTURES, architecture, after=release)
+    first = (f"{name} {target} is the first release after {release} that registers {architecture}"
+             if registers in (target, None) or Version(registers) <= Version(release) else
+             f"{name} {registers} registers {architecture}, but no transformers its requirement admits knows "
+             f"`{model_type}`; {target} is the first release after {release} that does both")
+    return f"pip install '{package}>={target}' ({first}; {pin})"
+

@@ -87,3 +87,15 @@ def test_newest_release_in_the_table_matches_its_wheel(package):
         assert held == names, (package, newest, kind, sorted(held ^ names)[:10])
     if package != "transformers":
         assert data["requires_transformers"][newest] == read["requires_transformers"]
+
+
+def test_the_fix_names_the_release_that_registers_and_the_one_that_also_loads():
+    # vLLM 0.15.0 registers Glm4MoeLiteForCausalLM, but its transformers requirement admits no release that knows
+    # glm4_moe_lite; the fix must not call the later release the first that registers it
+    text = model_support.fix_text("vllm", "vLLM", "Glm4MoeLiteForCausalLM", "glm4_moe_lite", "0.14.0")
+    target = model_support.working_release("vllm", "Glm4MoeLiteForCausalLM", "glm4_moe_lite", "0.14.0")[0]
+    assert target != "0.15.0"
+    assert "vLLM 0.15.0 registers Glm4MoeLiteForCausalLM, but no transformers its requirement admits" in text
+    assert f"{target} is the first release after 0.14.0 that does both" in text
+    plain = model_support.fix_text("vllm", "vLLM", "Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe", "0.16.0")
+    assert "is the first release after 0.16.0 that registers Qwen3_5MoeForConditionalGeneration" in plain
