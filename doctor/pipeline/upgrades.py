@@ -45,9 +45,11 @@ def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[st
             fixes.append(fix)
             continue
         now = {f.id for f in findings}
-        lowest = next((v for v in newer_releases(package, current.version)
-                       if finding.id not in fired(package, v) and not (fired(package, v) - now) & errors), None)
-        fixes.append(_with_lowest(fix, package, lowest) if lowest else fix)
+        clearing = [v for v in newer_releases(package, current.version) if finding.id not in fired(package, v)]
+        lowest = next((v for v in clearing if not (fired(package, v) - now) & errors), None)
+        skipped = {v: sorted((fired(package, v) - now) & errors) for v in clearing[:clearing.index(lowest)]} \
+            if lowest else {}
+        fixes.append(_with_lowest(fix, package, lowest, skipped) if lowest else fix)
     return dataclasses.replace(finding, fixes=tuple(fixes))
 
 
@@ -61,10 +63,14 @@ def _package(fix: Fix) -> str | None:
     return registry.package_named(name)
 
 
-def _with_lowest(fix: Fix, package: str, lowest: str) -> Fix:
+def _with_lowest(fix: Fix, package: str, lowest: str, skipped: dict[str, list[str]]) -> Fix:
+    """`skipped`: the earlier releases that clear the finding but raise new errors, with those errors' IDs."""
     exact = "lowest release" if known_releases(package)[1] else "lowest known release"
     details = {**fix.details, "package": f"{package}>={lowest}", "lowest_clearing": lowest}
-    return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {exact} that clears this)",
+    why = "; ".join(f"{v} clears it but raises {', '.join(ids)}" for v, ids in list(skipped.items())[:2])
+    more = f" (and {len(skipped) - 2} more)" if len(skipped) > 2 else ""
+    note = f" without a new error; {why}{more}" if skipped else ""
+    return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {exact} that clears this{note})",
                                details=details)
 
 

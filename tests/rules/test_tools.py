@@ -7,12 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from doctor.cli import main
+from doctor.findings import Finding, Fix
 from doctor.launch import parse_launch
 from doctor.pipeline.check import fired_ids
 from doctor.pipeline.rules import RuleError, load_rules
-from doctor.pipeline.upgrades import annotate_upgrades
+from doctor.pipeline.upgrades import annotate_upgrades, known_releases
 from doctor.probe.toolkit import parse_nvcc_version
 from tests.foundation.test_cli import run
 from tests.rules.builders import RULES, build, findings
@@ -101,6 +103,21 @@ def test_lowest_clearing_release_is_found_by_rerunning_the_rules():
     assert _lowest(gpt, "SGL110") == ["0.5.10"]
     glm = build("rtx-pro-6000-x8", "zai-org/GLM-4.7-FP8", ("vllm==0.14.0",))
     assert _lowest(glm, "VLLM002") == ["0.15.1"]
+
+
+def test_a_release_that_clears_the_finding_with_a_new_error_is_named_and_passed_over():
+    facts = build("rtx-pro-6000-x8", "openai/gpt-oss-120b", ("sglang==0.5.8",))
+    finding = Finding("X1", "warning", "t", "m", fixes=(Fix("upgrade", "manual", "Upgrade", {"package": "sglang"}),))
+    newer = [r for r in known_releases("sglang")[0] if Version(r) > Version("0.5.8")]
+
+    def fired(what_if):
+        release = what_if.libraries["sglang"].version
+        return {"X1"} if release == newer[0] else {"E9"} if release in newer[1:3] else set()
+    fix = annotate_upgrades(facts, (finding,), fired, {"E9"})[0].fixes[0]
+    assert fix.details["lowest_clearing"] == newer[3]
+    assert f"{newer[1]} clears it but raises E9; {newer[2]} clears it but raises E9" in fix.summary
+    plain = annotate_upgrades(facts, (finding,), lambda what_if: set(), {"E9"})[0].fixes[0]
+    assert plain.summary.endswith("that clears this)") and "raises" not in plain.summary
 
 
 def test_cli_acceptance_reports_launch_command_and_lowest_release():
