@@ -44,13 +44,26 @@ def _annotate(finding: Finding, facts: Facts, fired: Callable[[str, str], set[st
         if package is None or current is None:
             fixes.append(fix)
             continue
-        now = {f.id for f in findings}
-        clearing = [v for v in newer_releases(package, current.version) if finding.id not in fired(package, v)]
-        lowest = next((v for v in clearing if not (fired(package, v) - now) & errors), None)
-        skipped = {v: sorted((fired(package, v) - now) & errors) for v in clearing[:clearing.index(lowest)]} \
-            if lowest else {}
+        lowest, skipped = _lowest_clearing(finding.id, package, current.version, fired,
+                                           {f.id for f in findings}, errors)
         fixes.append(_with_lowest(fix, package, lowest, skipped) if lowest else fix)
     return dataclasses.replace(finding, fixes=tuple(fixes))
+
+
+def _lowest_clearing(rule_id: str, package: str, current: str, fired: Callable[[str, str], set[str]],
+                     now: set[str], errors: set[str]) -> tuple[str | None, dict[str, list[str]]]:
+    """The first newer release that clears the finding and adds no error, and the earlier ones that clear it
+    but add errors (with their IDs). Stops at the answer: each release asked is a what-if run of the rules."""
+    skipped: dict[str, list[str]] = {}
+    for release in newer_releases(package, current):
+        found = fired(package, release)
+        if rule_id in found:
+            continue
+        new_errors = sorted((found - now) & errors)
+        if not new_errors:
+            return release, skipped
+        skipped[release] = new_errors
+    return None, {}
 
 
 def _package(fix: Fix) -> str | None:
