@@ -25,13 +25,15 @@ IDS = ("DSP060", "DSP062", "DSP063")
 
 
 def rows(paths: list[Path]) -> list[tuple[str, str, list[str]]]:
-    """(sample, row id, argv) of each `check` row that states a vLLM release."""
+    """(sample, row id, argv) of each `check` row whose `--engine` is vLLM (`vllm==X`, or `vllm` alone: check then
+    takes the newest release it knows)."""
     out = []
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
             row, _, args = line.partition("|")
             argv = shlex.split(args)
-            if argv[:1] == ["check"] and any(a.startswith("vllm==") for a in argv):
+            engines = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--engine"]
+            if argv[:1] == ["check"] and any(e == "vllm" or e.startswith("vllm==") for e in engines):
                 out.append((path.parent.name, row, argv))
     return out
 
@@ -58,8 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         counts.update({f["id"] for f in found})
         for finding in found:
             print(f"{sample} {row}: {finding['id']} {finding['severity']}: {finding['title'][:160]}", flush=True)
-    print(f"{len(todo)} vLLM check rows in {len(paths)} samples, {time.monotonic() - started:.0f} s; rows with "
-          f"each finding: {dict(sorted(counts.items()))}")
+    unstated = sum("vllm" in args for _, _, args in todo)
+    print(f"{len(todo)} vLLM check rows ({unstated} without a release) in {len(paths)} samples, "
+          f"{time.monotonic() - started:.0f} s; rows with each finding: {dict(sorted(counts.items()))}")
     return 0
 
 

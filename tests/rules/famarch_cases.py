@@ -45,6 +45,11 @@ FAMARCH_CASES = [
     a("DSP063", False, "--attention-backend TRITON_ATTN moves attention off FlashAttention",
       vl("0.33.0", LLAMA, quant=None), "--attention-backend", "TRITON_ATTN"),
     a("DSP063", False, "9.0 runs FlashAttention 3", vl("0.33.0", LLAMA, H100, quant=None)),
+    a("DSP063", True, "--attention-backend FLASH_ATTN forced and accepted", vl("0.33.0", LLAMA, quant=None),
+      "--attention-backend", "FLASH_ATTN"),
+    a("DSP060", False, "a forced FLASHMLA the release refuses for this shape launches no FlashMLA kernel",
+      vl("0.33.0", LLAMA, quant=None), "--attention-backend", "FLASHMLA"),
+    a("DSP063", False, "a release candidate is not the final PyPI wheel", vl("0.33.0rc1", LLAMA, quant=None)),
     # DSP060: NVFP4 MoE on VLLM_CUTLASS on GB10 with 0.14.0, whose aarch64 wheel has the grouped GEMM as sm_120a
     a("DSP060", True, "0.14.0, DeepSeek-V3.1 NVFP4 on GB10: VLLM_CUTLASS grouped GEMM only sm_120a",
       vl("0.14.0", NVFP4_DSV3, SPARK, quant=None)),

@@ -52,7 +52,7 @@ def picks(entry: dict[str, Any], forced_attention: str = "", forced_linear: bool
     derived.py's forced_rejection); a forced linear backend leaves the linear layers unjudged."""
     found = []
     attention = forced_attention or (entry.get("attention") or {}).get("backend")
-    if attention in ATTENTION_FAMILIES:
+    if attention in ATTENTION_FAMILIES:  # a refused forced backend ("REFUSED") runs no attention kernel here
         found.append({"where": "attention", "choice": attention, "family": ATTENTION_FAMILIES[attention]})
     moe = entry.get("moe") or {}
     for name in (moe.get("backend"), moe.get("experts"), *(moe.get("kernels") or {}).values()):
@@ -87,20 +87,8 @@ def view(run: EngineRun) -> dict[str, Any]:
     """What rules read under `vllm.kernel_images`: `status` derived / not_derived, the judged picks, and the first
     pick of each bad level (`none`, also for an arch-gated trap; `ptx_jit`; `ptx_jit_always`) with its images,
     `native_in` (the first audited later release with SASS for it) and fixes."""
-    release, entry, why = derived.lookup(run)
-    if entry is not None and derived._first_error(entry, "emulation") is not None:
-        entry, why = None, f"the emulation of vLLM {release} stopped before its dispatch was complete"
-    if entry is not None and derived._first_error(entry) is not None:
-        entry, why = None, f"vLLM {release} refuses this deployment before it launches a kernel"
-    capability = run.gpu.capability if run.gpu is not None else None
-    other_build = _other_build(run)
-    wheel = family_wheel("vllm", run.version.base_version, capability) if capability and not other_build else None
-    if other_build and entry is not None:
-        why = other_build
-    elif wheel is None and entry is not None:
-        why = f"no audited {platform_for(capability)} wheel of vLLM {run.version.base_version} with kernel " \
-              f"families (doctor/data/wheel_archs.json; tools/wheel_archs.py --target vllm==VERSION adds one)"
-    if entry is None or wheel is None or capability is None or release is None:
+    release, entry, wheel, why = _sources(run)
+    if entry is None or wheel is None or release is None or run.gpu is None:
         return {"status": "not_derived", "why": why, "none": None, "ptx_jit": None, "ptx_jit_always": None}
     families = wheel_families(wheel)
     out: dict[str, Any] = {
@@ -110,19 +98,14 @@ def view(run: EngineRun) -> dict[str, Any]:
         "wheel_source": f"{wheel['wheel']} (sha256 {wheel['sha256'][:12]}), doctor/data/wheel_archs.json",
         "picks": [], "none": None, "ptx_jit": None, "ptx_jit_always": None,
     }
-    forced = str(run.launch.get("attention_backend") or run.facts.env.get("VLLM_ATTENTION_BACKEND") or "").upper()
-    for pick in picks(entry, forced, bool(run.launch.get("linear_backend"))):
-        variant = _variant(pick["family"], run)
-        found = verdict(families, pick["family"], capability, variant)
-        if found is None:
+    for pick in picks(entry, _forced_attention(run, entry), bool(run.launch.get("linear_backend"))):
+        judged = _judge(run, pick, families)
+        if judged is None:
             continue
-        judged = {**pick, "variant": variant or "", "level": level(found), "reason": found.reason,
-                  "images": images(families, pick["family"], variant),
-                  "files": ", ".join(families[pick["family"]]["files"])}
         out["picks"].append(judged)
         if judged["level"] == "native" or (judged["level"] == "ptx_jit" and pick["family"] in ARCH_DISPATCHED):
             continue
-        native_in = _newer_release(run, judged, capability)
+        native_in = _newer_release(run, judged, run.gpu.capability)
         # PTX in this release and in every audited later one is how vLLM ships the family (FlashAttention 2's
         # `8.0+PTX`): a note; PTX where a later release has SASS is a build gap the project closed: a warning
         key = "ptx_jit_always" if judged["level"] == "ptx_jit" and native_in is None else judged["level"]
@@ -133,10 +116,50 @@ def view(run: EngineRun) -> dict[str, Any]:
     return out
 
 
+def _sources(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, dict[str, Any] | None, str]:
+    """(table release, derived entry, audited wheel, why one is missing): an entry only where the release builds
+    the deployment (no rejection, a complete emulation), a wheel only for the PyPI build of the release."""
+    release, entry, why = derived.lookup(run)
+    if entry is not None and derived._first_error(entry, "emulation") is not None:
+        entry, why = None, f"the emulation of vLLM {release} stopped before its dispatch was complete"
+    if entry is not None and derived._first_error(entry) is not None:
+        entry, why = None, f"vLLM {release} refuses this deployment before it launches a kernel"
+    if entry is None or run.gpu is None:
+        return release, None, None, why
+    other_build = _other_build(run)
+    if other_build:
+        return release, entry, None, other_build
+    wheel = family_wheel("vllm", run.version.base_version, run.gpu.capability)
+    if wheel is None:
+        why = f"no audited {platform_for(run.gpu.capability)} wheel of vLLM {run.version.base_version} with " \
+              f"kernel families (doctor/data/wheel_archs.json; tools/wheel_archs.py --target vllm==VERSION adds one)"
+    return release, entry, wheel, why
+
+
+def _forced_attention(run: EngineRun, entry: dict[str, Any]) -> str:
+    """The attention backend the launch forces, where the release accepts it for this shape (a refused one is
+    derived.py's forced_rejection, and no kernel of it launches); "" when none is forced."""
+    forced = str(run.launch.get("attention_backend") or run.facts.env.get("VLLM_ATTENTION_BACKEND") or "").upper()
+    attention = entry.get("attention") or {}
+    if forced and (forced in (attention.get("valid") or []) or (attention.get("if_forced") or {}).get(forced) == []):
+        return forced
+    return "REFUSED" if forced else ""
+
+
+def _judge(run: EngineRun, pick: dict[str, str], families: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The pick with its family's level on the GPU and the images behind it; None when the wheel lacks it."""
+    variant = _variant(pick["family"], run)
+    found = verdict(families, pick["family"], run.gpu.capability, variant) if run.gpu is not None else None
+    if found is None:
+        return None
+    return {**pick, "variant": variant or "", "level": level(found), "reason": found.reason,
+            "images": images(families, pick["family"], variant), "files": ", ".join(families[pick["family"]]["files"])}
+
+
 def _other_build(run: EngineRun) -> str | None:
     """Why the PyPI wheel does not stand for the run's build: a local or dev version is another build, and an
     install whose binaries the probe read is judged from those (BIN003)."""
-    if run.version.local or run.version.is_devrelease:
+    if run.version.local or run.version.is_devrelease or run.version.is_prerelease:
         return f"vLLM {run.version} is not the PyPI build (its compiled archs are its own)"
     if run.library.details.get("cuda_binaries"):
         return "the installed vLLM's own binaries were read (BIN003 judges them)"
