@@ -69,7 +69,7 @@ class Step:
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
                     "--delete-wheels"]
-        # the kernel-family rows also need the aarch64 wheel: GB10 (12.1) is judged from it (doctor/family_archs.py)
+        # the kernel-family rows also need the aarch64 wheel: GB10 (12.1) is judged from it (binaries/family_archs.py)
         machines = ("", "@aarch64") if self.table.families else ("",)
         targets = [arg for v in self.new for m in machines for arg in ("--target", f"{self.table.package}=={v}{m}")]
         return [python, "tools/wheel_archs.py", "--only", self.table.package, "--cache", str(cache / "wheel-archs"),

@@ -11,7 +11,7 @@ written as JSON; `doctor/wheel_archs.py` reads it. Entries already in the output
 
 For the engine kernel packages (FAMILY_PACKAGES) each file also keeps its kernel families
 (`doctor.binaries.families`: family -> kernels grouped by their images and arch gate), which
-`doctor/family_archs.py` joins with what the derived dispatch tables say the engine picks. An entry of those
+`doctor/binaries/family_archs.py` joins with what the derived dispatch tables say the engine picks. An entry of those
 packages written before families were recorded is read again (incremental: `families_read` marks the rest).
 """
 

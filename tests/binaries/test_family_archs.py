@@ -1,4 +1,4 @@
-"""Kernel families per released wheel (doctor/family_archs.py, tools/wheel_archs.py FAMILY_PACKAGES): Marlin's
+"""Kernel families per released wheel (doctor/binaries/family_archs.py, tools/wheel_archs.py FAMILY_PACKAGES): Marlin's
 activation variants, the merge over a wheel's files, verdicts per GPU, the releases where a family's archs change,
 and (slow) one boundary release's wheel read again from PyPI and compared with the table."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from doctor.binaries.families import FamilyIndex, activation_variant
+from doctor.binaries.family_archs import family_wheel, images, verdict, wheel_families
 from doctor.engines.vllm.kernel_images import level
-from doctor.family_archs import family_wheel, images, verdict, wheel_families
 from doctor.wheel_archs import ARM, X86, find_wheel
 
 DATA = Path(__file__).resolve().parents[2] / "doctor" / "data" / "wheel_archs.json"

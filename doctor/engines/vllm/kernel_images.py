@@ -1,7 +1,7 @@
 """The kernels vLLM picks for this model, checked against the images its released wheel carries for this GPU.
 
 The derived dispatch tables (doctor/engines/vllm/derived.py) say which backend and kernel class the release's own
-selection picks for the shape class on the capability; doctor/family_archs.py says, from the same release's
+selection picks for the shape class on the capability; doctor/binaries/family_archs.py says, from the same release's
 wheel, whether that kernel family has SASS for the GPU, only PTX the driver compiles at first use, no image the
 GPU can run, or images whose body is compiled out for it (an `enable_smXX...` arch gate: a trap). Only kernels
 that live in vLLM's own extensions are judged; FlashInfer, Triton and DeepGEMM picks are other libraries.
@@ -13,12 +13,11 @@ from typing import Any
 
 from packaging.version import Version
 
+from doctor.binaries.family_archs import audited_versions, family_wheel, images, platform_for, verdict, wheel_families
 from doctor.binaries.family_verdict import FamilyVerdict
 from doctor.binaries.levels import NATIVE, NONE, PTX_JIT
 from doctor.engines.spi import EngineRun
 from doctor.engines.vllm import derived
-from doctor.family_archs import family_wheel, images, verdict, wheel_families
-from doctor.wheel_archs import audited_wheels, platform_for
 
 # Marlin's activation type follows the model's dtype unless vLLM is told to quantize activations for it
 # (vllm/envs.py VLLM_MARLIN_INPUT_DTYPE=fp8|int8, W4A8, from 0.12.0); the grid never sets it.
@@ -111,8 +110,10 @@ def view(run: EngineRun) -> dict[str, Any]:
         key = "ptx_jit_always" if judged["level"] == "ptx_jit" and native_in is None else judged["level"]
         key = "none" if key == "gated" else key  # both leave the GPU without a kernel that does the work
         if out[key] is None:
-            out[key] = {**judged, "native_in": native_in or "",
+            out[key] = {**judged, "native_in": native_in or "", "also": "",
                         "fix": _fix(entry, release, judged, families, native_in, run)}
+        else:  # another pick at the same level: named in the first one's finding
+            out[key]["also"] += f"; also {judged['family']} ({judged['choice']}) for the {judged['where']}"
     return out
 
 
@@ -178,10 +179,7 @@ def _fix(entry: dict[str, Any], release: str, pick: dict[str, str], families: di
 
 def _newer_release(run: EngineRun, pick: dict[str, str], capability: tuple[int, int]) -> str | None:
     """The first audited newer release whose wheel runs the family natively on this GPU."""
-    platform = platform_for(capability)
-    newer = sorted({w["version"] for w in audited_wheels() if w["package"] == "vllm" and w["platform"] == platform
-                    and w.get("families_read") and Version(w["version"]) > run.version}, key=Version)
-    for version in newer:
+    for version in (v for v in audited_versions("vllm", capability) if Version(v) > run.version):
         wheel = family_wheel("vllm", version, capability)
         found = verdict(wheel_families(wheel), pick["family"], capability, pick["variant"] or None) if wheel else None
         if found is not None and found.verdict == NATIVE:

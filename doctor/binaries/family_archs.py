@@ -1,7 +1,7 @@
 """Kernel families of a released engine wheel, per GPU: which of them the GPU runs natively, through PTX JIT,
 or not at all, read from `doctor/data/wheel_archs.json` (tools/wheel_archs.py keeps each file's kernel families
-for vLLM, sgl-kernel and sglang-kernel: doctor.binaries.families on the wheel's own fatbins). Nothing installed
-is read: this answers a what-if (`--engine vllm==0.22.0`) from the release PyPI serves.
+for the engines' kernel packages: doctor.binaries.families on the wheel's own fatbins). Nothing installed is
+read: this answers a what-if (`--engine NAME==VERSION`) from the release PyPI serves.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from packaging.version import InvalidVersion, Version
 
 from doctor.binaries.family_verdict import FamilyVerdict, family_verdicts
 from doctor.wheel_archs import audited_wheels, find_wheel, platform_for
+
+__all__ = ["audited_versions", "family_wheel", "images", "platform_for", "verdict", "wheel_families"]
 
 
 def family_wheel(key: str, version: str, capability: tuple[int, int]) -> dict[str, Any] | None:
@@ -29,6 +31,14 @@ def family_wheel(key: str, version: str, capability: tuple[int, int]) -> dict[st
     same_minor = [w for w in audited_wheels() if w.get("key", w["package"]) == key and w["platform"] == platform
                   and w.get("families_read") and _same_minor_not_newer(w["version"], stated)]
     return max(same_minor, key=lambda w: Version(w["version"]), default=None)
+
+
+def audited_versions(key: str, capability: tuple[int, int]) -> list[str]:
+    """Every release of the package with kernel families audited on the GPU's platform, oldest first."""
+    platform = platform_for(capability)
+    found = {w["version"] for w in audited_wheels() if w.get("key", w["package"]) == key
+             and w["platform"] == platform and w.get("families_read")}
+    return sorted(found, key=Version)
 
 
 def _same_minor_not_newer(version: str, stated: Version) -> bool:
