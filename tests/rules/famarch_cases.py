@@ -10,6 +10,9 @@ FlashAttention 2 is sm_80 + compute_80 in every wheel."""
 
 from __future__ import annotations
 
+import dataclasses
+
+from doctor.engines.images import image_facts
 from tests.rules.builders import a, build
 
 PRO, R5090, SPARK, H100, B200 = "rtx-pro-6000-x8", "rtx-5090", "dgx-spark", "h100-sxm-x8", "b200-x8"
@@ -21,6 +24,11 @@ FP8_INPUT = {"VLLM_MARLIN_INPUT_DTYPE": "fp8"}
 
 def vl(version, model=QWEN_MOE, profile=PRO, env=None, quant=AWQ):
     return lambda: build(profile, model, (f"vllm=={version}",), env=env, quant=quant)
+
+
+def in_image(case, image: str):
+    """The same case launched in a container image (as `lint` hands the image over)."""
+    return dataclasses.replace(case, launch_file=lambda: {"image": image_facts(image), "recipe": None})
 
 
 FAMARCH_CASES = [
@@ -62,4 +70,9 @@ FAMARCH_CASES = [
     a("DSP060", False, "a forced --moe-backend the grid did not ask is not derived",
       vl("0.14.0", NVFP4_DSV3, SPARK, quant=None), "--moe-backend", "marlin"),
     a("DSP060", False, "a BF16 model on GB10 picks no cutlass_moe_mm", vl("0.14.0", QWEN_MOE, SPARK, quant=None)),
+    # a container image carries its own build: NGC's vLLM 0.11.1 (nvcr.io/nvidia/vllm:26.01-py3) is not the wheel
+    in_image(a("DSP062", False, "the same GB10 deployment in NGC's vLLM image", vl("0.22.0", profile=SPARK)),
+             "nvcr.io/nvidia/vllm:26.01-py3"),
+    in_image(a("DSP060", False, "the same GB10 NVFP4 deployment in a container image",
+               vl("0.14.0", NVFP4_DSV3, SPARK, quant=None)), "vllm/vllm-openai:v0.14.0"),
 ]
