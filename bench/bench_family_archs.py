@@ -1,4 +1,4 @@
-"""Which rows of the held-out samples (bench/heldout*/runs.txt) the picked-kernel-family findings (DSP060-DSP063,
+"""Which rows of the held-out samples (bench/heldout*/runs.txt) the picked-kernel-family findings (DSP060-DSP064,
 rules/famarch.toml) fire on: every `check` row that names a vLLM release, replayed in-process (`--offline --format
 json`, stdout captured), with the IDs of the family findings and the family each one names.
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from doctor.cli import main as doctor_main  # noqa: E402
 
-IDS = ("DSP060", "DSP062", "DSP063")
+IDS = ("DSP060", "DSP062", "DSP063", "DSP064")
 
 
 def rows(paths: list[Path]) -> list[tuple[str, str, list[str]]]:

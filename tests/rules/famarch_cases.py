@@ -75,4 +75,11 @@ FAMARCH_CASES = [
              "nvcr.io/nvidia/vllm:26.01-py3"),
     in_image(a("DSP060", False, "the same GB10 NVFP4 deployment in a container image",
                vl("0.14.0", NVFP4_DSV3, SPARK, quant=None)), "vllm/vllm-openai:v0.14.0"),
+    # DSP064: a derived deployment whose build no audited wheel stands for
+    a("DSP064", True, "0.10.0 on GB10: PyPI has no aarch64 wheel of it", vl("0.10.0", profile=SPARK)),
+    a("DSP064", True, "a local build of 0.22.0", vl("0.22.0+cu129")),
+    a("DSP064", False, "0.22.0 on GB10: its aarch64 wheel is audited", vl("0.22.0", profile=SPARK)),
+    a("DSP064", False, "0.8.5 has no derived table (DSP009 says so)", vl("0.8.5")),
+    a("DSP064", False, "0.10.0 refuses this NVFP4 MoE shape: nothing launches (DSP001 says so)",
+      vl("0.10.0", "nvidia/Qwen3.6-35B-A3B-NVFP4", "rtx-pro-6000", quant=None)),
 ]
