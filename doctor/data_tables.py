@@ -29,6 +29,7 @@ class Table:
     package: str  # the PyPI distribution its rows are read from
     path: str  # relative to doctor/data
     machine: str | None = None  # wheel audits are per platform; the refresh audits x86_64 wheels
+    families: bool = False  # only the audited wheels whose files keep their kernel families (families_read)
 
 
 def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
@@ -41,8 +42,13 @@ def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
               for p in sorted(data_dir.glob("*/index.json")) if "releases" in _load(p)]
     found += [Table(f"engine pins: {package}", package, PINS)
               for package in sorted(_load(data_dir / PINS).get("engines", {}))]
-    audited = sorted({w["package"] for w in _load(data_dir / "wheel_archs.json").get("wheels", [])})
+    wheels = _load(data_dir / "wheel_archs.json").get("wheels", [])
+    audited = sorted({w["package"] for w in wheels})
     found += [Table(f"wheel archs: {package}", package, "wheel_archs.json", X86) for package in audited]
+    # the same audit's kernel families (tools/wheel_archs.py FAMILY_PACKAGES): DSP060-DSP062 read them
+    with_families = sorted({w["package"] for w in wheels if w.get("families_read")})
+    found += [Table(f"kernel families: {package}", package, "wheel_archs.json", X86, families=True)
+              for package in with_families]
     found += [Table(f"model support: {package}", package, MODEL_SUPPORT)
               for package in sorted(_load(data_dir / MODEL_SUPPORT).get("packages", {}))]
     found += [Table(f"parsers: {package}", package, PARSERS)
@@ -72,7 +78,8 @@ def versions_in(table: Table, data_dir: Path = DATA) -> list[str]:
         found = list(data.get("packages", {}).get(table.package, {}).get("releases", []))
     else:
         found = [w["version"] for w in data.get("wheels", [])
-                 if w["package"] == table.package and w.get("platform", X86) == (table.machine or X86)]
+                 if w["package"] == table.package and w.get("platform", X86) == (table.machine or X86)
+                 and (w.get("families_read") or not table.families)]
     return sorted(set(found), key=lambda v: stable(v) or Version("0"))
 
 

@@ -9,7 +9,8 @@ sgl-kernel, sglang-kernel, flashinfer-cubin and LMCache) it reads the newest rel
 PyPI (`pip index versions`, the ordinary client) for the final releases after it, and runs the table's own
 generator for exactly those: tools/sglang_facts.py (and appends them to doctor/engines/sglang/releases.py,
 whose list says "every release"), `python -m tools.vllm_facts --versions` (after tools/vllm_moe_activations.py on
-the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target, tools/engine_pins.py (what each
+the same wheels), `python -m tools.triton_facts`, tools/wheel_archs.py --target (the kernel-family rows of vLLM,
+sgl-kernel and sglang-kernel for x86_64 and aarch64), tools/engine_pins.py (what each
 engine release's wheel pins), tools/model_support.py (which architectures each vLLM/SGLang release registers and
 which model types each transformers release knows, read by HTTP ranges: nothing big is written),
 tools/parser_tables.py (the --tool-call-parser / --reasoning-parser names each vLLM and SGLang release
@@ -68,7 +69,9 @@ class Step:
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
                     "--delete-wheels"]
-        targets = [arg for v in self.new for arg in ("--target", f"{self.table.package}=={v}")]
+        # the kernel-family rows also need the aarch64 wheel: GB10 (12.1) is judged from it (binaries/family_archs.py)
+        machines = ("", "@aarch64") if self.table.families else ("",)
+        targets = [arg for v in self.new for m in machines for arg in ("--target", f"{self.table.package}=={v}{m}")]
         return [python, "tools/wheel_archs.py", "--only", self.table.package, "--cache", str(cache / "wheel-archs"),
                 "--drop-wheels", *targets]
 

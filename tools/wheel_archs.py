@@ -8,6 +8,11 @@ cached in --cache, never in the repository), extracts each CUDA library to a tem
 asks `doctor.binaries.torch_arch_list` for what `torch.cuda.get_arch_list()` would print, and reads the CUDA
 version from torch/version.py. The result, with each wheel's file name, sha256 and the member files audited, is
 written as JSON; `doctor/wheel_archs.py` reads it. Entries already in the output are kept unless --refresh.
+
+For the engine kernel packages (FAMILY_PACKAGES) each file also keeps its kernel families
+(`doctor.binaries.families`: family -> kernels grouped by their images and arch gate), which
+`doctor/binaries/family_archs.py` joins with what the derived dispatch tables say the engine picks. An entry of those
+packages written before families were recorded is read again (incremental: `families_read` marks the rest).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -32,8 +38,10 @@ from doctor.binaries import read_cuda_archs, torch_arch_list  # noqa: E402
 from doctor.binaries.archs import sort_tokens  # noqa: E402
 
 X86, ARM = "x86_64", "aarch64"
-# Platform tags tried in turn for a machine: torch publishes manylinux_2_28, sgl-kernel manylinux2014.
-TAGS = ("manylinux_2_28_{}", "manylinux2014_{}", "manylinux1_{}")
+# Platform tags tried in turn for a machine: torch publishes manylinux_2_28, sgl-kernel manylinux2014, vLLM
+# 0.12-0.19 manylinux_2_31, 0.20.0 manylinux_2_35, 0.21.0 (build 1) manylinux_2_24.
+TAGS = ("manylinux_2_28_{}", "manylinux2014_{}", "manylinux1_{}", "manylinux_2_31_{}", "manylinux_2_35_{}",
+        "manylinux_2_24_{}")
 TARGETS: list[tuple[str, str, str]] = [
     *[("torch", v, X86) for v in ("2.7.0", "2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1",
                                   "2.13.0", "2.14.1")],
@@ -51,15 +59,18 @@ TARGETS: list[tuple[str, str, str]] = [
                                     "0.3.9", "0.3.15", "0.4.2", "0.4.3", "0.4.4", "0.4.5", "0.4.6", "0.4.7",
                                     "0.5.0", "0.5.6")],
     # vLLM: the releases before and after the first sm_120 build (0.9.2), then every minor release and the
-    # 0.15.1 patch that added the SM12x cutlass_scaled_mm kernels (vllm#32109)
+    # 0.15.1 patch that added the SM12x cutlass_scaled_mm kernels (vllm#32109), and the patches with derived
+    # dispatch tables of their own (doctor/data/derived/vllm: 0.10.2, 0.27.1)
     *[("vllm", v, X86) for v in ("0.8.5.post1", "0.9.0", "0.9.1", "0.9.2", *(f"0.{m}.0" for m in range(10, 34)),
-                                 "0.15.1")],
+                                 "0.10.2", "0.15.1", "0.27.1")],
 ]
 # The key the doctor files a distribution under (doctor/probe/libraries.py: TRACKED), where it differs.
 DOCTOR_KEY = {"sglang-kernel": "sgl-kernel"}
 # The library a package loads first, where one decides whether it runs at all (other files are optional
 # extras such as sgl-kernel's Hopper-only flash_ops). Its archs are recorded as `primary`.
 PRIMARY = {"sgl-kernel": "common_ops", "sglang-kernel": "common_ops", "vllm": "vllm/_C."}
+# Packages whose files keep their kernel families (the engines' own kernels; torch's are not dispatched by them).
+FAMILY_PACKAGES = ("vllm", "sgl-kernel", "sglang-kernel")
 CUDA_MEMBER = re.compile(r"\.(so(\.\d+)*|cubin)$")
 TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 
@@ -94,8 +105,9 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def audit_members(archive: zipfile.ZipFile, scratch: Path) -> list[dict]:
-    """Every CUDA library or cubin in the wheel that carries device code: its SASS and PTX archs."""
+def audit_members(archive: zipfile.ZipFile, scratch: Path, families: bool = False) -> list[dict]:
+    """Every CUDA library or cubin in the wheel that carries device code: its SASS and PTX archs, and with
+    `families` its kernel families."""
     found = []
     for member in archive.infolist():
         if member.is_dir() or not CUDA_MEMBER.search(member.filename):
@@ -103,10 +115,11 @@ def audit_members(archive: zipfile.ZipFile, scratch: Path) -> list[dict]:
         target = scratch / "member"
         with archive.open(member) as source, open(target, "wb") as sink:
             shutil.copyfileobj(source, sink, 1 << 20)
-        info = read_cuda_archs(target)
+        info = read_cuda_archs(target, kernel_names=families)
         target.unlink()
         if info.has_device_code:
-            found.append({"file": member.filename, "sass": info.sass, "ptx": info.ptx, "modules": info.modules})
+            found.append({"file": member.filename, "sass": info.sass, "ptx": info.ptx, "modules": info.modules,
+                          **({"families": info.families, "unread_images": info.unread_entries} if families else {})})
     return found
 
 
@@ -129,18 +142,25 @@ def torch_facts(archive: zipfile.ZipFile, scratch: Path) -> dict:
 
 
 def audit(package: str, version: str, platform: str, cache: Path) -> dict:
+    started = time.monotonic()
     wheel = download(package, version, platform, cache)
+    downloaded = time.monotonic()
     entry = {"package": package, "key": DOCTOR_KEY.get(package, package), "version": version, "platform": platform,
              "wheel": wheel.name,
              "sha256": sha256(wheel), "size": wheel.stat().st_size}
+    families = package in FAMILY_PACKAGES
     with tempfile.TemporaryDirectory(prefix="wheel-archs-") as tmp, zipfile.ZipFile(wheel) as archive:
-        files = audit_members(archive, Path(tmp))
+        files = audit_members(archive, Path(tmp), families)
         if package == "torch":
             entry.update(torch_facts(archive, Path(tmp)))
     entry["files"] = compact_files(files)
     if package != "torch":
         entry["union"] = sort_tokens({t for f in files for t in (*f["sass"], *f["ptx"])})
     entry.update(primary_archs(entry))
+    if families:
+        entry["families_read"] = True
+    print(f"  {wheel.name}: {entry['size'] / 2**20:.0f} MiB, download {downloaded - started:.1f} s, "
+          f"read {time.monotonic() - downloaded:.1f} s", flush=True)
     return entry
 
 
@@ -186,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         if any(f["file"].endswith(".cubin") for f in wheel["files"]):
             wheel["files"] = compact_files(wheel["files"])
         wheel["platform"] = ARM if ARM in wheel["platform"] else X86  # files written before machines were keys
-    have = {(w["package"], w["version"], w["platform"]) for w in data["wheels"]}
+    have = {(w["package"], w["version"], w["platform"]) for w in data["wheels"]
+            if w["package"] not in FAMILY_PACKAGES or w.get("families_read")}
     args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")  # normalised, even if nothing is new
     for package, version, platform in [*TARGETS, *(parse_target(t) for t in args.target)]:
         if (args.only and package != args.only) or ((package, version, platform) in have and not args.refresh):

@@ -70,6 +70,15 @@ _EACH = tuple((f, re.compile(f.pattern)) for f in FAMILIES)
 _KEYWORDS = tuple(sorted({k for f in FAMILIES for k in f.keywords}))
 WHAT = {f.name: f.what for f in FAMILIES}
 
+# Marlin kernels by the activation type they take: the first template argument of `Marlin<...>` is the
+# activation's C++ type in older releases (`__nv_bfloat16`, `half`: 16-bit only) and a vllm::ScalarType id from
+# the releases with FP8/INT8 activations (csrc/core/scalar_type.hpp: exponent bits 0-7, mantissa 8-15, signed
+# bit 16). vLLM builds the two halves for different arch lists (CMakeLists.txt MARLIN_MOE_ARCHS vs
+# MARLIN_MOE_FP8_ARCHS), so a family can run natively for W4A8-FP8 and only through PTX for W4A16.
+_MARLIN_FAMILIES = ("marlin", "marlin_moe")
+_MARLIN_ACTIVATION = re.compile(r"6MarlinI(?:(6__half|13__nv_bfloat16)|Ll(\d+)E)")
+_SIXTEEN_BIT = {(8, 7), (5, 10)}  # (exponent, mantissa): bfloat16, float16
+
 _GATE = re.compile(r"enable_sm(\d+)(?:_to_sm(\d+)|_or_later|a?_only|_family)")
 _UNBOUNDED = 10_000
 
@@ -106,6 +115,17 @@ def arch_gate(kernel: str) -> tuple[int, int] | None:
     return low, low + 1
 
 
+def activation_variant(kernel: str) -> str | None:
+    """`a16` for a Marlin kernel taking 16-bit activations, `a8` for 8-bit ones (FP8/INT8), None otherwise."""
+    match = _MARLIN_ACTIVATION.search(kernel)
+    if match is None:
+        return None
+    if match.group(1):
+        return "a16"
+    type_id = int(match.group(2))
+    return "a16" if (type_id & 0xFF, (type_id >> 8) & 0xFF) in _SIXTEEN_BIT else "a8"
+
+
 class FamilyIndex:
     """Collects each kernel's images (kernel name -> arch tokens); families are assigned at the end, with
     one keyword pass over all names, so a library with no family kernels (cuFFT) costs almost nothing."""
@@ -135,12 +155,22 @@ class FamilyIndex:
         return [(sort_tokens(tokens), count) for tokens, count in groups.most_common()]
 
     def to_dict(self) -> dict[str, dict]:
-        """family -> {"kernels": n, "kernel_archs": [[tokens, gate or None, count], ...]} (JSON-able)."""
+        """family -> {"kernels": n, "kernel_archs": [[tokens, gate or None, count], ...]} (JSON-able); Marlin
+        families also keep `variants`: activation variant (activation_variant) -> kernel_archs of its kernels."""
         groups: dict[str, Counter] = {}
+        variants: dict[tuple[str, str], Counter] = {}
         for name, family in self.family_kernels().items():
             key = (tuple(sort_tokens(self.images[name])), arch_gate(name))
             groups.setdefault(family, Counter())[key] += 1
-        return {family: {"kernels": sum(counts.values()),
-                         "kernel_archs": [[list(tokens), list(gate) if gate else None, count]
-                                          for (tokens, gate), count in counts.most_common()]}
-                for family, counts in sorted(groups.items())}
+            variant = activation_variant(name) if family in _MARLIN_FAMILIES else None
+            if variant:
+                variants.setdefault((family, variant), Counter())[key] += 1
+        out = {family: {"kernels": sum(counts.values()), "kernel_archs": _archs_list(counts)}
+               for family, counts in sorted(groups.items())}
+        for (family, variant), counts in sorted(variants.items()):
+            out[family].setdefault("variants", {})[variant] = _archs_list(counts)
+        return out
+
+
+def _archs_list(counts: Counter) -> list[list]:
+    return [[list(tokens), list(gate) if gate else None, count] for (tokens, gate), count in counts.most_common()]

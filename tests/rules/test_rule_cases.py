@@ -1283,6 +1283,16 @@ def _heldout7_cases():
 CASES += _heldout7_cases()
 
 
+def _famarch_cases():
+    """Picked kernel families against the release's wheel (rules/famarch.toml): tests/rules/famarch_cases.py."""
+    from tests.rules.famarch_cases import FAMARCH_CASES
+
+    return FAMARCH_CASES
+
+
+CASES += _famarch_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

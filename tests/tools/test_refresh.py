@@ -57,6 +57,11 @@ def test_each_table_runs_its_own_generator(tmp_path):
     assert triton[1:3] == ["-m", "tools.triton_facts"] and triton[-1] == "3.10.0"
     torch = Step(by_name["wheel archs: torch"], "2.14.1", ("2.15.0",)).command(tmp_path)
     assert torch[1] == "tools/wheel_archs.py" and torch[-2:] == ["--target", "torch==2.15.0"]
+    # the kernel families (DSP060-DSP063) need both machines' wheels: GB10 is judged from the aarch64 one
+    families = Step(by_name["kernel families: vllm"], "0.33.0", ("0.34.0",)).command(tmp_path)
+    assert families[1] == "tools/wheel_archs.py" and families[-4:] == [
+        "--target", "vllm==0.34.0", "--target", "vllm==0.34.0@aarch64"]
+    assert versions_in(by_name["kernel families: vllm"])[-1] == "0.33.0"
 
 
 def test_sglang_release_list_is_extended_in_place(tmp_path):

@@ -20,6 +20,7 @@ from doctor.engines.vllm import (
     families,
     flags,
     gemm,
+    kernel_images,
     knowledge,
     moe_activation,
     speculative,
@@ -56,6 +57,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["moe"] = _choice(moe) if moe else None
         view["linear"] = _linear(gemm.linear_backend(run))
         view["derived"] = derived.view(run)
+        view["kernel_images"] = kernel_images.view(run)
     if run.facts.model is not None:
         view["forced_moe"] = moe_activation.view(run)
         view["model_support"] = model_support.view(
