@@ -35,11 +35,9 @@ def run_row(argv: list[str]) -> dict:
     from doctor.cli import main
 
     out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            main([*argv, "--offline", "--format", "json"])
-        except SystemExit:
-            pass
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
+            contextlib.suppress(SystemExit):
+        main([*argv, "--offline", "--format", "json"])
     try:
         return json.loads(out.getvalue())
     except ValueError:
