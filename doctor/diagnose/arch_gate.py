@@ -1,5 +1,6 @@
 """Which kernel library a bare `Unsupported architecture` refusal came from, read from the text before it on the
-same line (KRN140's signature captures it as `log_arch_raiser`): `log.arch_gate.library` names the library and
+same line (KRN140's signature captures it as `log_arch_raiser`, and TensorRT-LLM's `(FILE:LINE)` after it as
+`log_arch_where`): `log.arch_gate.library` names the library and
 `log.arch_gate.way_out` the setting that moves the layer off it, or both say that the line does not name it and the
 traceback's frames do."""
 
@@ -13,6 +14,7 @@ import re2
 from doctor.diagnose.read import first_captures
 
 GROUP = "log_arch_raiser"
+WHERE = "log_arch_where"
 UNNAMED = ("not named by the line (the traceback's last frames name it: deep_gemm is DeepGEMM, flashinfer/trtllm is "
            "FlashInfer's trtllm-gen runners, flash_mla is FlashMLA)")
 UNNAMED_WAY_OUT = ("find the library in the traceback's frames, then send the layer that called it to a backend "
@@ -27,8 +29,9 @@ RAISERS = (
      "FlashInfer's trtllm-gen FMHA runner (its constructor accepts SM100 and SM103 only)",
      "pick an attention backend that is not trtllm-gen (vLLM: --attention-backend FLASHINFER or TRITON_ATTN; "
      "SGLang: --attention-backend flashinfer or triton instead of trtllm_mha/trtllm_mla)"),
-    (re2.compile(r"TensorRT-LLM|tensorrt_llm"),
-     "TensorRT-LLM's trtllm-gen FMHA runner (SM100/SM103 only, as FlashInfer's copy of it)",
+    (re2.compile(r"TensorRT-LLM|tensorrt_llm|fmhaRunner\.cpp"),
+     "TensorRT-LLM's own kernels (the file in parentheses names the runner; its FMHA runners list the SMs the build "
+     "has kernels for)",
      "the frames name the layer: set that layer's backend in the LLM API config to one whose support matrix lists "
      "SM120/SM121, or run a TensorRT-LLM release that routes it elsewhere on 12.x"),
     (re2.compile(r"\btvm\.error\.|tvm_ffi|\bTVM"),
@@ -41,10 +44,10 @@ RAISERS = (
 
 def arch_gate_view(hits: Sequence[Any]) -> dict[str, Any]:
     """`log.arch_gate` for KRN140 ({} when its signature did not match)."""
-    found = first_captures(hits, {GROUP: GROUP})
+    found = first_captures(hits, {GROUP: GROUP, WHERE: WHERE})
     if GROUP not in found:
         return {}
-    raiser = found[GROUP]
+    raiser = f"{found[GROUP]} {found.get(WHERE, '')}"
     for pattern, library, way_out in RAISERS:
         if pattern.search(raiser):
             return {"arch_gate": {"library": library, "way_out": way_out, "named": True}}

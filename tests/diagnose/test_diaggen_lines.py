@@ -14,12 +14,18 @@ BARE = b"Unsupported architecture\n"
 TVM = b"tvm.error.InternalError: Unsupported architecture\n"
 FMHA = (b"RuntimeError: Error in function 'TllmGenFmhaRunner' at /usr/local/lib/python3.12/dist-packages/flashinfer/"
         b"data/include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: Unsupported architecture\n")
+# flashinfer#3263's form through FlashInfer's TVM-FFI op, and TensorRT-LLM's assertion with its (FILE:LINE)
+TVM_FMHA = (b"tvm.error.InternalError: Error in function 'TllmGenFmhaRunner' at /venv/lib/python3.12/site-packages/"
+            b"flashinfer/data/include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: Unsupported architecture\n")
+TRTLLM = (b"RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: Unsupported architecture "
+          b"(/src/tensorrt_llm/cpp/tensorrt_llm/kernels/contextFusedMultiHeadAttention/fmhaRunner.cpp:87)\n")
 DEEPGEMM = b"RuntimeError: Assertion error (csrc/apis/hyperconnection.hpp:63): Unsupported architecture\n"
 NEAR_MISSES = {
     "an installer's CPU check": b"ERROR: Unsupported architecture: aarch64\n",
     "lower case, another sentence": b"error: unsupported architecture\n",
     "FlashMLA's own wording (GATE003's)": b"RuntimeError: Unsupported architecture for sparse decode fwd\n",
     "a preprocessor #error": b'error: #error "Unsupported architecture"\n',
+    "a CPU arch in parentheses": b"RuntimeError: Unsupported architecture (x86_64)\n",
 }
 
 
@@ -54,6 +60,10 @@ def test_the_words_before_it_name_the_library():
     assert "TVM-FFI" in tvm["KRN140"].message and "FlashInfer" in tvm["KRN140"].message
     fmha, _ = explanations(FMHA, "rtx-5090")
     assert "trtllm-gen FMHA runner" in fmha["KRN140"].message
+    tvm_fmha, _ = explanations(TVM_FMHA, "rtx-pro-6000", "sglang==0.5.23")
+    assert "FlashInfer's trtllm-gen FMHA runner" in tvm_fmha["KRN140"].message
+    trtllm, _ = explanations(TRTLLM, "rtx-5090")
+    assert "TensorRT-LLM's own kernels" in trtllm["KRN140"].message
 
 
 def test_a_rule_for_the_exact_wording_ranks_first():
