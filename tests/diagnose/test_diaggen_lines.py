@@ -70,3 +70,13 @@ def test_a_rule_for_the_exact_wording_ranks_first():
     found, named = explanations(DEEPGEMM, "rtx-pro-6000")
     assert "KRN030" in named and named[-1] == "KRN140"  # the DeepGEMM rules first, the catch-all last
     assert "DeepGEMM" in found["KRN140"].message
+
+
+def test_the_way_out_is_the_named_engine_s():
+    sglang, _ = explanations(TVM, "rtx-pro-6000", "sglang==0.5.23")
+    assert "--dsa-prefill-backend tilelang" in sglang["KRN140"].message
+    assert "TRITON_ATTN" not in sglang["KRN140"].message
+    vllm, _ = explanations(TVM, "rtx-pro-6000", "vllm==0.24.0")
+    assert "TRITON_ATTN" in vllm["KRN140"].message and "trtllm_mha" not in vllm["KRN140"].message
+    neither, _ = explanations(TVM, "rtx-pro-6000")
+    assert "vllm: " in neither["KRN140"].message and "sglang: " in neither["KRN140"].message
