@@ -11,7 +11,6 @@ from doctor.diagnose.arch_gate import arch_gate_view
 from doctor.diagnose.deployment import Deployment, reconstruct
 from doctor.diagnose.explain import Explanation, RuledOut, explain, shown_rules
 from doctor.diagnose.model_support import log_view
-from doctor.diagnose.ollama_load import ollama_load_view
 from doctor.diagnose.oom import oom_view
 from doctor.diagnose.parsers import log_view as parser_log_view
 from doctor.diagnose.quant_support import quant_log_view
@@ -97,8 +96,7 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     log = {"signatures": shown_rules(reading.hits, reading.contexts, reader.signatures, reading.vetoes, stated),
            **log_view(reading.hits, deployment.engine, deployment.facts), **parser_log_view(reading.hits),
            **oom_view(reading.hits, reading.facts, deployment.facts), **quant_log_view(reading.hits),
-           **arch_gate_view(reading.hits, _engine_named(deployment, engines)),
-           **ollama_load_view(reading.hits, deployment.facts)}
+           **arch_gate_view(reading.hits, _engine_named(deployment, engines))}
     report, context = _check(deployment, rules, environ, notes, engines, log)
     if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
         report = _without_no_driver(report)

@@ -1,8 +1,7 @@
-"""KRN140 and LCPP260 (rules/diaggen.toml) on the lines users paste. KRN140: a GPU kernel library's `Unsupported
-architecture` refusal is named on an SM12x GPU, with the library the words before it show
-(doctor/diagnose/arch_gate.py), and stays off the same words on Hopper or datacenter Blackwell, without a GPU, with
-more text after them, and where a rule for the exact wording exists (it ranks first). LCPP260: Ollama's load failure
-with the context Ollama sized by VRAM, within the releases that print it."""
+"""KRN140 (rules/diaggen.toml) on the lines users paste: a GPU kernel library's `Unsupported architecture` refusal is
+named on an SM12x GPU, with the library the words before it show (doctor/diagnose/arch_gate.py), and stays off the
+same words on Hopper or datacenter Blackwell, without a GPU, with more text after them, and where a rule for the
+exact wording exists (it ranks first)."""
 
 from __future__ import annotations
 
@@ -81,27 +80,3 @@ def test_the_way_out_is_the_named_engine_s():
     assert "TRITON_ATTN" in vllm["KRN140"].message and "trtllm_mha" not in vllm["KRN140"].message
     neither, _ = explanations(TVM, "rtx-pro-6000")
     assert "vllm: " in neither["KRN140"].message and "sglang: " in neither["KRN140"].message
-
-
-# The sixth held-out sample's F22 log (ollama#14073: Ollama 0.15.5, RTX PRO 6000 96 GB), as quoted.
-OLLAMA = (b"Error: 500 Internal Server Error: model failed to load, this may be due to resource limitations or an "
-          b"internal error, check ollama server logs for details\n")
-RUNNER_STOPPED = (b"Error: 500 Internal Server Error: model runner has unexpectedly stopped, this may be due to "
-                  b"resource limitations or an internal error, check ollama server logs for details\n")
-
-
-def test_ollama_load_failure_names_the_automatic_context():
-    found, named = explanations(OLLAMA, "rtx-pro-6000", "ollama==0.15.5")
-    assert named == ["LCPP260"] and "262144 tokens" in found["LCPP260"].message
-    found, _ = explanations(OLLAMA, "rtx-5090", "ollama==0.20.0")
-    assert "32768 tokens" in found["LCPP260"].message
-
-
-@pytest.mark.parametrize(("profile", "release"), [("rtx-pro-6000", "0.30.0"), ("rtx-5060-ti-16gb", "0.15.5"),
-                                                  ("h100-sxm-x8", "0.15.5")])
-def test_ollama_load_failure_outside_its_bounds_is_not_claimed(profile, release):
-    assert "LCPP260" not in explanations(OLLAMA, profile, f"ollama=={release}")[1]
-
-
-def test_a_runner_that_stops_after_loading_is_not_the_load_line():
-    assert "LCPP260" not in explanations(RUNNER_STOPPED, "rtx-pro-6000", "ollama==0.15.5")[1]
