@@ -1,6 +1,7 @@
 """Which kernel library a bare `Unsupported architecture` refusal came from, read from the text before it on the
 same line (KRN140's signature captures it as `log_arch_raiser`, and TensorRT-LLM's `(FILE:LINE)` after it as
-`log_arch_where`): `log.arch_gate.library` names the library and `log.arch_gate.way_out` the setting that moves the
+`log_arch_where`): `log.arch_gate.lead` opens the message (conditional where the line names no library),
+`log.arch_gate.library` names the library and `log.arch_gate.way_out` the setting that moves the
 layer off it in the log's engine (every engine's where the log names none), or both say that the line does not name
 it and the traceback's frames do."""
 
@@ -61,8 +62,10 @@ RAISERS = (
            "a library whose compiled ops raise through TVM-FFI (FlashInfer's kernels do: its trtllm-gen FMHA, MoE and "
            "GEMM runners check for SM100/SM103)", TRTLLM_GEN_WAY_OUT),
 )
-UNNAMED = Raiser(None, "not named by the line (the traceback's last frames name it: deep_gemm is DeepGEMM, "
-                       "flashinfer/trtllm is FlashInfer's trtllm-gen runners, flash_mla is FlashMLA)", UNNAMED_WAY_OUT)
+UNNAMED = Raiser(None, "not named by the line: the traceback's last frames name it (deep_gemm is DeepGEMM, "
+                       "flashinfer/trtllm is FlashInfer's trtllm-gen runners, flash_mla is FlashMLA); frames in an "
+                       "installer or a CPU-side check (pip, setup.py, a platform test on an aarch64 host) print the "
+                       "same words about the CPU, and then this is not the cause", UNNAMED_WAY_OUT)
 
 
 def arch_gate_view(hits: Sequence[Any], engine: str | None = None) -> dict[str, Any]:
@@ -72,8 +75,10 @@ def arch_gate_view(hits: Sequence[Any], engine: str | None = None) -> dict[str, 
         return {}
     words = f"{found[GROUP]} {found.get(WHERE, '')}"
     raiser = next((r for r in RAISERS if r.pattern.search(words)), UNNAMED)
-    return {"arch_gate": {"library": raiser.library, "way_out": _way_out(raiser.way_out, engine),
-                          "named": raiser is not UNNAMED}}
+    named = raiser is not UNNAMED
+    return {"arch_gate": {"library": raiser.library, "way_out": _way_out(raiser.way_out, engine), "named": named,
+                          "lead": "A kernel library refused" if named else
+                          "If a GPU kernel library printed this line (the words before it do not say), it refused"}}
 
 
 def _way_out(table: Mapping[str | None, str], engine: str | None) -> str:

@@ -39,6 +39,7 @@ def test_the_bare_line_is_named_on_sm12x(profile):
     found, named = explanations(BARE, profile, "vllm==0.24.0")
     assert named[0] == "KRN140"
     assert "not named by the line" in found["KRN140"].message
+    assert found["KRN140"].message.startswith("If a GPU kernel library printed this line")  # the bare line: a condition
 
 
 @pytest.mark.parametrize("profile", ["h100-sxm-x8", "b200-x8"])

@@ -8,7 +8,8 @@ from __future__ import annotations
 from tests.rules.builders import Case, build
 from tests.rules.log_line_cases import OTHER, SM12X
 
-ARCH_GATE = {"library": "not named by the line", "way_out": "the traceback's frames", "named": False}
+ARCH_GATE = {"library": "not named by the line", "way_out": "the traceback's frames", "named": False,
+             "lead": "If a GPU kernel library printed this line, it refused"}
 
 
 def shown(rule: str, fires: bool, why: str, profile: str, signatures: tuple[str, ...] | None = None) -> Case:
