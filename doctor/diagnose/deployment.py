@@ -62,7 +62,7 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
 UNVERSIONED = {"logged_unknown_arch", "logged_model_arch", "logged_mmq_no_tile"}
 
 
-def serving_packages() -> set[str]:
+def _serving() -> set[str]:
     """The packages of the engines the doctor knows (plug-ins too)."""
     from doctor.engines import registry
 
@@ -77,7 +77,7 @@ def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,
                sources: dict[str, str]) -> dict[str, Library]:
     """The log's versions as what-ifs (so the log's engine is the one analysed); another serving engine of the
     base is dropped when the log names its own."""
-    serving = serving_packages()
+    serving = _serving()
     libraries = {name: lib for name, lib in base.libraries.items()
                  if engine not in serving or name not in serving or name == engine}
     for name in libraries:

@@ -96,7 +96,7 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     log = {"signatures": shown_rules(reading.hits, reading.contexts, reader.signatures, reading.vetoes, stated),
            **log_view(reading.hits, deployment.engine, deployment.facts), **parser_log_view(reading.hits),
            **oom_view(reading.hits, reading.facts, deployment.facts), **quant_log_view(reading.hits),
-           **arch_gate_view(reading.hits, _engine_named(deployment, engines))}
+           **arch_gate_view(reading.hits)}
     report, context = _check(deployment, rules, environ, notes, engines, log)
     if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
         report = _without_no_driver(report)
@@ -107,17 +107,6 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
                                       context, deployment.engine, judge, reading.vetoes, stated)
     return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
-
-
-def _engine_named(deployment: Deployment, engines: Sequence[str]) -> str | None:
-    """The engine the log states, else the one serving engine the user named (`--engine N` or `N==V`)."""
-    from doctor.diagnose.deployment import serving_packages
-
-    if deployment.engine:
-        return deployment.engine
-    named = {*engines, *(name for name, library in deployment.facts.libraries.items() if library.what_if)}
-    named &= serving_packages()
-    return next(iter(named)) if len(named) == 1 else None
 
 
 def _without_no_driver(report: Report) -> Report:

@@ -73,11 +73,22 @@ def test_a_rule_for_the_exact_wording_ranks_first():
     assert "DeepGEMM" in found["KRN140"].message
 
 
-def test_the_way_out_is_the_named_engine_s():
-    sglang, _ = explanations(TVM, "rtx-pro-6000", "sglang==0.5.23")
-    assert "--dsa-prefill-backend tilelang" in sglang["KRN140"].message
-    assert "TRITON_ATTN" not in sglang["KRN140"].message
-    vllm, _ = explanations(TVM, "rtx-pro-6000", "vllm==0.24.0")
-    assert "TRITON_ATTN" in vllm["KRN140"].message and "trtllm_mha" not in vllm["KRN140"].message
-    neither, _ = explanations(TVM, "rtx-pro-6000")
-    assert "vllm: " in neither["KRN140"].message and "sglang: " in neither["KRN140"].message
+def fix_summaries(log: bytes, profile: str) -> list[str]:
+    found, _ = explanations(log, profile)
+    return [fix.summary for fix in found["KRN140"].fixes]
+
+
+def test_the_fixes_are_the_engine_s_the_log_names():
+    vllm = fix_summaries(b"INFO 07-01 10:00:00 [api_server.py:1] vLLM API server version 0.24.0\n" + TVM,
+                         "rtx-pro-6000")
+    assert any(f.startswith("vLLM:") for f in vllm) and not any(f.startswith("SGLang") for f in vllm)
+    sglang = fix_summaries(b"docker run --gpus all lmsysorg/sglang:v0.5.23 python3 -m sglang.launch_server\n" + TVM,
+                           "rtx-pro-6000")
+    assert not any(f.startswith("vLLM:") for f in sglang)
+    assert any("--dsa-prefill-backend tilelang" in f for f in sglang)  # SGL140's DSA backends from 0.5.18
+    before_dsa = fix_summaries(b"docker run --gpus all lmsysorg/sglang:v0.5.9 python3 -m sglang.launch_server\n" + TVM,
+                               "rtx-pro-6000")
+    assert any(f.startswith("SGLang:") for f in before_dsa)
+    assert not any("--dsa-prefill-backend" in f for f in before_dsa)
+    neither = fix_summaries(TVM, "rtx-pro-6000")  # a log that names no engine: every engine's fix
+    assert any(f.startswith("vLLM:") for f in neither) and any(f.startswith("SGLang:") for f in neither)
