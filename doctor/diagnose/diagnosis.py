@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from doctor import __version__
+from doctor.diagnose.arch_gate import arch_gate_view
 from doctor.diagnose.deployment import Deployment, reconstruct
 from doctor.diagnose.explain import Explanation, RuledOut, explain, shown_rules
 from doctor.diagnose.model_support import log_view
@@ -94,7 +95,8 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     stated = _stated(base, gpus=not judge_on_log_only)
     log = {"signatures": shown_rules(reading.hits, reading.contexts, reader.signatures, reading.vetoes, stated),
            **log_view(reading.hits, deployment.engine, deployment.facts), **parser_log_view(reading.hits),
-           **oom_view(reading.hits, reading.facts, deployment.facts), **quant_log_view(reading.hits)}
+           **oom_view(reading.hits, reading.facts, deployment.facts), **quant_log_view(reading.hits),
+           **arch_gate_view(reading.hits)}
     report, context = _check(deployment, rules, environ, notes, engines, log)
     if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
         report = _without_no_driver(report)

@@ -1293,6 +1293,16 @@ def _famarch_cases():
 CASES += _famarch_cases()
 
 
+def _diaggen_cases():
+    """Generic diagnose classes (rules/diaggen.toml): tests/rules/diaggen_cases.py."""
+    from tests.rules.diaggen_cases import DIAGGEN_CASES
+
+    return DIAGGEN_CASES
+
+
+CASES += _diaggen_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
