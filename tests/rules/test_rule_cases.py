@@ -1283,6 +1283,16 @@ def _heldout7_cases():
 CASES += _heldout7_cases()
 
 
+def _enc8a_cases():
+    """The eighth held-out sample's classes (rules/enc8a.toml): tests/rules/enc8a_cases.py."""
+    from tests.rules.enc8a_cases import ENC8A_CASES
+
+    return ENC8A_CASES
+
+
+CASES += _enc8a_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
