@@ -53,7 +53,8 @@ TRT160_CASES = [
     # NVIDIA/TensorRT-LLM#17911: no sm_120 e4m3 fmha_v2 kernel for head size 256
     a("TRT160", True, "1.3.0rc23, Qwen3.6-35B-A3B-NVFP4 (checkpoint FP8 KV) on an RTX 5090 (#17911)", trt()),
     a("TRT160", True, "RTX PRO 6000 (12.0)", trt("rtx-pro-6000")),
-    a("TRT160", False, "a BF16 KV cache: the bf16 fmha_v2 kernels are another list", trt(quant={"kv_cache_dtype": None})),
+    a("TRT160", False, "a BF16 KV cache: the bf16 fmha_v2 kernels are another list",
+      trt(quant={"kv_cache_dtype": None})),
     a("TRT160", False, "head_dim 128: in the enumeration", trt(attention={"head_dim": 128})),
     a("TRT160", False, "1.3.0rc22: not the release the report ran", trt(version="1.3.0rc22")),
     a("TRT160", False, "GB10 (12.1): not reported", trt("dgx-spark")),
