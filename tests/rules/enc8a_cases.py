@@ -86,4 +86,28 @@ VLLM372_CASES = [
     a("VLLM372", False, "another NVFP4 MoE model", m3(model="nvidia/Qwen3.6-35B-A3B-NVFP4", quant=None), *FORCED),
 ]
 
-ENC8A_CASES = [*_log_line_cases(), *VLLM371_CASES, *TRT160_CASES, *VLLM372_CASES]
+
+def nano(version="0.24.0", profile="dgx-spark", model=NANO_NVFP4):
+    return lambda: build(profile, model, (f"vllm=={version}",))
+
+
+PC = ("--enable-prefix-caching",)
+VLLM373_CASES = [
+    # eugr/spark-vllm-docker#98: Nemotron with prefix caching, Mamba cache mode "all" on SM121
+    a("VLLM373", True, "0.24.0, Nemotron-3-Nano NVFP4, prefix caching, GB10 (eugr#98)", nano(), *PC),
+    a("VLLM373", True, "0.17.0, the first release read with the \"all\" default", nano("0.17.0"), *PC),
+    a("VLLM373", True, "0.27.0, the last release with the \"all\" default", nano("0.27.0"), *PC),
+    a("VLLM373", True, "--mamba-cache-mode all named", nano(), *PC, "--mamba-cache-mode", "all"),
+    a("VLLM373", False, "0.28.0 defaults to align", nano("0.28.0"), *PC),
+    a("VLLM373", False, "0.16.0: before the releases read", nano("0.16.0"), *PC),
+    a("VLLM373", False, "--mamba-cache-mode align (the fix)", nano(), *PC, "--mamba-cache-mode", "align"),
+    a("VLLM373", False, "no prefix caching asked for", nano()),
+    a("VLLM373", False, "a speculative config (0.21.0-0.23.0 pick align with it)", nano(), *PC,
+      "--speculative-config", '{"method":"mtp","num_speculative_tokens":1}'),
+    a("VLLM373", False, "RTX 5090 (12.0): not reported", nano(profile="rtx-5090"), *PC),
+    a("VLLM373", False, "9.0 (H100)", nano(profile="h100-sxm-x8"), *PC),
+    a("VLLM373", False, "10.0 (B200)", nano(profile="b200-x8"), *PC),
+    a("VLLM373", False, "another hybrid (Qwen3.6 Gated DeltaNet)", nano(model="Qwen/Qwen3.6-35B-A3B"), *PC),
+]
+
+ENC8A_CASES = [*_log_line_cases(), *VLLM371_CASES, *TRT160_CASES, *VLLM372_CASES, *VLLM373_CASES]
