@@ -1303,6 +1303,16 @@ def _diaggen_cases():
 CASES += _diaggen_cases()
 
 
+def _enc8a_cases():
+    """The eighth held-out sample's classes (rules/enc8a.toml): tests/rules/enc8a_cases.py."""
+    from tests.rules.enc8a_cases import ENC8A_CASES
+
+    return ENC8A_CASES
+
+
+CASES += _enc8a_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

@@ -26,6 +26,7 @@ VALUES = {
     "--distributed-executor-backend": "distributed_executor_backend", "--nnodes": "nnodes", "-n": "nnodes",
     "--node-rank": "node_rank", "-r": "node_rank",
     "--mamba-backend": "mamba_backend",  # 0.20+: the Mamba SSU kernels (triton, flashinfer)
+    "--mamba-cache-mode": "mamba_cache_mode",  # none, align, all: how prefix caching keeps Mamba state
 }
 SWITCHES = {
     "--enforce-eager": "enforce_eager", "--disable-custom-all-reduce": "disable_custom_all_reduce",
