@@ -49,3 +49,28 @@ SWEEP10_CASES += [
     a("FI250", False, "a BF16 model runs no FP4 kernels", fi_jit(model=NANO_BF16)),
     a("FI250", False, "B200 (10.0): outside this doctor's scope", fi_jit(profile=B200)),
 ]
+
+DOUBLED = '{{"method": "dflash", "model": "z-lab/Qwen3.6-35B-A3B-DFlash", "num_speculative_tokens": 15}}'
+PLAIN = '{"method": "mtp", "num_speculative_tokens": 3}'
+
+
+def vl(version, profile=SPARK):
+    return lambda: build(profile, QWEN36, (f"vllm=={version}",))
+
+
+SWEEP10_CASES += [
+    a("VLLM431", True, "sparkrun#195: spark-vllm-docker's {{ escape left in", vl("0.21.0"), "--speculative-config",
+      DOUBLED),
+    a("VLLM431", True, "0.11.1: the first release read, on a PRO 6000", vl("0.11.1", PRO), "--speculative-config",
+      "{method: mtp}"),
+    a("VLLM431", True, "0.33.0 on a 5090, a truncated value", vl("0.33.0", R5090), "--speculative-config",
+      '{"method": "mtp"'),
+    a("VLLM431", False, "plain JSON parses", vl("0.21.0"), "--speculative-config", PLAIN),
+    a("VLLM431", False, "a dotted key's value is not JSON by design", vl("0.21.0"), "--speculative-config.method",
+      "mtp"),
+    a("VLLM431", False, "'None' is optional_type's no-config", vl("0.21.0"), "--speculative-config", "None"),
+    a("VLLM431", False, "0.11.0: not read", vl("0.11.0"), "--speculative-config", DOUBLED),
+    a("VLLM431", False, "B200 (10.0): outside this doctor's scope", vl("0.21.0", B200), "--speculative-config",
+      DOUBLED),
+    a("VLLM431", False, "Hopper: outside this doctor's scope", vl("0.21.0", H100), "--speculative-config", DOUBLED),
+]
