@@ -32,6 +32,7 @@ TRACKED: dict[str, tuple[str, ...]] = {
     "pynvml": ("pynvml",),
     "huggingface-hub": ("huggingface-hub", "huggingface_hub"),
     "flash-attn-4": ("flash-attn-4",),  # the CuTe-DSL FlashAttention 4 (flash_attn.cute), its own PyPI project
+    "ray": ("ray",),  # vLLM's Ray executor: no longer among vLLM's requirements from 0.18.0
 }
 
 _TORCH_CUDA = re.compile(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)

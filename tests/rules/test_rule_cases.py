@@ -1273,6 +1273,16 @@ def _sweep9_cases():
 CASES += _sweep9_cases()
 
 
+def _sweep10_cases():
+    """Ray missing beside vLLM, FlashInfer's FP4 JIT parallelism (rules/sweep10.toml): tests/rules/sweep10_cases.py."""
+    from tests.rules.sweep10_cases import SWEEP10_CASES
+
+    return SWEEP10_CASES
+
+
+CASES += _sweep10_cases()
+
+
 def _heldout7_cases():
     """The seventh held-out sample's classes (rules/heldout7.toml): tests/rules/heldout7_cases.py."""
     from tests.rules.heldout7_cases import HELDOUT7_CASES

@@ -75,6 +75,7 @@ def parse_launch(args: list[str]) -> Launch:
                 values["kv_cache_dtype"] = KV_DTYPES.get(value, value)
         elif flag == "--speculative-config" or flag.startswith("--speculative-config."):
             values["speculative_config"] = value or True
+            values["speculative_config_dotted"] = flag != "--speculative-config"  # a key's value, not JSON
         else:
             unknown.extend([raw] if value is None else [raw, value])
     if values.get("enable_expert_parallel"):

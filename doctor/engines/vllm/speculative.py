@@ -15,15 +15,31 @@ MTP_FC = "mtp.fc"  # the drafter's module prefix (maybe_prefix(prefix, "mtp") + 
 
 
 def view(run: EngineRun) -> dict[str, Any] | None:
-    """None without `--speculative-config`; else the method, the draft length and whether a ModelOpt NVFP4
-    checkpoint leaves `mtp.fc` to the quant config (its exclude list does not cover it)."""
+    """None without `--speculative-config`; else the method, the draft length, whether the value is not JSON
+    (what vLLM's argparse type, json.loads, refuses) and whether a ModelOpt NVFP4 checkpoint leaves `mtp.fc` to
+    the quant config (its exclude list does not cover it)."""
     config = _config(run)
     if config is None:
         return None
     tokens = config.get("num_speculative_tokens")
     return {"method": str(config.get("method") or "") or None,
             "num_speculative_tokens": tokens if isinstance(tokens, int) else None,
+            "not_json": not_json(run),
             "nvfp4_mtp_fc_not_excluded": nvfp4_mtp_fc_not_excluded(run)}
+
+
+def not_json(run: EngineRun) -> bool:
+    """The `--speculative-config VALUE` text json.loads refuses (vllm/engine/arg_utils.py: the flag's type is
+    optional_type(json.loads), which passes '' and 'None'); a dotted `--speculative-config.KEY VALUE` is not
+    JSON and is not read here."""
+    raw = run.launch.get("speculative_config")
+    if not isinstance(raw, str) or run.launch.get("speculative_config_dotted") or raw in ("", "None"):
+        return False
+    try:
+        json.loads(raw)
+    except ValueError:
+        return True
+    return False
 
 
 def _config(run: EngineRun) -> dict[str, Any] | None:
