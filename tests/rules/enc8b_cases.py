@@ -38,6 +38,14 @@ def _fi210():
           "--moe-backend", "flashinfer_cutlass"),
         a("FI210", False, "no --moe-backend", facts("dgx-spark", ("vllm==0.24.0",), MINIMAX)),
         a("FI210", False, "b200 (10.0)", facts("b200-x8", ("vllm==0.24.0",), MINIMAX), *B12X),
+        a("FI210", True, "glm-5.1 nvfp4 (hidden 6144: 48 k-tiles, 3 stages)",
+          facts("rtx-pro-6000", ("vllm==0.25.1",), "nvidia/GLM-5.1-NVFP4"), *B12X),
+        a("FI210", False, "qwen3-235b nvfp4 (hidden 4096: 32 k-tiles, 2 stages)",
+          facts("rtx-pro-6000", ("vllm==0.25.1",), "nvidia/Qwen3-235B-A22B-NVFP4"), *B12X),
+        a("FI210", False, "nemotron-3-nano (relu2: no up-projection buffers)",
+          facts("rtx-pro-6000", ("vllm==0.26.0",), "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"), *B12X),
+        a("FI210", False, "fi 0.6.8 (no b12x MoE)", facts("dgx-spark", ("vllm==0.22.0", "flashinfer-python==0.6.8"),
+                                                             MINIMAX), *B12X),
     ]
 
 
@@ -99,6 +107,13 @@ def _vllm390():
           "--attention-backend", "TRITON_ATTN"),
         a("VLLM390", False, "no speculative decoding", facts("dgx-spark", spark, QWEN35B), "--kv-cache-dtype", "fp8",
           "--attention-backend", "TRITON_ATTN"),
+        a("VLLM390", False, "the drafter's backend named in --speculative-config", facts("dgx-spark", spark, QWEN35B),
+          "--kv-cache-dtype", "fp8", "--attention-backend", "TRITON_ATTN", "--speculative-config",
+          '{"method":"mtp","num_speculative_tokens":5,"attention_backend":"TRITON_ATTN"}'),
+        a("VLLM390", True, "vllm 0.21.0 (the first release whose drafter autoselects)",
+          facts("dgx-spark", ("vllm==0.21.0",), QWEN35B), *mtp, "--attention-backend", "TRITON_ATTN"),
+        a("VLLM390", False, "vllm 0.20.0 (the drafter keeps the target's backend)",
+          facts("dgx-spark", ("vllm==0.20.0",), QWEN35B), *mtp, "--attention-backend", "TRITON_ATTN"),
         a("VLLM390", False, "rtx pro 6000 (12.0: not reported)", facts("rtx-pro-6000", spark, QWEN35B), *mtp,
           "--attention-backend", "TRITON_ATTN"),
     ]
