@@ -12,6 +12,7 @@ UNSLOTH = "unsloth/Qwen3.6-35B-A3B-NVFP4-Fast"  # flashinfer#3935's model: 30 GD
 MTP5 = '{"method":"mtp","num_speculative_tokens":5}'
 B12X = ("--moe-backend", "flashinfer_b12x")
 TP2 = ("--tensor-parallel-size", "2")
+FP8 = ("--kv-cache-dtype", "fp8")
 
 
 def facts(profile: str, engines: tuple[str, ...], model: str | None = None):
@@ -51,19 +52,21 @@ def _fi210():
 
 def _fi211():
     return [
-        a("FI211", True, "5090 unsloth vllm 0.25.0 (fi 0.6.13)", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH)),
-        a("FI211", True, "5090 nvidia qwen3.6 vllm 0.25.1", facts("rtx-5090", ("vllm==0.25.1",), QWEN35B)),
-        a("FI211", True, "--attention-backend FLASHINFER named", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH),
+        a("FI211", True, "5090 unsloth vllm 0.25.0 (fi 0.6.13) fp8 kv", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH),
+          *FP8),
+        a("FI211", True, "5090 nvidia qwen3.6 vllm 0.25.1 fp8 kv", facts("rtx-5090", ("vllm==0.25.1",), QWEN35B), *FP8),
+        a("FI211", True, "--attention-backend FLASHINFER named, bf16 kv", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH),
           "--attention-backend", "FLASHINFER"),
-        a("FI211", False, "vllm 0.24.0 (fi 0.6.12)", facts("rtx-5090", ("vllm==0.24.0",), UNSLOTH)),
-        a("FI211", False, "vllm 0.26.0 (fi 0.6.14: not measured)", facts("rtx-5090", ("vllm==0.26.0",), UNSLOTH)),
+        a("FI211", False, "bf16 kv, no backend named (FlashAttention 2)", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH)),
+        a("FI211", False, "vllm 0.24.0 (fi 0.6.12)", facts("rtx-5090", ("vllm==0.24.0",), UNSLOTH), *FP8),
+        a("FI211", False, "vllm 0.26.0 (fi 0.6.14: not measured)", facts("rtx-5090", ("vllm==0.26.0",), UNSLOTH), *FP8),
         a("FI211", False, "fi 0.6.12 pinned under vllm 0.25.0",
-          facts("rtx-5090", ("vllm==0.25.0", "flashinfer-python==0.6.12"), UNSLOTH)),
-        a("FI211", False, "triton attention", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH),
+          facts("rtx-5090", ("vllm==0.25.0", "flashinfer-python==0.6.12"), UNSLOTH), *FP8),
+        a("FI211", False, "triton attention", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH), *FP8,
           "--attention-backend", "TRITON_ATTN"),
-        a("FI211", False, "gb10 (12.1: not measured)", facts("dgx-spark", ("vllm==0.25.0",), UNSLOTH)),
-        a("FI211", False, "not hybrid (minimax nvfp4)", facts("rtx-pro-6000", ("vllm==0.25.0",), MINIMAX)),
-        a("FI211", False, "h100 (9.0)", facts("h100-sxm-x8", ("vllm==0.25.0",), UNSLOTH)),
+        a("FI211", False, "gb10 (12.1: not measured)", facts("dgx-spark", ("vllm==0.25.0",), UNSLOTH), *FP8),
+        a("FI211", False, "not hybrid (minimax nvfp4)", facts("rtx-pro-6000", ("vllm==0.25.0",), MINIMAX), *FP8),
+        a("FI211", False, "h100 (9.0)", facts("h100-sxm-x8", ("vllm==0.25.0",), UNSLOTH), *FP8),
     ]
 
 
