@@ -21,8 +21,8 @@ def facts(profile: str, engines: tuple[str, ...], model: str | None = None):
 
 def _fi210():
     return [
-        a("FI210", True, "spark minimax b12x vllm 0.22.0 (fi 0.6.11.post2)", facts("dgx-spark", ("vllm==0.22.0",), MINIMAX),
-          *B12X),
+        a("FI210", True, "spark minimax b12x vllm 0.22.0 (fi 0.6.11.post2)",
+          facts("dgx-spark", ("vllm==0.22.0",), MINIMAX), *B12X),
         a("FI210", True, "spark minimax b12x vllm 0.26.0 (fi 0.6.14)", facts("dgx-spark", ("vllm==0.26.0",), MINIMAX),
           *B12X),
         a("FI210", True, "pro 6000 qwen3.5-122b b12x vllm 0.24.0", facts("rtx-pro-6000", ("vllm==0.24.0",), QWEN122),
@@ -57,7 +57,8 @@ def _fi211():
         a("FI211", True, "5090 nvidia qwen3.6 vllm 0.25.1 fp8 kv", facts("rtx-5090", ("vllm==0.25.1",), QWEN35B), *FP8),
         a("FI211", True, "--attention-backend FLASHINFER named, bf16 kv", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH),
           "--attention-backend", "FLASHINFER"),
-        a("FI211", False, "bf16 kv, no backend named (FlashAttention 2)", facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH)),
+        a("FI211", False, "bf16 kv, no backend named (FlashAttention 2)",
+          facts("rtx-5090", ("vllm==0.25.0",), UNSLOTH)),
         a("FI211", False, "vllm 0.24.0 (fi 0.6.12)", facts("rtx-5090", ("vllm==0.24.0",), UNSLOTH), *FP8),
         a("FI211", False, "vllm 0.26.0 (fi 0.6.14: not measured)", facts("rtx-5090", ("vllm==0.26.0",), UNSLOTH), *FP8),
         a("FI211", False, "fi 0.6.12 pinned under vllm 0.25.0",
