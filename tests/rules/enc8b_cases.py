@@ -118,6 +118,8 @@ def _vllm390():
           facts("dgx-spark", ("vllm==0.21.0",), QWEN35B), *mtp, "--attention-backend", "TRITON_ATTN"),
         a("VLLM390", False, "vllm 0.20.0 (the drafter keeps the target's backend)",
           facts("dgx-spark", ("vllm==0.20.0",), QWEN35B), *mtp, "--attention-backend", "TRITON_ATTN"),
+        a("VLLM390", False, "an MLA model (TRITON_MLA ranks first on 12.x)",
+          facts("dgx-spark", spark, "nvidia/DeepSeek-V3.1-NVFP4"), *mtp, "--attention-backend", "TRITON_MLA"),
         a("VLLM390", False, "rtx pro 6000 (12.0: not reported)", facts("rtx-pro-6000", spark, QWEN35B), *mtp,
           "--attention-backend", "TRITON_ATTN"),
     ]
