@@ -1323,6 +1323,16 @@ def _enc8a_cases():
 CASES += _enc8a_cases()
 
 
+def _enc8b_cases():
+    """The eighth held-out sample's rows F12-F22 (rules/enc8b.toml): tests/rules/enc8b_cases.py."""
+    from tests.rules.enc8b_cases import ENC8B_CASES
+
+    return ENC8B_CASES
+
+
+CASES += _enc8b_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
