@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -143,10 +144,23 @@ def unreleased_build(engine: str, version: str | None) -> bool:
         parsed = None
     plain = parsed is not None and not (parsed.is_prerelease or parsed.is_devrelease) and (
         parsed.local is None or _VARIANT_LABEL.fullmatch(parsed.local) is not None)
-    if plain:  # a final release, known or newer than the tables: never held back (and no table read on the way)
-        return False
     published = releases(engine)
+    if plain:  # a final version: held back only where the table, which holds every PyPI release, lacks it
+        return parsed.public not in published and _within(engine, parsed)  # type: ignore[union-attr]
     return bool(published) and version not in published
+
+
+@cache
+def _span(engine: str) -> tuple[Version, Version] | None:
+    published = [Version(r) for r in releases(engine)]
+    return (min(published), max(published)) if published else None
+
+
+def _within(engine: str, version: Version) -> bool:
+    """Inside the span of the engine's published releases: a final version there that is none of them (vLLM
+    "0.21.1", a nightly's or a fork's number) is no release; beyond the span nothing is known about it."""
+    span = _span(engine)
+    return span is not None and span[0] < version < span[1]
 
 
 def _engine_views(analysis: Analysis) -> dict[str, Any]:
