@@ -33,7 +33,7 @@ def main() -> None:
             if any(case.fix.lower() in t.lower() for t in texts):
                 fixed.append(case.id)
     print(f"{len(cases)} cases; caught by derived findings alone: {len(caught)}; with the expected fix: "
-          f"{len(fixed)}; 'not derived' notes: {dict(notes)}")
+          f"{len(fixed)}; info notes (not derived, or PTX everywhere): {dict(notes)}")
     for case_id, ids in caught:
         print(f"  {case_id}: {', '.join(ids)}")
 
