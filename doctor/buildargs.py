@@ -117,7 +117,7 @@ def suggested_value(name: str, value: str, capability: tuple[int, int] | None) -
     else:
         target, separator = f"{major}.{minor}a", ";"
     kept = [t for t in re.split(r"[;,\s]+", value.strip()) if t and t.lower() not in ("native", "all", "all-major")]
-    kept = [t for t in kept if not _is_plain_sm12x(name, t)]
+    kept = [t for t in kept if not _is_plain_sm12x(name, t) and t != target]  # the target once, last
     return separator.join([*kept, target])
 
 
