@@ -165,12 +165,13 @@ class FamilyIndex:
             variant = activation_variant(name) if family in _MARLIN_FAMILIES else None
             if variant:
                 variants.setdefault((family, variant), Counter())[key] += 1
-        out = {family: {"kernels": sum(counts.values()), "kernel_archs": _archs_list(counts)}
+        out = {family: {"kernels": sum(counts.values()), "kernel_archs": archs_list(counts)}
                for family, counts in sorted(groups.items())}
         for (family, variant), counts in sorted(variants.items()):
-            out[family].setdefault("variants", {})[variant] = _archs_list(counts)
+            out[family].setdefault("variants", {})[variant] = archs_list(counts)
         return out
 
 
-def _archs_list(counts: Counter) -> list[list]:
+def archs_list(counts: Counter) -> list[list]:
+    """Counted (arch tokens, arch gate) images as JSON-able [[tokens, gate or None, count], ...], most first."""
     return [[list(tokens), list(gate) if gate else None, count] for (tokens, gate), count in counts.most_common()]

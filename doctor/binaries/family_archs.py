@@ -11,6 +11,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from doctor.binaries.families import archs_list
 from doctor.binaries.family_verdict import FamilyVerdict, family_verdicts
 from doctor.wheel_archs import audited_wheels, find_wheel, platform_for
 
@@ -50,6 +51,17 @@ def _same_minor_not_newer(version: str, stated: Version) -> bool:
 
 
 def wheel_families(wheel: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The merged families of an audited wheel, once per wheel (a check asks each release several times)."""
+    key = wheel["sha256"]
+    if key not in _MERGED:
+        _MERGED[key] = _merged_families(wheel)
+    return _MERGED[key]
+
+
+_MERGED: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+def _merged_families(wheel: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """family -> {"kernels", "kernel_archs", "files", "variants"} over every file of the wheel (FlashAttention 2
     and 3 are two files of one family; so are FlashMLA's dense and sparse extensions)."""
     merged: dict[str, dict[str, Any]] = {}
@@ -61,8 +73,8 @@ def wheel_families(wheel: dict[str, Any]) -> dict[str, dict[str, Any]]:
             for variant, groups in (data.get("variants") or {}).items():
                 _add(into["variants"].setdefault(variant, Counter()), groups)
     return {family: {"files": data["files"], "kernels": sum(data["archs"].values()),
-                     "kernel_archs": _listed(data["archs"]),
-                     "variants": {v: _listed(c) for v, c in sorted(data["variants"].items())}}
+                     "kernel_archs": archs_list(data["archs"]),
+                     "variants": {v: archs_list(c) for v, c in sorted(data["variants"].items())}}
             for family, data in sorted(merged.items())}
 
 
@@ -70,9 +82,6 @@ def _add(into: Counter, groups: list) -> None:
     for tokens, gate, count in groups:
         into[tuple(tokens), tuple(gate) if gate else None] += count
 
-
-def _listed(counts: Counter) -> list[list]:
-    return [[list(tokens), list(gate) if gate else None, count] for (tokens, gate), count in counts.most_common()]
 
 
 def verdict(families: dict[str, dict[str, Any]], family: str, capability: tuple[int, int],

@@ -149,7 +149,7 @@ def lookup(run: EngineRun, drafter: str | None = None) -> tuple[str | None, dict
     return release, entry, ""
 
 
-def _first_error(entry: dict[str, Any], kind: str = "rejection") -> dict[str, Any] | None:
+def first_error(entry: dict[str, Any], kind: str = "rejection") -> dict[str, Any] | None:
     return next((error for error in entry["errors"] if error.get("kind") == kind), None)
 
 
@@ -280,7 +280,7 @@ def _drafter_view(run: EngineRun) -> dict[str, Any] | None:
         return {"status": "not_derived", "method": method,
                 "why": f"the grid builds the drafter of --speculative-config method {GRID_DRAFTER}, not {method}"}
     release, entry, why = lookup(run, GRID_DRAFTER)
-    stopped = _first_error(entry, "emulation") if entry is not None else None
+    stopped = first_error(entry, "emulation") if entry is not None else None
     if stopped is not None:
         why, entry = f"the emulation of vLLM {release}'s drafter stopped at {stopped['stage']}: {stopped['type']}", None
     if entry is None or release is None:
@@ -290,7 +290,7 @@ def _drafter_view(run: EngineRun) -> dict[str, Any] | None:
                "attention": (entry.get("attention") or {}).get("backend"), "moe": entry.get("moe"),
                "source": f"doctor/data/derived/vllm/{release}.json ({entry['grid']}, capability "
                          f"{entry['capability']})", "rejection": None, "no_code": None}
-    error = _first_error(entry)
+    error = first_error(entry)
     if error is not None:
         drafter["rejection"] = {**error, "message": error["message"].splitlines()[0][:1200],
                                 "fix": _rejection_fix(entry, release)}
@@ -304,8 +304,8 @@ def view(run: EngineRun) -> dict[str, Any]:
     decisions, the engine's own rejection (`rejection`), a forced attention backend vLLM refuses
     (`forced_rejection`), a slow fallback (`fallback`), each with the release where the answer changes."""
     release, entry, why = lookup(run)
-    if entry is not None and _first_error(entry, "emulation") is not None:
-        stopped = _first_error(entry, "emulation")
+    if entry is not None and first_error(entry, "emulation") is not None:
+        stopped = first_error(entry, "emulation")
         why, entry = f"the emulation of vLLM {release} stopped at {stopped['stage']}: {stopped['type']}", None
     drafter = _drafter_view(run)
     if entry is None:
@@ -323,7 +323,7 @@ def view(run: EngineRun) -> dict[str, Any]:
         "drafter": drafter, "dependency": dependency.view(run, release),
         "import_clash": dependency.import_view(run, release),
     }
-    error = _first_error(entry)
+    error = first_error(entry)
     if error is not None:
         out["rejection"] = {**error, "message": error["message"].splitlines()[0][:1200],
                             "fix": _rejection_fix(entry, release)}

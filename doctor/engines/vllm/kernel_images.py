@@ -121,9 +121,9 @@ def _sources(run: EngineRun) -> tuple[str | None, dict[str, Any] | None, dict[st
     """(table release, derived entry, audited wheel, why one is missing): an entry only where the release builds
     the deployment (no rejection, a complete emulation), a wheel only for the PyPI build of the release."""
     release, entry, why = derived.lookup(run)
-    if entry is not None and derived._first_error(entry, "emulation") is not None:
+    if entry is not None and derived.first_error(entry, "emulation") is not None:
         entry, why = None, f"the emulation of vLLM {release} stopped before its dispatch was complete"
-    if entry is not None and derived._first_error(entry) is not None:
+    if entry is not None and derived.first_error(entry) is not None:
         entry, why = None, f"vLLM {release} refuses this deployment before it launches a kernel"
     if entry is None or run.gpu is None:
         return release, None, None, why
