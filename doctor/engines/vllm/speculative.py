@@ -35,11 +35,7 @@ def not_json(run: EngineRun) -> bool:
     raw = run.launch.get("speculative_config")
     if not isinstance(raw, str) or run.launch.get("speculative_config_dotted") or raw in ("", "None"):
         return False
-    try:
-        json.loads(raw)
-    except ValueError:
-        return True
-    return False
+    return _loads(raw) is _REFUSED
 
 
 def _config(run: EngineRun) -> dict[str, Any] | None:
@@ -48,11 +44,18 @@ def _config(run: EngineRun) -> dict[str, Any] | None:
         return None
     if isinstance(raw, dict):
         return raw
-    try:
-        parsed = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        parsed = None
+    parsed = _loads(raw) if isinstance(raw, str) else None
     return parsed if isinstance(parsed, dict) else {}
+
+
+_REFUSED = object()  # what json.loads raised on
+
+
+def _loads(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return _REFUSED
 
 
 def nvfp4_mtp_fc_not_excluded(run: EngineRun) -> bool | None:
