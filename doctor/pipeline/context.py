@@ -14,6 +14,7 @@ from doctor.engines import registry
 from doctor.engines.pins import releases
 from doctor.hardware import smem_per_block_optin
 from doctor.hardware.p2p import forced_p2p_signs, is_geforce
+from doctor.jit_memory import jit_view
 from doctor.launch import Launch
 from doctor.pipeline.analysis import Analysis
 from doctor.pipeline.facts import Facts, to_jsonable
@@ -60,7 +61,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "env": dict(facts.env),
         "topology": _topology(facts, analysis.tp, _int_value(launch.get("pp"), 1)),
         "engine": _engine(analysis),
-        "build": _build(facts, launch_file),
+        "build": {**_build(facts, launch_file), "jit": jit_view(facts, analysis.plan)},
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values,
                         _default_utilization(engine_views), launch.args, analysis.plan),

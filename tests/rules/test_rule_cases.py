@@ -1333,6 +1333,16 @@ def _enc8b_cases():
 CASES += _enc8b_cases()
 
 
+def _trust12_cases():
+    """FlashInfer's FP4 JIT build the doctor cannot judge (rules/trust12.toml): tests/rules/trust12_cases.py."""
+    from tests.rules.trust12_cases import TRUST12_CASES
+
+    return TRUST12_CASES
+
+
+CASES += _trust12_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
