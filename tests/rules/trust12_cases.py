@@ -4,7 +4,10 @@ cannot say it runs out of memory); test_rule_cases.py runs them with the rest.""
 from __future__ import annotations
 
 from tests.rules.builders import a
-from tests.rules.sweep10_cases import B200, NANO_BF16, PRO, R5090, fi_jit
+from tests.rules.famarch_cases import in_image, vl
+from tests.rules.sweep10_cases import B200, NANO_BF16, PRO, R5090, SPARK, fi_jit
+
+NGC_26_05, NGC_26_02 = "nvcr.io/nvidia/vllm:26.05.post1-py3", "nvcr.io/nvidia/vllm:26.02-py3"
 
 TRUST12_CASES = [
     a("NOISE001", True, "a Spark profile: 20 cores, available memory not measured", fi_jit()),
@@ -21,4 +24,18 @@ TRUST12_CASES = [
     a("NOISE001", False, "0.4.1 has no SM120 CUTLASS FP4 module", fi_jit("0.4.1", profile=PRO)),
     a("NOISE001", False, "a BF16 model runs no FP4 kernels", fi_jit(model=NANO_BF16)),
     a("NOISE001", False, "B200 (10.0): outside this doctor's scope", fi_jit(profile=B200)),
+]
+
+# A container image carries its own build: the PyPI wheel's kernel images are held, and DSP064 says so.
+TRUST12_CASES += [
+    a("DSP062", True, "0.22.0 on GB10 from the PyPI wheel: Marlin MoE a16 is PTX only", vl("0.22.0", profile=SPARK)),
+    in_image(a("DSP062", False, "the same in NGC's 26.05 container: NVIDIA's build", vl("0.22.0", profile=SPARK)),
+             NGC_26_05),
+    in_image(a("DSP064", True, "held in NGC's 26.05 container: not checked, the build is not PyPI's",
+               vl("0.22.0", profile=SPARK)), NGC_26_05),
+    in_image(a("DSP064", True, "NGC 26.02 (no table row: the stated engine stays)", vl("0.22.0", profile=SPARK)),
+             NGC_26_02),
+    a("DSP064", False, "no container: the PyPI wheel is judged (DSP062)", vl("0.22.0", profile=SPARK)),
+    in_image(a("DSP064", False, "B200 (10.0) in a container: outside this doctor's scope", vl("0.22.0", profile=B200)),
+             NGC_26_05),
 ]
