@@ -3,7 +3,7 @@ cannot say it runs out of memory); test_rule_cases.py runs them with the rest.""
 
 from __future__ import annotations
 
-from tests.rules.builders import a
+from tests.rules.builders import a, build, lib
 from tests.rules.famarch_cases import in_image, vl
 from tests.rules.sweep10_cases import B200, NANO_BF16, PRO, R5090, SPARK, fi_jit
 
@@ -38,4 +38,19 @@ TRUST12_CASES += [
     a("DSP064", False, "no container: the PyPI wheel is judged (DSP062)", vl("0.22.0", profile=SPARK)),
     in_image(a("DSP064", False, "B200 (10.0) in a container: outside this doctor's scope", vl("0.22.0", profile=B200)),
              NGC_26_05),
+]
+
+# FI003 reads nvcc's absence: only where the environment was probed, not beside a what-if engine
+TRUST12_CASES += [
+    a("FI003", True, "probed: vLLM and FlashInfer installed, no nvcc",
+      lambda: build(PRO, "meta-llama/Llama-3.1-8B-Instruct", libs=(lib("vllm", "0.24.0"), lib("flashinfer-python",
+                                                                                              "0.6.12")))),
+    a("FI003", False, "the same with nvcc found",
+      lambda: build(PRO, "meta-llama/Llama-3.1-8B-Instruct", libs=(lib("vllm", "0.24.0"), lib("flashinfer-python",
+                                                                                              "0.6.12"),
+                                                                   lib("nvcc", "13.0.88")))),
+    a("FI003", False, "--engine vllm==0.24.0: its environment was not read",
+      lambda: build(PRO, "meta-llama/Llama-3.1-8B-Instruct", ("vllm==0.24.0",))),
+    a("FI003", True, "FlashInfer probed with no engine analysed", lambda: build(PRO, libs=(lib("flashinfer-python",
+                                                                                             "0.6.7"),))),
 ]
