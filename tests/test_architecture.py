@@ -19,7 +19,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "doctor.launch", "doctor.topology", "doctor.validation", "doctor.validation.reader",
                     "doctor.data_tables")),
     ("facts", ("doctor.pipeline.facts", "doctor.validation.facts", "doctor.validation.model", "doctor.hardware",
-               "doctor.versions", "doctor.unified_memory")),
+               "doctor.versions", "doctor.unified_memory", "doctor.jit_memory")),
     ("binaries", ("doctor.binaries", "doctor.buildargs", "doctor.wheel_archs")),
     ("kernels", ("doctor.kernels",)),
     ("probe", ("doctor.probe",)),

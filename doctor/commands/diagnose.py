@@ -22,6 +22,10 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("log", metavar="FILE|-", help="the log file (gzip is read too), or - for standard input")
     add_machine_options(p, engine_help="where the log states no version: as if this one were installed (repeatable); "
                                        "a serving engine's NAME alone: every release the doctor knows, merged")
+    p.add_argument("--local-env", action="store_true",
+                   help="with --hardware: the log was written on this machine, so its installed Python libraries and "
+                        "environment variables count too (by default a profile's log is judged on the log's own "
+                        "libraries and --engine, never on the environment diagnose runs in)")
     p.add_argument("--format", choices=FORMATS, default="console",
                    help="console (default), json, or markdown (a redacted bug report / job summary)")
     p.add_argument("--output", type=Path, metavar="FILE", help="also write the JSON diagnosis to FILE")
@@ -34,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     from doctor.formats.diagnosis import render_diagnosis_console, render_diagnosis_markdown
     from doctor.output import json_text
 
+    if getattr(args, "local_env", False) and not args.hardware:
+        raise InputError("--local-env goes with --hardware PROFILE (without a profile diagnose reads this machine)")
     environ = dict(os.environ)
     from doctor.engines.registry import split_engine_specs
 
@@ -59,16 +65,31 @@ def base_facts(args: argparse.Namespace, environ: dict[str, str], engines: list[
     from doctor.pipeline.gather import gather_facts
 
     facts_file = args.facts[0] if args.facts else None
-    facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file,
-                         engines=args.engine if engines is None else engines, offline=True, pinned=False)
+    engines = args.engine if engines is None else engines
+    if args.hardware and not getattr(args, "local_env", False):
+        facts = _profile_only(args.hardware, engines)
+    else:
+        facts = gather_facts(environ=environ, hardware=args.hardware, facts_file=facts_file, engines=engines,
+                             offline=True, pinned=False)
     if args.hardware:
         from doctor.hardware import without_os
 
         facts = without_os(facts)
     name = (f"profile {args.hardware}" if args.hardware else f"facts {facts_file}" if facts_file else "this machine")
+    if args.hardware and getattr(args, "local_env", False):
+        name += " + this machine's libraries and environment (--local-env)"
     if args.engine:
         name += " + --engine " + ", ".join(args.engine)
     return facts, name
+
+
+def _profile_only(hardware: str, engines: list[str]):
+    """The profile's machine as the log's: the libraries and environment are the log's and --engine's, not those
+    of the Python environment diagnose runs in (a library installed here says nothing about the log's machine)."""
+    from doctor.hardware import load_profile
+    from doctor.pipeline.gather import with_engines
+
+    return with_engines(load_profile(hardware).replace(libraries={}, env={}), engines, pinned=False)
 
 
 class _open:

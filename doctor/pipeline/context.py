@@ -14,6 +14,7 @@ from doctor.engines import registry
 from doctor.engines.pins import releases
 from doctor.hardware import smem_per_block_optin
 from doctor.hardware.p2p import forced_p2p_signs, is_geforce
+from doctor.jit_memory import jit_view
 from doctor.launch import Launch
 from doctor.pipeline.analysis import Analysis
 from doctor.pipeline.facts import Facts, to_jsonable
@@ -44,7 +45,8 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
     `lint` read beside the launch; `image` and `recipe` are None otherwise. `diagnose` passes `log`: the rules
     whose signatures the log showed (`log.signatures`), which the rules that only explain a log line read."""
     image = (launch_file or {}).get("image")
-    engine_views = _engine_views(analysis)
+    image_view = _image(image, facts, launch.get("kv_cache_dtype"))
+    engine_views = _held_by_image(_engine_views(analysis), image_view)
     return {
         "source": to_jsonable(facts.source),
         "gpu": _gpu(facts),
@@ -60,11 +62,11 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "env": dict(facts.env),
         "topology": _topology(facts, analysis.tp, _int_value(launch.get("pp"), 1)),
         "engine": _engine(analysis),
-        "build": _build(facts, launch_file),
+        "build": {**_build(facts, launch_file), "jit": jit_view(facts, analysis.plan)},
         "cluster": None,  # doctor/cluster/view.py fills it when several nodes are checked as one deployment
         "uma": uma_view(facts, analysis.engine if analysis.run else None, launch.values,
                         _default_utilization(engine_views), launch.args, analysis.plan),
-        "image": _image(image, facts, launch.get("kv_cache_dtype")),
+        "image": image_view,
         "recipe": _recipe(launch_file, _capability(facts)),
         "log": (launch_file or {}).get("log"),  # what `diagnose` read in the log (doctor/diagnose); None in check
         **engine_views,
@@ -170,6 +172,20 @@ def _engine_views(analysis: Analysis) -> dict[str, Any]:
     if run is not None and analysis.engine is not None:
         views[engine_root(analysis.engine)] = registry.get_for(run.library).rule_view(run)
     return views
+
+
+def _held_by_image(views: dict[str, Any], image: dict[str, Any] | None) -> dict[str, Any]:
+    """A container image carries its own build of vLLM (NGC's, a community one, the project's image): the audited
+    PyPI wheel does not stand for it, so its kernel images are not checked (DSP060-DSP063), and DSP064 says so."""
+    vllm = views.get("vllm")
+    kernel = vllm.get("kernel_images") if isinstance(vllm, dict) else None
+    if image is None or not kernel or kernel.get("status") != "derived":
+        return views
+    why = (f"not checked: the container's build is not PyPI's ({image['ref']} carries its own vLLM build; "
+           f"DSP060-DSP063 judge the audited wheel {kernel['wheel']})")
+    held = {"status": "not_derived", "why": why, "held_by_image": True, "release": kernel.get("release"),
+            "none": None, "ptx_jit": None, "ptx_jit_always": None}
+    return {**views, "vllm": {**vllm, "kernel_images": held}}
 
 
 def _launch(launch: Launch, analysis: Analysis) -> dict[str, Any]:

@@ -13,3 +13,8 @@ def test_allocator_preload_and_graph_switches_are_recorded():
                      "PATH": "/usr/bin"})
     assert env == {"GGML_CUDA_DISABLE_GRAPHS": "1", "LD_PRELOAD": "/usr/local/vgpu/libvgpu.so",
                    "PYTORCH_ALLOC_CONF": "max_split_size_mb:64", "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+
+
+def test_max_jobs_is_recorded():
+    """FlashInfer's JIT passes ninja -j MAX_JOBS: FI250 and NOISE001 weigh it, so the probe must carry it."""
+    assert probe_env({"MAX_JOBS": "4", "MAKEFLAGS": "-j8"}) == {"MAX_JOBS": "4"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from doctor.engines.vllm import knowledge
-from doctor.engines.vllm.releases import RELEASES as KNOWN
+from doctor.engines.vllm.releases import FACT_RELEASES as KNOWN
 from tools.vllm_facts.__main__ import RELEASES
 
 
