@@ -1,5 +1,5 @@
 """How many nvcc processes a FlashInfer JIT build runs at once, against the host memory left for them (FI250,
-NOISE001): `build.jit.*` for the rules.
+FI251): `build.jit.*` for the rules.
 
 FlashInfer's `run_ninja` passes ninja `-j N` only when MAX_JOBS is set to digits (flashinfer/jit/cpp_ext.py
 `_get_num_workers`, 0.5.0-0.7.4 wheels); otherwise ninja picks its own default, `GuessParallelism()`: 2 for 0-1

@@ -10,7 +10,7 @@ EXACT = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "L
          # torch's allocator (expandable segments break vLLM's custom all-reduce: COMM020), interposers such as
          # HAMi's libvgpu.so, llama.cpp's CUDA-graph switch (DRV010)
          "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "LD_PRELOAD", "GGML_CUDA_DISABLE_GRAPHS",
-         # the cap on FlashInfer's (and torch cpp_extension's) ninja -j: FI250 / NOISE001 weigh it
+         # the cap on FlashInfer's (and torch cpp_extension's) ninja -j: FI250 / FI251 weigh it
          "MAX_JOBS")
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|AUTH|PRIVATE", re.IGNORECASE)
 _URL_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)

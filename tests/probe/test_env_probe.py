@@ -16,5 +16,5 @@ def test_allocator_preload_and_graph_switches_are_recorded():
 
 
 def test_max_jobs_is_recorded():
-    """FlashInfer's JIT passes ninja -j MAX_JOBS: FI250 and NOISE001 weigh it, so the probe must carry it."""
+    """FlashInfer's JIT passes ninja -j MAX_JOBS: FI250 and FI251 weigh it, so the probe must carry it."""
     assert probe_env({"MAX_JOBS": "4", "MAKEFLAGS": "-j8"}) == {"MAX_JOBS": "4"}

@@ -78,7 +78,7 @@ SWEEP10_CASES += [
     a("FI250", False, "no nvcc: nothing is compiled (FI003's matter)", fi_jit(nvcc=None, available_gib=60)),
     a("FI250", False, "a BF16 model runs no FP4 kernels", fi_jit(model=NANO_BF16, available_gib=60)),
     a("FI250", False, "B200 (10.0): outside this doctor's scope", fi_jit(profile=B200, cpus=64, available_gib=60)),
-    a("FI250", False, "a profile, not a probe: the host was not measured (NOISE001)", fi_jit()),
+    a("FI250", False, "a profile, not a probe: the host was not measured (FI251)", fi_jit()),
 ]
 
 DOUBLED = '{{"method": "dflash", "model": "z-lab/Qwen3.6-35B-A3B-DFlash", "num_speculative_tokens": 15}}'

@@ -1,4 +1,4 @@
-"""Positive and boundary cases for rules/trust12.toml (NOISE001: FlashInfer's SM120 FP4 JIT build where the doctor
+"""Positive and boundary cases for rules/trust12.toml (FI251: FlashInfer's SM120 FP4 JIT build where the doctor
 cannot say it runs out of memory); test_rule_cases.py runs them with the rest."""
 
 from __future__ import annotations
@@ -10,20 +10,20 @@ from tests.rules.sweep10_cases import B200, NANO_BF16, PRO, R5090, SPARK, fi_jit
 NGC_26_05, NGC_26_02 = "nvcr.io/nvidia/vllm:26.05.post1-py3", "nvcr.io/nvidia/vllm:26.02-py3"
 
 TRUST12_CASES = [
-    a("NOISE001", True, "a Spark profile: 20 cores, available memory not measured", fi_jit()),
-    a("NOISE001", True, "a 5090 profile states no cores and no memory", fi_jit(profile=R5090)),
-    a("NOISE001", True, "measured: 22 x 3 GiB fits 84 - 17.5 GiB, 22 x 8 GiB does not", fi_jit(available_gib=84)),
-    a("NOISE001", False, "measured: the low end exceeds it (FI250's warning instead)", fi_jit(available_gib=83)),
-    a("NOISE001", False, "measured: 18 x 8 GiB = 144 GiB fits 150 GiB",
+    a("FI251", True, "a Spark profile: 20 cores, available memory not measured", fi_jit()),
+    a("FI251", True, "a 5090 profile states no cores and no memory", fi_jit(profile=R5090)),
+    a("FI251", True, "measured: 22 x 3 GiB fits 84 - 17.5 GiB, 22 x 8 GiB does not", fi_jit(available_gib=84)),
+    a("FI251", False, "measured: the low end exceeds it (FI250's warning instead)", fi_jit(available_gib=83)),
+    a("FI251", False, "measured: 18 x 8 GiB = 144 GiB fits 150 GiB",
       fi_jit(profile=R5090, cpus=16, available_gib=150)),
-    a("NOISE001", True, "measured: 18 x 8 GiB = 144 GiB exceeds 143 GiB",
+    a("FI251", True, "measured: 18 x 8 GiB = 144 GiB exceeds 143 GiB",
       fi_jit(profile=R5090, cpus=16, available_gib=143)),
-    a("NOISE001", False, "not measured, MAX_JOBS set: the user bounded it", fi_jit(env={"MAX_JOBS": "4"})),
-    a("NOISE001", False, "flashinfer-jit-cache ships the modules prebuilt", fi_jit(jit_cache="0.6.12")),
-    a("NOISE001", False, "no nvcc: nothing is compiled", fi_jit(nvcc=None)),
-    a("NOISE001", False, "0.4.1 has no SM120 CUTLASS FP4 module", fi_jit("0.4.1", profile=PRO)),
-    a("NOISE001", False, "a BF16 model runs no FP4 kernels", fi_jit(model=NANO_BF16)),
-    a("NOISE001", False, "B200 (10.0): outside this doctor's scope", fi_jit(profile=B200)),
+    a("FI251", False, "not measured, MAX_JOBS set: the user bounded it", fi_jit(env={"MAX_JOBS": "4"})),
+    a("FI251", False, "flashinfer-jit-cache ships the modules prebuilt", fi_jit(jit_cache="0.6.12")),
+    a("FI251", False, "no nvcc: nothing is compiled", fi_jit(nvcc=None)),
+    a("FI251", False, "0.4.1 has no SM120 CUTLASS FP4 module", fi_jit("0.4.1", profile=PRO)),
+    a("FI251", False, "a BF16 model runs no FP4 kernels", fi_jit(model=NANO_BF16)),
+    a("FI251", False, "B200 (10.0): outside this doctor's scope", fi_jit(profile=B200)),
 ]
 
 # A container image carries its own build: the PyPI wheel's kernel images are held, and DSP064 says so.
