@@ -80,6 +80,9 @@ class Launch:
     values: dict[str, object] = field(default_factory=dict)
     args: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
+    # A value as the user wrote it, where the parser stored another spelling in `values` (vLLM's
+    # `--kv-cache-dtype nvfp4` is fp4_e2m1 there): what a message or fix prints back to the user.
+    given: dict[str, str] = field(default_factory=dict)
 
     def get(self, key: str, default: object = None) -> object:
         return self.values.get(key, default)
@@ -87,6 +90,10 @@ class Launch:
     def flags(self) -> list[str]:
         """The flag names given, normalised (`--tp_size=8` → `--tp-size`), in order, without values."""
         return [a.partition("=")[0].replace("_", "-") for a in self.args if a.startswith("--")]
+
+    def shown(self, key: str) -> object:
+        """A value as the user wrote it (`values`' own spelling where the parser kept it)."""
+        return self.given.get(key, self.values.get(key))
 
     def tp(self, gpu_count: int) -> int:
         return int(self.values.get("tp") or max(gpu_count, 1))
