@@ -181,7 +181,16 @@ def conflicts(findings: Sequence[Finding], engines: Mapping[str, str] | None = N
 def report_engines(report: Report) -> dict[str, str]:
     """The engine releases a report checked: vLLM's and SGLang's library versions in its facts."""
     libraries = report.facts.libraries
-    return {name: str(libraries[name].version) for name in ENGINES if name in libraries and libraries[name].version}
+    return {name: str(libraries[name].version) for name in ENGINES
+            if name in libraries and _release(libraries[name].version)}
+
+
+def _release(version: str | None) -> bool:
+    """A PEP 440 version (a container tag such as `26.02-py3` is not one: no scope is read from it)."""
+    try:
+        return bool(version) and Version(str(version)) is not None
+    except InvalidVersion:
+        return False
 
 
 def report_conflicts(report: Report) -> list[Conflict]:
