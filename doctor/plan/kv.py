@@ -24,8 +24,8 @@ from doctor.pipeline.facts import Model
 KV_DTYPES = {"auto": None, "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
              "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2", "fp4_e2m1": "fp4_e2m1", "nvfp4": "fp4_e2m1",
              "int8": "int8", "int4": "int4"}
-# Each planner dtype's spellings in the engines' own `--kv-cache-dtype` choices (vLLM: fp8, bfloat16, float16,
-# nvfp4; SGLang: fp8_e4m3, bf16/bfloat16, fp4_e2m1 up to 0.5.20 and nvfp4 from 0.5.16)
+# Each planner dtype's spellings in the engines' own `--kv-cache-dtype` choices, which differ per engine and
+# release (fp8 or fp8_e4m3, bfloat16 or bf16, nvfp4 or fp4_e2m1)
 SPELLINGS = {"fp8_e4m3": ("fp8_e4m3", "fp8"), "fp8_e5m2": ("fp8_e5m2",), "bf16": ("bf16", "bfloat16"),
              "fp16": ("fp16", "float16", "half"), "fp4_e2m1": ("fp4_e2m1", "nvfp4"), "int8": ("int8",),
              "int4": ("int4",)}
