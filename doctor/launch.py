@@ -91,10 +91,6 @@ class Launch:
         """The flag names given, normalised (`--tp_size=8` → `--tp-size`), in order, without values."""
         return [a.partition("=")[0].replace("_", "-") for a in self.args if a.startswith("--")]
 
-    def shown(self, key: str) -> object:
-        """A value as the user wrote it (`values`' own spelling where the parser kept it)."""
-        return self.given.get(key, self.values.get(key))
-
     def tp(self, gpu_count: int) -> int:
         return int(self.values.get("tp") or max(gpu_count, 1))
 

@@ -72,8 +72,9 @@ def parse_launch(args: list[str]) -> Launch:
             values[SWITCHES[negated]] = False
         elif flag in VALUES and value is not None:
             values[VALUES[flag]] = typed(VALUES[flag], flag, value)
-            if VALUES[flag] == "kv_cache_dtype" and value in KV_DTYPES:  # the planner's spelling of vLLM's
-                values["kv_cache_dtype"], given["kv_cache_dtype"] = KV_DTYPES[value], value  # choices; yours shown
+            if VALUES[flag] == "kv_cache_dtype" and value in KV_DTYPES:
+                # `values` holds the planner's spelling of vLLM's choice, `given` the user's (what findings print)
+                values["kv_cache_dtype"], given["kv_cache_dtype"] = KV_DTYPES[value], value
         elif flag == "--speculative-config" or flag.startswith("--speculative-config."):
             values["speculative_config"] = value or True
             values["speculative_config_dotted"] = flag != "--speculative-config"  # a key's value, not JSON
