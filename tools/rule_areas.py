@@ -44,13 +44,15 @@ def _cell_severities(rules: list[Rule]) -> str:
 
 
 def area_table(rules: list[Rule], descriptions: dict[str, str]) -> str:
-    """The markdown table, one row per area, most rules first; raises KeyError for an undescribed area."""
+    """The markdown table, one row per area, most rules first; KeyError for an area without a description or a
+    description without an area."""
     by_area: dict[str, list[Rule]] = defaultdict(list)
     for rule in rules:
         by_area[rule.area].append(rule)
-    missing = sorted(set(by_area) - set(descriptions))
-    if missing:
-        raise KeyError(f"docs/rules/areas.toml has no description for area(s): {', '.join(missing)}")
+    missing, stale = sorted(set(by_area) - set(descriptions)), sorted(set(descriptions) - set(by_area))
+    if missing or stale:
+        raise KeyError(f"docs/rules/areas.toml: no description for area(s) {', '.join(missing) or '-'}; "
+                       f"description of no area {', '.join(stale) or '-'}")
     lines = ["| area | rules | errors / warnings / infos | ID prefixes (rules) | what |",
              "|---|---|---|---|---|"]
     for area, members in sorted(by_area.items(), key=lambda kv: (-len(kv[1]), kv[0])):

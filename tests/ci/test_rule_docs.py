@@ -118,5 +118,7 @@ def test_an_area_without_a_description_fails_the_generator():
     descriptions.pop(rules[0].area)
     with pytest.raises(KeyError, match=rules[0].area):
         areas.area_table(rules, descriptions)
+    with pytest.raises(KeyError, match="description of no area gone"):
+        areas.area_table(rules, {**areas.load_descriptions(), "gone": "an area no rule has"})
     with pytest.raises(ValueError, match="no <!-- rule-areas:begin"):
         areas.with_table("no markers", "table", "X.md")
