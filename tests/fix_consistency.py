@@ -241,15 +241,25 @@ def knowngood_reports() -> Iterator[tuple[str, Report]]:
         yield f"known-good {entry.id} ({entry.url})", run_entry(entry)
 
 
+# The scan `python -m tests.fix_consistency` runs: the grid's releases plus the first with SM12x code and boundaries
+SCAN_ENGINES = (*GRID_ENGINES, "vllm==0.9.2", "vllm==0.12.0", "vllm==0.28.0", "sglang==0.5.14")
+
+
 def main() -> int:
+    """Every conflict of the cases, the known-good corpus, the grid (3 profiles, SCAN_ENGINES) and the grid with
+    4 launches per engine (RTX PRO 6000 x8), one line each, and a count per part."""
+    parts = (("cases", case_reports()), ("known-good", knowngood_reports()),
+             ("grid", grid_reports(profiles=(*GRID_PROFILES, "rtx-5090"), engines=SCAN_ENGINES)),
+             ("flags-grid", grid_reports(profiles=("rtx-pro-6000-x8",), engines=SCAN_ENGINES, with_flags=True)))
     total = 0
-    for name, reports in (("cases", case_reports()), ("known-good", knowngood_reports()), ("grid", grid_reports())):
-        count = 0
+    for name, reports in parts:
+        count = checked = 0
         for where, report in reports:
+            checked += 1
             for conflict in report_conflicts(report):
                 print(f"{where}: {conflict}")
                 count += 1
-        print(f"== {name}: {count} conflict(s)")
+        print(f"== {name}: {checked} reports, {count} conflicts")
         total += count
     return 1 if total else 0
 
