@@ -80,6 +80,9 @@ class Launch:
     values: dict[str, object] = field(default_factory=dict)
     args: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
+    # A value as the user wrote it, where the parser stored another spelling in `values` (vLLM's
+    # `--kv-cache-dtype nvfp4` is fp4_e2m1 there): what a message or fix prints back to the user.
+    given: dict[str, str] = field(default_factory=dict)
 
     def get(self, key: str, default: object = None) -> object:
         return self.values.get(key, default)

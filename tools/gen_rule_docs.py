@@ -1,7 +1,8 @@
-"""Regenerate docs/rules/<ID>.md (and docs/rules/README.md) from rules/*.toml.
+"""Regenerate docs/rules/<ID>.md (and docs/rules/README.md) from rules/*.toml, and the per-area rule tables of
+README.md and docs/rules.md (tools/rule_areas.py).
 
-    python tools/gen_rule_docs.py          # write the pages
-    python tools/gen_rule_docs.py --check  # exit 1 if a page is stale (tests/test_rule_docs.py does this too)
+    python tools/gen_rule_docs.py          # write the pages and the tables
+    python tools/gen_rule_docs.py --check  # exit 1 if a page or a table is stale (tests/ci/test_rule_docs.py too)
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ sys.path.insert(0, str(REPO))
 
 from doctor.pipeline.rules import load_rules  # noqa: E402
 from doctor.rule_docs import write_rule_docs  # noqa: E402
+from tools.rule_areas import stale_tables  # noqa: E402
 from tools.rule_audit import audit_page, load_notes, negative_cases  # noqa: E402
 
 
@@ -28,11 +30,14 @@ def main(argv: list[str]) -> int:
             fresh = {p.name: p.read_text(encoding="utf-8") for p in Path(scratch).glob("*.md")}
         current = {p.name: p.read_text(encoding="utf-8") for p in target.glob("*.md")}
         stale = sorted(name for name in fresh.keys() | current.keys() if fresh.get(name) != current.get(name))
+        stale = [f"docs/rules/{name}" for name in stale] + stale_tables(rules, write=False)
         for name in stale:
-            print(f"stale: docs/rules/{name}", file=sys.stderr)
+            print(f"stale: {name}", file=sys.stderr)
         return 1 if stale else 0
     written = write_rule_docs(target, rules, extra)
-    print(f"{len(written)} page(s) written under {target.relative_to(REPO)}")
+    tables = stale_tables(rules, write=True)
+    print(f"{len(written)} page(s) written under {target.relative_to(REPO)}; area tables rewritten: "
+          f"{', '.join(tables) or 'none (current)'}")
     return 0
 
 

@@ -8,7 +8,7 @@ neighbour. A toolkit library (spi.TOOLKIT): it knows the table's packages by nam
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -21,6 +21,9 @@ from doctor.specifiers import satisfies
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "derived" / "model_support.json"
 SOURCE = "doctor/data/derived/model_support.json"
+# An engine's measured transformers pin for (its release, an architecture), None where not measured: vLLM's
+# configuration probes (doctor/engines/vllm/dependency.py: probed_pin)
+Probed = Callable[[str, str], "str | None"]
 ARCHITECTURES, MODEL_TYPES, CLASSES = "architectures", "model_types", "classes"
 CONFIG_TYPES = "config_types"  # the model types an engine release loads with a configuration class of its own
 TRANSFORMERS = "transformers"
@@ -150,9 +153,10 @@ def deployment_for(package: str, display: str, facts: Facts, engine: Library, ar
                       external_models=external_models)
 
 
-def view(deployment: Deployment, model: Model | None) -> dict[str, Any] | None:
+def view(deployment: Deployment, model: Model | None, probed: Probed | None = None) -> dict[str, Any] | None:
     """`<engine>.model_support`: does this release register the model's architecture, would its Transformers
-    fallback take it, and which releases would (None without a model or an architecture)."""
+    fallback take it, and which releases would (None without a model or an architecture). `probed`: the
+    engine's measured transformers pins (fix_text)."""
     if model is None or model.architecture in ("", "unknown") or not _table():
         return None
     package, arch = deployment.package, model.architecture
@@ -175,7 +179,7 @@ def view(deployment: Deployment, model: Model | None) -> dict[str, Any] | None:
     if out["verdict"] == "fails" and model.architecture_unverified:
         out.update(verdict="unconfirmed", why=f"{out['why']}; but {model.architecture} is what the bundled copy of the "
                    f"config names ({model.architecture_unverified}): the checkpoint's own config.json decides")
-    out["fix"] = fix_text(package, deployment.display, arch, model.model_type, release)
+    out["fix"] = fix_text(package, deployment.display, arch, model.model_type, release, probed)
     if out.get("fallback") == "needs_trust_remote_code":
         out["fix"] = ("add --trust-remote-code, so the checkpoint's own code (config.json's auto_map) can serve it "
                       "through the Transformers backend; or " + out["fix"])
@@ -300,8 +304,11 @@ def first_loading_release(package: str, model_type: str) -> tuple[str, str | Non
     return None
 
 
-def fix_text(package: str, name: str, architecture: str, model_type: str, release: str) -> str:
-    """The first later release that registers the architecture and loads the model type, read from the table."""
+def fix_text(package: str, name: str, architecture: str, model_type: str, release: str,
+             probed: Probed | None = None) -> str:
+    """The first later release that registers the architecture and loads the model type, read from the table;
+    its transformers pin is the one the engine's configuration probes measured for it where they were run
+    (`probed`), so this fix and the derived dependency rules (DSP051-DSP053) name the same pin."""
     found = working_release(package, architecture, model_type, release)
     if found is None:
         return (f"No {name} release after {release} up to {newest(package)} registers {architecture} and "
@@ -309,10 +316,16 @@ def fix_text(package: str, name: str, architecture: str, model_type: str, releas
                 "build, or the checkpoint's own code (auto_map) with --trust-remote-code")
     target, transformers = found
     spec = requirement(package, target)
+    measured = probed(target, architecture) if probed is not None and transformers is not None else None
     if transformers is None:
         pin = f"its own configuration class for `{model_type}` needs no newer transformers"
     elif (spec or "").startswith("=="):
         pin = f"it pins transformers=={transformers}, which knows `{model_type}`"
+    elif measured is not None:
+        pin = (f"with pip install 'transformers=={measured}' (the newest transformers inside its requirement "
+               f"transformers{spec} that loads the `{model_type}` config in the configuration probes, "
+               f"doctor/data/derived/stops.json; transformers knows the model type from {transformers}, but newer "
+               "releases than the probes are not known to load it)")
     else:
         pin = f"with pip install 'transformers>={transformers}' (inside its requirement transformers{spec})"
     registers = first_release(package, ARCHITECTURES, architecture, after=release)

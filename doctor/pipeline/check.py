@@ -13,6 +13,7 @@ from doctor.engines.base import Engine
 from doctor.errors import DoctorError, InputError
 from doctor.findings import SEVERITIES, Finding
 from doctor.launch import Launch, parse_launch
+from doctor.pipeline.agree import agree
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Facts
@@ -223,7 +224,8 @@ def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: Pl
                ) -> tuple[Analysis, tuple[Finding, ...], dict[str, Any] | None]:
     launch = analysis.run.launch if analysis.run else Launch()
     findings = tuple(evaluate(rules, build_context(facts, analysis, launch, launch_file)))
-    findings = annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch), _errors(rules))
+    findings = agree(annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch),
+                                       _errors(rules)))
     if analysis.run is None:
         return analysis, findings, None
     run = analysis.run

@@ -146,10 +146,22 @@ def text(value: Any) -> str:
     return str(value)
 
 
+def shown(context: dict[str, Any], path: str) -> Any:
+    """What a template prints for `path`: a launch value as the user wrote it (`launch.given`, where the engine's
+    parser stored another spelling: a pasted `--kv-cache-dtype {launch.kv_cache_dtype}` must be what the user's
+    engine release accepts), else the fact itself."""
+    root, _, key = path.partition(".")
+    if root == "launch" and key:
+        given = lookup(context, f"launch.given.{key}")
+        if stated(given):
+            return given
+    return lookup(context, path)
+
+
 def render(template: str, context: dict[str, Any]) -> str:
     """A template with each `{path}` filled from the context; '?' where the context has nothing."""
     def substitute(match: re.Match[str]) -> str:
-        value = lookup(context, match.group(1))
+        value = shown(context, match.group(1))
         return text(value) if stated(value) else "?"
 
     return PLACEHOLDER.sub(substitute, template)

@@ -189,9 +189,16 @@ def _held_by_image(views: dict[str, Any], image: dict[str, Any] | None) -> dict[
 
 
 def _launch(launch: Launch, analysis: Analysis) -> dict[str, Any]:
+    return launch_view(launch, analysis.tp)
+
+
+def launch_view(launch: Launch, tp: int) -> dict[str, Any]:
+    """The `launch` root: the parsed values (the doctor's spellings, what conditions compare), the argv, and
+    `given`, the user's own spellings that templates print (doctor/pipeline/conditions.py: shown)."""
     backends = [launch.get(k) for k in ("attention_backend", "prefill_attention_backend", "decode_attention_backend")]
-    return {**launch.values, "tp": analysis.tp, "args": list(launch.args), "flags": launch.flags(),
-            "unknown": list(launch.unknown), "attention_backends": [b for b in backends if b]}
+    return {**launch.values, "tp": tp, "args": list(launch.args), "flags": launch.flags(),
+            "unknown": list(launch.unknown), "attention_backends": [b for b in backends if b],
+            "given": dict(launch.given)}
 
 
 def _gpu(facts: Facts) -> dict[str, Any]:

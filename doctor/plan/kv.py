@@ -15,7 +15,7 @@ token, token capacity of a byte budget, the hybrid sliding-window split).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from doctor.errors import UsageError
@@ -24,6 +24,11 @@ from doctor.pipeline.facts import Model
 KV_DTYPES = {"auto": None, "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
              "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2", "fp4_e2m1": "fp4_e2m1", "nvfp4": "fp4_e2m1",
              "int8": "int8", "int4": "int4"}
+# Each planner dtype's spellings in the engines' own `--kv-cache-dtype` choices, which differ per engine and
+# release (fp8 or fp8_e4m3, bfloat16 or bf16, nvfp4 or fp4_e2m1)
+SPELLINGS = {"fp8_e4m3": ("fp8_e4m3", "fp8"), "fp8_e5m2": ("fp8_e5m2",), "bf16": ("bf16", "bfloat16"),
+             "fp16": ("fp16", "float16", "half"), "fp4_e2m1": ("fp4_e2m1", "nvfp4"), "int8": ("int8",),
+             "int4": ("int4",)}
 ELEM_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp4_e2m1": 1, "int8": 1, "int4": 1}
 SWA_FULL_TOKENS_RATIO = 0.8
 
@@ -52,6 +57,17 @@ def resolve_kv_dtype(model: Model, requested: str | None) -> str:
     if declared and declared.startswith("fp8"):
         return "fp8_e4m3"
     return {"float16": "fp16", "float32": "fp32"}.get(model.dtype, "bf16")
+
+
+def engine_spelling(dtype: str, accepted: Collection[str] | None, prefer: tuple[str, ...] = ()) -> str:
+    """The planner's `dtype` as an engine release's `--kv-cache-dtype` takes it: the first of its spellings
+    (`prefer`'s first) that `accepted`, the release's choices, holds; where the release checks no choices, the
+    first spelling; `dtype` itself where it takes none (the flag checks then report the value)."""
+    spellings = SPELLINGS.get(dtype, (dtype,))
+    ordered = [s for s in prefer if s in spellings] + list(spellings)
+    if accepted is None:
+        return ordered[0]
+    return next((s for s in ordered if s in accepted), dtype)
 
 
 def attention_layers(model: Model, start: int, end: int) -> tuple[int, int]:

@@ -11,6 +11,7 @@ import pytest
 
 from doctor.pipeline.rules import load_rules
 from tests.cases.deployment import fix_texts, load_cases, run_case
+from tests.fix_consistency import report_conflicts
 
 CASES = load_cases()
 PUBLIC_SOURCE = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+$")
@@ -24,6 +25,8 @@ def test_case_names_cause_and_fix(case):
     assert not missing, f"{case.url}: expected {missing}, got {sorted(found)}"
     texts = [t for rule in case.expect for t in fix_texts(found[rule])]
     assert any(case.fix.lower() in t.lower() for t in texts), f"{case.url}: no fix says {case.fix!r} in {texts}"
+    contradictions = report_conflicts(report)  # no two findings' fixes contradict (tests/fix_consistency.py)
+    assert not contradictions, f"{case.url}: {[str(c) for c in contradictions]}"
 
 
 def test_the_set_is_large_and_public():

@@ -85,3 +85,40 @@ def test_every_error_rule_is_audited_and_every_note_names_a_rule():
         assert (note["verdict"] == "demoted") is (rules[rule_id].severity != "error"), rule_id
     page = (REPO / "docs" / "rules" / "AUDIT.md").read_text()
     assert all(f"[{rule_id}]({rule_id}.md)" in page for rule_id in notes)
+
+
+def test_area_tables_are_generated_from_the_registry_and_drift_is_caught(tmp_path, monkeypatch):
+    """README.md's and docs/rules.md's per-area tables are the registry's; one rule fewer makes both stale."""
+    import tools.rule_areas as areas
+
+    rules = load_rules()
+    assert areas.stale_tables(rules, write=False) == []
+    table = areas.area_table(rules, areas.load_descriptions())
+    assert f"| **all** | **{len(rules)}** |" in table
+    vllm = sum(r.area == "vllm" for r in rules)
+    assert f"| vllm | {vllm} |" in table
+    copies = []
+    for path in areas.TABLE_FILES:
+        copy = tmp_path / path.name
+        copy.write_text(path.read_text())
+        copies.append(copy)
+    monkeypatch.setattr(areas, "TABLE_FILES", tuple(copies))
+    monkeypatch.setattr(areas, "REPO", tmp_path)
+    assert areas.stale_tables(rules[1:], write=True) == [c.name for c in copies]
+    assert areas.stale_tables(rules[1:], write=False) == []
+
+
+def test_an_area_without_a_description_fails_the_generator():
+    import pytest
+
+    import tools.rule_areas as areas
+
+    rules = load_rules()
+    descriptions = areas.load_descriptions()
+    descriptions.pop(rules[0].area)
+    with pytest.raises(KeyError, match=rules[0].area):
+        areas.area_table(rules, descriptions)
+    with pytest.raises(KeyError, match="description of no area gone"):
+        areas.area_table(rules, {**areas.load_descriptions(), "gone": "an area no rule has"})
+    with pytest.raises(ValueError, match="no <!-- rule-areas:begin"):
+        areas.with_table("no markers", "table", "X.md")

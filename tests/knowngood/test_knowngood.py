@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from tests.fix_consistency import report_conflicts
 from tests.knowngood.corpus import engine_of, load_entries, run_entry
 
 ENTRIES = load_entries()
@@ -30,6 +31,8 @@ def test_a_deployment_that_served_gets_no_error(entry):
     errors = [f for f in report.findings if f.severity == "error"]
     detail = "; ".join(f"{f.id}: {f.message}" for f in errors)
     assert not errors, f"{entry.url}: error findings {sorted({f.id for f in errors})} ({detail})"
+    contradictions = report_conflicts(report)  # no two findings' fixes contradict (tests/fix_consistency.py)
+    assert not contradictions, f"{entry.url}: {[str(c) for c in contradictions]}"
 
 
 def test_the_corpus_is_large_public_and_well_formed():

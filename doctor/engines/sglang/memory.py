@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
+from doctor.engines.sglang.flags import release_choices
 from doctor.engines.spi import ExpertSplit, LayoutShape, MemoryModel, Model
 from doctor.plan.arch import Piece
+from doctor.plan.kv import engine_spelling
 
 if TYPE_CHECKING:
     from doctor.engines.spi import Comm
@@ -293,7 +295,8 @@ class SGLangMemory(MemoryModel):
             flags += ["--ep-size", str(layout.ep)]
         flags += ["--mem-fraction-static", f"{settings['mem_fraction_static']:.3f}"]
         if explicit_kv or kv_dtype.startswith("fp8"):
-            flags += ["--kv-cache-dtype", kv_dtype]
+            accepted, _ = release_choices("--kv-cache-dtype", Version(self.version))
+            flags += ["--kv-cache-dtype", engine_spelling(kv_dtype, accepted)]
         if context_length:
             flags += ["--context-length", str(context_length)]
         if custom_all_reduce_off:

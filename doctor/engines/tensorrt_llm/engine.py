@@ -72,7 +72,8 @@ class TensorRTLLM(Engine):
         # the options file is named after composing: the recheck runs the flags with the fixes, not the old YAML
         args = _without_options_flags(list(run.launch.args)) + _expert_parallel(run)
         command = compose_generic(self, dataclasses.replace(run, launch=Launch(values=run.launch.values,
-                                                                                 args=tuple(args))),
+                                                                                 args=tuple(args),
+                                                                                 given=run.launch.given)),
                                   findings, recheck)
         command.argv.extend(["--extra_llm_api_options", OPTIONS_FILE])
         command.files[OPTIONS_FILE] = options_yaml(options, run.library.version)

@@ -87,9 +87,11 @@ def launch_values(parsed: TrtLaunch, argv: list[str]) -> Launch:
     values["attention_backend"] = parsed.option("attn_backend")
     values["context_length"] = parsed.number("--max_seq_len", "max_seq_len")
     kv_dtype = parsed.option("kv_cache_config.dtype")
+    given = {}
     if kv_dtype and kv_dtype != "auto":
         values["kv_cache_dtype"] = "fp8_e4m3" if kv_dtype == "fp8" else kv_dtype
-    return Launch(values={k: v for k, v in values.items() if v is not None}, args=tuple(argv))
+        given = {"kv_cache_dtype": str(kv_dtype)} if kv_dtype == "fp8" else {}
+    return Launch(values={k: v for k, v in values.items() if v is not None}, args=tuple(argv), given=given)
 
 
 def flag_problems(parsed: TrtLaunch, argv: list[str], version: Version) -> tuple[list[str], list[str]]:

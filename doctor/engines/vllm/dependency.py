@@ -35,6 +35,13 @@ def rows(release: str, architecture: str) -> list[dict[str, Any]]:
     return [r for r in _stops().get("dependency", []) if r["release"] == release and r["architecture"] == architecture]
 
 
+def probed_pin(release: str, architecture: str) -> str | None:
+    """The transformers the configuration probes measured for `release` and `architecture`: the newest passing
+    version its requirement admits (`pin` of its rows), None where no row has one or the rows disagree."""
+    pins = {r["pin"] for r in rows(release, architecture) if r.get("pin")}
+    return pins.pop() if len(pins) == 1 else None
+
+
 def _heterogeneous(run: EngineRun, attribute: str) -> bool:
     """Whether the model's config holds the per-layer attribute with more than one value (the condition of
     transformers' AmbiguousGlobalPerLayerAttributeError): head_dim with a different full-attention head size."""

@@ -94,6 +94,15 @@ def valid_values(entry: dict[str, Any]) -> list[str] | None:
     return None
 
 
+def accepted_values(release: str, flag: str) -> list[str] | None:
+    """The values `flag` takes in `release`: its checked choices, else the values its help suggests (0.33's
+    `--kv-cache-dtype` is a typed config field whose Literal the wheel data lists as `suggested`); None when any."""
+    resolved = table(release).resolve(flag)
+    if resolved is None:
+        return None
+    return valid_values(resolved.entry) or resolved.entry.get("suggested")
+
+
 def value_ok(entry: dict[str, Any], value: str) -> bool:
     allowed = valid_values(entry)
     if allowed is None:

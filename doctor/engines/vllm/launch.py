@@ -62,6 +62,7 @@ def is_switch(flag: str) -> bool:
 
 def parse_launch(args: list[str]) -> Launch:
     values: dict[str, object] = {}
+    given: dict[str, str] = {}
     unknown: list[str] = []
     for raw, value in flag_pairs(args, is_switch=is_switch, takes_value=takes_value):
         flag = normalise(raw)
@@ -71,8 +72,9 @@ def parse_launch(args: list[str]) -> Launch:
             values[SWITCHES[negated]] = False
         elif flag in VALUES and value is not None:
             values[VALUES[flag]] = typed(VALUES[flag], flag, value)
-            if VALUES[flag] == "kv_cache_dtype":  # the planner's spelling of vLLM's FP8 KV cache choices
-                values["kv_cache_dtype"] = KV_DTYPES.get(value, value)
+            if VALUES[flag] == "kv_cache_dtype" and value in KV_DTYPES:
+                # `values` holds the planner's spelling of vLLM's choice, `given` the user's (what findings print)
+                values["kv_cache_dtype"], given["kv_cache_dtype"] = KV_DTYPES[value], value
         elif flag == "--speculative-config" or flag.startswith("--speculative-config."):
             values["speculative_config"] = value or True
             values["speculative_config_dotted"] = flag != "--speculative-config"  # a key's value, not JSON
@@ -80,7 +82,7 @@ def parse_launch(args: list[str]) -> Launch:
             unknown.extend([raw] if value is None else [raw, value])
     if values.get("enable_expert_parallel"):
         values["ep"] = int(values.get("tp") or 1) * int(values.get("dp") or 1)  # type: ignore[call-overload]
-    return Launch(values=values, args=tuple(args), unknown=tuple(unknown))
+    return Launch(values=values, args=tuple(args), unknown=tuple(unknown), given=given)
 
 
 def inverse_of(flag: str) -> str | None:

@@ -31,7 +31,8 @@ from doctor.engines.spi import ExpertSplit, LayoutShape, MemoryModel, Model
 from doctor.engines.vllm import knowledge
 from doctor.engines.vllm.cudagraph_pool import pool_reserved
 from doctor.engines.vllm.encoder_profile import encoder_profile
-from doctor.plan.kv import KvShape
+from doctor.engines.vllm.flags import accepted_values
+from doctor.plan.kv import KvShape, engine_spelling
 from doctor.plan.weights import RankWeights
 
 GiB = 1 << 30
@@ -353,7 +354,8 @@ class VLLMMemory(MemoryModel):
             flags.append("--enable-expert-parallel")
         flags += ["--gpu-memory-utilization", f"{settings['gpu_memory_utilization']:.2f}"]
         if explicit_kv or kv_dtype.startswith("fp8"):
-            flags += ["--kv-cache-dtype", "fp8" if kv_dtype == "fp8_e4m3" else kv_dtype]
+            accepted = accepted_values(self.release, "--kv-cache-dtype")
+            flags += ["--kv-cache-dtype", engine_spelling(kv_dtype, accepted, prefer=("fp8",))]
         if context_length:
             flags += ["--max-model-len", str(context_length)]
         if custom_all_reduce_off:

@@ -16,6 +16,7 @@ from doctor.engines.vllm import (
     allreduce,
     backends,
     cudagraph_pool,
+    dependency,
     derived,
     families,
     flags,
@@ -61,7 +62,8 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
     if run.facts.model is not None:
         view["forced_moe"] = moe_activation.view(run)
         view["model_support"] = model_support.view(
-            model_support.deployment_for("vllm", "vLLM", run.facts, run.library, run.launch.args), run.facts.model)
+            model_support.deployment_for("vllm", "vLLM", run.facts, run.library, run.launch.args), run.facts.model,
+            dependency.probed_pin)
         view["quant_support"] = quant_support.view("vllm", run.library.version, run.facts.model,
                                                    tuple(run.launch.args))
     if run.gpu is not None:
