@@ -44,8 +44,11 @@ def run_row(argv: list[str]) -> dict:
         return {}
 
 
-def summary(report: dict) -> str:
+def summary(report: dict, sites: bool = False) -> str:
     rules = [f"{e['rule']}:{e['severity']}:{e['status']}" for e in report.get("explanations") or []]
+    if sites:  # SRC001 (doctor/diagnose/raise_sites.py): the engine source behind a line no signature explained
+        rules += [f"SRC001:{s['engine']}:{s['file']}:{s.get('function') or '-'}:line{s['line']}"
+                  for s in report.get("raise_sites") or []]
     return f"explained={bool(report.get('explained'))} " + " ".join(rules)
 
 
@@ -53,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", default=",".join(SAMPLES))
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--sites", action="store_true", help="also list the SRC001 raise sites of each row")
     args = parser.parse_args(argv)
     lines, explained, total = [], 0, 0
     for sample in args.samples.split(","):
@@ -60,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             report = run_row(row_argv)
             total += 1
             explained += bool(report.get("explained"))
-            lines.append(f"{sample} {row} {summary(report)}".rstrip())
+            lines.append(f"{sample} {row} {summary(report, args.sites)}".rstrip())
     lines.append(f"explained {explained} of {total} diagnose rows")
     text = "\n".join(lines) + "\n"
     if args.out:

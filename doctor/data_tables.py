@@ -15,12 +15,15 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from doctor.raise_site_table import engines as raise_site_engines
+
 DATA = Path(__file__).resolve().parent / "data"
 X86 = "x86_64"
 PINS = "engine_pins.json"  # what each engine release's wheel pins (tools/engine_pins.py)
 MODEL_SUPPORT = "derived/model_support.json"  # architectures / model types per release (tools/model_support.py)
 PARSERS = "derived/parsers.json"  # tool-call / reasoning parser names per release (tools/parser_tables.py)
 PACKAGE_TABLES = (MODEL_SUPPORT, PARSERS)  # {"packages": {package: {"releases": [...]}}}
+RAISE_SITES = "raise_sites"  # raise_sites/<engine>.zip: where each release raises what (tools/raise_sites.py)
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ def tables(data_dir: Path = DATA) -> tuple[Table, ...]:
               for package in sorted(_load(data_dir / MODEL_SUPPORT).get("packages", {}))]
     found += [Table(f"parsers: {package}", package, PARSERS)
               for package in sorted(_load(data_dir / PARSERS).get("packages", {}))]
+    found += [Table(f"raise sites: {engine}", row["project"], f"{RAISE_SITES}/{engine}.zip")
+              for engine, row in sorted(raise_site_engines(data_dir / RAISE_SITES).items())]
     return tuple(found)
 
 
@@ -67,6 +72,10 @@ def stable(version: str) -> Version | None:
 
 def versions_in(table: Table, data_dir: Path = DATA) -> list[str]:
     """Every release the table holds, oldest first."""
+    if table.path.startswith(RAISE_SITES + "/"):  # its index (the table itself is gzipped and large)
+        engine = Path(table.path).stem
+        rows = raise_site_engines(data_dir / RAISE_SITES)
+        return sorted(set(rows.get(engine, {}).get("releases", [])), key=lambda v: stable(v) or Version("0"))
     data = _load(data_dir / table.path)
     if table.path.endswith("_facts.json"):
         found = [v for v, entry in data.items() if "error" not in entry]

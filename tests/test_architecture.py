@@ -17,7 +17,7 @@ DOCTOR = Path(__file__).resolve().parent.parent / "doctor"
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("doctor", "doctor.errors", "doctor.output", "doctor.cache", "doctor.specifiers",
                     "doctor.launch", "doctor.topology", "doctor.validation", "doctor.validation.reader",
-                    "doctor.data_tables")),
+                    "doctor.data_tables", "doctor.raise_site_table")),
     ("facts", ("doctor.pipeline.facts", "doctor.validation.facts", "doctor.validation.model", "doctor.hardware",
                "doctor.versions", "doctor.unified_memory", "doctor.jit_memory")),
     ("binaries", ("doctor.binaries", "doctor.buildargs", "doctor.wheel_archs")),

@@ -14,7 +14,9 @@ sgl-kernel and sglang-kernel for x86_64 and aarch64), tools/engine_pins.py (what
 engine release's wheel pins), tools/model_support.py (which architectures each vLLM/SGLang release registers and
 which model types each transformers release knows, read by HTTP ranges: nothing big is written),
 tools/parser_tables.py (the --tool-call-parser / --reasoning-parser names each vLLM and SGLang release
-registers). Wheels go to $SM120_DOCTOR_TEST_CACHE (outside the repository) and are deleted once read.
+registers), tools/raise_sites.py (where each vLLM, SGLang and FlashInfer release raises or logs each error
+message, read from the distribution in memory). Wheels go to $SM120_DOCTOR_TEST_CACHE (outside the repository) and
+are deleted once read.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from doctor.data_tables import DATA, Table, newest, stable, tables  # noqa: E402
+from doctor.data_tables import DATA, RAISE_SITES, Table, newest, stable, tables  # noqa: E402
 
 SGLANG_RELEASES = REPO / "doctor" / "engines" / "sglang" / "releases.py"
 AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.MULTILINE)
@@ -66,6 +68,9 @@ class Step:
             return [python, "tools/model_support.py", "--only", self.table.package]
         if self.table.path == "derived/parsers.json":  # one engine's parser names, every release from PyPI
             return [python, "tools/parser_tables.py", "--only", self.table.package]
+        if self.table.path.startswith(RAISE_SITES + "/"):  # where each release raises what: its sdist or wheel
+            engine = Path(self.table.path).stem
+            return [python, "tools/raise_sites.py", "--only", engine, "--versions", ",".join(self.new)]
         if self.table.path == "vllm/index.json":
             return [python, "-m", "tools.vllm_facts", "--out", "doctor/data/vllm", "--versions", ",".join(self.new),
                     "--delete-wheels"]

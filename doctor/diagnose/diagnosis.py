@@ -32,6 +32,7 @@ class Diagnosis:
     explanations: list[Explanation]
     ruled_out: list[RuledOut]
     notes: list[str] = field(default_factory=list)
+    raise_sites: list[Any] = field(default_factory=list)  # SRC001: doctor/diagnose/raise_sites.SiteMatch
 
     @property
     def error(self) -> tuple[int, str] | None:
@@ -71,6 +72,7 @@ class Diagnosis:
             "explained": bool(self.explanations),
             "explanations": [dict(e.to_dict(), launch=self.launch_for(e)) for e in self.explanations],
             "ruled_out": [r.to_dict() for r in self.ruled_out],
+            "raise_sites": [m.to_dict() for m in self.raise_sites],
             "deployment": {"engine": self.deployment.engine, "argv": self.deployment.argv,
                            "sources": self.deployment.sources},
             "notes": [*self.deployment.notes, *self.notes],
@@ -106,7 +108,21 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
                           environ, [], log=log)
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
                                       context, deployment.engine, judge, reading.vetoes, stated)
-    return Diagnosis(reading, deployment, report, explanations, ruled_out, notes)
+    return Diagnosis(reading, deployment, report, explanations, ruled_out, notes,
+                     _raise_sites(reading, deployment, explanations, base))
+
+
+def _raise_sites(reading: LogReading, deployment: Deployment, explanations: list[Explanation], base: Facts
+                 ) -> list[Any]:
+    """SRC001 on the error and warning lines no signature explained (the tables load only when there is one)."""
+    from doctor.diagnose.raise_sites import candidate_lines, log_releases, match_lines
+
+    lines = candidate_lines(reading.facts.errors, reading.facts.logged, {e.hit.line for e in explanations},
+                            reading.stats.last)
+    if not lines:
+        return []
+    stated = {name: lib.version for name, lib in base.libraries.items() if lib.what_if and lib.version}
+    return match_lines(lines, log_releases(reading.facts.versions, stated), deployment.engine)
 
 
 def _without_no_driver(report: Report) -> Report:

@@ -8,6 +8,7 @@ from typing import Any
 
 MAX_ERRORS = 8  # error lines kept: the first few and the last few (a hostile log may print millions)
 MAX_GPUS = 64
+MAX_LOGGED = 32  # ERROR/WARNING lines kept for the raise-site tables (doctor/diagnose/raise_sites.py)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class LogFacts:
     env: dict[str, Stated] = field(default_factory=dict)
     observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
     errors: list[tuple[int, str]] = field(default_factory=list)
+    logged: list[tuple[int, str]] = field(default_factory=list)  # the first ERROR / WARNING lines, prefix dropped
     error_count: int = 0
     memory_phases: dict[str, int] = field(default_factory=dict)  # startup phase a traceback frame shows → line
     oom_parts: list[str] = field(default_factory=list)  # torch's OOM message re-wrapped one sentence a line
@@ -93,6 +95,10 @@ class LogFacts:
             self.errors.append((line, text))
         else:  # keep the first half and the latest ones
             self.errors[MAX_ERRORS // 2:] = [*self.errors[MAX_ERRORS // 2 + 1:], (line, text)]
+
+    def logged_line(self, line: int, text: str) -> None:
+        if len(self.logged) < MAX_LOGGED:
+            self.logged.append((line, text))
 
     @property
     def engine(self) -> Stated | None:

@@ -28,6 +28,7 @@ class ScanStats:
     bytes: int = 0
     lines: int = 0
     cut_lines: int = 0  # lines longer than MAX_LINE, kept in part
+    last: tuple[int, str] | None = None  # the last non-blank line (a pasted message's own line, a traceback's end)
 
 
 def open_log(stream: BinaryIO, name: str) -> BinaryIO:
@@ -89,6 +90,16 @@ def scan(stream: BinaryIO, trigger: Callable[[], Any], on_line: OnLine) -> ScanS
     return stats
 
 
+def _last_line(data: bytes, line_base: int, stats: ScanStats) -> None:
+    end = len(data)
+    while end and data[end - 1] in b" \t\r\n":
+        end -= 1
+    if end:
+        start = data.rfind(b"\n", 0, end) + 1
+        text = data[start: min(end, start + MAX_LINE)].decode("utf-8", "replace")
+        stats.last = (line_base + data.count(b"\n", 0, start) + 1, text)
+
+
 def _scan_block(data: bytes, line_base: int, trigger: Callable[[], Any], on_line: OnLine, stats: ScanStats) -> int:
     """Scan whole lines; returns how many newlines `data` holds (its line count)."""
     newlines = data.count(b"\n")
@@ -97,6 +108,7 @@ def _scan_block(data: bytes, line_base: int, trigger: Callable[[], Any], on_line
     if b"\x00" in data:
         data = data.replace(b"\x00", b"")
     data = normalise(data)
+    _last_line(data, line_base, stats)
     counted_to, line = 0, line_base
     pos = 0
     while True:

@@ -38,6 +38,7 @@ def render_diagnosis_console(diagnosis: Diagnosis) -> str:
         out.append("No rule of the doctor explains this error. Recognised: " + recognised(diagnosis) + ".")
     for ruled in diagnosis.ruled_out:
         out.append(f"Not {ruled.rule} (line {ruled.line}): {ruled.reason}")
+    out += _raise_sites_console(diagnosis)
     explained = {e.rule for e in diagnosis.explanations}
     others = [f for f in diagnosis.report.findings if f.id not in explained]
     if others:
@@ -45,6 +46,31 @@ def render_diagnosis_console(diagnosis: Diagnosis) -> str:
         out += [f"  {f.severity.upper()} {f.id}: {f.title}" for f in others]
     out += [f"note: {n}" for n in (*deployment.notes, *diagnosis.notes)]
     return "\n".join(out) + "\n"
+
+
+def _raise_sites_console(diagnosis: Diagnosis) -> list[str]:
+    """SRC001: the engine source behind lines no signature explained (derived from the released code)."""
+    from doctor.diagnose.raise_sites import CONFIRM, RULE, release_words
+
+    out = []
+    for match in diagnosis.raise_sites:
+        out.append(f"SOURCE {RULE} [warning] (line {match.line}): {_short(match.text)}")
+        out += ["  " + line for line in release_words(match).split("\n")]
+    if diagnosis.raise_sites:
+        out.append(f"  ({CONFIRM})")
+    return out
+
+
+def _raise_sites_markdown(diagnosis: Diagnosis) -> list[str]:
+    from doctor.diagnose.raise_sites import CONFIRM, RULE, release_words
+
+    lines = []
+    for match in diagnosis.raise_sites:
+        lines += ["", f"**{RULE}** (warning, derived from the engine's released source), log line {match.line}:", "",
+                  *(f"- {_tick(redact_text(line.strip()))}" for line in release_words(match).split("\n"))]
+    if lines:
+        lines += ["", f"_{CONFIRM}._", ""]
+    return lines
 
 
 def _explanation_console(diagnosis: Diagnosis, e: Explanation, first: bool) -> list[str]:
@@ -115,6 +141,7 @@ def render_diagnosis_markdown(diagnosis: Diagnosis) -> str:
             lines += fix_lines(other.fixes)
     elif error:
         lines += [f"Recognised: {recognised(diagnosis)}.", ""]
+    lines += _raise_sites_markdown(diagnosis)
     lines += ["", "### Deployment (as the log states it)", ""]
     lines += deployment_table(diagnosis.deployment.facts, _engine(diagnosis), diagnosis.deployment.sources)
     if diagnosis.deployment.argv:

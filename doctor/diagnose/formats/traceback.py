@@ -27,6 +27,12 @@ def _error(_m: Any, line: int, facts: LogFacts) -> None:
     facts.error(line, strip_prefix(_m.string)[:MAX_SHOWN])
 
 
+def _logged(_m: Any, line: int, facts: LogFacts) -> None:
+    """An engine's ERROR or WARNING line, prefix kept (its level and file): what the raise-site tables may name the
+    source of."""
+    facts.logged_line(line, _m.string[:MAX_SHOWN])
+
+
 def _ptxas_arch(m: Any, line: int, facts: LogFacts) -> None:
     """ptxas assembles for the GPU Triton found: its --gpu-name is that GPU's capability."""
     facts.saw(FMT, line)
@@ -46,6 +52,9 @@ ERROR = (r"(?:^|[\s:'\"(])(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception|OutOfResource
          r"|\bKilled\b|Engine core initialization failed|EngineCore failed to start|Scheduler hit an exception"
          r"|no kernel image is available for execution|CUDA_ERROR_[A-Z_]{4,}|Arch conditional MMA instruction used"
          r"|NVRM: Xid ")
+
+# A logging line at ERROR or WARNING level (vLLM's `WARNING 06-20 12:27:37 [file.py:527]`, Python's `WARNING:name:`)
+LOGGED = r"(?:^|[\s(\]])(?:ERROR|WARNING)(?: \d\d-\d\d \d\d:|:[\w.]*:| \[|\]| -)"
 
 # The capability an arch-gate message names, as SM digits (90, 100, 120)
 ARCH_GATE_CAPABILITY = (r"(?:device compute capability is|does not support backend '\w+' with capability"
@@ -75,4 +84,5 @@ RULES = (
     # `with capability 120` / `got SM121`, the TensorRT-LLM DeepGEMM JIT's `current device compute capability is 120`
     LineRule(FMT, ARCH_GATE_CAPABILITY, _ptxas_arch),
     LineRule(FMT, ERROR, _error, once=False),
+    LineRule(FMT, LOGGED, _logged, once=False),
 )
