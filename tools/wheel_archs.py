@@ -51,7 +51,8 @@ TARGETS: list[tuple[str, str, str]] = [
     *[("sgl-kernel", v, ARM) for v in ("0.3.16", "0.3.21")],
     *[("sglang-kernel", v, X86) for v in ("0.4.4", "0.4.10")],
     *[("sglang-kernel", v, ARM) for v in ("0.4.4", "0.4.10")],
-    *[("flashinfer-cubin", v, X86) for v in ("0.6.10", "0.6.11", "0.6.12")],
+    *[("flashinfer-cubin", v, X86) for v in ("0.6.3", "0.6.6", "0.6.8.post1", "0.6.10", "0.6.11", "0.6.11.post2",
+                                             "0.6.12")],
     # LMCache: its c_ops carry the KV connector's GPU kernels (LMCache#2853: 0.3.9 lacks sm_120); the
     # TORCH_CUDA_ARCH_LIST of its wheel build gained 12.0 in LMCache PR 3275 (May 2026)
     # 0.3.1-0.3.7: every LMCache wheel on PyPI up to 2025-10-29, the images of LMCache#1646 and gpustack#2965

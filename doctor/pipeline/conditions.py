@@ -140,9 +140,14 @@ def operator(condition: dict[str, Any]) -> str:
     return next(k for k in condition if k != "fact")
 
 
+# What a template prints where the context states nothing: words, never a bare `?` or `None` (an empty list reads
+# the same: "its compiled archs are [none]" would claim a reading; tests/rules/test_rendered_text.py)
+NOT_KNOWN = "not known"
+
+
 def text(value: Any) -> str:
     if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
+        return ", ".join(str(v) for v in value) if value else "none"
     return str(value)
 
 
@@ -159,9 +164,9 @@ def shown(context: dict[str, Any], path: str) -> Any:
 
 
 def render(template: str, context: dict[str, Any]) -> str:
-    """A template with each `{path}` filled from the context; '?' where the context has nothing."""
+    """A template with each `{path}` filled from the context; NOT_KNOWN where the context has nothing."""
     def substitute(match: re.Match[str]) -> str:
         value = shown(context, match.group(1))
-        return text(value) if stated(value) else "?"
+        return text(value) if stated(value) else NOT_KNOWN
 
     return PLACEHOLDER.sub(substitute, template)

@@ -264,6 +264,7 @@ def _libraries(facts: Facts) -> dict[str, Any]:
         if _build_assumed(name, library, known):
             entry["build_assumed"] = known["arch_source"]
         archs = entry.get("arch_list")
+        entry["archs_read"] = _archs_read(archs, entry.get("arch_source") or entry.get("arch_list_source"))
         if isinstance(archs, list):
             entry["has_sm12x_code"] = any(a.startswith(("sm_12", "compute_12")) for a in archs)
             entry["has_ptx"] = any(a.startswith("compute_") for a in archs)
@@ -276,6 +277,14 @@ def _libraries(facts: Facts) -> dict[str, Any]:
         if "." in name:  # dotted paths cannot name `llama.cpp`: rules address it as lib.llama_cpp
             out[name.replace(".", "_")] = entry
     return out
+
+
+def _archs_read(archs: Any, source: Any) -> str:
+    """What a message says of a library's GPU archs: the list and where it was read, or that nothing was read."""
+    if not isinstance(archs, list):
+        return "has archs this doctor never audited"
+    listed = ", ".join(archs) if archs else "no GPU code"
+    return f"carries [{listed}] ({source})" if source else f"carries [{listed}]"
 
 
 # Packages whose one version number names several builds: torch 2.10.0 from PyPI (a CPU build on aarch64),
