@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from doctor.engines.base import Engine
 from doctor.engines.run import EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher, parse_version
 from doctor.errors import InputError, UsageError
-from doctor.launch import SWITCHES, Launch, closest, flag_pairs, normal_flag
+from doctor.launch import SWITCHES, Launch, closest, flag_pairs, normal_flag, suggest
 from doctor.pipeline.facts import Facts, Gpu, Library, Model, Quantization
 
 if TYPE_CHECKING:
@@ -177,5 +177,6 @@ __all__ = [
     "parse_version",
     "release",
     "scalar",
+    "suggest",
     "version_of",
 ]

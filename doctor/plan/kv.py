@@ -29,6 +29,16 @@ KV_DTYPES = {"auto": None, "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "
 SPELLINGS = {"fp8_e4m3": ("fp8_e4m3", "fp8"), "fp8_e5m2": ("fp8_e5m2",), "bf16": ("bf16", "bfloat16"),
              "fp16": ("fp16", "float16", "half"), "fp4_e2m1": ("fp4_e2m1", "nvfp4"), "int8": ("int8",),
              "int4": ("int4",)}
+_CANONICAL = {spelling: dtype for dtype, spellings in SPELLINGS.items() for spelling in spellings}
+
+
+def same_dtype(value: str, choices: Collection[str]) -> str | None:
+    """The choice that is another spelling of the KV dtype `value` names (`fp4_e2m1` where a release accepts
+    `nvfp4`, `fp8_e4m3` where it accepts `fp8`): a "did you mean" must offer that before a look-alike."""
+    dtype = _CANONICAL.get(value.lower())
+    return next((c for c in choices if c != value and _CANONICAL.get(c.lower()) == dtype), None) if dtype else None
+
+
 ELEM_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp4_e2m1": 1, "int8": 1, "int4": 1}
 SWA_FULL_TOKENS_RATIO = 0.8
 

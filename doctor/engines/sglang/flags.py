@@ -21,7 +21,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.spi import closest, flag_pairs, release
+from doctor.engines.spi import closest, flag_pairs, release, suggest
 
 CHECKED_RELEASES = ("0.5.8", "0.5.9", "0.5.13", "0.5.14", "0.5.16", "0.5.23")
 
@@ -205,7 +205,7 @@ def bad_values(args: list[str], version: Version | None) -> list[str]:
     for flag, value in flag_pairs(args, is_switch=_is_switch, takes_value=_takes_value):
         if value is not None and choice_valid(flag, value, version) is False:
             known = sorted(release_choices(flag, version)[0] or [])
-            close = closest(value, known)
+            close = suggest(flag, value, known)
             hint = f"did you mean {close}?" if close else f"choices: {', '.join(known)}"
             out.append(f"{canonical(flag)} {value} ({hint})")
     return out

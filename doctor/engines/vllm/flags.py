@@ -12,7 +12,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.engines.spi import closest
+from doctor.engines.spi import closest, suggest
 from doctor.engines.vllm import knowledge
 
 
@@ -192,7 +192,9 @@ def flag_problem(flags: FlagTable, flag: str, value: str | None, version: Versio
         return None
     if not value_ok(resolved.entry, value):
         allowed = valid_values(resolved.entry) or []
-        return f"{flag} {value} is not a choice in {label} (choices: {', '.join(allowed)})"
+        same = suggest(flag, value, allowed)
+        hint = f"; did you mean {same}?" if same else ""
+        return f"{flag} {value} is not a choice in {label} (choices: {', '.join(allowed)}){hint}"
     return None
 
 
