@@ -70,7 +70,18 @@ def exact_pins(findings: Sequence[Finding]) -> dict[str, tuple[str, str]]:
 def agree(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
     """The findings with each upgrade fix whose package range admits another finding's exact pin narrowed to it."""
     pins = exact_pins(findings)
-    return tuple(dataclasses.replace(f, fixes=tuple(_deferred(fix, f.id, pins) for fix in f.fixes)) for f in findings)
+    return tuple(dataclasses.replace(f, fixes=tuple(_printed(_deferred(fix, f.id, pins)) for fix in f.fixes))
+                 for f in findings)
+
+
+# upgrades.py's parts of a summary, kept for _deferred_summary only: the printed fix carries the summary itself
+DRAFT_KEYS = ("summary_base", "lowest_note")
+
+
+def _printed(fix: Fix) -> Fix:
+    if not any(k in fix.details for k in DRAFT_KEYS):
+        return fix
+    return dataclasses.replace(fix, details={k: v for k, v in fix.details.items() if k not in DRAFT_KEYS})
 
 
 def _deferred(fix: Fix, own_id: str, pins: dict[str, tuple[str, str]]) -> Fix:
@@ -84,5 +95,18 @@ def _deferred(fix: Fix, own_id: str, pins: dict[str, tuple[str, str]]) -> Fix:
         return fix
     return dataclasses.replace(fix, details={**fix.details, "package": f"{requirement.name}=={version}",
                                              "agrees_with": other},
-                               summary=f"{fix.summary} ({other} in this report needs {requirement.name}=={version}, "
-                                       f"inside {requirement.specifier}: install that release, which clears both)")
+                               summary=_deferred_summary(fix, requirement, version, other))
+
+
+def _deferred_summary(fix: Fix, requirement: Requirement, version: str, other: str) -> str:
+    """One sentence: the exact release to install, and why (the lowest-clearing note of upgrades.py, where the
+    fix carries one, folded in rather than a second parenthesis)."""
+    pin = f"{requirement.name}=={version}"
+    base, lowest, note = (fix.details.get(k) for k in ("summary_base", "lowest_clearing", "lowest_note"))
+    if not isinstance(base, str) or not isinstance(note, str):
+        return f"{fix.summary} ({other} in this report needs {pin}, inside {requirement.specifier}: install that " \
+               "release, which clears both)"
+    if lowest == version:
+        return f"{base}: install {pin}, the {note} and the release {other} in this report needs"
+    return f"{base}: install {pin}, which {other} in this report needs and which clears this too " \
+           f"({requirement.name}>={lowest} is the {note})"

@@ -79,12 +79,13 @@ def _package(fix: Fix) -> str | None:
 def _with_lowest(fix: Fix, package: str, lowest: str, skipped: dict[str, list[str]]) -> Fix:
     """`skipped`: the earlier releases that clear the finding but raise new errors, with those errors' IDs."""
     exact = "lowest release" if known_releases(package)[1] else "lowest known release"
-    details = {**fix.details, "package": f"{package}>={lowest}", "lowest_clearing": lowest}
     why = "; ".join(f"{v} clears it but raises {', '.join(ids)}" for v, ids in list(skipped.items())[:2])
     more = f" (and {len(skipped) - 2} more)" if len(skipped) > 2 else ""
-    note = f" without a new error; {why}{more}" if skipped else ""
-    return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {exact} that clears this{note})",
-                               details=details)
+    note = f"{exact} that clears this" + (f" without a new error; {why}{more}" if skipped else "")
+    # agree.py rewrites the summary from these two when another finding pins an exact release: one sentence
+    details = {**fix.details, "package": f"{package}>={lowest}", "lowest_clearing": lowest,
+               "lowest_note": note, "summary_base": fix.summary}
+    return dataclasses.replace(fix, summary=f"{fix.summary} ({package}>={lowest}: {note})", details=details)
 
 
 def known_releases(package: str) -> tuple[tuple[str, ...], bool]:

@@ -8,6 +8,8 @@ each report. Slow: every bundled model x profiles x engine releases x launch fla
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from doctor.engines.vllm import knowledge
@@ -168,6 +170,25 @@ def test_deepseek_v4_flashinfer_pins_agree():
         assert not report_conflicts(report), [str(c) for c in report_conflicts(report)]
         upgraded = [fix for fix in found["FI090"].fixes if fix.kind == "upgrade"]
         assert upgraded[0].details["package"] == "flashinfer-python==0.6.14"
+        # one sentence, both facts: the lowest release that clears FI090 and FI041's exact pin, one parenthesis
+        assert upgraded[0].summary.endswith(": install flashinfer-python==0.6.14, the lowest known release that "
+                                            "clears this and the release FI041 in this report needs")
+        assert upgraded[0].summary.count("(") == 1 and not {"summary_base", "lowest_note"} & set(upgraded[0].details)
+
+
+def test_a_deferred_range_whose_lowest_clearing_release_is_older_says_both_releases():
+    from doctor.pipeline.agree import agree
+
+    drafted = dataclasses.replace(upgrade("flashinfer-python>=0.6.12"), summary="Upgrade (flashinfer-python>=0.6.12: "
+                                  "lowest known release that clears this)",
+                                  details={"package": "flashinfer-python>=0.6.12", "lowest_clearing": "0.6.12",
+                                           "lowest_note": "lowest known release that clears this",
+                                           "summary_base": "Upgrade"})
+    exact = finding("FI041", manual("pip install flashinfer-python==0.6.14"))
+    [_, ranged] = agree((exact, finding("FI090", drafted)))
+    assert ranged.fixes[0].summary == ("Upgrade: install flashinfer-python==0.6.14, which FI041 in this report needs "
+                                       "and which clears this too (flashinfer-python>=0.6.12 is the lowest known "
+                                       "release that clears this)")
 
 
 def test_a_rejected_forced_backend_gets_one_answer():

@@ -39,8 +39,9 @@ def test_the_detector_passes_words_and_quoted_json(text):
 
 
 def test_a_missing_fact_renders_in_words():
-    assert render("CUDA {lib.torch.cuda_version}; archs [{lib.torch.arch_list}]", {"lib": {"torch": {"arch_list": []}}}) \
-        == "CUDA not known; archs [none]"
+    context = {"lib": {"torch": {"arch_list": []}}}
+    rendered = render("CUDA {lib.torch.cuda_version}; archs [{lib.torch.arch_list}]", context)
+    assert rendered == "CUDA not known; archs [none]"
 
 
 def test_the_failure_cases_print_no_placeholder():

@@ -15,7 +15,8 @@ def vl(version: str, model: str = NVFP4, profile: str = R5090):
 
 TRUST13_CASES = [
     a("VLLM004", True, "12.0 (RTX 5090), 0.18.1, NVFP4", vl("0.18.1")),
-    a("VLLM004", True, "12.1 (GB10), 0.15.1, NVFP4: the build decides, not the capability", vl("0.15.1", profile=SPARK)),
+    a("VLLM004", True, "12.1 (GB10), 0.15.1, NVFP4: the build decides, not the capability",
+      vl("0.15.1", profile=SPARK)),
     a("VLLM004", True, "12.0 (RTX PRO 6000), 0.17.0, NVFP4", vl("0.17.0", profile=PRO)),
     a("VLLM004", False, "0.19.0 keeps the suffix (#37725)", vl("0.19.0")),
     a("VLLM004", False, "0.19.0 on GB10", vl("0.19.0", profile=SPARK)),
