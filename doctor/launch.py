@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from doctor.errors import UsageError
-from doctor.plan.kv import same_dtype
 
 # Engine flag spellings (and argparse prefixes people use) → canonical key
 ALIASES = {
@@ -61,7 +60,6 @@ SWITCHES = {
 }
 # The doctor's own layout options (`check --tp/--pp/--ep/--context-length`) in the spelling parse_launch reads;
 # each engine writes them its own way (Engine.option_flags).
-KV_DTYPE_FLAGS = {"--kv-cache-dtype"}
 GENERIC_OPTION_FLAGS = {"tp": "--tp-size", "pp": "--pp-size", "ep": "--ep-size", "context_length": "--context-length"}
 
 
@@ -164,16 +162,6 @@ def _typed(key: str, flag: str, text: str) -> object:
     except ValueError as exc:
         raise UsageError(f"engine flag {flag}: {text!r} is not a valid value") from exc
     return text
-
-
-def suggest(flag: str, value: str, choices: Sequence[str]) -> str | None:
-    """The choice to offer for a refused flag value: for a KV-cache dtype the choice that means the same (the
-    planner's spellings), else the nearest spelling."""
-    if normal_flag(flag) in KV_DTYPE_FLAGS:
-        same = same_dtype(value, choices)
-        if same:
-            return same
-    return closest(value, choices)
 
 
 def closest(word: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:

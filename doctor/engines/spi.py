@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from doctor.engines.base import Engine
 from doctor.engines.run import EngineAnalysis, EngineRun, ExactJobs, LaunchCommand, Launcher, parse_version
 from doctor.errors import InputError, UsageError
-from doctor.launch import SWITCHES, Launch, closest, flag_pairs, normal_flag, suggest
+from doctor.launch import SWITCHES, Launch, closest, flag_pairs, normal_flag
 from doctor.pipeline.facts import Facts, Gpu, Library, Model, Quantization
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from doctor.fix.patches import MARK, SM12X_TEST, Patch
     from doctor.kernels.check import KernelCheck
     from doctor.kernels.exact import Job
-    from doctor.plan.kv import KV_DTYPES
+    from doctor.plan.kv import KV_DTYPES, suggest
     from doctor.plan.layouts import Comm, ExpertSplit, Layout, invalid_reasons
     from doctor.plan.memory import LayoutShape, MemoryModel
     from doctor.plan.stock import FreeFractionMemory, LayoutFlags, StockMemory, UtilisationMemory
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 # Loaded on first use (PEP 562), so a `check` that needs no flag table or stock model does not import them.
 _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtable",
-         "FlagTable": "doctor.engines.flagtable", "KV_DTYPES": "doctor.plan.kv",
+         "FlagTable": "doctor.engines.flagtable", "KV_DTYPES": "doctor.plan.kv", "suggest": "doctor.plan.kv",
          "LayoutShape": "doctor.plan.memory", "MemoryModel": "doctor.plan.memory",
          "StockMemory": "doctor.plan.stock", "FreeFractionMemory": "doctor.plan.stock",
          "UtilisationMemory": "doctor.plan.stock", "LayoutFlags": "doctor.plan.stock",

@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from doctor.errors import UsageError
+from doctor.launch import closest, normal_flag
 from doctor.pipeline.facts import Model
 
 KV_DTYPES = {"auto": None, "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
@@ -37,6 +38,16 @@ def same_dtype(value: str, choices: Collection[str]) -> str | None:
     `nvfp4`, `fp8_e4m3` where it accepts `fp8`): a "did you mean" must offer that before a look-alike."""
     dtype = _CANONICAL.get(value.lower())
     return next((c for c in choices if c != value and _CANONICAL.get(c.lower()) == dtype), None) if dtype else None
+
+
+def suggest(flag: str, value: str, choices: Collection[str]) -> str | None:
+    """The choice to offer for a refused flag value: for a KV-cache dtype the choice that means the same (the
+    planner's spellings), else the nearest spelling."""
+    if normal_flag(flag) == "--kv-cache-dtype":
+        same = same_dtype(value, choices)
+        if same:
+            return same
+    return closest(value, choices)
 
 
 ELEM_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp4_e2m1": 1, "int8": 1, "int4": 1}

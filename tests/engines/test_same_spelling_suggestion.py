@@ -9,8 +9,7 @@ from packaging.version import Version
 
 from doctor.engines.sglang.flags import bad_values
 from doctor.engines.vllm.flags import check_flags
-from doctor.launch import suggest
-from doctor.plan.kv import same_dtype
+from doctor.plan.kv import same_dtype, suggest
 
 
 @pytest.mark.parametrize(("release", "value", "hint"), [

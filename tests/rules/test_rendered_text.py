@@ -70,3 +70,13 @@ def test_fi001_names_the_archs_of_an_audited_cubin_release():
 def test_fi001_says_in_words_that_a_cubin_release_was_not_audited():
     # SGLang 0.5.6 pins flashinfer-cubin 0.5.3, whose wheel was never read
     assert _fi001("sglang==0.5.6").startswith("flashinfer-cubin 0.5.3 has archs this doctor never audited; no audited")
+
+
+@pytest.mark.slow
+def test_the_bundled_model_grid_prints_no_placeholder():
+    """Every bundled model x the grid's hardware profiles and engine releases (tests/fix_consistency.py, about
+    1,400 reports, 40 s): the same check as the cases and the corpus."""
+    from tests.fix_consistency import grid_reports
+
+    bad = [f"{label}: {line}" for label, report in grid_reports() for f in report.findings for line in bad_text(f)]
+    assert not bad, "\n".join(bad[:40])
