@@ -13,6 +13,9 @@ from doctor.errors import UsageError
 from doctor.pipeline.rules import Rule, load_rules
 from doctor.rule_docs import DETAIL_KEYS, describe, fix_detail, readable, rule_file, rule_url
 
+RAISE_SITE_ID = "SRC001"  # doctor.diagnose.raise_sites.RULE; named here so `explain` imports diagnose only for it
+RAISE_SITE_DOCS = "docs/diagnose.md (Where the engine raises it)"
+
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule_id", metavar="ID", help="rule ID, e.g. SGL101")
@@ -22,6 +25,8 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     rules = {r.id.upper(): r for r in load_rules()}  # a plug-in's IDs carry their engine: lmdeploy/LMD001
     rule = rules.get(args.rule_id.upper())
+    if rule is None and args.rule_id.upper() == RAISE_SITE_ID:
+        return _explain_raise_sites(args.format)
     if rule is None:
         close = [r.id for i, r in rules.items() if i.startswith(args.rule_id.upper().rstrip("0123456789"))][:8]
         hint = f" (rules in that area: {', '.join(close)})" if close else " (list them: sm120-doctor rules)"
@@ -32,6 +37,25 @@ def run(args: argparse.Namespace) -> int:
         print(dumps(document(rule={**rule_to_dict(rule), "docs": rule_url(rule)})))
         return 0
     console().print(explanation(rule))
+    return 0
+
+
+def _explain_raise_sites(fmt: str) -> int:
+    """SRC001 is no rule of the knowledge base: `diagnose` derives it from the engines' released source."""
+    from doctor.diagnose import raise_sites
+
+    summary = " ".join((raise_sites.__doc__ or "").split("\n\n")[1].split())
+    if fmt == "json":
+        from doctor.formats.document import document, dumps
+
+        print(dumps(document(rule={"id": RAISE_SITE_ID, "severity": "warning", "area": "diagnose",
+                                   "summary": summary, "docs": RAISE_SITE_DOCS})))
+        return 0
+    text = Text(f"{RAISE_SITE_ID}  [warning, diagnose]  where the engine's own source raises a logged error\n\n",
+                style="bold")
+    text.append(summary + "\n\nNot a rule of rules/*.toml: derived by `diagnose` from tables of every release's "
+                          f"raise sites (tools/raise_sites.py). More: {RAISE_SITE_DOCS}\n")
+    console().print(text)
     return 0
 
 

@@ -32,6 +32,15 @@ def test_explain_exists_for_every_rule(rule_id, capsys):
     assert rule.all_references()[0][:40] in out.replace("\n", "")
 
 
+def test_explain_names_the_derived_raise_site_finding(capsys):
+    from doctor.diagnose.raise_sites import RULE
+
+    assert main(["explain", RULE.lower()]) == 0
+    assert "raises a logged error" in capsys.readouterr().out
+    assert main(["explain", RULE, "--format", "json"]) == 0
+    assert '"severity": "warning"' in capsys.readouterr().out
+
+
 def test_explain_unknown_rule_is_a_usage_error(capsys):
     assert main(["explain", "SGL999"]) == 2
     assert "SGL101" in capsys.readouterr().err
