@@ -122,7 +122,8 @@ def test_hw001_only_for_live_probe_without_driver():
 # --- engine mechanics -----------------------------------------------------------------------------
 
 def test_render_missing_values_and_lists():
-    assert render("{a.b} {a.c} {x}", {"a": {"b": [1, 2]}}) == "1, 2 ? ?"
+    assert render("{a.b} {a.c} {x}", {"a": {"b": [1, 2]}}) == "1, 2 not known not known"
+    assert render("{a.b}", {"a": {"b": []}}) == "none"
 
 
 BAD_RULES = [
