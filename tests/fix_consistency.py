@@ -33,7 +33,7 @@ from packaging.version import InvalidVersion, Version
 
 from doctor.findings import Finding, Fix
 from doctor.launch import flag_pairs
-from doctor.pipeline.agree import requirements_in, versioned
+from doctor.pipeline.agree import exact_pin, requirements_in, versioned
 from doctor.pipeline.report import Report
 
 REMOVED = "<removed>"
@@ -123,11 +123,6 @@ def disjoint(first: SpecifierSet, second: SpecifierSet) -> bool:
     return not any(first.contains(v) and second.contains(v) for v in _probe_versions((first, second)))
 
 
-def exact(spec: SpecifierSet) -> str | None:
-    pins = [s.version for s in spec if s.operator in ("==", "===") and "*" not in s.version]
-    return pins[0] if len(pins) == 1 else None
-
-
 def clashes(a: Alternative, b: Alternative) -> list[tuple[str, str, str, str]]:
     """(kind, key, a's value, b's value) for every constraint the two alternatives cannot both meet."""
     found = [("package", name, str(a.pins[name]), str(b.pins[name])) for name in a.pins.keys() & b.pins.keys()
@@ -153,7 +148,7 @@ def _divergent(a: Alternative, b: Alternative, engines: Mapping[str, str]) -> li
         return []
     return [("divergent", name, str(a.pins[name]), str(b.pins[name])) for name in a.pins.keys() & b.pins.keys()
             if name not in engines and str(a.pins[name]) != str(b.pins[name])
-            and (exact(a.pins[name]) or exact(b.pins[name]))]
+            and (exact_pin(a.pins[name]) or exact_pin(b.pins[name]))]
 
 
 def conflicts(findings: Sequence[Finding], engines: Mapping[str, str] | None = None) -> list[Conflict]:

@@ -9,11 +9,11 @@ from rich.text import Text
 
 from doctor.commands.options import add_format_option, console
 from doctor.commands.rules import rule_to_dict
+from doctor.diagnose.raise_sites import RULE as RAISE_SITE_ID
 from doctor.errors import UsageError
 from doctor.pipeline.rules import Rule, load_rules
 from doctor.rule_docs import DETAIL_KEYS, describe, fix_detail, readable, rule_file, rule_url
 
-RAISE_SITE_ID = "SRC001"  # doctor.diagnose.raise_sites.RULE; named here so `explain` imports diagnose only for it
 RAISE_SITE_DOCS = "docs/diagnose.md (Where the engine raises it)"
 
 

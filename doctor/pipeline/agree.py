@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from doctor.findings import Finding, Fix
@@ -48,9 +49,14 @@ def fix_requirements(fix: Fix) -> list[Requirement]:
     return found + ([own] if own is not None else [])
 
 
-def exact_version(requirement: Requirement) -> str | None:
-    pins = [s.version for s in requirement.specifier if s.operator in ("==", "===") and "*" not in s.version]
+def exact_pin(specifier: SpecifierSet) -> str | None:
+    """The one version `specifier` pins exactly (`==X`, not `==X.*`), else None."""
+    pins = [s.version for s in specifier if s.operator in ("==", "===") and "*" not in s.version]
     return pins[0] if len(pins) == 1 else None
+
+
+def exact_version(requirement: Requirement) -> str | None:
+    return exact_pin(requirement.specifier)
 
 
 def exact_pins(findings: Sequence[Finding]) -> dict[str, tuple[str, str]]:
