@@ -32,6 +32,9 @@ class HostWhatIf:
         return self.driver is not None or self.wsl
 
 
+NOTHING_STATED = HostWhatIf()
+
+
 def parse_driver(text: str) -> str:
     """The driver release as nvidia-smi prints it; anything else is one line."""
     value = text.strip()

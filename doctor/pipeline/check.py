@@ -12,12 +12,12 @@ from doctor.engines import registry
 from doctor.engines.base import Engine
 from doctor.errors import DoctorError, InputError
 from doctor.findings import SEVERITIES, Finding
+from doctor.hardware.stated import NOTHING_STATED, HostWhatIf
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.agree import agree
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
 from doctor.pipeline.context import build_context
 from doctor.pipeline.facts import Facts
-from doctor.hardware.stated import HostWhatIf
 from doctor.pipeline.gather import gather_facts
 from doctor.pipeline.report import Report
 from doctor.pipeline.rules import Rule, evaluate, load_rules
@@ -42,7 +42,7 @@ class CheckRequest:
     environ: Mapping[str, str] = field(default_factory=dict)
     build_env: Mapping[str, str] = field(default_factory=dict)  # arch lists a launch file's build recipe sets
     launch_file: Mapping[str, Any] | None = None  # what lint read beside the launch: `image`, `recipe`
-    stated: HostWhatIf = HostWhatIf()  # --driver / --wsl: what the user states of the profile's host
+    stated: HostWhatIf = NOTHING_STATED  # --driver / --wsl: what the user states of the profile's host
 
 
 def run_check(request: CheckRequest) -> Report:

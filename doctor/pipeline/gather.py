@@ -17,7 +17,7 @@ from doctor.engines.registry import (
     scanned_engine_packages,
 )
 from doctor.hardware import load_profile
-from doctor.hardware.stated import HostWhatIf, apply_host_what_if
+from doctor.hardware.stated import NOTHING_STATED, HostWhatIf, apply_host_what_if
 from doctor.pipeline.facts import Facts, Gpu, Library, Source
 from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
@@ -64,7 +64,7 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
 
 def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, facts_file: Path | None = None,
                  engines: Sequence[str] = (), model: str | None = None, deep: bool = False,
-                 offline: bool = False, pinned: bool = True, stated: HostWhatIf = HostWhatIf()) -> Facts:
+                 offline: bool = False, pinned: bool = True, stated: HostWhatIf = NOTHING_STATED) -> Facts:
     """`pinned`: add what the `engines` releases pin (torch, FlashInfer, ...) where the facts lack them;
     `diagnose` judges a log by what it states and leaves them out. `stated`: the profile's driver and WSL2 as
     `--driver` / `--wsl` state them (only with `hardware`: the command line refuses them elsewhere)."""
