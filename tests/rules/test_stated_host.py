@@ -134,3 +134,15 @@ def test_a_stated_driver_or_wsl_reaches_the_rule(case: Case):
 ])
 def test_the_cuda_version_of_a_driver_release(driver, windows, cuda):
     assert cuda_for_driver(driver, windows=windows) == cuda
+
+
+def test_every_table_row_cites_its_toolkit_release_notes():
+    from doctor.hardware.stated import DRIVER, TABLE
+
+    rows = json.loads(TABLE.read_text(encoding="utf-8"))["rows"]
+    assert len(rows) >= 30
+    for row in rows:
+        version = row["source"].split("/archive/")[1].split("/")[0]
+        assert row["source"].startswith("https://docs.nvidia.com/cuda/archive/"), row
+        assert row["toolkit"].startswith(f"CUDA {row['cuda']} ") and version.startswith(row["cuda"] + "."), row
+        assert all(DRIVER.fullmatch(v) for v in (row["linux"], row["windows"]) if v), row
