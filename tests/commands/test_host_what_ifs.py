@@ -63,3 +63,15 @@ def test_diagnose_keeps_a_logged_driver_and_drops_the_stated_drivers_cuda_versio
     assert driver["driver_version"] == "570.86.10" and driver["cuda_driver_version"] is None
     assert diagnosis["report"]["facts"]["host"]["wsl"] is True
     assert "--driver 580.105.08 + --wsl" in diagnosis["deployment"]["sources"]["gpus"]
+
+
+def test_lint_judges_an_image_against_the_stated_driver(tmp_path: Path):
+    (tmp_path / "Dockerfile").write_text('FROM vllm/vllm-openai:v0.20.0\nCMD ["vllm", "serve", "' + LLAMA + '"]\n',
+                                         encoding="utf-8")
+
+    def ids(*extra: str) -> set[str]:
+        result = doctor("lint", str(tmp_path), "--hardware", "rtx-5090", *extra)
+        return {f["id"] for launch in json.loads(result.stdout)["launches"] for f in launch["report"]["findings"]}
+
+    assert "IMG003" in ids("--driver", "575.64.05") and "IMG003" not in ids("--driver", "580.65.06")
+    assert "IMG003" not in ids()
