@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from doctor.engines.images import ImageFacts, image_facts
 from doctor.hardware import load_profile
+from doctor.hardware.stated import HostWhatIf, apply_host_what_if, parse_driver
 from doctor.lint.find import file_kind
 from doctor.lint.recipes import recipe_from_text
 from doctor.pipeline.check import check_facts
@@ -32,7 +33,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 DEPLOYMENT_KEYS = {"hardware", "gpus", "engines", "libraries", "model", "env", "host", "driver", "gpu", "link",
-                   "launch", "note", "image", "recipe", "nodes", "network"}
+                   "launch", "note", "image", "recipe", "nodes", "network", "driver_release", "wsl"}
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ class Deployment:
     # every node's network as its probe would record it: `rdma` ports (device, port, link_layer, state, rate),
     # `nics` (name, operstate, speed_mbps, mtu, device) and `settings` (NCCL_IB_HCA, NCCL_SOCKET_IFNAME, ...)
     network: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # the driver release and WSL2 the report states, given as `check --driver X --wsl` gives them (the CUDA driver
+    # version follows from NVIDIA's table: doctor/hardware/stated.py)
+    driver_release: str | None = None
+    wsl: bool = False
 
 
 T = TypeVar("T", bound=Deployment)
@@ -75,7 +80,9 @@ def load_table(path: Path, kind: str, cls: type[T], keys: Iterable[str]) -> list
 
 def facts_for(dep: Deployment, models: Path) -> Facts:
     image, recipe = launch_file_for(dep, models.parent)
-    facts = with_engines(load_profile(dep.hardware), [*_image_engines(image), *dep.engines])
+    stated = HostWhatIf(driver=parse_driver(dep.driver_release) if dep.driver_release else None, wsl=dep.wsl)
+    profile = apply_host_what_if(load_profile(dep.hardware), stated)
+    facts = with_engines(profile, [*_image_engines(image), *dep.engines])
     if dep.gpus is not None:
         facts = _first_gpus(facts, dep.gpus)
     if dep.libraries:

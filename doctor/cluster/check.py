@@ -18,6 +18,7 @@ from doctor.cluster.plan import cluster_plan
 from doctor.cluster.report import ClusterReport, NodeFinding, merge_node_findings
 from doctor.cluster.view import cluster_view, launch_world
 from doctor.engines import registry
+from doctor.hardware.stated import NOTHING_STATED, HostWhatIf, apply_host_what_if
 from doctor.launch import Launch, generic_option_flags, parse_launch
 from doctor.pipeline.analysis import Analysis, analyze_all, memory_model_for
 from doctor.pipeline.check import check_facts
@@ -42,6 +43,7 @@ class ClusterRequest:
     options: Mapping[str, int] = field(default_factory=dict)  # --tp/--pp/--ep/--context-length, spelled per engine
     offline: bool = False
     environ: Mapping[str, str] = field(default_factory=dict)
+    stated: HostWhatIf = NOTHING_STATED  # --driver / --wsl: what the user states of every node of the profile
 
 
 def run_cluster_check(request: ClusterRequest) -> ClusterReport:
@@ -74,6 +76,7 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
         cluster = gather_ray(request.ray_address, request.ray_timeout)
     elif request.hardware is not None:
         cluster = profile_cluster(request.hardware, request.nodes)
+        cluster = cluster.replace_nodes([apply_host_what_if(f, request.stated) for f in cluster.nodes])
     else:
         files = list(request.facts_files)
         cluster = load_cluster(files * request.nodes if len(files) == 1 else files)

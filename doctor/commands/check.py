@@ -14,7 +14,7 @@ from doctor.commands.gate_options import (
     update_baseline,
     write_outputs,
 )
-from doctor.commands.options import add_target_options, check_request, console
+from doctor.commands.options import add_host_what_ifs, add_target_options, check_request, console
 from doctor.errors import UsageError
 
 UNSTATED_HELP = ("evaluate as if this version of an engine or package were installed (repeatable); a serving "
@@ -26,6 +26,7 @@ def register(p: argparse.ArgumentParser) -> None:
                      "`check MODEL -- --tp-size 8 --attention-backend triton`. With no --engine, every serving "
                      "engine installed is analysed (or none, said in a note).")
     add_target_options(p, model_required=False, cluster=True, engine_help=UNSTATED_HELP)
+    add_host_what_ifs(p)
     p.add_argument("--pp", type=int, help="pipeline-parallel size (written in each engine's spelling)")
     p.add_argument("--ep", type=int, help="expert-parallel size (written in each engine's spelling; an engine "
                                           "without an EP size runs its own expert parallelism)")

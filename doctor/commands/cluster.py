@@ -7,7 +7,7 @@ import dataclasses
 import json
 from typing import Any
 
-from doctor.commands.options import console, engine_args, environment, layout_options
+from doctor.commands.options import console, engine_args, environment, host_what_if, layout_options
 from doctor.errors import UsageError
 
 
@@ -49,7 +49,7 @@ def cluster_request(args: argparse.Namespace) -> Any:
                           nodes=_nodes(args), ray_address=_ray_address(args),
                           ray_timeout=getattr(args, "ray_timeout", 120.0), engines=args.engine,
                           engine_args=engine_args(args), options=layout_options(args), offline=args.offline,
-                          environ=environment())
+                          environ=environment(), stated=host_what_if(args))
 
 
 def run_check(args: argparse.Namespace, settings: Any) -> int:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
-from doctor.commands.options import add_machine_options
+from doctor.commands.options import add_host_what_ifs, add_machine_options, host_what_if
 from doctor.errors import InputError
 
 FORMATS = ("console", "json", "markdown")
@@ -22,6 +22,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("log", metavar="FILE|-", help="the log file (gzip is read too), or - for standard input")
     add_machine_options(p, engine_help="where the log states no version: as if this one were installed (repeatable); "
                                        "a serving engine's NAME alone: every release the doctor knows, merged")
+    add_host_what_ifs(p)
     p.add_argument("--local-env", action="store_true",
                    help="with --hardware: the log was written on this machine, so its installed Python libraries and "
                         "environment variables count too (by default a profile's log is judged on the log's own "
@@ -62,8 +63,10 @@ def run(args: argparse.Namespace) -> int:
 
 def base_facts(args: argparse.Namespace, environ: dict[str, str], engines: list[str] | None = None):
     """`engines`: the `--engine NAME==VERSION` what-ifs (default: every --engine given)."""
+    from doctor.hardware.stated import apply_host_what_if
     from doctor.pipeline.gather import gather_facts
 
+    stated = host_what_if(args)
     facts_file = args.facts[0] if args.facts else None
     engines = args.engine if engines is None else engines
     if args.hardware and not getattr(args, "local_env", False):
@@ -74,8 +77,12 @@ def base_facts(args: argparse.Namespace, environ: dict[str, str], engines: list[
     if args.hardware:
         from doctor.hardware import without_os
 
-        facts = without_os(facts)
+        facts = without_os(apply_host_what_if(facts, stated))
     name = (f"profile {args.hardware}" if args.hardware else f"facts {facts_file}" if facts_file else "this machine")
+    if stated.driver:
+        name += f" + --driver {stated.driver}"
+    if stated.wsl:
+        name += " + --wsl"
     if args.hardware and getattr(args, "local_env", False):
         name += " + this machine's libraries and environment (--local-env)"
     if args.engine:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from doctor.commands import gate_options as gates
-from doctor.commands.options import add_machine_options, environment, facts_file
+from doctor.commands.options import add_host_what_ifs, add_machine_options, environment, facts_file, host_what_if
 from doctor.errors import UsageError
 
 
@@ -21,6 +21,7 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH",
                    help="launch files, or folders to search for them (*.sh, Dockerfile*, *.yaml, *.service)")
     add_machine_options(p, engine_help="engine version where a file pins none, e.g. vllm==0.15.1 (repeatable)")
+    add_host_what_ifs(p)
     gates.add_gate_options(p)
 
 
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("lint needs the target machine: --hardware PROFILE or --facts FILE (or hardware/facts in "
                          "the project config)")
     found = lint(LintRequest(paths=args.paths, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
-                             offline=args.offline, environ=environment()))
+                             offline=args.offline, environ=environment(), stated=host_what_if(args)))
     if settings.update_baseline:
         return gates.update_baseline(gate(found.targets, settings.config), settings)
     result = gate(found.targets, settings.config, settings.baseline)

@@ -12,6 +12,7 @@ from doctor.errors import UsageError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from doctor.hardware.stated import HostWhatIf
     from doctor.pipeline.check import CheckRequest
 
 ENGINE_ARGS_SEP = "\x1f"
@@ -50,6 +51,30 @@ def add_machine_options(p: argparse.ArgumentParser,
     p.add_argument("--offline", action="store_true", help="never contact the Hugging Face hub")
 
 
+def add_host_what_ifs(p: argparse.ArgumentParser) -> None:
+    """--driver and --wsl: what a built-in profile cannot know about the user's host (check, diagnose)."""
+    p.add_argument("--driver", metavar="VERSION",
+                   help="with --hardware: the NVIDIA driver release the machine runs, as nvidia-smi prints it "
+                        "(`580.105.08`); its CUDA driver version follows from NVIDIA's toolkit/driver table, and the "
+                        "driver rules judge it as they judge a probed driver")
+    p.add_argument("--wsl", action="store_true",
+                   help="with --hardware: the machine serves from WSL2 (Windows Subsystem for Linux), so the WSL2 "
+                        "rules apply; --driver then names the Windows driver, which is what WSL2 shows")
+
+
+def host_what_if(args: argparse.Namespace) -> HostWhatIf:
+    """--driver / --wsl, checked: they state a profile's host, so they go with --hardware only (a live probe
+    reads this machine's driver; a facts file states its own)."""
+    from doctor.hardware.stated import HostWhatIf, parse_driver
+
+    driver, wsl = getattr(args, "driver", None), bool(getattr(args, "wsl", False))
+    for given, option in ((driver is not None, "--driver"), (wsl, "--wsl")):
+        if given and not getattr(args, "hardware", None):
+            raise UsageError(f"{option} goes with --hardware PROFILE: a live probe reads this machine's driver and "
+                             f"host, and a --facts file states its own")
+    return HostWhatIf(driver=parse_driver(driver) if driver is not None else None, wsl=wsl)
+
+
 def add_format_option(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("console", "json")) -> None:
     p.add_argument("--format", choices=choices, default=choices[0])
 
@@ -76,7 +101,8 @@ def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest
 
     return CheckRequest(model=args.model, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
                         engine_args=engine_args(args), options=layout_options(args, **sizes),
-                        deep=getattr(args, "deep", False), offline=args.offline, environ=environment())
+                        deep=getattr(args, "deep", False), offline=args.offline, environ=environment(),
+                        stated=host_what_if(args))
 
 
 def facts_file(args: argparse.Namespace) -> Path | None:

@@ -223,10 +223,11 @@ def _with_driver(log: LogFacts, facts: Facts, base_name: str, sources: dict[str,
         if facts.driver.present:
             sources.setdefault("driver", base_name)
         return facts
-    driver = Driver(present=True,
-                    driver_version=str(log.driver.value) if log.driver else facts.driver.driver_version,
-                    cuda_driver_version=str(log.cuda_driver.value) if log.cuda_driver else
-                    facts.driver.cuda_driver_version)
+    version = str(log.driver.value) if log.driver else facts.driver.driver_version
+    # the base's CUDA version belongs to the base's driver (a probe, --driver): another logged release drops it
+    base_cuda = facts.driver.cuda_driver_version if version == facts.driver.driver_version else None
+    driver = Driver(present=True, driver_version=version,
+                    cuda_driver_version=str(log.cuda_driver.value) if log.cuda_driver else base_cuda)
     sources["driver"] = _at(log.driver or log.cuda_driver)
     return facts.replace(driver=driver)
 

@@ -74,9 +74,12 @@ def deployment_table(facts: Facts, engine: str, sources: dict[str, str]) -> list
         count = "" if first == last else f"{last - first + 1}x "
         rows.append((label, f"{count}{gpu.name} (CC {gpu.compute_capability})",
                      sources.get(f"gpu {first}", sources.get("gpus", ""))))
+    stated = facts.source.kind == "profile"  # a profile states no driver or WSL2: there they are --driver / --wsl
     if facts.driver.driver_version or facts.driver.cuda_driver_version:
         rows.append(("driver", f"{facts.driver.driver_version or '?'} (CUDA {facts.driver.cuda_driver_version or '?'})",
-                     sources.get("driver", "")))
+                     sources.get("driver", "--driver" if stated else "")))
+    if facts.host.wsl:
+        rows.append(("host", "WSL2", sources.get("host wsl", "--wsl" if stated else "")))
     for name in ("torch", "triton", "flashinfer-python", "nccl", "sgl-kernel", "transformers"):
         lib = facts.library(name)
         if lib is not None:

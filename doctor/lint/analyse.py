@@ -10,6 +10,7 @@ from pathlib import Path
 from doctor.engines import registry
 from doctor.engines.images import ImageFacts, image_facts
 from doctor.errors import DoctorError
+from doctor.hardware.stated import NOTHING_STATED, HostWhatIf
 from doctor.lint.find import expand_paths, launches_in_file
 from doctor.lint.site import LaunchSite
 from doctor.located import Problem, Span, Target
@@ -25,6 +26,7 @@ class LintRequest:
     engines: Sequence[str] = ()  # what-ifs; a serving engine's version applies only where the file pins none
     offline: bool = False
     environ: Mapping[str, str] = field(default_factory=dict)
+    stated: HostWhatIf = NOTHING_STATED  # --driver / --wsl: the profile's driver release and WSL2
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ def analyse(site: LaunchSite, request: LintRequest, installed: _Installed | None
                                     engine_args=site.engine_args, offline=request.offline,
                                     environ={**request.environ, **site.env},
                                     build_env=recipe.get("variables", {}),
-                                    launch_file={"image": image, "recipe": recipe or None}))
+                                    launch_file={"image": image, "recipe": recipe or None}, stated=request.stated))
     launch = {"engine": site.engine, "version": version, "version_source": source, "model": site.model,
               "argv": list(site.argv), "engine_args": list(site.engine_args), "notes": list(site.notes),
               "image": image.view(None) if image else None, "recipe": recipe or None}

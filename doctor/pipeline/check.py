@@ -12,6 +12,7 @@ from doctor.engines import registry
 from doctor.engines.base import Engine
 from doctor.errors import DoctorError, InputError
 from doctor.findings import SEVERITIES, Finding
+from doctor.hardware.stated import NOTHING_STATED, HostWhatIf
 from doctor.launch import Launch, parse_launch
 from doctor.pipeline.agree import agree
 from doctor.pipeline.analysis import Analysis, analyze_all, analyze_run
@@ -41,6 +42,7 @@ class CheckRequest:
     environ: Mapping[str, str] = field(default_factory=dict)
     build_env: Mapping[str, str] = field(default_factory=dict)  # arch lists a launch file's build recipe sets
     launch_file: Mapping[str, Any] | None = None  # what lint read beside the launch: `image`, `recipe`
+    stated: HostWhatIf = NOTHING_STATED  # --driver / --wsl: what the user states of the profile's host
 
 
 def run_check(request: CheckRequest) -> Report:
@@ -52,7 +54,8 @@ def run_check(request: CheckRequest) -> Report:
         argv = list(pasted.flags)  # the pasted command's own words and model are not flags
     parse_launch(argv)  # a malformed value is a usage error before any probing
     facts = gather_facts(environ=request.environ, hardware=request.hardware, facts_file=request.facts_file,
-                         engines=versioned, model=request.model, deep=request.deep, offline=request.offline)
+                         engines=versioned, model=request.model, deep=request.deep, offline=request.offline,
+                         stated=request.stated)
     given_model = pasted.model if pasted is not None else _model_flag(argv, request.engines)
     if request.model is None and given_model:
         facts = _with_pasted_model(facts, given_model, request)

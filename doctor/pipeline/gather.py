@@ -17,6 +17,7 @@ from doctor.engines.registry import (
     scanned_engine_packages,
 )
 from doctor.hardware import load_profile
+from doctor.hardware.stated import NOTHING_STATED, HostWhatIf, apply_host_what_if
 from doctor.pipeline.facts import Facts, Gpu, Library, Source
 from doctor.probe.binaries import with_binary_facts
 from doctor.probe.env import probe_env
@@ -63,14 +64,16 @@ def live_facts(environ: Mapping[str, str], deep: bool = False) -> Facts:
 
 def gather_facts(*, environ: Mapping[str, str], hardware: str | None = None, facts_file: Path | None = None,
                  engines: Sequence[str] = (), model: str | None = None, deep: bool = False,
-                 offline: bool = False, pinned: bool = True) -> Facts:
+                 offline: bool = False, pinned: bool = True, stated: HostWhatIf = NOTHING_STATED) -> Facts:
     """`pinned`: add what the `engines` releases pin (torch, FlashInfer, ...) where the facts lack them;
-    `diagnose` judges a log by what it states and leaves them out."""
+    `diagnose` judges a log by what it states and leaves them out. `stated`: the profile's driver and WSL2 as
+    `--driver` / `--wsl` state them (only with `hardware`: the command line refuses them elsewhere)."""
     if facts_file is not None:
         facts = load_facts(facts_file)
     elif hardware is not None:
         profile = load_profile(hardware)
         facts = profile.replace(libraries=installed_libraries(environ), env=probe_env(environ))
+        facts = apply_host_what_if(facts, stated)
     else:
         facts = live_facts(environ, deep=deep)
     facts = with_engines(facts, engines, pinned=pinned)
