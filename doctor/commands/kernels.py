@@ -80,8 +80,9 @@ def _with_progress(work: Callable[[Callable[[int, int], None]], list[KernelCheck
 
 def _table(report: Report, checks: list[KernelCheck]) -> None:
     gpu = report.facts.gpus[0] if report.facts.gpus else None
-    table = Table(title=f"Kernels: {report.analysis.engine} {report.analysis.engine_version} on "
-                        f"{gpu.name if gpu else '?'}, attention backend {report.analysis.attention_backend}",
+    on = gpu.name if gpu else "a GPU not known"
+    table = Table(title=f"Kernels: {report.analysis.engine} {report.analysis.engine_version} on {on}, "
+                        f"attention backend {report.analysis.attention_backend}",
                   title_justify="left")
     for column in ("kernel", "path", "shape", "config", "bytes", "limit", "verdict", "method"):
         table.add_column(column)

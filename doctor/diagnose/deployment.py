@@ -70,7 +70,7 @@ def _serving() -> set[str]:
 
 
 def _at(stated: Stated | None) -> str:
-    return f"log line {stated.line}" if stated else "?"
+    return f"log line {stated.line}" if stated else "not stated"
 
 
 def _libraries(log: LogFacts, base: Facts, engine: str | None, base_name: str,

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from doctor.findings import Finding
 from doctor.pipeline.analysis import Analysis
+from doctor.pipeline.conditions import NOT_KNOWN
 from doctor.pipeline.facts import Facts
 from doctor.pipeline.report import Report
 
@@ -146,7 +147,8 @@ def _kernels(analysis: Analysis) -> Table:
         shape = ",".join(f"{key}={v}" for key, v in k.shape.items())
         config = ",".join(f"{key}={v}" for key, v in k.config.items())
         verdict = Text(k.verdict, style={True: "green", False: "bold red", None: "yellow"}[k.fits])
-        table.add_row(k.kernel, k.path, shape, config, str(k.bytes), "?" if k.limit is None else str(k.limit), verdict)
+        limit = NOT_KNOWN if k.limit is None else str(k.limit)
+        table.add_row(k.kernel, k.path, shape, config, str(k.bytes), limit, verdict)
     return table
 
 

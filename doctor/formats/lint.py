@@ -20,7 +20,8 @@ def render_lint_text(targets: Sequence[Target], problems: Sequence[Problem], sum
         where = f"{target.span.path}:{target.span.line}" if target.span else "check"
         launch = target.launch
         version = f" {launch['version']}" if launch.get("version") else ""
-        lines.append(f"{where}: {launch.get('engine', '?')}{version} [{launch.get('version_source', '')}], "
+        engine = launch.get("engine") or "engine not known"
+        lines.append(f"{where}: {engine}{version} [{launch.get('version_source', '')}], "
                      f"model {launch.get('model') or '-'}")
         lines += [f"  note: {note}" for note in launch.get("notes", [])]
         for finding, _ in target.findings():

@@ -9,6 +9,7 @@ from typing import Any
 
 from doctor.findings import Finding, Fix
 from doctor.formats.redact import redact_env, redact_text
+from doctor.pipeline.conditions import NOT_KNOWN
 from doctor.pipeline.facts import Facts
 from doctor.pipeline.report import Report
 
@@ -76,19 +77,22 @@ def deployment_table(facts: Facts, engine: str, sources: dict[str, str]) -> list
                      sources.get(f"gpu {first}", sources.get("gpus", ""))))
     stated = facts.source.kind == "profile"  # a profile states no driver or WSL2: there they are --driver / --wsl
     if facts.driver.driver_version or facts.driver.cuda_driver_version:
-        rows.append(("driver", f"{facts.driver.driver_version or '?'} (CUDA {facts.driver.cuda_driver_version or '?'})",
-                     sources.get("driver", "--driver" if stated else "")))
+        rows.append(("driver", _driver_text(facts), sources.get("driver", "--driver" if stated else "")))
     if facts.host.wsl:
         rows.append(("host", "WSL2", sources.get("host wsl", "--wsl" if stated else "")))
     for name in ("torch", "triton", "flashinfer-python", "nccl", "sgl-kernel", "transformers"):
         lib = facts.library(name)
         if lib is not None:
             rows.append((name, lib.version, sources.get(f"{name} version", "")))
-    rows.append(("model", facts.model.id if facts.model else "not known",
+    rows.append(("model", facts.model.id if facts.model else NOT_KNOWN,
                  sources.get("model", "") or (facts.model.derivation or "" if facts.model else "")))
     lines = ["| | | source |", "|---|---|---|"]
     lines += [f"| {k} | {_cell(v)} | {_cell(s)} |" for k, v, s in rows]
     return lines
+
+
+def _driver_text(facts: Facts) -> str:
+    return f"{facts.driver.driver_version or NOT_KNOWN} (CUDA {facts.driver.cuda_driver_version or NOT_KNOWN})"
 
 
 def _gpu_runs(facts: Facts) -> list[tuple[int, int, Any]]:
@@ -109,7 +113,7 @@ def environment_details(facts: Facts, extra: list[str] | None = None) -> list[st
         memory = f", {gpu.memory_total_bytes / 2**30:.1f} GiB" if gpu.memory_total_bytes else ""
         lines.append(f"gpu {gpu.index}: {gpu.name}, CC {gpu.compute_capability}{memory}")
     if facts.driver.present:
-        lines.append(f"driver: {facts.driver.driver_version or '?'}, CUDA {facts.driver.cuda_driver_version or '?'}")
+        lines.append(f"driver: {_driver_text(facts)}")
     for name, lib in sorted(facts.libraries.items()):
         lines.append(f"{name}=={lib.version}" + (" (what-if)" if lib.what_if else ""))
     for name, value in sorted(redact_env(facts.env).items()):
