@@ -81,5 +81,5 @@ def test_the_markdown_report_says_the_driver_and_wsl_came_from_the_command_line(
     result = subprocess.run([sys.executable, "-m", "doctor", "check", LLAMA, "--hardware", "rtx-5090", "--driver",
                              "580.105.08", "--wsl", "--offline", "--format", "markdown"],
                             capture_output=True, text=True, env=cli_env(), timeout=120)
-    assert "| driver | 580.105.08 (CUDA ?) | --driver |" in result.stdout  # Windows column: no R580 row
+    assert "| driver | 580.105.08 (CUDA not known) | --driver |" in result.stdout  # Windows column: no R580 row
     assert "| host | WSL2 | --wsl |" in result.stdout
