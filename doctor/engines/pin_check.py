@@ -111,10 +111,11 @@ def _family_item(package: str, version: str, python: str, check: dict[str, Any],
     releases_with = [r for r in table["releases"] if r in table["checks"][package]]
     bypass = "FLASHINFER_DISABLE_VERSION_CHECK" if env.get("FLASHINFER_DISABLE_VERSION_CHECK") else (
         "FLASHINFER_CUBIN_DIR" if package == "flashinfer-cubin" and env.get("FLASHINFER_CUBIN_DIR") else None)
-    return {"package": package, "installed": version, "python": python, "mode": check["mode"],
+    item = {"package": package, "installed": version, "python": python, "mode": check["mode"],
             "site": f"flashinfer/jit/env.py:{check['line']} ({check['function']}) in flashinfer-python {python}",
-            "message": _message(check["message"], package, version, python), **({"bypassed_by": bypass} if bypass else {}),
+            "message": _message(check["message"], package, version, python),
             "releases": f"{releases_with[0]}-{releases_with[-1]}", "fix": _family_fix(package, python, table)}
+    return {**item, "bypassed_by": bypass} if bypass else item
 
 
 def _message(template: str, package: str, version: str, python: str) -> str:
