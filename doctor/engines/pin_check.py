@@ -63,11 +63,16 @@ def _public(version: str) -> str:
 
 
 def pin_view(libraries: Mapping[str, Library], env: Mapping[str, str], library: Library | None,
-             capability: tuple[int, int] | None, image: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """`pins.*`: the FlashInfer family's mismatches, and for the run's engine release (unless a container image
-    carries its own build of it) its torch ABI, its other exact pins and its CUDA build."""
+             capability: tuple[int, int] | None, image: Mapping[str, Any] | None = None,
+             backends: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`pins.*`: the FlashInfer family's mismatches (and whether the run's analysis puts FlashInfer on its path:
+    engines import it lazily, so the refused import stops only a run that uses it), and for the run's engine
+    release (unless a container image carries its own build of it) its torch ABI, its other exact pins and its
+    CUDA build."""
+    on_path = sorted(f"{role}: {name}" for role, name in (backends or {}).items() if "flashinfer" in str(name).lower())
     view: dict[str, Any] = {"flashinfer": flashinfer_mismatches(libraries, env), "abi": [], "mismatches": [],
-                            "cuda": [], "abi_established": False}
+                            "cuda": [], "abi_established": False, "flashinfer_in_path": bool(on_path),
+                            "flashinfer_backends": ", ".join(on_path) or None}
     if library is None or not library.version or not releases(library.name) or _held_by_image(library, image):
         return view
     name = library.name

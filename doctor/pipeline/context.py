@@ -71,7 +71,7 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "recipe": _recipe(launch_file, _capability(facts)),
         "log": (launch_file or {}).get("log"),  # what `diagnose` read in the log (doctor/diagnose); None in check
         "pins": pin_view(facts.libraries, facts.env, analysis.run.library if analysis.run else None,
-                         _capability(facts), image_view),
+                         _capability(facts), image_view, analysis.backends),
         **engine_views,
     }
 

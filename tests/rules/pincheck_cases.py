@@ -30,33 +30,44 @@ def _torch_build(name: str, version: str) -> dict[str, str]:
 
 
 FI = {"flashinfer_python": "0.6.16.post3"}
+FI_ATTN = ("--attention-backend", "FLASHINFER")
 
 PINCHECK_CASES = [
-    # PIN001: FlashInfer's import-time check, per release and comparison
-    a("PIN001", True, "flashinfer#4781: vLLM 0.28.0, flashinfer-python 0.6.16.post3, stale cubin 0.6.13 on GB10",
+    # PIN001 / PIN007: FlashInfer's import-time check, per release and comparison; an error where the run's
+    # analysis puts FlashInfer on its path (here `--attention-backend FLASHINFER`), a warning elsewhere
+    a("PIN001", True, "flashinfer#4781's pair (0.6.16.post3 with the stale cubin 0.6.13), FlashInfer attention",
+      stack("vllm==0.28.0", SPARK, flashinfer_cubin="0.6.13", **FI), *FI_ATTN),
+    a("PIN001", False, "the same pair, FLASH_ATTN chosen: PIN007's warning", stack("vllm==0.28.0", SPARK,
+                                                                                flashinfer_cubin="0.6.13", **FI)),
+    a("PIN007", True, "flashinfer#4781: vLLM 0.28.0 on GB10, no FlashInfer backend analysed",
       stack("vllm==0.28.0", SPARK, flashinfer_cubin="0.6.13", **FI)),
+    a("PIN007", False, "the same pair with FlashInfer attention: PIN001's error",
+      stack("vllm==0.28.0", SPARK, flashinfer_cubin="0.6.13", **FI), *FI_ATTN),
+    a("PIN007", False, "FLASHINFER_DISABLE_VERSION_CHECK=1 (syv-ai/qwen38-27b-rtx3090#35's launchers)",
+      stack("vllm==0.27.1", env={"FLASHINFER_DISABLE_VERSION_CHECK": "1"}, flashinfer_cubin="0.6.13", **FI)),
     a("PIN001", True, "the same pair on an H100: FlashInfer's check is the same on every GPU",
-      stack("vllm==0.28.0", H100, flashinfer_cubin="0.6.13", **FI)),
+      stack("vllm==0.28.0", H100, flashinfer_cubin="0.6.13", **FI), *FI_ATTN),
     a("PIN001", False, "the matching cubin", stack("vllm==0.25.1", flashinfer_python="0.6.13",
-                                                   flashinfer_cubin="0.6.13")),
+                                                   flashinfer_cubin="0.6.13"), *FI_ATTN),
     a("PIN001", False, "FLASHINFER_DISABLE_VERSION_CHECK=1 skips the check",
-      stack("vllm==0.28.0", env={"FLASHINFER_DISABLE_VERSION_CHECK": "1"}, flashinfer_cubin="0.6.13", **FI)),
+      stack("vllm==0.28.0", env={"FLASHINFER_DISABLE_VERSION_CHECK": "1"}, flashinfer_cubin="0.6.13", **FI),
+      *FI_ATTN),
     a("PIN001", False, "FLASHINFER_CUBIN_DIR set: not judged",
-      stack("vllm==0.28.0", env={"FLASHINFER_CUBIN_DIR": "/cubins"}, flashinfer_cubin="0.6.13", **FI)),
+      stack("vllm==0.28.0", env={"FLASHINFER_CUBIN_DIR": "/cubins"}, flashinfer_cubin="0.6.13", **FI), *FI_ATTN),
     a("PIN001", False, "a cubin only implied by vLLM 0.25.1's pin is the pin: not compared",
-      stack("vllm==0.25.1", flashinfer_python="0.6.16.post3")),
+      stack("vllm==0.25.1", flashinfer_python="0.6.16.post3"), *FI_ATTN),
     a("PIN001", True, "0.5.0, the first release the table holds, with cubin 0.4.1",
-      stack("sglang==0.5.5", flashinfer_python="0.5.0", flashinfer_cubin="0.4.1")),
+      stack("vllm==0.25.1", flashinfer_python="0.5.0", flashinfer_cubin="0.4.1"), *FI_ATTN),
     a("PIN001", False, "flashinfer-python 0.4.1, before the table: not derived",
-      stack("sglang==0.5.5", flashinfer_python="0.4.1", flashinfer_cubin="0.4.0")),
+      stack("vllm==0.25.1", flashinfer_python="0.4.1", flashinfer_cubin="0.4.0"), *FI_ATTN),
     a("PIN001", True, "jit-cache of another release (prefix comparison up to 0.6.18.post1)",
-      stack("vllm==0.25.1", flashinfer_python="0.6.13", flashinfer_jit_cache="0.6.3+cu130")),
+      stack("vllm==0.25.1", flashinfer_python="0.6.13", flashinfer_jit_cache="0.6.3+cu130"), *FI_ATTN),
     a("PIN001", False, "jit-cache 0.6.13+cu130 beside 0.6.13: its CUDA label passes",
-      stack("vllm==0.25.1", flashinfer_python="0.6.13", flashinfer_jit_cache="0.6.13+cu130")),
+      stack("vllm==0.25.1", flashinfer_python="0.6.13", flashinfer_jit_cache="0.6.13+cu130"), *FI_ATTN),
     a("PIN001", False, "0.6.18: jit-cache 0.6.18.post1+cu130 starts with 0.6.18, the prefix check passes it",
-      stack("vllm==0.29.0", flashinfer_python="0.6.18", flashinfer_jit_cache="0.6.18.post1+cu130")),
+      stack("vllm==0.29.0", flashinfer_python="0.6.18", flashinfer_jit_cache="0.6.18.post1+cu130"), *FI_ATTN),
     a("PIN001", True, "0.7.0: the same jit-cache pair now needs the exact version with a local label",
-      stack("vllm==0.31.0", flashinfer_python="0.7.0", flashinfer_jit_cache="0.7.0.post1+cu130")),
+      stack("vllm==0.31.0", flashinfer_python="0.7.0", flashinfer_jit_cache="0.7.0.post1+cu130"), *FI_ATTN),
     # PIN002: measured pairs whose core extension misses torch symbols
     a("PIN002", True, "vLLM 0.11.0 (torch==2.8.0) with torch 2.9.0: _C.abi3.so misses c10::SymInt::sym_ne",
       stack("vllm==0.11.0", torch="2.9.0")),
