@@ -158,8 +158,21 @@ def torch_abi(engine: str, version: str, libraries: Mapping[str, Library]) -> li
             item["status"] = "breaks_implied"
         # an installed kernel wheel with another torch minor is SGL181's unless the measurement settles it
         item["left_to_other_rule"] = kernel is not None and not implied and item["status"] in ("unmeasured", "optional")
-        found.append({"engine": engine, "release": version, **item, "status_text": _status_text(item, engine, version)})
+        found.append({"engine": engine, "release": version, **item, "status_text": _status_text(item, engine, version),
+                      "alternative": _engine_for_torch(engine, torch.version)})
     return found
+
+
+def _engine_for_torch(engine: str, torch: str) -> str:
+    """The releases of the engine whose wheel pins a torch of this minor release: the other way out."""
+    want = _minor(torch)
+    found = [v for v, entry in releases(engine).items()
+             if _minor(entry["pins"].get("torch", {}).get("version", "")) == want]
+    found.sort(key=lambda v: Version(v))
+    if not found:
+        return f"(no {engine} release in the pins table pins a torch {'.'.join(map(str, want or ()))}.x)"
+    span = found[0] if len(found) == 1 else f"{found[0]}-{found[-1]}"
+    return f"or move to {engine} {span}, the release(s) whose wheel pins torch {'.'.join(map(str, want or ()))}"
 
 
 def _status_text(item: dict[str, Any], engine: str, release: str) -> str:
