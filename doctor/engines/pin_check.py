@@ -158,6 +158,9 @@ def torch_abi(engine: str, version: str, libraries: Mapping[str, Library]) -> li
             item["status"] = "breaks_implied"
         # an installed kernel wheel with another torch minor is SGL181's unless the measurement settles it
         item["left_to_other_rule"] = kernel is not None and not implied and item["status"] in ("unmeasured", "optional")
+        own = carrier == engine
+        item["carrier_text"] = (f"the {engine} {version} wheel" if own else
+                                f"{carrier} {carrier_version} (the kernel wheel {engine} {version} runs)")
         found.append({"engine": engine, "release": version, **item, "status_text": _status_text(item, engine, version),
                       "alternative": _engine_for_torch(engine, torch.version)})
     return found
