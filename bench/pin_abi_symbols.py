@@ -108,6 +108,10 @@ def main(argv: list[str]) -> int:
         print("usage: pin_abi_symbols.py ENGINE.whl TORCH_BUILT_FOR.whl TORCH_OTHER.whl [...] [--json OUT]",
               file=sys.stderr)
         return 2
+    missing = [a for a in argv if not Path(a).is_file() or not zipfile.is_zipfile(a)]
+    if missing:
+        print(f"pin_abi_symbols.py: not a wheel: {missing[0]}", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as tmp:
         records = _measure(Path(argv[0]), [Path(a) for a in argv[1:]], Path(tmp))
     if out is not None:
