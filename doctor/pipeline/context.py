@@ -11,6 +11,7 @@ from packaging.version import InvalidVersion, Version
 
 from doctor.buildargs import build_view, toolkit_view
 from doctor.engines import registry
+from doctor.engines.pin_check import pin_view
 from doctor.engines.pins import releases
 from doctor.hardware import smem_per_block_optin
 from doctor.hardware.p2p import forced_p2p_signs, is_geforce
@@ -26,7 +27,7 @@ ARCH_SPECIFIC_SM12X = ("sm_120a", "sm_120f", "sm_121a", "sm_121f")
 
 BASE_ROOTS = ("source", "gpu", "driver", "host", "lib", "model", "launch", "analysis", "kernels", "binaries",
               "plan", "env", "topology", "engine", "build", "cluster", "uma", "image", "recipe",
-              "log")
+              "log", "pins")
 
 
 def engine_root(name: str) -> str:
@@ -69,6 +70,8 @@ def build_context(facts: Facts, analysis: Analysis, launch: Launch,
         "image": image_view,
         "recipe": _recipe(launch_file, _capability(facts)),
         "log": (launch_file or {}).get("log"),  # what `diagnose` read in the log (doctor/diagnose); None in check
+        "pins": pin_view(facts.libraries, facts.env, analysis.run.library if analysis.run else None,
+                         _capability(facts), image_view, analysis.backends),
         **engine_views,
     }
 

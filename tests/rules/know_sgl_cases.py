@@ -46,7 +46,9 @@ def kernel_torch(sglang, kernel, torch, profile=SPARK):
 
 
 KNOW_SGL_CASES += [
-    a("SGL181", True, "0.4.4+cu130 with torch 2.12.1 (sglang#29317)",
+    a("SGL181", False, "0.4.4+cu130 with torch 2.12.1 (sglang#29317): a measured pair, PIN002's error",
+      kernel_torch("0.5.14", "0.4.4+cu130", "2.12.1+cu130")),
+    a("PIN002", True, "0.4.4+cu130 with torch 2.12.1 (sglang#29317)",
       kernel_torch("0.5.14", "0.4.4+cu130", "2.12.1+cu130")),
     a("SGL181", True, "0.3.21 with torch 2.11 on 5090", kernel_torch("0.5.9", "0.3.21", "2.11.0", R5090)),
     a("SGL181", True, "0.4.7 with torch 2.14.1 on pro 6000", kernel_torch("0.5.20", "0.4.7", "2.14.1+cu130", PRO)),
@@ -56,7 +58,7 @@ KNOW_SGL_CASES += [
     a("SGL181", True, "0.1.2.post1 (built for 2.6) with a 2.9 nightly (sglang#8373)",
       kernel_torch("0.4.9.post2", "0.1.2.post1", "2.9.0.dev20250722+cu128", R5090)),
     a("SGL181", False, "what-if SGLang alone: pip brings its own torch", kernel_torch("0.5.14", None, "2.12.1")),
-    a("SGL181", True, "not a GPU matter: hopper too", kernel_torch("0.5.14", "0.4.4", "2.12.1", H100)),
+    a("SGL181", True, "not a GPU matter: hopper too", kernel_torch("0.5.9", "0.3.21", "2.11.0", H100)),
 ]
 
 QWEN235_FP8, GLM_FP8_CHANNEL = "Qwen/Qwen3-235B-A22B-FP8", "zai-org/GLM-4.7-FP8"

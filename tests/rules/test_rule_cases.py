@@ -1373,6 +1373,16 @@ def _trust13_cases():
 CASES += _trust13_cases()
 
 
+def _pincheck_cases():
+    """Engine-pin consistency (rules/pin_check.toml, task pincheck): tests/rules/pincheck_cases.py."""
+    from tests.rules.pincheck_cases import PINCHECK_CASES
+
+    return PINCHECK_CASES
+
+
+CASES += _pincheck_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
