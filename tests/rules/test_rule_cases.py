@@ -1373,6 +1373,16 @@ def _trust13_cases():
 CASES += _trust13_cases()
 
 
+def _spenta_cases():
+    """The ninth held-out sample's rules (rules/spentA.toml): tests/rules/spentA_cases.py."""
+    from tests.rules.spentA_cases import SPENTA_CASES
+
+    return SPENTA_CASES
+
+
+CASES += _spenta_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
