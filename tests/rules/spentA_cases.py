@@ -84,7 +84,8 @@ def _lcpp220():
         a("LCPP220", False, "nvcc 13.1", facts("rtx-5080", lcpp, libs=(lib("nvcc", "13.1.115"),))),
         a("LCPP220", False, "gb10 (12.1 not tested)", facts("dgx-spark", lcpp, libs=(lib("nvcc", "13.2.51"),))),
         a("LCPP220", False, "h100 (9.0)", facts("h100-sxm-x8", lcpp, libs=(lib("nvcc", "13.2.51"),))),
-        a("LCPP220", False, "vllm, not llama.cpp", facts("rtx-5080", ("vllm==0.25.1",), libs=(lib("nvcc", "13.2.51"),))),
+        a("LCPP220", False, "vllm, not llama.cpp",
+          facts("rtx-5080", ("vllm==0.25.1",), libs=(lib("nvcc", "13.2.51"),))),
     ]
 
 

@@ -15,9 +15,9 @@ MTP_FC = "mtp.fc"  # the drafter's module prefix (maybe_prefix(prefix, "mtp") + 
 
 
 def view(run: EngineRun) -> dict[str, Any] | None:
-    """None without `--speculative-config`; else the method, the draft model, the draft length, whether the value is not JSON
-    (what vLLM's argparse type, json.loads, refuses) and whether a ModelOpt NVFP4 checkpoint leaves `mtp.fc` to
-    the quant config (its exclude list does not cover it)."""
+    """None without `--speculative-config`; else the method, the draft model, the draft length, whether the value
+    is not JSON (what vLLM's argparse type, json.loads, refuses) and whether a ModelOpt NVFP4 checkpoint leaves
+    `mtp.fc` to the quant config (its exclude list does not cover it)."""
     config = _config(run)
     if config is None:
         return None
