@@ -70,6 +70,12 @@ def _vllm441():
           *DEEPEP, "allgather_reducescatter"),
         a("VLLM441", False, "no expert parallelism", facts("dgx-spark", ("vllm==0.23.0",)),
           "--all2all-backend", "deepep_low_latency"),
+        a("VLLM441", True, "0.15.1 through VLLM_ALL2ALL_BACKEND", facts(
+            "dgx-spark", ("vllm==0.15.1",), env={"VLLM_ALL2ALL_BACKEND": "deepep_low_latency"}),
+          "--enable-expert-parallel"),
+        a("VLLM441", False, "0.17.0 ignores VLLM_ALL2ALL_BACKEND", facts(
+            "dgx-spark", ("vllm==0.17.0",), env={"VLLM_ALL2ALL_BACKEND": "deepep_low_latency"}),
+          "--enable-expert-parallel"),
         a("VLLM441", False, "h100 (9.0a is built)", facts("h100-sxm-x8", ("vllm==0.23.0",)),
           *DEEPEP, "deepep_low_latency"),
     ]
