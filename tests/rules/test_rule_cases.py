@@ -1383,6 +1383,16 @@ def _pincheck_cases():
 CASES += _pincheck_cases()
 
 
+def _spenta_cases():
+    """The ninth held-out sample's rules (rules/spentA.toml): tests/rules/spentA_cases.py."""
+    from tests.rules.spentA_cases import SPENTA_CASES
+
+    return SPENTA_CASES
+
+
+CASES += _spenta_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

@@ -27,6 +27,7 @@ VALUES = {
     "--node-rank": "node_rank", "-r": "node_rank",
     "--mamba-backend": "mamba_backend",  # 0.20+: the Mamba SSU kernels (triton, flashinfer)
     "--mamba-cache-mode": "mamba_cache_mode",  # none, align, all: how prefix caching keeps Mamba state
+    "--all2all-backend": "all2all_backend",  # expert parallelism's all2all: deepep_* need DeepEP's kernels
 }
 SWITCHES = {
     "--enforce-eager": "enforce_eager", "--disable-custom-all-reduce": "disable_custom_all_reduce",

@@ -15,14 +15,15 @@ MTP_FC = "mtp.fc"  # the drafter's module prefix (maybe_prefix(prefix, "mtp") + 
 
 
 def view(run: EngineRun) -> dict[str, Any] | None:
-    """None without `--speculative-config`; else the method, the draft length, whether the value is not JSON
-    (what vLLM's argparse type, json.loads, refuses) and whether a ModelOpt NVFP4 checkpoint leaves `mtp.fc` to
-    the quant config (its exclude list does not cover it)."""
+    """None without `--speculative-config`; else the method, the draft model, the draft length, whether the value
+    is not JSON (what vLLM's argparse type, json.loads, refuses) and whether a ModelOpt NVFP4 checkpoint leaves
+    `mtp.fc` to the quant config (its exclude list does not cover it)."""
     config = _config(run)
     if config is None:
         return None
     tokens = config.get("num_speculative_tokens")
     return {"method": str(config.get("method") or "") or None,
+            "model": str(config.get("model") or "") or None,
             "num_speculative_tokens": tokens if isinstance(tokens, int) else None,
             "not_json": not_json(run),
             "nvfp4_mtp_fc_not_excluded": nvfp4_mtp_fc_not_excluded(run)}
