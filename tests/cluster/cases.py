@@ -230,8 +230,9 @@ CLUSTER_CASES = [
       "--tp-size", "2"),
     c("CLU060", False, "sglang tp2 over 2 sparks", sparks(spark("a"), spark("b")), "--tp-size", "2"),
     # NCCL161 (rules/spentB.toml): NCCL 2.30.4's NVLS path hangs MoE weight loading across Sparks (nccl#2167)
-    c("NCCL161", True, "2 sparks, vllm tp2 + ep, nccl 2.30.4", sparks(spark_nccl("a", "2.30.4"), spark_nccl("b", "2.30.4")),
-      "--tensor-parallel-size", "2", "--enable-expert-parallel"),
+    c("NCCL161", True, "2 sparks, vllm tp2 + ep, nccl 2.30.4",
+      sparks(spark_nccl("a", "2.30.4"), spark_nccl("b", "2.30.4")), "--tensor-parallel-size", "2",
+      "--enable-expert-parallel"),
     c("NCCL161", True, "8 sparks, tp8", sparks(*(spark_nccl(n, "2.30.4") for n in "abcdefgh")),
       "--tensor-parallel-size", "8"),
     c("NCCL161", False, "nccl 2.30.3", sparks(spark_nccl("a", "2.30.3"), spark_nccl("b", "2.30.3")),
