@@ -52,7 +52,7 @@ VLLM461_CASES = [
     # MiaAI GLM-5.3-Flash-EXL3-2x#57: OffloadingConnector with expandable_segments off drained GB10's host memory
     a("VLLM461", True, "0.25.0, OffloadingConnector, GB10", vllm(), *OFFLOAD),
     a("VLLM461", True, "0.23.0: the first release with the cumem exemption", vllm("0.23.0"), *OFFLOAD),
-    a("VLLM461", False, "0.21.0: before the releases read", vllm("0.21.0"), *OFFLOAD),
+    a("VLLM461", False, "0.21.0: its guard exempts only sleep mode (not covered)", vllm("0.21.0"), *OFFLOAD),
     a("VLLM461", False, "the cumem allocator on (the guard's exemption)", vllm(), *OFFLOAD, "--enable-cumem-allocator"),
     a("VLLM461", False, "sleep mode (turns the cumem allocator on)", vllm(), *OFFLOAD, "--enable-sleep-mode"),
     a("VLLM461", False, "no KV connector", vllm()),
