@@ -20,6 +20,7 @@ KNOWN_PACKAGES = {
     "lmstudio": "lmstudio", "lm-studio": "lmstudio", "lm_studio": "lmstudio", "llmster": "lmstudio",
     "llama-cpp-python": "llama-cpp-python", "llama_cpp_python": "llama-cpp-python",
     "flash-attn-4": "flash-attn-4", "flash_attn_4": "flash-attn-4", "fa4": "flash-attn-4",
+    "humming-kernels": "humming-kernels", "humming_kernels": "humming-kernels", "humming": "humming-kernels",
 }
 
 

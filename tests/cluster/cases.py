@@ -229,4 +229,21 @@ CLUSTER_CASES = [
     c("NCCL065", False, "HCA unset", sparks(spark("a", network=spark_port1()), spark("b", network=spark_port1())),
       "--tp-size", "2"),
     c("CLU060", False, "sglang tp2 over 2 sparks", sparks(spark("a"), spark("b")), "--tp-size", "2"),
+    # NCCL161 (rules/spentB.toml): NCCL 2.30.4's NVLS path hangs MoE weight loading across Sparks (nccl#2167)
+    c("NCCL161", True, "2 sparks, vllm tp2 + ep, nccl 2.30.4",
+      sparks(spark_nccl("a", "2.30.4"), spark_nccl("b", "2.30.4")), "--tensor-parallel-size", "2",
+      "--enable-expert-parallel"),
+    c("NCCL161", True, "8 sparks, tp8", sparks(*(spark_nccl(n, "2.30.4") for n in "abcdefgh")),
+      "--tensor-parallel-size", "8"),
+    c("NCCL161", False, "nccl 2.30.3", sparks(spark_nccl("a", "2.30.3"), spark_nccl("b", "2.30.3")),
+      "--tensor-parallel-size", "2"),
+    c("NCCL161", False, "nccl 2.30.5", sparks(spark_nccl("a", "2.30.5"), spark_nccl("b", "2.30.5")),
+      "--tensor-parallel-size", "2"),
+    c("NCCL161", False, "the launch names ray: NCCL160 on each node says it",
+      sparks(spark_nccl("a", "2.30.4"), spark_nccl("b", "2.30.4")),
+      "--tensor-parallel-size", "2", "--distributed-executor-backend", "ray"),
+    c("NCCL161", False, "NCCL_NVLS_ENABLE=0", sparks(*(
+        spark_nccl(n, "2.30.4").replace(env={"NCCL_NVLS_ENABLE": "0"}) for n in "ab")), "--tensor-parallel-size", "2"),
+    c("NCCL161", False, "two RTX PRO 6000 nodes (12.0), nccl 2.30.4", pair(node("a", nccl="2.30.4"),
+                                                                      node("b", nccl="2.30.4")), "--tp-size", "2"),
 ]

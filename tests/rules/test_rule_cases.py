@@ -1393,6 +1393,16 @@ def _spenta_cases():
 CASES += _spenta_cases()
 
 
+def _spentB_cases():
+    """The spent tenth held-out sample's expressible rows (rules/spentB.toml): tests/rules/spentB_cases.py."""
+    from tests.rules.spentB_cases import SPENTB_CASES
+
+    return SPENTB_CASES
+
+
+CASES += _spentB_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
