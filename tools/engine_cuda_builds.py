@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import struct
 import sys
-import urllib.request
-import zlib
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from tools.remote_wheel import central_directory, get, read_member  # noqa: E402
+
 PINS = REPO / "doctor" / "data" / "engine_pins.json"
 OUT = REPO / "doctor" / "data" / "derived" / "engine_cuda_builds.json"
 INDEX = "https://pypi.org/simple/vllm/"
@@ -33,47 +33,12 @@ PREFIX_BYTES = 6 << 20  # compressed bytes read from the extension's start: its 
 CUDART = re.compile(rb"libcudart\.so\.(\d+)")
 
 
-def _get(url: str, start: int | None = None, end: int | None = None) -> bytes:
-    request = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-    if start is not None:
-        request.add_header("Range", f"bytes={start}-{end}")
-    with urllib.request.urlopen(request, timeout=120) as response:
-        return response.read()
-
-
-def _central_directory(url: str, size: int) -> dict[str, tuple[int, int, int]]:
-    """name -> (local header offset, compressed size, method), from the zip's end records."""
-    tail = _get(url, max(0, size - 65536), size - 1)
-    eocd = tail.rfind(b"PK\x05\x06")
-    cd_size, cd_offset = struct.unpack("<II", tail[eocd + 12:eocd + 20])
-    if cd_offset == 0xFFFFFFFF:  # zip64
-        locator = tail.rfind(b"PK\x06\x06")
-        cd_size, cd_offset = struct.unpack("<QQ", tail[locator + 40:locator + 56])
-    directory = _get(url, cd_offset, cd_offset + cd_size - 1)
-    entries: dict[str, tuple[int, int, int]] = {}
-    pos = 0
-    while directory[pos:pos + 4] == b"PK\x01\x02":
-        method, = struct.unpack("<H", directory[pos + 10:pos + 12])
-        csize, = struct.unpack("<I", directory[pos + 20:pos + 24])
-        name_len, extra_len, comment_len = struct.unpack("<HHH", directory[pos + 28:pos + 34])
-        offset, = struct.unpack("<I", directory[pos + 42:pos + 46])
-        name = directory[pos + 46:pos + 46 + name_len].decode("utf-8")
-        entries[name] = (offset, csize, method)
-        pos += 46 + name_len + extra_len + comment_len
-    return entries
-
-
 def _cudart_major(url: str, size: int) -> dict[str, Any] | None:
-    entries = _central_directory(url, size)
+    entries = central_directory(url, size)
     member = next((name for name in CORE if name in entries), None)
     if member is None:
         return None
-    offset, csize, method = entries[member]
-    header = _get(url, offset, offset + 29)
-    name_len, extra_len = struct.unpack("<HH", header[26:30])
-    start = offset + 30 + name_len + extra_len
-    raw = _get(url, start, start + min(csize, PREFIX_BYTES) - 1)
-    data = zlib.decompressobj(-15).decompress(raw) if method == 8 else raw
+    data = read_member(url, entries[member], limit=PREFIX_BYTES)
     found = sorted({int(m) for m in CUDART.findall(data)})
     return {"extension": member, "cudart": found[0] if len(found) == 1 else None, "cudart_seen": found}
 
@@ -84,7 +49,7 @@ def _platform(filename: str) -> str | None:
 
 def build(versions: list[str]) -> dict[str, Any]:
     pins = json.loads(PINS.read_text(encoding="utf-8"))
-    files = json.loads(_get(INDEX))["files"]
+    files = json.loads(get(INDEX))["files"]
     releases: dict[str, Any] = {}
     for version in versions:
         entry: dict[str, Any] = {}

@@ -50,7 +50,7 @@ def pinned(engine: str, version: str) -> dict[str, dict[str, Any]]:
 
 def implied_libraries(libraries: Mapping[str, Library], capability: tuple[int, int] | None) -> dict[str, Library]:
     """The pinned packages of every what-if engine release that the deployment does not already name, as PyPI
-    serves them to the GPU's host (GB10 hosts are aarch64)."""
+    serves them to the GPU's host (GB10 hosts are aarch64), and the Triton a what-if torch pins."""
     machine = platform_for(capability)
     implied: dict[str, Library] = {}
     for engine in [lib for lib in libraries.values() if lib.what_if and lib.name in _table()["engines"]]:
@@ -66,11 +66,25 @@ def implied_libraries(libraries: Mapping[str, Library], capability: tuple[int, i
                 details.update(build)
             implied[key] = Library(name=key, version=pin["version"], what_if=True, details=details)
         torch = implied.get("torch")
-        wheel = _table()["torch"].get(torch.version, {}).get(machine, {}) if torch is not None else {}
-        if wheel.get("triton") and "triton" not in libraries and "triton" not in implied:
-            implied["triton"] = Library(name="triton", version=wheel["triton"], what_if=True, details={
-                "implied_by": f"{origin} (torch {torch.version})", "requirement": wheel["triton_requirement"]})
+        if torch is not None:
+            implied.update(_torch_triton(torch, f"{origin} (torch {torch.version})", machine, libraries, implied))
+    stated = libraries.get("torch")
+    if stated is not None and stated.what_if:
+        implied.update(_torch_triton(stated, f"torch=={stated.version}", machine, libraries, implied))
     return implied
+
+
+def _torch_triton(torch: Library, origin: str, machine: str, libraries: Mapping[str, Library],
+                  implied: Mapping[str, Library]) -> dict[str, Library]:
+    """The Triton this torch's wheel pins (every CUDA build of one torch release pins the same Triton), where the
+    deployment names none."""
+    if "triton" in libraries or "triton" in implied:
+        return {}
+    wheel = _table()["torch"].get(torch.version.split("+")[0], {}).get(machine, {})
+    if not wheel.get("triton"):
+        return {}
+    return {"triton": Library(name="triton", version=wheel["triton"], what_if=True, details={
+        "implied_by": origin, "requirement": wheel["triton_requirement"]})}
 
 
 def _torch_build(version: str, machine: str) -> dict[str, Any]:

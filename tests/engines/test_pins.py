@@ -10,6 +10,7 @@ from doctor.engines.pins import TABLE, implied_libraries, pinned
 from doctor.engines.registry import parse_engine_spec
 from doctor.hardware import load_profile
 from doctor.pipeline.check import check_facts
+from doctor.pipeline.facts import Library
 from doctor.pipeline.gather import with_engines
 
 RTX_5090 = (12, 0)
@@ -56,8 +57,24 @@ def test_pypis_aarch64_torch_before_2_11_is_a_cpu_build_so_torch_stays_unknown()
 
 
 def test_a_stated_package_is_never_replaced():
-    implied = implied_libraries(what_if("vllm==0.9.2", "torch==2.7.0+cu128"), RTX_5090)
+    implied = implied_libraries(what_if("vllm==0.9.2", "torch==2.7.0+cu128", "triton==3.3.1"), RTX_5090)
     assert "torch" not in implied and "triton" not in implied
+
+
+def test_a_stated_torch_brings_the_triton_its_wheel_pins():
+    # every CUDA build of torch 2.7.0 pins triton==3.3.0 on Linux x86_64, the +cu128 one too
+    implied = implied_libraries(what_if("vllm==0.9.2", "torch==2.7.0+cu128"), RTX_5090)
+    assert "torch" not in implied
+    assert implied["triton"].version == "3.3.0" and implied["triton"].details["implied_by"] == "torch==2.7.0+cu128"
+    alone = implied_libraries(what_if("torch==2.9.0"), RTX_5090)
+    assert alone["triton"].version == "3.5.0"
+
+
+def test_a_torch_the_table_lacks_or_a_probed_torch_implies_no_triton():
+    assert implied_libraries(what_if("torch==2.12.0"), RTX_5090) == {}  # no engine release pins 2.12: not read
+    assert implied_libraries(what_if("torch==2.9.0"), GB10) == {}  # PyPI's aarch64 2.9.0 is a CPU build
+    probed = {"torch": Library(name="torch", version="2.9.0")}
+    assert implied_libraries(probed, RTX_5090) == {}  # a live environment's Triton is probed, not implied
 
 
 def test_a_release_the_table_lacks_implies_nothing():

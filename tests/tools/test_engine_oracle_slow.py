@@ -22,7 +22,8 @@ SHAPE = "gqa-h128-moe"
 def decisions(entry: dict) -> tuple:
     attention = entry["attention"] or {}
     moe = entry["moe"] or {}
-    return (entry["grid"], attention.get("backend"), tuple(sorted(attention.get("rejected", {}))),
+    return (entry["grid"], attention.get("backend"), tuple(attention.get("valid") or ()),
+            tuple(sorted(attention.get("rejected", {}))),
             moe.get("backend"), moe.get("experts"), tuple(e["kind"] for e in entry["errors"]))
 
 

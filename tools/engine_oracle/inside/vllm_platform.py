@@ -30,9 +30,17 @@ def _reasons(invalid: dict) -> dict[str, list[str]]:
 
 
 def _candidate_name(candidate: Any) -> str:
-    """A valid candidate: a _BackendCandidate (0.24 and later) or a (backend, priority) tuple (before)."""
+    """A valid candidate's AttentionBackendEnum name: a (member, priority) tuple before 0.24; from 0.24 a
+    _BackendCandidate whose `backend` is the backend class, named by the member whose class path it is (the
+    name users pass to --attention-backend; str(cls) would reach fix texts as "<class '...'>")."""
     backend = candidate[0] if isinstance(candidate, tuple) else candidate.backend
-    return getattr(backend, "name", str(backend))
+    name = getattr(backend, "name", None)
+    if isinstance(name, str):
+        return name
+    from vllm.platforms import cuda
+    path = f"{backend.__module__}.{backend.__qualname__}"
+    member = next((m for m in cuda.AttentionBackendEnum if m.value == path), None)
+    return member.name if member is not None else backend.get_name()
 
 
 def _selector_config(args: tuple, kwargs: dict) -> dict[str, Any]:
