@@ -36,4 +36,32 @@ VLLM480_CASES = [
     a("VLLM480", False, "model-less: hybrid not known", vllm(model=None), *TQ),
 ]
 
-SPENTC_CASES = VLLM480_CASES
+
+
+
+def sglang(version: str = "0.5.12", profile: str = SPARK) -> Callable[[], Facts]:
+    return lambda: build(profile, None, (f"sglang=={version}",))
+
+
+NEXTN_TREE = ("--speculative-algorithm", "NEXTN", "--speculative-num-steps", "3", "--speculative-eagle-topk", "4")
+
+SGL550_CASES = [
+    # SGLang 0.5.8-0.5.13: num_steps given, topk > 1, no draft-token count -> max(int, None) in TokenizerManager
+    a("SGL550", True, "0.5.12, NEXTN, steps 3, topk 4, no draft tokens (GB10)", sglang(), *NEXTN_TREE),
+    a("SGL550", True, "0.5.8, the first release with the max()", sglang("0.5.8"), *NEXTN_TREE),
+    a("SGL550", True, "0.5.13 (max_speculative_num_draft_tokens is None too)", sglang("0.5.13"), *NEXTN_TREE),
+    a("SGL550", True, "EAGLE3, equals spelling", sglang(), "--speculative-algorithm=EAGLE3",
+      "--speculative-num-steps=5", "--speculative-eagle-topk=8"),
+    a("SGL550", True, "RTX 5090: not GPU-specific", sglang(profile=R5090), *NEXTN_TREE),
+    a("SGL550", False, "0.5.7: no num_reserved_tokens max()", sglang("0.5.7"), *NEXTN_TREE),
+    a("SGL550", False, "0.5.14: argument handling not read", sglang("0.5.14"), *NEXTN_TREE),
+    a("SGL550", False, "draft tokens given (the report's fix)", sglang(), *NEXTN_TREE,
+      "--speculative-num-draft-tokens", "20"),
+    a("SGL550", False, "topk 1: SGLang sets draft tokens to steps + 1", sglang(), "--speculative-algorithm", "NEXTN",
+      "--speculative-num-steps", "3", "--speculative-eagle-topk", "1"),
+    a("SGL550", False, "NEXTN alone: auto-chosen (3, 1, 4)", sglang(), "--speculative-algorithm", "NEXTN"),
+    a("SGL550", False, "NGRAM: defaults its own draft tokens", sglang(), "--speculative-algorithm", "NGRAM",
+      "--speculative-num-steps", "3", "--speculative-eagle-topk", "4"),
+]
+
+SPENTC_CASES = VLLM480_CASES + SGL550_CASES
