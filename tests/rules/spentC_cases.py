@@ -64,4 +64,28 @@ SGL550_CASES = [
       "--speculative-num-steps", "3", "--speculative-eagle-topk", "4"),
 ]
 
-SPENTC_CASES = VLLM480_CASES + SGL550_CASES
+
+
+def lcpp(version: str = "b9333", profile: str = R5090) -> Callable[[], Facts]:
+    return lambda: build(profile, None, (f"llama.cpp=={version}",))
+
+
+Q4KV = ("-fa", "on", "--cache-type-k", "q4_0", "--cache-type-v", "q4_0")
+
+LCPP260_CASES = [
+    # llama.cpp#23693: b9333 -fa on + q4_0 K/V garbled on sm_120; b9174 coherent
+    a("LCPP260", True, "b9333, -fa on, q4_0 K/V, RTX 5090", lcpp(), *Q4KV),
+    a("LCPP260", True, "short spellings -ctk/-ctv", lcpp(), "-fa", "on", "-ctk", "q4_0", "-ctv", "q4_0"),
+    a("LCPP260", True, "b9175, the first build after the last good", lcpp("b9175"), *Q4KV),
+    a("LCPP260", True, "RTX PRO 6000 (12.0)", lcpp(profile="rtx-pro-6000"), *Q4KV),
+    a("LCPP260", True, "DGX Spark (12.1)", lcpp(profile=SPARK), *Q4KV),
+    a("LCPP260", False, "b9174, the report's last good build", lcpp("b9174"), *Q4KV),
+    a("LCPP260", False, "b9334: after the report, not established", lcpp("b9334"), *Q4KV),
+    a("LCPP260", False, "q8_0 K/V", lcpp(), "-fa", "on", "-ctk", "q8_0", "-ctv", "q8_0"),
+    a("LCPP260", False, "q4_0 K with f16 V", lcpp(), "-fa", "on", "-ctk", "q4_0"),
+    a("LCPP260", False, "f16 K/V (default)", lcpp(), "-fa", "on"),
+    a("LCPP260", False, "H100 (9.0): not established", lcpp(profile="h100-sxm-x8"), *Q4KV),
+    a("LCPP260", False, "B200 (10.0): not established", lcpp(profile="b200-x8"), *Q4KV),
+]
+
+SPENTC_CASES = VLLM480_CASES + SGL550_CASES + LCPP260_CASES
