@@ -1,0 +1,22 @@
+"""The signature task spentC added (rules/spentC.toml's VLLM480) on the error vLLM 0.20.x raises, and a line
+next to it that must stay unclaimed."""
+
+from __future__ import annotations
+
+from tests.diagnose.corpus import diagnose_text, fix_texts, profile_base, rules_named
+
+# vllm 0.20.0-0.20.2 vllm/engine/arg_utils.py: the NotImplementedError create_engine_config raises
+TURBOQUANT_HYBRID = (b"NotImplementedError: TurboQuant KV cache is not supported for hybrid (attention + Mamba) "
+                     b"models. Boundary layer protection requires uniform attention layers.\n")
+# the same engine's log line for a uniform-attention model (0.20.0's logger.info), not a failure
+TURBOQUANT_SKIP = b"INFO arg_utils.py TQ: skipping layers ['0', '1', '62', '63'] for boundary protection (num_layers=64)\n"
+
+
+def test_turboquant_hybrid_refusal_is_vllm480():
+    diagnosis = diagnose_text(TURBOQUANT_HYBRID, profile_base("rtx-pro-4500", "vllm==0.20.0"))
+    assert "VLLM480" in rules_named(diagnosis)
+    assert any("0.21.0" in t for t in fix_texts(diagnosis))
+
+
+def test_turboquant_boundary_skip_line_is_not_vllm480():
+    assert "VLLM480" not in rules_named(diagnose_text(TURBOQUANT_SKIP, profile_base("rtx-pro-4500", "vllm==0.20.0")))
