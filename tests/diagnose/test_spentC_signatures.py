@@ -9,7 +9,8 @@ from tests.diagnose.corpus import diagnose_text, fix_texts, profile_base, rules_
 TURBOQUANT_HYBRID = (b"NotImplementedError: TurboQuant KV cache is not supported for hybrid (attention + Mamba) "
                      b"models. Boundary layer protection requires uniform attention layers.\n")
 # the same engine's log line for a uniform-attention model (0.20.0's logger.info), not a failure
-TURBOQUANT_SKIP = b"INFO arg_utils.py TQ: skipping layers ['0', '1', '62', '63'] for boundary protection (num_layers=64)\n"
+TURBOQUANT_SKIP = (b"INFO arg_utils.py TQ: skipping layers ['0', '1', '62', '63'] for boundary protection "
+                   b"(num_layers=64)\n")
 
 
 def test_turboquant_hybrid_refusal_is_vllm480():
