@@ -26,17 +26,19 @@ def test_turboquant_boundary_skip_line_is_not_vllm480():
 # airelien.dev qwen36-27b-mtp-oom-fix-q2kxl (RTX 5090 Laptop 24 GB): the OOM line the post quotes, and the same
 # OOM outside MTP drafting, which must stay unclaimed
 MTP_DRAFT_OOM = (b"/src/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error CUDA error: out of memory current "
-                 b"device: 0, in function ggml_cuda_graph_evaluate_and_capture ... common_speculative_state_mtp::draft\n")
+                 b"device: 0, in function ggml_cuda_graph_evaluate_and_capture ... "
+                 b"common_speculative_state_mtp::draft\n")
+LCPP = "llama.cpp==b9333"  # a stated build (the post states none; the signature reads no build)
 PLAIN_GRAPH_OOM = (b"/src/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error CUDA error: out of memory current "
                    b"device: 0, in function ggml_cuda_graph_evaluate_and_capture\n")
 
 
 def test_mtp_draft_oom_is_lcpp261():
-    diagnosis = diagnose_text(MTP_DRAFT_OOM, profile_base("rtx-5090-laptop", "llama.cpp"))
+    diagnosis = diagnose_text(MTP_DRAFT_OOM, profile_base("rtx-5090-laptop", LCPP))
     assert "LCPP261" in rules_named(diagnosis)
     assert any("Q2_K_XL" in t for t in fix_texts(diagnosis))
 
 
 def test_oom_lines_that_are_not_lcpp261():
-    assert "LCPP261" not in rules_named(diagnose_text(PLAIN_GRAPH_OOM, profile_base("rtx-5090-laptop", "llama.cpp")))
-    assert "LCPP261" not in rules_named(diagnose_text(MTP_DRAFT_OOM, profile_base("h100-sxm-x8", "llama.cpp")))
+    assert "LCPP261" not in rules_named(diagnose_text(PLAIN_GRAPH_OOM, profile_base("rtx-5090-laptop", LCPP)))
+    assert "LCPP261" not in rules_named(diagnose_text(MTP_DRAFT_OOM, profile_base("h100-sxm-x8", LCPP)))
