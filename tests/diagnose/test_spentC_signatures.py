@@ -42,3 +42,22 @@ def test_mtp_draft_oom_is_lcpp261():
 def test_oom_lines_that_are_not_lcpp261():
     assert "LCPP261" not in rules_named(diagnose_text(PLAIN_GRAPH_OOM, profile_base("rtx-5090-laptop", LCPP)))
     assert "LCPP261" not in rules_named(diagnose_text(MTP_DRAFT_OOM, profile_base("h100-sxm-x8", LCPP)))
+
+
+# airelien.dev lucebox-saga-08 (RTX 5090 Laptop, pods through HAMi): the line it quotes; HAMi's own line for an
+# id that a GPU could have, and another program's uppercase "Illegal device ID", must stay unclaimed
+HAMI_GARBAGE_ID = b"Illegal device id: -644371744\n"
+HAMI_SMALL_ID = b"Illegal device id: 17\n"
+SCSI_LINE = b"hai154x: Illegal device ID: 123 LUN: 0\n"
+
+
+def test_hami_uninitialised_device_id_is_drv070():
+    diagnosis = diagnose_text(HAMI_GARBAGE_ID, profile_base("rtx-5090-laptop"))
+    assert "DRV070" in rules_named(diagnosis)
+    assert any("#188" in t for t in fix_texts(diagnosis))
+
+
+def test_lines_that_are_not_drv070():
+    for line in (HAMI_SMALL_ID, SCSI_LINE):
+        assert "DRV070" not in rules_named(diagnose_text(line, profile_base("rtx-5090-laptop")))
+    assert "DRV070" not in rules_named(diagnose_text(HAMI_GARBAGE_ID, profile_base("h100-sxm-x8")))
