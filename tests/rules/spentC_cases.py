@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build
+from tests.rules.log_line_cases import logged
 
 PRO4500, R5090, SPARK = "rtx-pro-4500", "rtx-5090", "dgx-spark"
 GDN = "Qwen/Qwen3.6-27B"  # Gated DeltaNet + attention (qwen3_5)
@@ -89,3 +90,15 @@ LCPP260_CASES = [
 ]
 
 SPENTC_CASES = VLLM480_CASES + SGL550_CASES + LCPP260_CASES
+
+# the log-line rules (they read log.signatures, which only `diagnose` fills): tests/rules/log_line_cases.py's helper
+LOG_LINE_CASES = [
+    *(logged(rule, True, f"its line on {profile}", profile) for rule in ("DRV070", "LCPP261")
+      for profile in ("rtx-5090", "dgx-spark", "rtx-pro-6000")),
+    *(logged(rule, False, f"its line on {profile}: not an SM12x GPU", profile) for rule in ("DRV070", "LCPP261")
+      for profile in ("h100-sxm-x8", "b200-x8")),
+    *(logged(rule, False, "check: no log", R5090, shown=()) for rule in ("DRV070", "LCPP261")),
+    *(logged(rule, False, "another rule's line", R5090, shown=("TORCH001",)) for rule in ("DRV070", "LCPP261")),
+]
+
+SPENTC_CASES += LOG_LINE_CASES
