@@ -1403,6 +1403,16 @@ def _spentB_cases():
 CASES += _spentB_cases()
 
 
+def _spentC_cases():
+    """The spent eleventh held-out sample's expressible rows (rules/spentC.toml): tests/rules/spentC_cases.py."""
+    from tests.rules.spentC_cases import SPENTC_CASES
+
+    return SPENTC_CASES
+
+
+CASES += _spentC_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
