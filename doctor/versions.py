@@ -33,6 +33,16 @@ def version_of(library: Library | None) -> Version | None:
         return None
 
 
+def minor_release(text: str) -> tuple[int, int] | None:
+    """(major, minor) of a version string (`2.9.1+cu130` -> (2, 9)); None where it has no minor or does not parse.
+    Torch builds break their C++ ABI between minor releases, so kernels and torch are compared at this depth."""
+    try:
+        parts = Version(text).release
+    except InvalidVersion:
+        return None
+    return (parts[0], parts[1]) if len(parts) >= 2 else None
+
+
 def release(version: Version) -> Version:
     """0.5.8.post1 and 0.5.10rc0 behave like their release for feature gates: compare on the release."""
     return Version(".".join(str(p) for p in version.release))

@@ -27,7 +27,7 @@ from packaging.version import InvalidVersion, Version
 
 from doctor.engines.pins import pinned, releases
 from doctor.pipeline.facts import Library
-from doctor.versions import KNOWN_PACKAGES
+from doctor.versions import KNOWN_PACKAGES, minor_release
 from doctor.wheel_archs import platform_for
 
 DERIVED = Path(__file__).resolve().parents[1] / "data" / "derived"
@@ -51,11 +51,6 @@ def _parts(version: str) -> tuple[int, ...] | None:
         return Version(version).release
     except InvalidVersion:
         return None
-
-
-def _minor(version: str) -> tuple[int, ...] | None:
-    parts = _parts(version)
-    return parts[:2] if parts and len(parts) >= 2 else None
 
 
 def _public(version: str) -> str:
@@ -168,9 +163,9 @@ def torch_abi(engine: str, version: str, libraries: Mapping[str, Library]) -> li
 
 def _engine_for_torch(engine: str, torch: str) -> str:
     """The releases of the engine whose wheel pins a torch of this minor release: the other way out."""
-    want = _minor(torch)
+    want = minor_release(torch)
     found = [v for v, entry in releases(engine).items()
-             if _minor(entry["pins"].get("torch", {}).get("version", "")) == want]
+             if minor_release(entry["pins"].get("torch", {}).get("version", "")) == want]
     found.sort(key=lambda v: Version(v))
     if not found:
         return f"(no {engine} release in the pins table pins a torch {'.'.join(map(str, want or ()))}.x)"
@@ -221,7 +216,7 @@ def _pins_carrier(pins: dict[str, Any], carrier: str, version: str) -> bool:
 
 def _abi_item(carrier: str, version: str, built_for: str, torch: str) -> dict[str, Any] | None:
     pair = _measured(carrier, version, built_for, torch)
-    same_minor = _minor(torch) == _minor(built_for)
+    same_minor = minor_release(torch) == minor_release(built_for)
     base = {"carrier": carrier, "carrier_version": version, "built_for": built_for, "torch": torch,
             "measured": _pair_text(pair) if pair else None, "breaks": [], "core_missing": None}
     if pair is None:
@@ -237,13 +232,13 @@ def _abi_item(carrier: str, version: str, built_for: str, torch: str) -> dict[st
 def _measured(carrier: str, version: str, built_for: str, torch: str) -> dict[str, Any] | None:
     """The measured pair of this carrier release and torch's minor release (the exact torch when it is a patch
     release of the one built for)."""
-    same_minor = _minor(torch) == _minor(built_for)
+    same_minor = minor_release(torch) == minor_release(built_for)
     for pair in _table("torch_abi_pairs.json").get("pairs", []):
         if KNOWN_PACKAGES.get(pair["package"], pair["package"]) != carrier or pair["version"] != version:
             continue
         if pair["built_for"] != built_for:
             continue
-        if (_public(torch) == pair["torch"]) if same_minor else (_minor(torch) == _minor(pair["torch"])):
+        if (_public(torch) == pair["torch"]) if same_minor else (minor_release(torch) == minor_release(pair["torch"])):
             return pair
     return None
 

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from doctor.plan.layouts import Comm, ExpertSplit, Layout, invalid_reasons
     from doctor.plan.memory import LayoutShape, MemoryModel
     from doctor.plan.stock import FreeFractionMemory, LayoutFlags, StockMemory, UtilisationMemory
-    from doctor.versions import release
+    from doctor.versions import minor_release, release
 
 # Loaded on first use (PEP 562), so a `check` that needs no flag table or stock model does not import them.
 _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtable",
@@ -71,7 +71,7 @@ _LAZY = {"Flag": "doctor.engines.flagtable", "FlagSet": "doctor.engines.flagtabl
          "MultiNode": "doctor.cluster.node_commands", "NodeLaunch": "doctor.cluster.node_commands",
          "command": "doctor.cluster.node_commands", "flags_without": "doctor.cluster.node_commands",
          # the release a version behaves as for feature gates (0.5.8.post1 -> 0.5.8)
-         "release": "doctor.versions",
+         "release": "doctor.versions", "minor_release": "doctor.versions",
          # for an engine's `log_module`: the line rules `diagnose` runs over its server log
          "LineRule": "doctor.diagnose.formats.base", "VERSION": "doctor.diagnose.formats.base",
          "args_to_argv": "doctor.diagnose.formats.base", "hint": "doctor.diagnose.formats.base",
@@ -173,6 +173,7 @@ __all__ = [
     "flags_without",
     "hint",
     "invalid_reasons",
+    "minor_release",
     "normal_flag",
     "parse_version",
     "release",

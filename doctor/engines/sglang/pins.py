@@ -12,10 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
 from doctor.engines.pins import releases
-from doctor.engines.spi import Facts, release
+from doctor.engines.spi import Facts, minor_release
 
 KERNELS = ("sglang-kernel", "sgl-kernel")
 
@@ -39,14 +37,6 @@ def kernel_built_for(kernel_version: str) -> str | None:
     return kernel_torch_table().get(kernel_version.split("+", 1)[0])
 
 
-def _minor(text: str) -> tuple[int, int] | None:
-    try:
-        parts = release(Version(text)).release
-    except InvalidVersion:
-        return None
-    return (parts[0], parts[1]) if len(parts) >= 2 else None
-
-
 def kernel_torch_view(facts: Facts) -> dict[str, Any]:
     """`sglang.kernel_*` facts: the kernel wheel there (installed or named, or only implied by the SGLang
     release's pin), the torch it was built for, and whether the torch there is another minor release (None when
@@ -55,8 +45,8 @@ def kernel_torch_view(facts: Facts) -> dict[str, Any]:
     version = kernel.version if kernel and kernel.version else None
     built_for = kernel_built_for(version) if version else None
     torch = facts.libraries.get("torch")
-    have = _minor(torch.version) if torch and torch.version else None
-    need = _minor(built_for) if built_for else None
+    have = minor_release(torch.version) if torch and torch.version else None
+    need = minor_release(built_for) if built_for else None
     implied = bool(kernel and kernel.details.get("implied_by"))
     return {
         "kernel_version": version,
