@@ -40,8 +40,8 @@ def enum_members(source: str) -> dict[str, str]:
         if isinstance(node, ast.ClassDef) and node.name == "AttentionBackendEnum":
             for item in node.body:
                 if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
-                    value = ast.literal_eval(item.value) if isinstance(item.value, ast.Constant | ast.JoinedStr) \
-                        else None
+                    # adjacent string literals ("a." "B") are one Constant; anything else names no class path
+                    value = item.value.value if isinstance(item.value, ast.Constant) else None
                     if isinstance(value, str) and value:
                         members[value] = item.targets[0].id
     return members
