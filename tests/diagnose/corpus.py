@@ -65,6 +65,11 @@ def rules_named(diagnosis: Diagnosis) -> list[str]:
     return [e.rule for e in diagnosis.explanations]
 
 
+def claimed(log: bytes | str, base: Facts | None = None) -> list[str]:
+    """The rules that explain a pasted log, judged as diagnose_text judges it."""
+    return rules_named(diagnose_text(log, base))
+
+
 def diagnose_case(case: LogCase, base: Facts | None = None) -> Diagnosis:
     """With `hardware`, the base is that profile, as `diagnose LOG --hardware PROFILE` would have it."""
     if base is None and case.hardware:

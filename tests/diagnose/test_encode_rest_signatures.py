@@ -6,7 +6,7 @@ q_a + kv_a projection (n = 2624, k = 6144), not a report's."""
 
 from __future__ import annotations
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed
 from tests.diagnose.corpus import profile_base as profile
 
 FRAME = ('  File "/sgl-workspace/sglang/python/sglang/srt/layers/quantization/fp8_utils.py", line 521, in '
@@ -19,9 +19,6 @@ A_SCALE = ("AssertionError: FlashInfer CUTLASS groupwise FP8 expects A scale lay
            "scale_major_mode='MN', got (8192, 48); expected (48, 8192). strides=(1, 8192) is_contiguous=False "
            "m=8192 n=2624 k=6144 block_size=[128, 128]\n")
 
-
-def claimed(log: str, base=None) -> list[str]:
-    return rules_named(diagnose_text(log, base))
 
 
 def test_the_b_scale_assert_is_sgl330s():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed
 from tests.diagnose.corpus import profile_base as profile
 
 LOGS = Path(__file__).parent / "logs"
@@ -23,9 +23,6 @@ DEEPGEMM_GB10 = ("INFO 09-20 [model_runner.py] GPU: NVIDIA GB10, capability (12,
                  "RuntimeError: Assertion error (/deepgemm/csrc/apis/gemm.hpp:164): Unsupported architecture or "
                  "scaling factor types\n")
 
-
-def claimed(log: str, base=None) -> list[str]:
-    return rules_named(diagnose_text(log, base))
 
 
 def test_the_dspark_decode_fallthrough_is_fi120s():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed
 from tests.diagnose.corpus import profile_base as profile
 
 LOGS = Path(__file__).parent / "logs"
@@ -24,9 +24,6 @@ NVML = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/startup_
         '    "device_total_memory": current_platform.get_device_total_memory(),\n'
         "pynvml.NVMLError_NotSupported: Not Supported\n")
 
-
-def claimed(log: str, base=None) -> list[str]:
-    return rules_named(diagnose_text(log, base))
 
 
 def test_the_workspace_overflow_on_sm12x_is_vllm244s():

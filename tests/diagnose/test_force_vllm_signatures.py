@@ -5,7 +5,7 @@ Hopper, Thor), so each is claimed only beside an SM12x GPU."""
 
 from __future__ import annotations
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed
 from tests.diagnose.corpus import profile_base as profile
 
 ORACLE = "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/oracle"
@@ -39,9 +39,6 @@ CUTEDSL_FLAG = (f'  File "{ORACLE}/nvfp4.py", line 215, in _return_or_raise\n'
                 "since kernel does not support current device cuda.\n")
 GB10_LINE = "INFO 06-12 10:01:02 [cuda.py:120] Device: NVIDIA GB10, compute capability 12.1\n"
 
-
-def claimed(log: str, base=None) -> list[str]:
-    return rules_named(diagnose_text(log, base))
 
 
 def test_each_refusal_on_sm12x_is_its_rule():

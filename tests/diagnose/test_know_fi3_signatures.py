@@ -5,7 +5,7 @@ file:line: msg"); no public log with the line was found, so these lines are the 
 
 from __future__ import annotations
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed
 from tests.diagnose.corpus import profile_base as profile
 
 LAUNCHER = ("RuntimeError: Error in function 'gdn_prefill_launcher' at /workspace/csrc/gdn_prefill_launcher.cu:63: "
@@ -16,9 +16,6 @@ SGL_FRAME = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/
 SGL_012 = ("NotImplementedError: FlashInfer GDN prefill is not supported on SM100+. "
            "Use --linear-attn-prefill-backend triton.\n")
 
-
-def claimed(log: str, base=None) -> list[str]:
-    return rules_named(diagnose_text(log, base))
 
 
 def test_the_launchers_line_for_major_12_is_fi040s():

@@ -7,7 +7,7 @@ accepts the algo, the releases that register a method."""
 from __future__ import annotations
 
 from doctor.diagnose.quant_support import quant_log_view
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed, diagnose_text, rules_named
 
 LIST_0151 = ("ValueError: ModelOpt currently only supports: ['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', "
              "'NVFP4'] quantizations in vLLM. Please check the `hf_quant_config.json` file for your model's quant "
@@ -27,9 +27,6 @@ class Hit:
     def __init__(self, **groups: str) -> None:
         self.groups = groups
 
-
-def claimed(log: str) -> list[str]:
-    return rules_named(diagnose_text(log))
 
 
 def test_the_modelopt_refusal_is_ckpt011s_and_names_the_release_range():

@@ -5,7 +5,7 @@ format (fields in declaration order: model_path, ..., quantization, ..., fp4_gem
 
 from __future__ import annotations
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed
 
 NAN = ("RuntimeError: probability tensor contains either `inf`, `nan` or element < 0\n")
 ARGS = ("[2026-03-05 10:12:01] server_args=ServerArgs(model_path='{model}', tokenizer_path='{model}', "
@@ -18,9 +18,6 @@ FRAME = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/layers/samp
 def args(model="nvidia/Qwen3.5-397B-A17B-NVFP4", quant="None", backend="flashinfer_cutlass"):
     return ARGS.format(model=model, quant=quant, backend=backend)
 
-
-def claimed(log: str) -> list[str]:
-    return rules_named(diagnose_text(log))
 
 
 def test_the_nan_beside_an_nvfp4_model_on_flashinfer_cutlass_is_fi070s():

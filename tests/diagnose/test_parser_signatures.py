@@ -6,7 +6,7 @@ deployment's); a bare line is a signature match with a fix said without the fact
 
 from __future__ import annotations
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed, diagnose_text
 from tests.diagnose.corpus import profile_base as profile
 
 BANNER = "(APIServer pid=1) INFO 07-09 10:01:02 [api_server.py:1822] vLLM API server version 0.24.0\n"
@@ -20,9 +20,6 @@ KEYERROR = ("Traceback (most recent call last):\n"
 XML = ("(APIServer pid=1) WARNING 07-09 10:14:03 [qwen3xml_tool_parser.py:303] Error when parsing XML elements: "
        "not well-formed (invalid token)\n")
 
-
-def claimed(log: str, base=None) -> list[str]:
-    return rules_named(diagnose_text(log, base))
 
 
 def explanation(log: str, rule: str, base=None):

@@ -5,7 +5,7 @@ spaces before `min_thread_n`), in the sizes public reports quote: 672 (Nemotron-
 
 from __future__ import annotations
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed
 
 WORKER = "(Worker_TP1 pid=461912) ERROR 03-17 15:06:17 [multiproc_executor.py:852] "
 REPACK = "RuntimeError: size_n = {n} is not divisible by tile_n_size = 64\n"
@@ -17,9 +17,6 @@ VERIFY_K = ("ValueError: Weight input_size_per_partition = 1760 is not divisible
 PRO = "  Device 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition, compute capability 12.0\n"
 H100 = "  Device 0: NVIDIA H100 80GB HBM3, compute capability 9.0\n"
 
-
-def claimed(log: str) -> list[str]:
-    return rules_named(diagnose_text(log))
 
 
 def test_the_repack_line_is_qnt020s_with_or_without_the_worker_prefix():

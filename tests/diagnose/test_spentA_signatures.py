@@ -4,7 +4,7 @@ chunkhound#176 (a Windows TDR bugcheck), vllm#41403 (FlashInfer on a cu128 torch
 
 from __future__ import annotations
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed, diagnose_text
 from tests.diagnose.corpus import profile_base as profile
 
 ONE_LINE = "RuntimeError: a and b must have same reduction dim, but got [s47, 3840] X [5632, 1024]\n"
@@ -13,9 +13,6 @@ ASSERT = "/ggml/src/ggml-cpu/ops.cpp:4745: GGML_ASSERT(i01 >= 0 && i01 < ne01) f
 TDR = "VIDEO_TDR_FAILURE (nvlddmkm.sys)\n"
 FI_LINE = "Failed to get device capability: SM 12.x requires CUDA >= 12.9.\n"
 
-
-def claimed(log: str, base=None) -> list[str]:
-    return rules_named(diagnose_text(log, base))
 
 
 def test_the_drafters_shapes_name_vllm440_alone():

@@ -4,7 +4,7 @@ machine shows an SM12x GPU."""
 
 from __future__ import annotations
 
-from tests.diagnose.corpus import diagnose_text, rules_named
+from tests.diagnose.corpus import claimed
 from tests.diagnose.corpus import profile_base as profile
 
 HOOK = ('  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/arg_groups/deepseek_v4_hook.py", line 141, in '
@@ -21,9 +21,6 @@ SPARK = "GPU 0: NVIDIA GB10\nGPU 0 Compute Capability: 12.1\n"
 HOPPER = "GPU 0: NVIDIA H100 80GB HBM3\nGPU 0 Compute Capability: 9.0\n"
 ARGS = "server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V4-Flash', tp_size=2, dsv4_attn_backend='{}')\n"
 
-
-def claimed(log: str, base=None) -> list[str]:
-    return rules_named(diagnose_text(log, base))
 
 
 def test_the_trtllm_assertion_on_sm12x_is_sgl500s():
