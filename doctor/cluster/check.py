@@ -75,8 +75,14 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
 
         cluster = gather_ray(request.ray_address, request.ray_timeout)
     elif request.hardware is not None:
+        from doctor.probe.env import probe_env
+
+        # As `check --hardware` on one machine: the variables exported where the doctor runs are the launch's,
+        # which a launcher hands every node (NCCL_IB_GID_INDEX, GLOO_SOCKET_IFNAME, VLLM_*).
+        env = probe_env(request.environ)
         cluster = profile_cluster(request.hardware, request.nodes)
-        cluster = cluster.replace_nodes([apply_host_what_if(f, request.stated) for f in cluster.nodes])
+        cluster = cluster.replace_nodes([apply_host_what_if(f, request.stated).replace(env=env)
+                                         for f in cluster.nodes])
     else:
         files = list(request.facts_files)
         cluster = load_cluster(files * request.nodes if len(files) == 1 else files)
