@@ -1,5 +1,6 @@
-"""The regression cases as a user states them on the command line: how many `tests/cases` a judge reproduces
-with `check` / `diagnose` alone.
+"""The regression cases and the known-good corpus as a user states them on the command line: how many
+`tests/cases` a judge reproduces with `check` / `diagnose` alone, and whether a working deployment of
+`tests/knowngood` stated that way gets an error.
 
 `tests/cases` replays each case through `check_facts` with every fact the case states, some of which no flag
 can state (a library's CUDA build or arch list, host facts, a GPU's display flag, NVML's P2P answers, RDMA
@@ -8,9 +9,10 @@ ports). A judge who replays a public report runs the command line. This runs eac
 `--image`, `--driver`, `--wsl`, the environment the case states exported, the flags after `--`; a case with a
 `log` runs `diagnose LOG` with the same options. Facts no flag states are left out, and each case that no
 longer names its rules is reported with what was left out. A case that leaves nothing out and still differs
-is a difference between the command line and `check_facts`: `--check` exits 1 on any.
+is a difference between the command line and `check_facts`: `--check` exits 1 on any. `--knowngood` runs the
+known-good entries the same way and lists every error (a false alarm a judge would see).
 
-    python bench/cases_cli.py [--check] [--markdown OUT] [CASE_ID ...]
+    python bench/cases_cli.py [--check] [--knowngood] [--markdown OUT] [ID ...]
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ if str(ROOT) not in sys.path:
 from doctor.cli import main as doctor_main  # noqa: E402
 from doctor.hardware import load_profile  # noqa: E402
 from tests.cases.deployment import LOGS, MODELS, Case, load_cases  # noqa: E402
-from tests.deployments import launch_args, model_spec  # noqa: E402
+from tests.deployments import Deployment, launch_args, model_spec  # noqa: E402
+from tests.knowngood.corpus import MODELS as KNOWNGOOD_MODELS  # noqa: E402
+from tests.knowngood.corpus import load_entries  # noqa: E402
 
 # What a case may state that no flag of `check` or `diagnose` can (each is a probe fact on a live machine).
 UNSTATABLE = ("gpu", "link", "network", "recipe")
@@ -43,14 +47,15 @@ STATABLE_DRIVER = {"driver_version"}
 
 @dataclass
 class Outcome:
-    case: Case
+    case: Deployment  # a Case, or a known-good Entry
     argv: list[str]
     left_out: list[str] = field(default_factory=list)
     named: bool = False
     detail: str = ""
+    errors: list[str] = field(default_factory=list)
 
 
-def profile_for(case: Case) -> tuple[str | None, str | None]:
+def profile_for(case: Deployment) -> tuple[str | None, str | None]:
     """The built-in profile a user picks for the case's GPUs: the case's own, or, where it keeps only the first
     N GPUs, the profile with N of the same GPU (None, with why, where there is none)."""
     if case.gpus is None:
@@ -67,7 +72,7 @@ def profile_for(case: Case) -> tuple[str | None, str | None]:
     return None, f"gpus={case.gpus} of {case.hardware} (no profile has that many)"
 
 
-def command_for(case: Case) -> Outcome:
+def command_for(case: Deployment, models: Path = MODELS) -> Outcome:
     profile, why = profile_for(case)
     outcome = Outcome(case, [])
     if why:
@@ -93,11 +98,11 @@ def command_for(case: Case) -> Outcome:
     outcome.left_out += [f"driver.{k}" for k in sorted(set(case.driver) - STATABLE_DRIVER)]
     outcome.left_out += [key for key in UNSTATABLE if getattr(case, key)]
     options += ["--offline", "--format", "json"]
-    if case.log:
+    if getattr(case, "log", None):
         outcome.argv = ["diagnose", str(LOGS / case.log), *options]
         return outcome
-    model = [model_spec(MODELS, case.model)] if case.model else []
-    launch = launch_args(case, MODELS.parent)
+    model = [model_spec(models, case.model)] if case.model else []
+    launch = launch_args(case, models.parent)
     outcome.argv = ["check", *model, *options, *(["--", *launch] if launch else [])]
     return outcome
 
@@ -118,7 +123,11 @@ def run(outcome: Outcome) -> None:
     except ValueError:
         outcome.detail = f"exit {code}, no JSON"
         return
-    findings = {f["id"]: f for f in (document.get("report") or document).get("findings") or []}
+    found = (document.get("report") or document).get("findings") or []
+    outcome.errors = sorted({f["id"] for f in found if f["severity"] == "error"})
+    if not isinstance(case, Case):
+        return
+    findings = {f["id"]: f for f in found}
     findings.update({e["rule"]: e for e in document.get("explanations") or [] if e["rule"] not in findings})
     missing = [rule for rule in case.expect if rule not in findings]
     text = " | ".join(t for r in case.expect if r in findings for t in fix_texts(findings[r])).lower()
@@ -155,24 +164,37 @@ def markdown(outcomes: list[Outcome]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def knowngood_markdown(outcomes: list[Outcome]) -> str:
+    alarmed = [o for o in outcomes if o.errors]
+    lines = [f"Known-good entries: {len(outcomes)}; with an error on the command line: {len(alarmed)}.", ""]
+    if alarmed:
+        lines += ["| entry | errors | what was left out |", "|---|---|---|"]
+        lines += [f"| {o.case.id} | {', '.join(o.errors)} | {'; '.join(o.left_out) or 'nothing'} |" for o in alarmed]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ids", nargs="*", help="only these case ids")
     parser.add_argument("--markdown", type=Path, help="write the table here")
+    parser.add_argument("--knowngood", action="store_true", help="the known-good corpus instead of the cases")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a case that leaves nothing out is not named on the command line")
     args = parser.parse_args(argv)
-    cases = [c for c in load_cases() if not args.ids or c.id in args.ids]
-    outcomes = [command_for(case) for case in cases]
+    if args.knowngood:
+        entries = [e for e in load_entries() if not e.pending and (not args.ids or e.id in args.ids)]
+        outcomes = [command_for(entry, KNOWNGOOD_MODELS) for entry in entries]
+    else:
+        outcomes = [command_for(case) for case in load_cases() if not args.ids or case.id in args.ids]
     for outcome in outcomes:
         run(outcome)
-    text = markdown(outcomes)
+    text = knowngood_markdown(outcomes) if args.knowngood else markdown(outcomes)
     if args.markdown:
         args.markdown.write_text(text, encoding="utf-8")
     print(text)
-    divergent = [o.case.id for o in outcomes if not o.named and not o.left_out]
+    divergent = [o.case.id for o in outcomes if (o.errors if args.knowngood else not o.named) and not o.left_out]
     if divergent:
-        print(f"named by check_facts but not on the command line, with nothing left out: {', '.join(divergent)}")
+        print(f"differs from check_facts on the command line, with nothing left out: {', '.join(divergent)}")
     return 1 if args.check and divergent else 0
 
 
