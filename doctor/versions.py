@@ -21,6 +21,10 @@ KNOWN_PACKAGES = {
     "llama-cpp-python": "llama-cpp-python", "llama_cpp_python": "llama-cpp-python",
     "flash-attn-4": "flash-attn-4", "flash_attn_4": "flash-attn-4", "fa4": "flash-attn-4",
     "humming-kernels": "humming-kernels", "humming_kernels": "humming-kernels", "humming": "humming-kernels",
+    # packages the rules read beside an engine (LMCache's wheel archs, bitsandbytes' CUDA builds, a DeepGEMM or
+    # b12x built beside vLLM, Ray for its executor), so a what-if can state them as a probe would find them
+    "lmcache": "lmcache", "bitsandbytes": "bitsandbytes", "deep-gemm": "deep-gemm", "deep_gemm": "deep-gemm",
+    "b12x": "b12x", "ray": "ray",
 }
 
 

@@ -44,6 +44,7 @@ class ClusterRequest:
     offline: bool = False
     environ: Mapping[str, str] = field(default_factory=dict)
     stated: HostWhatIf = NOTHING_STATED  # --driver / --wsl: what the user states of every node of the profile
+    image: Any = None  # --image: the engine image every node runs (doctor.engines.images.ImageFacts)
 
 
 def run_cluster_check(request: ClusterRequest) -> ClusterReport:
@@ -51,7 +52,7 @@ def run_cluster_check(request: ClusterRequest) -> ClusterReport:
     parse_launch(list(request.engine_args))
     cluster, unstated = gather_cluster_unstated(request)
     return check_cluster(cluster, list(request.engine_args), rules, dict(request.environ), request.offline,
-                         options=request.options, unstated=unstated)
+                         options=request.options, unstated=unstated, image=request.image)
 
 
 def gather_cluster_unstated(request: ClusterRequest) -> tuple[Cluster, dict[str, str]]:
@@ -75,8 +76,14 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
 
         cluster = gather_ray(request.ray_address, request.ray_timeout)
     elif request.hardware is not None:
+        from doctor.probe.env import probe_env
+
+        # As `check --hardware` on one machine: the variables exported where the doctor runs are the launch's,
+        # which a launcher hands every node (NCCL_IB_GID_INDEX, GLOO_SOCKET_IFNAME, VLLM_*).
+        env = probe_env(request.environ)
         cluster = profile_cluster(request.hardware, request.nodes)
-        cluster = cluster.replace_nodes([apply_host_what_if(f, request.stated) for f in cluster.nodes])
+        cluster = cluster.replace_nodes([apply_host_what_if(f, request.stated).replace(env=env)
+                                         for f in cluster.nodes])
     else:
         files = list(request.facts_files)
         cluster = load_cluster(files * request.nodes if len(files) == 1 else files)
@@ -87,12 +94,13 @@ def gather_cluster(request: ClusterRequest) -> Cluster:
 
 def check_cluster(cluster: Cluster, argv: list[str], rules: list[Rule] | None = None,
                   environ: dict[str, str] | None = None, offline: bool = True,
-                  options: Mapping[str, int] | None = None, unstated: Mapping[str, str] | None = None
-                  ) -> ClusterReport:
+                  options: Mapping[str, int] | None = None, unstated: Mapping[str, str] | None = None,
+                  image: Any = None) -> ClusterReport:
     """The pure part: facts of every node already gathered → per-node reports, cluster findings, launches.
     `options`: the doctor's layout options, written into each engine's launch in its own spelling; `unstated`:
     engines named without a release, each node evaluated at every release as `check` does, planned at the
-    release whose plan that check shows."""
+    release whose plan that check shows. `image`: the engine image every node runs, judged on each as `check
+    --image` judges one machine."""
     rules = load_rules() if rules is None else rules
     environ = environ or {}
     network = network_view(cluster)
@@ -106,7 +114,9 @@ def check_cluster(cluster: Cluster, argv: list[str], rules: list[Rule] | None = 
     def plan_for(analysis: Analysis) -> dict[str, Any] | None:
         return plans.get(analysis.engine, analysis.plan)
 
-    reports = tuple(check_facts(node, argv, rules, environ, plan_for=plan_for, options=options, unstated=unstated)
+    launch_file = {"image": image, "recipe": None} if image is not None else None
+    reports = tuple(check_facts(node, argv, rules, environ, plan_for=plan_for, options=options, unstated=unstated,
+                                launch_file=launch_file)
                     for node in cluster.nodes)
     planned, ranked = next(((p, r) for p, r in planned_by.values() if p and p.get("requested")), (None, ()))
     view = cluster_view(cluster, network, planned)

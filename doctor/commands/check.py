@@ -14,7 +14,7 @@ from doctor.commands.gate_options import (
     update_baseline,
     write_outputs,
 )
-from doctor.commands.options import add_host_what_ifs, add_target_options, check_request, console
+from doctor.commands.options import add_host_what_ifs, add_target_options, check_request, console, image_engines
 from doctor.errors import UsageError
 
 UNSTATED_HELP = ("evaluate as if this version of an engine or package were installed (repeatable); a serving "
@@ -56,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
     from doctor.commands import cluster
 
     if cluster.is_cluster(args):
-        if args.image:
-            raise UsageError("--image goes with a single-machine check (lint reads the image of each launch file)")
         return cluster.run_check(args, settings)
     request = with_image(check_request(args), args.image)
     report = run_check(request)
@@ -89,14 +87,6 @@ def with_image(request: Any, ref: str | None) -> Any:
     libraries as what-ifs (an --engine the user gave for the same package wins), the image as `image.*`."""
     if not ref:
         return request
-    from doctor.engines import registry
-    from doctor.engines.images import image_facts
-
-    image = image_facts(ref)
-    if image is None:
-        raise UsageError(f"--image {ref}: not an image of a serving engine or GPU stack the doctor tracks")
-    pins = ([f"{image.engine}=={image.version}"] if image.engine and image.version else []) + image.what_ifs()
-    named = {registry.parse_engine_spec(spec).name for spec in request.engines}
-    added = [spec for spec in pins if registry.parse_engine_spec(spec).name not in named]
-    return dataclasses.replace(request, engines=[*request.engines, *added],
+    image, engines = image_engines(ref, request.engines)
+    return dataclasses.replace(request, engines=engines,
                                launch_file={**(request.launch_file or {}), "image": image, "recipe": None})

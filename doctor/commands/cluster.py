@@ -7,7 +7,7 @@ import dataclasses
 import json
 from typing import Any
 
-from doctor.commands.options import console, engine_args, environment, host_what_if, layout_options
+from doctor.commands.options import console, engine_args, environment, host_what_if, image_engines, layout_options
 from doctor.errors import UsageError
 
 
@@ -45,11 +45,14 @@ def _ray_address(args: argparse.Namespace) -> str | None:
 def cluster_request(args: argparse.Namespace) -> Any:
     from doctor.cluster.check import ClusterRequest
 
+    image, engines = None, list(args.engine or ())
+    if getattr(args, "image", None):
+        image, engines = image_engines(args.image, engines)
     return ClusterRequest(model=args.model, facts_files=tuple(args.facts or ()), hardware=args.hardware,
                           nodes=_nodes(args), ray_address=_ray_address(args),
-                          ray_timeout=getattr(args, "ray_timeout", 120.0), engines=args.engine,
+                          ray_timeout=getattr(args, "ray_timeout", 120.0), engines=engines,
                           engine_args=engine_args(args), options=layout_options(args), offline=args.offline,
-                          environ=environment(), stated=host_what_if(args))
+                          environ=environment(), stated=host_what_if(args), image=image)
 
 
 def run_check(args: argparse.Namespace, settings: Any) -> int:

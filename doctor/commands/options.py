@@ -149,3 +149,16 @@ def add_ray_options(source: Any, p: argparse.ArgumentParser) -> None:
                              "them as one deployment; needs `pip install 'sm120-doctor[cluster]'` and the doctor on "
                              "every node")
     p.add_argument("--ray-timeout", type=float, default=120.0, metavar="SECONDS", help=RAY_TIMEOUT_HELP)
+
+
+def image_engines(ref: str, engines: list[str]) -> tuple[Any, list[str]]:
+    """The image `ref` names and the what-ifs with what it pins added (an --engine given for a package wins)."""
+    from doctor.engines import registry
+    from doctor.engines.images import image_facts
+
+    image = image_facts(ref)
+    if image is None:
+        raise UsageError(f"--image {ref}: not an image of a serving engine or GPU stack the doctor tracks")
+    pins = ([f"{image.engine}=={image.version}"] if image.engine and image.version else []) + image.what_ifs()
+    named = {registry.parse_engine_spec(spec).name for spec in engines}
+    return image, [*engines, *(spec for spec in pins if registry.parse_engine_spec(spec).name not in named)]

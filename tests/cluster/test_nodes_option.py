@@ -142,3 +142,30 @@ def test_plan_with_the_engine_named_without_a_release_plans_the_newest(capsys, n
                  "--format", "json"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert (plan["engine"], plan["engine_version"]) == ("vLLM", newest)
+
+
+def test_profile_nodes_carry_the_exported_variables(capsys, monkeypatch):
+    """As on one machine, `--hardware P --nodes N` reads the launch's exported variables for every node: a pinned
+    NCCL_IB_GID_INDEX across two Sparks is NCCL063's, and without it NCCL063 stays quiet."""
+    launch = ["--hardware", "dgx-spark", "--nodes", "2", "--", "--tensor-parallel-size", "2",
+              "--distributed-executor-backend", "ray"]
+    monkeypatch.delenv("NCCL_IB_GID_INDEX", raising=False)
+    assert "NCCL063" not in _ids(_check(capsys, *launch)[1])
+    monkeypatch.setenv("NCCL_IB_GID_INDEX", "3")
+    _, report = _check(capsys, *launch)
+    assert "NCCL063" in _ids(report)
+    assert all(node["facts"]["env"].get("NCCL_IB_GID_INDEX") == "3" for node in report["nodes"])
+
+
+def test_an_image_is_every_nodes_image(capsys):
+    """`--image` with `--nodes`: every node runs the image, so its engine build is every node's what-if and the image
+    rules judge it (before, a two-Spark deployment in a named image could not be stated: exit 2)."""
+    code, report = _check(capsys, "--hardware", "dgx-spark", "--nodes", "2", "--image", "vllm/vllm-openai:v0.27.1",
+                          "--tp", "2")
+    assert code in (0, 1)
+    # the --engine the user gave (vllm 0.21.0, _check's) wins over the image's build, as on one machine
+    assert all(node["facts"]["libraries"]["vllm"]["version"] == "0.21.0" for node in report["nodes"])
+    assert "IMG002" in _ids(report)
+    bare = json.loads((main(["check", "--offline", "--format", "json", "--hardware", "dgx-spark", "--nodes", "2",
+                             "--image", "vllm/vllm-openai:v0.27.1", "--tp", "2"]), capsys.readouterr().out)[1])
+    assert all(node["facts"]["libraries"]["vllm"]["version"] == "0.27.1" for node in bare["nodes"])
