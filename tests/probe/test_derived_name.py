@@ -63,7 +63,7 @@ def test_a_name_resolves_to_its_bundled_base_and_quantization(spec, base, scheme
     "deepseek-ai/DeepSeek-V4.1-Flash",  # DeepSeek-V4-Flash is not in it
     "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",  # DeepSeek-R1 is in it, but 70B and Distill say another model
     "Qwen/Qwen3-Coder-Next-FP8",
-    "google/gemma-4-E2B-it",  # gemma-4-26B-A4B's family, another size
+    "google/gemma-4-E4B-it",  # gemma-4-26B-A4B's (and the bundled E2B's) family, another size
     "nvidia/Qwen3.8-Flash-Next-NVFP4",
     "someone/Qwen3-8Bx-FP8",  # Qwen3-8B without a token boundary after it
     "local/Qwen3-8B-Q4_K_M.gguf",  # a GGUF file, which a safetensors config does not describe
