@@ -39,3 +39,26 @@ def test_gsp_timeouts_on_other_gpus_are_not_drv100():
 def test_xid_79_and_its_node_reboot_stay_drv030s():
     named = claimed(XID_79 + XID_154_REBOOT, "rtx-5090")
     assert named[0] == "DRV030" and "DRV100" not in named
+
+
+# withcatai/node-llama-cpp#580 (Windows, WDDM): the CU_CHECK line ggml-cuda prints when the VMM reserve fails
+VMM_RESERVE = (b"CUDA error: out of memory\n"
+               b"  current device: 0, in function alloc at D:\\a\\ggml\\src\\ggml-cuda\\ggml-cuda.cu:476\n"
+               b"  cuMemAddressReserve(&pool_addr, CUDA_POOL_VMM_MAX_SIZE, 0, 0, 0)\n")
+# PR #610 (WSL2, RTX 5090): the same abort as the PR words it
+VMM_RESERVE_SHORT = b"CUDA error: out of memory\ncuMemAddressReserve failure\n"
+# a plain weight allocation that does not fit: another rule's (or none)
+WEIGHTS_OOM = (b"ggml_backend_cuda_buffer_type_alloc_buffer: allocating 30000.00 MiB on device 0: cudaMalloc failed: "
+               b"out of memory\n")
+
+
+def test_vmm_reserve_failure_is_wsl050_on_sm12x_only():
+    for log in (VMM_RESERVE, VMM_RESERVE_SHORT):
+        assert claimed(log, "rtx-5090")[0] == "WSL050"
+        assert "WSL050" not in claimed(log, "h100-sxm-x8")
+    diagnosis = diagnose_text(VMM_RESERVE_SHORT, profile_base("rtx-5090"))
+    assert any("GGML_CUDA_NO_VMM=ON" in t for t in fix_texts(diagnosis))
+
+
+def test_a_weight_allocation_oom_is_not_wsl050():
+    assert "WSL050" not in claimed(WEIGHTS_OOM, "rtx-5090")
