@@ -1413,6 +1413,16 @@ def _spentC_cases():
 CASES += _spentC_cases()
 
 
+def _sweepG_cases():
+    """The GSP firmware timing out, read from a kernel log (rules/sweepG.toml): tests/rules/sweepG_cases.py."""
+    from tests.rules.sweepG_cases import SWEEPG_CASES
+
+    return SWEEPG_CASES
+
+
+CASES += _sweepG_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
