@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build
+from tests.rules.log_line_cases import logged
 
 PRO, SPARK, R5090, H100, B200 = "rtx-pro-6000-x8", "dgx-spark", "rtx-5090", "h100-sxm-x8", "b200-x8"
 QWEN3_8B = "Qwen/Qwen3-8B"  # BF16 dense: `--quantization mxfp8` quantizes it online
@@ -38,4 +39,10 @@ DEEPEN_CASES = [
     a("SGL590", False, "MXFP8 MoE: SGL341's load failure", sglang("0.5.17", MINIMAX_M3_MXFP8)),
     a("SGL590", False, "Hopper: not this rule's GPUs", sglang("0.5.17", profile=H100), *ONLINE),
     a("SGL590", False, "B200: not this rule's GPUs", sglang("0.5.17", profile=B200), *ONLINE),
+    # ATTN060: xformers 0.0.31-0.0.32's FlashAttention-3 launched on SM12x, refused with invalid argument (a log line)
+    *(logged("ATTN060", True, f"its line on {profile}", profile) for profile in (R5090, SPARK, "rtx-pro-6000")),
+    logged("ATTN060", False, "its line on an H100: FA3's own GPU", H100),
+    logged("ATTN060", False, "its line on a B200: not an SM12x GPU", B200),
+    logged("ATTN060", False, "check: no log", R5090, shown=()),
+    logged("ATTN060", False, "the no-kernel-image line of xformers 0.0.30 (BLD021's)", R5090, shown=("BLD021",)),
 ]
