@@ -14,6 +14,11 @@ QWEN3_8B = "Qwen/Qwen3-8B"  # BF16 dense: `--quantization mxfp8` quantizes it on
 MXFP8_DENSE = "tests/cases/models/qwen3-8b-mxfp8-standin"  # quant_method mxfp8, dense
 MINIMAX_M3_MXFP8 = "MiniMaxAI/MiniMax-M3-MXFP8"  # quant_method mxfp8, MoE (SGL341's)
 ONLINE = ("--quantization", "mxfp8")
+MIMO_V2_FLASH = "XiaomiMiMo/MiMo-V2-Flash"  # bundled: head_dim 192, v_head_dim 128 (MiMoV2FlashForCausalLM)
+
+
+def vllm(version: str, model: str, profile: str = PRO) -> Callable[[], Facts]:
+    return lambda: build(profile, model, (f"vllm=={version}",))
 
 
 def sglang(version: str, model: str = QWEN3_8B, profile: str = PRO) -> Callable[[], Facts]:
@@ -45,4 +50,13 @@ DEEPEN_CASES = [
     logged("ATTN060", False, "its line on a B200: not an SM12x GPU", B200),
     logged("ATTN060", False, "check: no log", R5090, shown=()),
     logged("ATTN060", False, "the no-kernel-image line of xformers 0.0.30 (BLD021's)", R5090, shown=("BLD021",)),
+    # VLLM560: MiMo-V2 forced onto FlashAttention diff-KV (needs FA3/FA4) on SM12x, vLLM 0.20.0-0.23.x
+    a("VLLM560", True, "0.23.0 MiMo-V2-Flash on an RTX PRO 6000", vllm("0.23.0", MIMO_V2_FLASH)),
+    a("VLLM560", True, "0.20.0: first release that forces diff-KV", vllm("0.20.0", MIMO_V2_FLASH, R5090)),
+    a("VLLM560", True, "0.22.1 on GB10 (vllm#41519's sm_121 report)", vllm("0.22.1", MIMO_V2_FLASH, SPARK)),
+    a("VLLM560", False, "0.24.0 falls back to TRITON_ATTN_DIFFKV", vllm("0.24.0", MIMO_V2_FLASH)),
+    a("VLLM560", False, "0.19.0 pads V to head_dim", vllm("0.19.0", MIMO_V2_FLASH)),
+    a("VLLM560", False, "another model", vllm("0.23.0", QWEN3_8B)),
+    a("VLLM560", False, "Hopper runs FA3 diff-KV", vllm("0.23.0", MIMO_V2_FLASH, H100)),
+    a("VLLM560", False, "B200 runs FA4 diff-KV", vllm("0.23.0", MIMO_V2_FLASH, B200)),
 ]
