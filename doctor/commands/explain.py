@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     if rule is None and args.rule_id.upper() == RAISE_SITE_ID:
         return _explain_raise_sites(args.format)
     if rule is None:
-        close = [r.id for i, r in rules.items() if i.startswith(args.rule_id.upper().rstrip("0123456789"))][:8]
+        close = sorted(r.id for i, r in rules.items() if i.startswith(args.rule_id.upper().rstrip("0123456789")))[:8]
         hint = f" (rules in that area: {', '.join(close)})" if close else " (list them: sm120-doctor rules)"
         raise UsageError(f"no rule {args.rule_id!r}{hint}")
     if args.format == "json":

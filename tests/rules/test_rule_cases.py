@@ -1422,6 +1422,15 @@ def _sweepG_cases():
 
 CASES += _sweepG_cases()
 
+def _deepen_cases():
+    """Ledger reports read further (rules/deepen.toml): tests/rules/deepen_cases.py."""
+    from tests.rules.deepen_cases import DEEPEN_CASES
+
+    return DEEPEN_CASES
+
+
+CASES += _deepen_cases()
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
