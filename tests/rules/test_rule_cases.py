@@ -1413,6 +1413,16 @@ def _spentC_cases():
 CASES += _spentC_cases()
 
 
+def _sweepF_cases():
+    """vLLM's lockstep FlashInfer autotune on multi-node GB10 (rules/sweepF.toml): tests/rules/sweepF_cases.py."""
+    from tests.rules.sweepF_cases import SWEEPF_CASES
+
+    return SWEEPF_CASES
+
+
+CASES += _sweepF_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
