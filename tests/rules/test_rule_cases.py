@@ -1431,6 +1431,15 @@ def _deepen_cases():
 
 CASES += _deepen_cases()
 
+def _sweepF_cases():
+    """vLLM's lockstep FlashInfer autotune on multi-node GB10 (rules/sweepF.toml): tests/rules/sweepF_cases.py."""
+    from tests.rules.sweepF_cases import SWEEPF_CASES
+
+    return SWEEPF_CASES
+
+
+CASES += _sweepF_cases()
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
