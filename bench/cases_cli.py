@@ -12,7 +12,7 @@ longer names its rules is reported with what was left out. A case that leaves no
 is a difference between the command line and `check_facts`: `--check` exits 1 on any. `--knowngood` runs the
 known-good entries the same way and lists every error (a false alarm a judge would see).
 
-    python bench/cases_cli.py [--check] [--knowngood] [--markdown OUT] [ID ...]
+    python bench/cases_cli.py [--check] [--knowngood] [--unversioned] [--markdown OUT] [ID ...]
 """
 
 from __future__ import annotations
@@ -72,14 +72,15 @@ def profile_for(case: Deployment) -> tuple[str | None, str | None]:
     return None, f"gpus={case.gpus} of {case.hardware} (no profile has that many)"
 
 
-def command_for(case: Deployment, models: Path = MODELS) -> Outcome:
+def command_for(case: Deployment, models: Path = MODELS, unversioned: bool = False) -> Outcome:
+    """`unversioned`: each serving engine named without its release (`--engine vllm`), as most reports name it."""
     profile, why = profile_for(case)
     outcome = Outcome(case, [])
     if why:
         outcome.left_out.append(why)
         profile = case.hardware
     options = ["--hardware", profile]
-    options += [arg for spec in case.engines for arg in ("--engine", spec)]
+    options += [arg for spec in case.engines for arg in ("--engine", _unversioned(spec) if unversioned else spec)]
     for name, details in case.libraries.items():
         options += ["--engine", f"{name}=={details['version']}"]
         extra = sorted(set(details) - {"version"})
@@ -105,6 +106,14 @@ def command_for(case: Deployment, models: Path = MODELS) -> Outcome:
     launch = launch_args(case, models.parent)
     outcome.argv = ["check", *model, *options, *(["--", *launch] if launch else [])]
     return outcome
+
+
+def _unversioned(spec: str) -> str:
+    """`vllm==0.24.0` -> `vllm` for a serving engine; a library's pin (torch, flashinfer) stays as stated."""
+    from doctor.engines.registry import engine_named
+
+    name = spec.split("==")[0]
+    return name if engine_named(name) is not None else spec
 
 
 def run(outcome: Outcome) -> None:
@@ -178,14 +187,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ids", nargs="*", help="only these case ids")
     parser.add_argument("--markdown", type=Path, help="write the table here")
     parser.add_argument("--knowngood", action="store_true", help="the known-good corpus instead of the cases")
+    parser.add_argument("--unversioned", action="store_true",
+                        help="name each serving engine without its release, as most reports do")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a case that leaves nothing out is not named on the command line")
     args = parser.parse_args(argv)
     if args.knowngood:
         entries = [e for e in load_entries() if not e.pending and (not args.ids or e.id in args.ids)]
-        outcomes = [command_for(entry, KNOWNGOOD_MODELS) for entry in entries]
+        outcomes = [command_for(entry, KNOWNGOOD_MODELS, args.unversioned) for entry in entries]
     else:
-        outcomes = [command_for(case) for case in load_cases() if not args.ids or case.id in args.ids]
+        outcomes = [command_for(case, MODELS, args.unversioned) for case in load_cases()
+                    if not args.ids or case.id in args.ids]
     for outcome in outcomes:
         run(outcome)
     text = knowngood_markdown(outcomes) if args.knowngood else markdown(outcomes)
