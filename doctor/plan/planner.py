@@ -140,6 +140,8 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
                        "kv_bytes_per_token": cell.cell_bytes, "kv_budget_bytes": budget,
                        "kv_tokens": stage_tokens, "by_kind": r.by_kind})
     tokens = tokens or 0
+    if state_cache is not None:  # a prefix-cache hit reuses whole blocks: none fits a shorter context
+        state_cache = {**state_cache, "context_below_block": context < state_cache["block_size"]}
     last = kvmod.kv_shape(model, layout.tp, ranks[-1].layers[0], ranks[-1].layers[1], dtype, memory.kv_cell_bytes)
     concurrent = min(kvmod.concurrent_requests(tokens, last, context, model.attention.sliding_window),
                      memory.max_requests(tokens, context))

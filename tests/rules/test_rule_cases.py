@@ -1441,6 +1441,16 @@ def _sweepF_cases():
 CASES += _sweepF_cases()
 
 
+def _sweepH_cases():
+    """A hybrid model's block longer than the context under prefix caching (rules/sweepH.toml): sweepH_cases.py."""
+    from tests.rules.sweepH_cases import SWEEPH_CASES
+
+    return SWEEPH_CASES
+
+
+CASES += _sweepH_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
@@ -1460,3 +1470,4 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
+
