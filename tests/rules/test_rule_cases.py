@@ -1441,6 +1441,16 @@ def _sweepF_cases():
 CASES += _sweepF_cases()
 
 
+def _scope13_cases():
+    """The TMA gather/scatter ptxas lines (rules/scope13.toml): tests/rules/scope13_cases.py."""
+    from tests.rules.scope13_cases import SCOPE13_CASES
+
+    return SCOPE13_CASES
+
+
+CASES += _scope13_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
@@ -1460,3 +1470,4 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
+
