@@ -144,9 +144,14 @@ def static_rows() -> list[tuple[str, str, str, frozenset[str]]]:
         for raw in raws:
             report = ledger.get(_normal(raw["url"])) or frozenset(filter(None, [repo_engine(raw["url"])]))
             allowed = set(report) | {e for name in report for e in RUNS.get(name, ())}
-            if report and named and not named & allowed:
+            if report and named and not named & allowed and not _scoped_to(raw.get("context", ""), named):
                 found.append((rule_id, raw["url"], ",".join(sorted(report)), named))
     return found
+
+
+def _scoped_to(context: str, engines: frozenset[str]) -> bool:
+    """A signature whose `context` asks for a line (or a stated package) naming one of these engines."""
+    return any(name.split(".")[0].lower() in context.lower() for name in engines)
 
 
 def _normal(url: str) -> str:
