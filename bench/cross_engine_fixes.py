@@ -34,6 +34,9 @@ PACKAGES = {"vllm": "vllm", "sglang": "sglang", "sgl-kernel": "sglang", "sglang-
             "ollama": "ollama", "lmdeploy": "lmdeploy"}
 SUMMARY = re.compile(r"\b(?:upgrade|downgrade|update|install|use|pin|move to|run)\s+(?P<name>vLLM|SGLang|"
                      r"TensorRT-LLM|llama\.cpp|Ollama|LMDeploy)\b", re.IGNORECASE)
+SHOWN = {"vllm": ("vllm",), "sglang": ("sglang", "sgl_kernel", "sgl-kernel"), "tensorrt-llm": ("tensorrt_llm",
+          "tensorrt-llm", "trtllm"), "llama.cpp": ("llama.cpp", "ggml", "llama-server", "llama_model"),
+          "ollama": ("ollama",), "lmdeploy": ("lmdeploy", "turbomind")}
 REPOS = {"vllm-project/vllm": "vllm", "sgl-project/sglang": "sglang", "nvidia/tensorrt-llm": "tensorrt-llm",
          "ggml-org/llama.cpp": "llama.cpp", "ggerganov/llama.cpp": "llama.cpp", "ollama/ollama": "ollama",
          "internlm/lmdeploy": "lmdeploy", "kvcache-ai/ktransformers": "ktransformers",
@@ -49,32 +52,50 @@ class Row:
     name: str
     engines: frozenset[str]  # the serving engines the report ran (empty: none)
     rule: str
-    named: frozenset[str]  # the serving engines the first explanation's fixes name
+    fixes: tuple[frozenset[str], ...]  # per fix of the first explanation: the serving engines it names
     line: str
+    shown: frozenset[str] = frozenset()  # the serving engines the log's own text names
+
+    @property
+    def named(self) -> frozenset[str]:
+        return frozenset().union(*self.fixes)
 
     @property
     def kind(self) -> str:
-        if not self.named:
-            return "ok"
-        allowed = set(self.engines) | {e for name in self.engines for e in RUNS.get(name, ())}
-        if not self.engines:
+        """`cross`: a fix names only engines the report did not run (nor its text shows); `neutral`: a report
+        that ran no serving engine, whose text names none, gets fixes of one engine only (as if certain)."""
+        allowed = set(self.engines) | set(self.shown) | {e for name in self.engines for e in RUNS.get(name, ())}
+        if self.engines and any(fix and not fix & allowed for fix in self.fixes):
+            return "cross"
+        if not self.engines and not self.shown and len(self.named) == 1:
             return "neutral"
-        return "cross" if self.named - allowed else "ok"
+        return "ok"
 
 
 def fix_engines(fixes: Iterable[object]) -> frozenset[str]:
     """The serving engines a list of fixes (doctor.findings.Fix) names."""
+    return frozenset().union(*(one_fix_engines(fix) for fix in fixes))
+
+
+def one_fix_engines(fix: object) -> frozenset[str]:
+    """The serving engines one fix names: its `engine`, a package an engine ships, a summary that says
+    "Upgrade SGLang" (the summary only where the fix names neither)."""
+    details = getattr(fix, "details", {}) or {}
     named: set[str] = set()
-    for fix in fixes:
-        details = getattr(fix, "details", {}) or {}
-        if details.get("engine") in SERVING:
-            named.add(details["engine"])
-        package = re.split(r"[<>=!~\[ ]", str(details.get("package") or ""), maxsplit=1)[0].lower()
-        if package in PACKAGES:
-            named.add(PACKAGES[package])
-        for match in SUMMARY.finditer(getattr(fix, "summary", "")):
-            named.add(PACKAGES[match.group("name").lower()])
+    if details.get("engine") in SERVING:
+        named.add(details["engine"])
+    package = re.split(r"[<>=!~\[ ]", str(details.get("package") or ""), maxsplit=1)[0].lower()
+    if package in PACKAGES:
+        named.add(PACKAGES[package])
+    if not named:
+        named = {PACKAGES[m.group("name").lower()] for m in SUMMARY.finditer(getattr(fix, "summary", ""))}
     return frozenset(named)
+
+
+def text_engines(text: str) -> frozenset[str]:
+    """The serving engines a log's own text names (a path, a banner, a prefix)."""
+    lowered = text.lower()
+    return frozenset(engine for engine, words in SHOWN.items() if any(w in lowered for w in words))
 
 
 def repo_engine(url: str) -> str | None:
@@ -89,7 +110,7 @@ def corpus_engines(file: str, url: str) -> frozenset[str]:
 
 
 def corpus_rows() -> list[Row]:
-    from tests.diagnose.corpus import diagnose_case, load_corpus
+    from tests.diagnose.corpus import LOGS, diagnose_case, load_corpus
 
     rows = []
     for case in load_corpus():
@@ -99,8 +120,10 @@ def corpus_rows() -> list[Row]:
         if not diagnosis.explanations:
             continue
         top = diagnosis.explanations[0]
+        text = (LOGS / case.file).read_text(encoding="utf-8", errors="replace")
         rows.append(Row("corpus", case.file, corpus_engines(case.file, case.url), top.rule,
-                        fix_engines(top.fixes), top.hit.text.strip()[:140]))
+                        tuple(one_fix_engines(f) for f in top.fixes), top.hit.text.strip()[:140],
+                        text_engines(text)))
     return rows
 
 
@@ -123,8 +146,9 @@ def ledger_rows() -> list[Row]:
             if not diagnosis.explanations:
                 continue
             top = diagnosis.explanations[0]
-            rows.append(Row("ledger", raw["url"], ledger_engines(raw["engine"]), top.rule, fix_engines(top.fixes),
-                            top.hit.text.strip()[:140]))
+            rows.append(Row("ledger", raw["url"], ledger_engines(raw["engine"]), top.rule,
+                            tuple(one_fix_engines(f) for f in top.fixes), top.hit.text.strip()[:140],
+                            text_engines(raw["error"])))
     return rows
 
 
