@@ -23,8 +23,13 @@ def test_fix_engines_reads_engine_package_and_summary():
 
 def test_row_kinds():
     vllm_log = corpus_engines("vllm-27542.log", "https://github.com/vllm-project/vllm/issues/27542")
-    assert Row("corpus", "x", vllm_log, "MOE002", frozenset({"sglang"}), "").kind == "cross"
-    assert Row("corpus", "x", vllm_log, "VLLM580", frozenset({"vllm"}), "").kind == "ok"
-    assert Row("ledger", "x", ledger_engines(["triton"]), "MOE002", frozenset({"sglang"}), "").kind == "neutral"
-    assert Row("ledger", "x", ledger_engines("triton"), "TRI070", frozenset(), "").kind == "ok"
-    assert Row("ledger", "x", ledger_engines(["ollama"]), "LCPP001", frozenset({"llama.cpp"}), "").kind == "ok"
+    sglang, vllm, both = frozenset({"sglang"}), frozenset({"vllm"}), frozenset({"sglang", "vllm"})
+    assert Row("corpus", "x", vllm_log, "MOE002", (sglang,), "").kind == "cross"
+    assert Row("corpus", "x", vllm_log, "VLLM580", (vllm, frozenset()), "").kind == "ok"
+    assert Row("corpus", "x", vllm_log, "KRN140", (vllm, sglang), "").kind == "cross"  # one fix is SGLang's only
+    assert Row("corpus", "x", vllm_log, "GATE006", (both,), "").kind == "ok"  # one fix naming both, its own among them
+    assert Row("ledger", "x", ledger_engines(["triton"]), "MOE002", (sglang,), "").kind == "neutral"
+    assert Row("ledger", "x", ledger_engines(["triton"]), "GATE006", (vllm, sglang), "").kind == "ok"  # alternatives
+    assert Row("ledger", "x", ledger_engines(["triton"]), "SGL107", (sglang,), "", frozenset({"sglang"})).kind == "ok"
+    assert Row("ledger", "x", ledger_engines("triton"), "TRI070", (frozenset(),), "").kind == "ok"
+    assert Row("ledger", "x", ledger_engines(["ollama"]), "LCPP001", (frozenset({"llama.cpp"}),), "").kind == "ok"

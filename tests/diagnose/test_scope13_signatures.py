@@ -113,14 +113,3 @@ def test_tri002_triton_boundary_in_a_log():
         diagnosis = diagnose_text(b"[pip3] triton==%s\n" % version.encode() + SM121_PTXAS, profile_base("dgx-spark"))
         assert ("TRI002" in rules_named(diagnosis)) == explains, version
 
-
-# flashinfer#3828 (vLLM, DSV4 sparse MLA): the same decode check, its own line naming `decode_dsv4` only
-DSV4_DECODE = ("tvm.error.InternalError: Check failed: num_tokens > 64 (7 vs. 64) : Decode (num_tokens <= 64) must go "
-               "through sparse_mla_sm120_decode_dsv3_2 or sparse_mla_sm120_decode_dsv4; got num_tokens=7\n")
-
-
-def test_fi120_context_is_not_met_by_its_own_line():
-    """FI120 (SGLang's DSpark draft width) asks another line for DSpark/DeepSeek-V4: the kernel name in the checked
-    line itself (`..._decode_dsv4`) is no such line, so a vLLM report of the check gets no SGLang fix."""
-    assert "FI120" not in claimed(DSV4_DECODE.encode())
-    assert claimed(b"[Bug] DeepSeek-V4 DSpark draft crashes on SM120\n" + DSV4_DECODE.encode())[:1] == ["FI120"]
