@@ -17,6 +17,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -88,6 +89,14 @@ def engine_specs(entry: Entry) -> list[str]:
 
 
 def diagnose_entry(entry: Entry) -> tuple[str, list[str]]:
+    named = [e.rule for e in diagnose_entry_full(entry).explanations]
+    if named and named[0] in entry.expected:
+        return "first", named
+    return ("named" if set(named) & set(entry.expected) else "none"), named
+
+
+def diagnose_entry_full(entry: Entry) -> Any:
+    """The entry's `error` text diagnosed as a user would run it (doctor.diagnose.diagnosis.Diagnosis)."""
     from doctor.diagnose.diagnosis import diagnose
     from doctor.engines.registry import split_engine_specs
     from doctor.errors import DoctorError
@@ -99,11 +108,7 @@ def diagnose_entry(entry: Entry) -> tuple[str, list[str]]:
     with contextlib.suppress(DoctorError):  # a version string --engine would refuse: run without it
         facts = with_engines(facts, versioned, pinned=False)  # as `diagnose` does
     stream = io.BufferedReader(io.BytesIO(entry.error.encode()))
-    diagnosis = diagnose(stream, entry.url, facts, "ledger", {}, engines=unstated)
-    named = [e.rule for e in diagnosis.explanations]
-    if named and named[0] in entry.expected:
-        return "first", named
-    return ("named" if set(named) & set(entry.expected) else "none"), named
+    return diagnose(stream, entry.url, facts, "ledger", {}, engines=unstated)
 
 
 def measure() -> list[tuple[Entry, str, list[str]]]:

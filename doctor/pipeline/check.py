@@ -227,7 +227,9 @@ def _check_one(rules: list[Rule], facts: Facts, analysis: Analysis, plan_for: Pl
                ) -> tuple[Analysis, tuple[Finding, ...], dict[str, Any] | None]:
     launch = analysis.run.launch if analysis.run else Launch()
     findings = tuple(evaluate(rules, build_context(facts, analysis, launch, launch_file)))
-    findings = agree(annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch),
+    # a what-if release keeps what the log showed: a rule that explains a log line still reads it there
+    shown = {"log": launch_file["log"]} if launch_file and launch_file.get("log") is not None else None
+    findings = agree(annotate_upgrades(facts, findings, lambda what_if: fired_ids(rules, what_if, launch, shown=shown),
                                        _errors(rules)))
     if analysis.run is None:
         return analysis, findings, None
@@ -274,10 +276,12 @@ def _fired_for_args(rules: list[Rule], analysis: Analysis, args: list[str], plan
     return {f.id for f in found if f.severity == "error"}
 
 
-def fired_ids(rules: list[Rule], facts: Facts, launch: Launch, severity: str | None = None) -> set[str]:
-    """The pure part of `check` (analysis and rules, no probing): which rule IDs fire for these facts."""
+def fired_ids(rules: list[Rule], facts: Facts, launch: Launch, severity: str | None = None,
+              shown: Mapping[str, Any] | None = None) -> set[str]:
+    """The pure part of `check` (analysis and rules, no probing): which rule IDs fire for these facts. `shown`:
+    what `diagnose` read in the log (`{"log": ...}`), kept for a what-if of the same log."""
     ids: set[str] = set()
     for analysis in analyze_all(facts, list(launch.args), numbers_only=True):
-        found = evaluate(rules, build_context(facts, analysis, analysis.run.launch if analysis.run else launch))
+        found = evaluate(rules, build_context(facts, analysis, analysis.run.launch if analysis.run else launch, shown))
         ids |= {f.id for f in found if severity is None or f.severity == severity}
     return ids

@@ -1450,6 +1450,15 @@ def _sweepH_cases():
 
 CASES += _sweepH_cases()
 
+def _scope13_cases():
+    """The TMA gather/scatter ptxas lines (rules/scope13.toml): tests/rules/scope13_cases.py."""
+    from tests.rules.scope13_cases import SCOPE13_CASES
+
+    return SCOPE13_CASES
+
+
+CASES += _scope13_cases()
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
