@@ -33,7 +33,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from doctor.cli import main as doctor_main  # noqa: E402
-from doctor.hardware import load_profile  # noqa: E402
+from doctor.engines.registry import engine_named  # noqa: E402
+from doctor.hardware import load_profile, profile_names  # noqa: E402
 from tests.cases.deployment import LOGS, MODELS, Case, load_cases  # noqa: E402
 from tests.deployments import Deployment, launch_args, model_spec  # noqa: E402
 from tests.knowngood.corpus import MODELS as KNOWNGOOD_MODELS  # noqa: E402
@@ -63,8 +64,6 @@ def profile_for(case: Deployment) -> tuple[str | None, str | None]:
     gpus = load_profile(case.hardware).gpus
     if case.gpus == len(gpus):
         return case.hardware, None
-    from doctor.hardware import profile_names
-
     for name in profile_names():
         other = load_profile(name).gpus
         if len(other) == case.gpus and other and other[0].name == gpus[0].name:
@@ -110,8 +109,6 @@ def command_for(case: Deployment, models: Path = MODELS, unversioned: bool = Fal
 
 def _unversioned(spec: str) -> str:
     """`vllm==0.24.0` -> `vllm` for a serving engine; a library's pin (torch, flashinfer) stays as stated."""
-    from doctor.engines.registry import engine_named
-
     name = spec.split("==")[0]
     return name if engine_named(name) is not None else spec
 

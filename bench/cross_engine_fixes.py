@@ -21,10 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
+from tools.check_ledger import load_entries, normal_url  # noqa: E402
 
 SERVING = ("vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama", "lmdeploy")
 # programs that run another serving engine: a fix for the engine inside is theirs too
@@ -136,19 +133,17 @@ def ledger_rows() -> list[Row]:
     from bench.diagnose_ledger import Entry, diagnose_entry_full
 
     rows = []
-    for path in sorted((ROOT / "ledger").glob("*.toml")):
-        for raw in tomllib.loads(path.read_text(encoding="utf-8")).get("report", []):
-            if not raw.get("error"):
-                continue
-            entry = Entry(raw["url"], str(raw["engine"]), raw.get("gpu", ""), raw.get("versions", ""), raw["error"],
-                          ())
-            diagnosis = diagnose_entry_full(entry)
-            if not diagnosis.explanations:
-                continue
-            top = diagnosis.explanations[0]
-            rows.append(Row("ledger", raw["url"], ledger_engines(raw["engine"]), top.rule,
-                            tuple(one_fix_engines(f) for f in top.fixes), top.hit.text.strip()[:140],
-                            text_engines(raw["error"])))
+    for _, raw in load_entries():
+        if not raw.get("error"):
+            continue
+        entry = Entry(raw["url"], str(raw["engine"]), raw.get("gpu", ""), raw.get("versions", ""), raw["error"], ())
+        diagnosis = diagnose_entry_full(entry)
+        if not diagnosis.explanations:
+            continue
+        top = diagnosis.explanations[0]
+        rows.append(Row("ledger", raw["url"], ledger_engines(raw["engine"]), top.rule,
+                        tuple(one_fix_engines(f) for f in top.fixes), top.hit.text.strip()[:140],
+                        text_engines(raw["error"])))
     return rows
 
 
@@ -166,7 +161,7 @@ def static_rows() -> list[tuple[str, str, str, frozenset[str]]]:
             continue
         named = fix_engines(fix_from_spec(spec, {}) for spec in rule.fixes)
         for raw in raws:
-            report = ledger.get(_normal(raw["url"])) or frozenset(filter(None, [repo_engine(raw["url"])]))
+            report = ledger.get(normal_url(raw["url"])) or frozenset(filter(None, [repo_engine(raw["url"])]))
             allowed = set(report) | {e for name in report for e in RUNS.get(name, ())}
             if report and named and not named & allowed and not _scoped_to(raw.get("context", ""), named):
                 found.append((rule_id, raw["url"], ",".join(sorted(report)), named))
@@ -178,15 +173,10 @@ def _scoped_to(context: str, engines: frozenset[str]) -> bool:
     return any(name.split(".")[0].lower() in context.lower() for name in engines)
 
 
-def _normal(url: str) -> str:
-    return url.lower().replace("/pull/", "/issues/").split("#")[0].rstrip("/")
-
-
 def _ledger_engine_by_url() -> dict[str, frozenset[str]]:
     table: dict[str, frozenset[str]] = {}
-    for path in sorted((ROOT / "ledger").glob("*.toml")):
-        for raw in tomllib.loads(path.read_text(encoding="utf-8")).get("report", []):
-            table.setdefault(_normal(raw["url"]), ledger_engines(raw["engine"]))
+    for _, raw in load_entries():
+        table.setdefault(normal_url(raw["url"]), ledger_engines(raw["engine"]))
     return table
 
 

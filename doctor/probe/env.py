@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 
 # Every variable a rule or an analyzer reads must be collected here, or a live check never sees it (a fix the
-# user applied, such as RAY_memory_monitor_refresh_ms=0, would go unseen): tests/probe/test_env_collected.py.
+# user applied, such as RAY_memory_monitor_refresh_ms=0, would go unseen): tests/probe/test_env_probe.py.
 PREFIXES = ("SGLANG_", "VLLM_", "TRITON_", "FLASHINFER_", "NCCL_", "TORCH_", "CUDA_", "TRTLLM_", "TLLM_", "HF_HUB_",
             "OLLAMA_", "GGML_", "RAY_")
 EXACT = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "TORCH_CUDA_ARCH_LIST", "LD_LIBRARY_PATH", "HF_HOME",
