@@ -36,4 +36,6 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(r["name"], str(r["gpus"]), r["gpu"], r["capability"], memory,
                       str(r["smem_per_block_optin"]), " ".join(r["links"]) or "-")
     console().print(table)
+    console().print("N cards of a one-GPU profile in one machine: `--hardware PROFILE-xN` (e.g. rtx-5090-x8; the "
+                    "links between them are then not stated). Several DGX Sparks: `--hardware dgx-spark --nodes N`.")
     return 0

@@ -30,6 +30,7 @@ SMEM_PER_BLOCK_OPTIN = {
 
 
 PROFILES = Path(__file__).resolve().parent / "profiles"
+MAX_CARDS = 16
 
 
 def smem_per_block_optin(capability: tuple[int, int]) -> int | None:
@@ -42,11 +43,35 @@ def profile_names() -> list[str]:
 
 
 def load_profile(name: str) -> Facts:
-    if name not in profile_names():
-        known = ", ".join(profile_names())
-        raise InputError(f"unknown hardware profile {name!r}{_nodes_hint(name)} (built-in profiles: {known})")
-    text = (PROFILES / f"{name}.json").read_text(encoding="utf-8")
-    return facts_from_dict(json.loads(text), f"profile {name}")
+    if name in profile_names():
+        text = (PROFILES / f"{name}.json").read_text(encoding="utf-8")
+        return facts_from_dict(json.loads(text), f"profile {name}")
+    several = _several_of_one(name)
+    if several is not None:
+        return several
+    known = ", ".join(profile_names())
+    raise InputError(f"unknown hardware profile {name!r}{_nodes_hint(name)} (built-in profiles: {known}; "
+                     f"N cards of a one-GPU card profile in one machine: `PROFILE-xN`, e.g. rtx-5090-x8)")
+
+
+def _several_of_one(name: str) -> Facts | None:
+    """`rtx-5090-x8`: eight cards of the one-GPU profile `rtx-5090` in one machine. The links between them are
+    not stated (no `nvidia-smi topo -m` was read), so the topology is left empty and the rules that need it stay
+    silent. A GB10 is a whole machine: several of them are `--nodes`, not one host."""
+    base, sep, count = name.rpartition("-x")
+    if not sep or not count.isdigit() or base not in profile_names():
+        return None
+    single = load_profile(base)
+    if len(single.gpus) != 1 or single.gpus[0].unified_memory:
+        return None
+    cards = int(count)
+    if not 2 <= cards <= MAX_CARDS:
+        raise InputError(f"hardware profile {name!r}: {cards} cards of {base!r}; one machine holds 2 to {MAX_CARDS}")
+    gpus = tuple(dataclasses.replace(single.gpus[0], index=i, cuda_index=i) for i in range(cards))
+    note = (f"{cards}x {base} in one machine, as stated with --hardware {name}: the links between the cards are not "
+            f"stated, so no topology rule judges them (`sm120-doctor snapshot` on the machine records them)")
+    source = dataclasses.replace(single.source, name=name, notes=(*single.source.notes, note))
+    return single.replace(gpus=gpus, topology=(), source=source)
 
 
 def without_os(facts: Facts) -> Facts:

@@ -100,6 +100,13 @@ def _gpu_totals(facts: Facts) -> tuple[int, bool]:
     return hit[1], hit[2]
 
 
+def _more_cards_hint(facts: Facts, gpus: int) -> str:
+    """A one-card profile asked for a bigger layout: the same cards in one machine are `PROFILE-xN`."""
+    if facts.source.kind != "profile" or len(facts.gpus) != 1 or facts.gpus[0].unified_memory:
+        return ""
+    return f"; {gpus} of these cards in one machine: `--hardware {facts.source.name}-x{gpus}`"
+
+
 def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
                 source: WeightSource | None = None, comm: Comm | None = None) -> Plan:
     """`comm`: the communication path when the caller knows better than this machine's topology (several
@@ -112,7 +119,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
     if layout.gpus > len(facts.gpus):
         bad.append(f"TP{layout.tp} x PP{layout.pp} needs {layout.gpus} GPUs; the machine has {len(facts.gpus)} (a "
                    f"layout over several machines is checked with `--hardware PROFILE --nodes N`, one `--facts` "
-                   f"snapshot per node, or `--ray`)")
+                   f"snapshot per node, or `--ray`{_more_cards_hint(facts, layout.gpus)})")
     total = gpu_memory_bytes(facts)
     ranks = _ranks(source, model, layout, req.speculative, req.memory)
     dtype = kvmod.resolve_kv_dtype(model, req.kv_cache_dtype)
