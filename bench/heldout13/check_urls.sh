@@ -1,12 +1,12 @@
 #!/bin/bash
 # The thirteenth sample is a population draw, as the twelfth: it takes reports whether or not the tree already holds
-# them, so this check reports, for each URL of bench/heldout13/urls.txt, where a ref of the repository already has it instead of
-# failing on it. Columns: IN (in the folders a held-out draw skips: ledger, cases, known-good corpus, diagnose corpus,
-# the other held-out samples), ELSEWHERE (anywhere else in the tree), new (nowhere), then the status of the
-# ledger entry whose url is that report (encoded / not-encoded / not-actionable, with its reason), or "-" when no
-# ledger entry has it. URLs are normalised as in bench/heldout_check_urls.sh: /pull/ = /issues/, lower case, no
-# fragment, no trailing slash. Usage, from the repository root: bench/heldout13/check_urls.sh [REF] (REF defaults
-# to main). Exit status 0 whatever it finds.
+# them, so this check reports, for each URL of bench/heldout13/urls.txt, where a ref of the repository already has it
+# instead of failing on it. Columns: IN (in the folders a held-out draw skips: ledger, cases, known-good corpus,
+# diagnose corpus, the other held-out samples), ELSEWHERE (anywhere else in the tree), new (nowhere), then the status
+# of the ledger entry whose url is that report (encoded / not-encoded / not-actionable, with its reason), or "-" when
+# no ledger entry has it. URLs are normalised as in bench/heldout_check_urls.sh: /pull/ = /issues/, lower case, no
+# fragment, no trailing slash. Usage, from the repository root: bench/heldout13/check_urls.sh [REF] (REF defaults to
+# main). Exit status 0 whatever it finds.
 set -u
 ref=${1:-main}
 sample=bench/heldout13
