@@ -29,7 +29,7 @@ DEEPEN2_CASES = [
     a("KRN220", False, "-libs-cu13's extension on disk", dsl("4.5.0", files="cu13")),
     a("KRN220", False, "an extension neither wheel wrote (patched)", dsl("4.5.0", files="neither")),
     a("KRN220", True, "-libs-base alone (vllm#40082's 2026-05-15 comment, SM121)", dsl("4.5.0", cu13=False)),
-    a("KRN220", False, "what-if without the probe's fact", lambda: build(SPARK, engines=("nvidia-cutlass-dsl==4.5.0",))),
+    a("KRN220", False, "the version without the probe's file fact (a what-if)", dsl("4.5.0", files=None)),
     a("KRN220", False, "Hopper", dsl("4.5.0", profile=H100)),
     a("KRN220", False, "B200: datacenter Blackwell", dsl("4.5.0", profile=B200)),
 ]
