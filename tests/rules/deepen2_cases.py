@@ -32,4 +32,8 @@ DEEPEN2_CASES = [
     a("KRN220", False, "the version without the probe's file fact (a what-if)", dsl("4.5.0", files=None)),
     a("KRN220", False, "Hopper", dsl("4.5.0", profile=H100)),
     a("KRN220", False, "B200: datacenter Blackwell", dsl("4.5.0", profile=B200)),
+    # CUT001 (rescoped here): 4.5.0 stays an error unless the probe reads -libs-cu13's build on disk
+    a("CUT001", True, "4.5.0 with -libs-base's build on disk", dsl("4.5.0", profile=PRO)),
+    a("CUT001", True, "4.5.0 with an extension neither wheel wrote", dsl("4.5.0", files="neither")),
+    a("CUT001", False, "4.5.0 with -libs-cu13's build on disk (cutlass#3227's update)", dsl("4.5.0", files="cu13")),
 ]
