@@ -8,6 +8,7 @@ from pathlib import Path
 
 from doctor.output import read_regular_bytes
 from doctor.pipeline.facts import Library
+from doctor.probe.cutlass_dsl import cutlass_dsl_details
 from doctor.probe.distributions import distribution
 from doctor.probe.toolkit import llama_cpp_present, probe_nvcc
 
@@ -63,6 +64,8 @@ def _library(key: str, dist_name: str) -> Library | None:
     details: dict[str, object] = {"distribution": dist.name}
     if key == "torch":
         details.update(_torch_details(Path(location)))
+    elif key == "nvidia-cutlass-dsl":  # which of its two native builds is on disk (doctor/probe/cutlass_dsl.py)
+        details.update(cutlass_dsl_details())
     return Library(name=key, version=dist.version, location=location, details=details)
 
 

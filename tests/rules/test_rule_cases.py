@@ -1431,6 +1431,15 @@ def _deepen_cases():
 
 CASES += _deepen_cases()
 
+def _deepen2_cases():
+    """Ledger reports read further, second pass (rules/deepen2.toml): tests/rules/deepen2_cases.py."""
+    from tests.rules.deepen2_cases import DEEPEN2_CASES
+
+    return DEEPEN2_CASES
+
+
+CASES += _deepen2_cases()
+
 def _sweepF_cases():
     """vLLM's lockstep FlashInfer autotune on multi-node GB10 (rules/sweepF.toml): tests/rules/sweepF_cases.py."""
     from tests.rules.sweepF_cases import SWEEPF_CASES
