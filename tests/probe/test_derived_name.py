@@ -14,6 +14,7 @@ import pytest
 
 from doctor.cli import main
 from doctor.errors import InputError
+from doctor.probe import model as model_module
 from doctor.probe.derived_name import _spans, resolve
 from doctor.probe.model import bundled_models, find_config, load_model
 
@@ -26,8 +27,8 @@ def _resolve(spec: str):
 
 
 @pytest.mark.parametrize(("spec", "base", "scheme"), [
-    ("Qwen/Qwen3.6-27B-FP8", "Qwen/Qwen3.6-27B", "fp8-block"),
-    ("Qwen/Qwen3.5-397B-A17B-FP8", "Qwen/Qwen3.5-397B-A17B", "fp8-block"),
+    ("Qwen/Qwen3.8-27B-FP8", "Qwen/Qwen3.8-27B", "fp8-block"),
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "Qwen/Qwen3-235B-A22B-Instruct-2507", "fp8-block"),
     ("RedHatAI/Qwen3-8B-FP8-Dynamic", "Qwen/Qwen3-8B", "fp8-channel"),
     ("RedHatAI/Qwen3-8B-FP8_DYNAMIC", "Qwen/Qwen3-8B", "fp8-channel"),
     ("cyankiwi/Qwen3.6-35B-A3B-AWQ-4bit", "Qwen/Qwen3.6-35B-A3B", "awq"),
@@ -112,8 +113,6 @@ def test_paths_and_malformed_specs_are_still_one_error(spec):
 
 
 @pytest.mark.parametrize(("spec", "real"), [
-    ("Qwen/Qwen3.6-27B-FP8", "Qwen--Qwen3.6-27B-FP8"),
-    ("Qwen/Qwen3.6-35B-A3B-FP8", "Qwen--Qwen3.6-35B-A3B-FP8"),
     ("nvidia/Qwen3-8B-NVFP4", "nvidia--Qwen3-8B-NVFP4"),
     ("nvidia/Qwen3-8B-FP4", "nvidia--Qwen3-8B-FP4"),
     ("nvidia/Qwen3-8B-FP8", "nvidia--Qwen3-8B-FP8"),
@@ -129,6 +128,22 @@ def test_the_derived_model_is_the_published_checkpoints(spec, real):
     where = {"id", "source", "source_path", "derivation"}
     assert {f.name for f in dataclasses.fields(derived) if getattr(derived, f.name) != getattr(published, f.name)
             } <= where
+
+
+@pytest.mark.parametrize("spec", ["Qwen/Qwen3.6-27B-FP8", "Qwen/Qwen3.6-35B-A3B-FP8", "Qwen/Qwen3.5-397B-A17B-FP8"])
+def test_a_withheld_published_fp8_config_derives_as_it_reads(spec, monkeypatch):
+    """Qwen's own FP8 configs are bundled. With the copy withheld, the Model derived from the base by name is the
+    published one but for the quantization's per-module ignore list, which no name states."""
+    published = load_model(spec, OFFLINE)
+    index = {k: v for k, v in bundled_models().items() if k != spec}
+    monkeypatch.setattr(model_module, "bundled_models", lambda: index)
+    derived = load_model(spec, OFFLINE)
+    assert (published.source, derived.source) == ("bundled", "derived")
+    assert {f.name for f in dataclasses.fields(derived) if getattr(derived, f.name) != getattr(published, f.name)
+            } <= {"id", "source", "source_path", "derivation", "quantization"}
+    assert dataclasses.replace(derived.quantization, ignored=()) == dataclasses.replace(published.quantization,
+                                                                                         ignored=())
+    assert published.quantization.ignored and "lm_head" in derived.quantization.ignored
 
 
 def test_fp8_dynamic_reads_as_llm_compressors_own():
@@ -147,17 +162,17 @@ def _check(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
 
 def test_check_on_a_derived_id_matches_the_published_config(capsys):
     args = ("--hardware", "dgx-spark", "--engine", "vllm==0.30.0")
-    derived = _check(capsys, "Qwen/Qwen3.6-27B-FP8", *args)
-    published = _check(capsys, str(KNOWNGOOD / "Qwen--Qwen3.6-27B-FP8"), *args)
+    derived = _check(capsys, "Intel/Qwen3.6-27B-int4-AutoRound", *args)
+    published = _check(capsys, str(KNOWNGOOD / "qwen3.6-27b-autoround-int4"), *args)
     assert [(f["id"], f["severity"]) for f in derived["findings"]] == [
         (f["id"], f["severity"]) for f in published["findings"]]
     plan, real = derived["analyses"][0]["plan"], published["analyses"][0]["plan"]
     assert plan["requested"]["weights_per_gpu_gib"] == real["requested"]["weights_per_gpu_gib"]
     assert plan["requested"]["kv_budget_gib"] == real["requested"]["kv_budget_gib"]
-    assert plan["notes"][0].startswith("estimated: Qwen/Qwen3.6-27B-FP8's config is derived from bundled")
+    assert plan["notes"][0].startswith("estimated: Intel/Qwen3.6-27B-int4-AutoRound's config is derived from bundled")
     model = derived["facts"]["model"]
     assert model["source"] == "derived"
-    assert model["derivation"].startswith("derived from bundled Qwen/Qwen3.6-27B + FP8")
+    assert model["derivation"].startswith("derived from bundled Qwen/Qwen3.6-27B + AutoRound int4")
 
 
 def test_a_derived_run_never_yields_an_error(capsys):
@@ -174,13 +189,13 @@ def test_a_derived_run_never_yields_an_error(capsys):
 
 
 def test_the_derivation_is_printed_once(capsys):
-    code = main(["check", "--offline", "Qwen/Qwen3.6-27B-FP8", "--hardware", "dgx-spark", "--engine", "vllm==0.30.0"])
+    code = main(["check", "--offline", "Qwen/Qwen3.8-27B-FP8", "--hardware", "dgx-spark", "--engine", "vllm==0.30.0"])
     out = re.sub(r"\s+", " ", capsys.readouterr().out)
     assert code in (0, 1)
     assert out.count("give the model directory for an exact check") == 1
-    code = main(["check", "--offline", "--format", "markdown", "Qwen/Qwen3.6-27B-FP8", "--hardware", "dgx-spark",
+    code = main(["check", "--offline", "--format", "markdown", "Qwen/Qwen3.8-27B-FP8", "--hardware", "dgx-spark",
                  "--engine", "vllm==0.30.0"])
-    assert capsys.readouterr().out.count("derived from bundled Qwen/Qwen3.6-27B") == 1
+    assert capsys.readouterr().out.count("derived from bundled Qwen/Qwen3.8-27B") == 1
 
 
 def test_an_id_no_bundled_name_is_in_exits_2_with_one_line(capsys):
