@@ -1,0 +1,39 @@
+"""Positive and boundary cases for the gapV rules (rules/gapV.toml); test_rule_cases.py runs them with the rest."""
+
+from __future__ import annotations
+
+from tests.rules.builders import a, build, lib
+
+PRO, MAXQ, SPARK, B200 = "rtx-pro-6000", "rtx-pro-6000-maxq", "dgx-spark", "b200-x8"
+QWEN35_NVFP4 = "nvidia/Qwen3.5-122B-A10B-NVFP4"
+QWEN35_BF16 = "Qwen/Qwen3.5-122B-A10B"
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def vl(version, profile=PRO, model=QWEN35_NVFP4, *extra):
+    return lambda: build(profile, model, engines=(f"vllm=={version}", *extra))
+
+
+def installed_cudnn(version):
+    """vLLM 0.25.1 what-if with an installed nvidia-cudnn (probed, not the torch pin)."""
+    return lambda: build(PRO, QWEN35_NVFP4, engines=("vllm==0.25.1",), libs=(lib("cudnn", version),))
+
+
+GAPV_CASES = [
+    # VLLM600: cuDNN >= 9.19, < 9.23.1 (torch 2.11/2.13 pins) on 12.0, NVFP4 MoE, CUDA graphs (vllm#35566)
+    a("VLLM600", True, "vllm#35566: 0.25.1 on an RTX PRO 6000 Max-Q, torch 2.11.0+cu130 (cuDNN 9.19.0.56)",
+      vl("0.25.1", MAXQ, QWEN35_NVFP4, "torch==2.11.0+cu130")),
+    a("VLLM600", True, "0.20.0: the first release pinning torch 2.11.0", vl("0.20.0")),
+    a("VLLM600", True, "0.32.0: torch 2.13.0 pins cuDNN 9.20.0.48, still before 9.23.1", vl("0.32.0")),
+    a("VLLM600", True, "cuDNN 9.23.0 installed: just before the fix", installed_cudnn("9.23.0")),
+    a("VLLM600", False, "cuDNN 9.23.1 installed: the fixed release", installed_cudnn("9.23.1")),
+    a("VLLM600", False, "0.19.0: torch 2.10.0 pins cuDNN 9.10.2.21, not the reported 9.19", vl("0.19.0")),
+    a("VLLM600", False, "0.33.0: torch 2.14.0 pins cuDNN 9.24.0.43", vl("0.33.0")),
+    a("VLLM600", False, "a torch built for CUDA 12 (+cu128) is not the PyPI cu13 wheel: its cuDNN is not known",
+      vl("0.25.1", PRO, QWEN35_NVFP4, "torch==2.11.0+cu128")),
+    a("VLLM600", False, "--enforce-eager: stable in the report", vl("0.25.1"), "--enforce-eager"),
+    a("VLLM600", False, "BF16 weights: the report's model is NVFP4", vl("0.25.1", PRO, QWEN35_BF16)),
+    a("VLLM600", False, "a dense model: no MoE", vl("0.25.1", PRO, LLAMA)),
+    a("VLLM600", False, "DGX Spark (12.1): the report is sm_120", vl("0.25.1", SPARK)),
+    a("VLLM600", False, "B200 (10.0): outside the report", vl("0.25.1", B200)),
+]
