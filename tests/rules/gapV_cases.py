@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.rules.builders import a, build, lib
+from tests.rules.builders import Case, a, build, lib
 
 PRO, MAXQ, SPARK, B200 = "rtx-pro-6000", "rtx-pro-6000-maxq", "dgx-spark", "b200-x8"
 QWEN35_NVFP4 = "nvidia/Qwen3.5-122B-A10B-NVFP4"
@@ -17,6 +17,14 @@ def vl(version, profile=PRO, model=QWEN35_NVFP4, *extra):
 def installed_cudnn(version):
     """vLLM 0.25.1 what-if with an installed nvidia-cudnn (probed, not the torch pin)."""
     return lambda: build(PRO, QWEN35_NVFP4, engines=("vllm==0.25.1",), libs=(lib("cudnn", version),))
+
+
+def logged(rule, fires, why, profile, engines=(), shown=None):
+    """`diagnose` on `profile` with `shown` (default: the rule itself) as the rules the log's signatures named;
+    `shown=()` is `check` (no log)."""
+    log = None if shown == () else {"signatures": [rule] if shown is None else list(shown)}
+    return Case(rule, fires, lambda: build(profile, engines=tuple(engines)), (), (), why,
+                (lambda: {"image": None, "recipe": None, "log": log}) if log is not None else None)
 
 
 GAPV_CASES = [
@@ -36,4 +44,14 @@ GAPV_CASES = [
     a("VLLM600", False, "a dense model: no MoE", vl("0.25.1", PRO, LLAMA)),
     a("VLLM600", False, "DGX Spark (12.1): the report is sm_120", vl("0.25.1", SPARK)),
     a("VLLM600", False, "B200 (10.0): outside the report", vl("0.25.1", B200)),
+    # VLLM601: vLLM's enable_sm120_only printf on a 12.1 GPU, vLLM before 0.22.0 (eugr/spark-vllm-docker#143)
+    logged("VLLM601", True, "spark-vllm-docker#143: the line on a DGX Spark (0.20.0 for its unstated build)", SPARK,
+           ("vllm==0.20.0",)),
+    logged("VLLM601", True, "0.21.0: the last release with enable_sm120_only", SPARK, ("vllm==0.21.0",)),
+    logged("VLLM601", True, "0.19.0", SPARK, ("vllm==0.19.0",)),
+    logged("VLLM601", False, "0.22.0: enable_sm120_family, no enable_sm120_only left", SPARK, ("vllm==0.22.0",)),
+    logged("VLLM601", False, "RTX PRO 6000 (12.0): the guard runs the kernel there", PRO, ("vllm==0.21.0",)),
+    logged("VLLM601", False, "B200 (10.0): not SM12x", B200, ("vllm==0.21.0",)),
+    logged("VLLM601", False, "check: no log", SPARK, ("vllm==0.21.0",), shown=()),
+    logged("VLLM601", False, "another rule's line", SPARK, ("vllm==0.21.0",), shown=("VLLM600",)),
 ]
