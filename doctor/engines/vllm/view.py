@@ -3,7 +3,8 @@ for the version, which of the user's flags and environment variables that releas
 backends it picks (attention, MoE, dense GEMM) and whether they run here, a verdict per compiled kernel family,
 the all-reduce it runs at the launch's TP size (`allreduce`), the NCCL and cuDNN the run uses (`nccl`,
 `cudnn`), and what the release's own selection decided for this shape class on this GPU (`derived`, from the
-oracle's tables), and whether the release registers the model's architecture (`model_support`, doctor/engines/model_support.py)."""
+oracle's tables), and whether the release registers the model's architecture (`model_support`,
+doctor/engines/model_support.py)."""
 
 from __future__ import annotations
 
