@@ -54,4 +54,10 @@ GAPV_CASES = [
     logged("VLLM601", False, "B200 (10.0): not SM12x", B200, ("vllm==0.21.0",)),
     logged("VLLM601", False, "check: no log", SPARK, ("vllm==0.21.0",), shown=()),
     logged("VLLM601", False, "another rule's line", SPARK, ("vllm==0.21.0",), shown=("VLLM600",)),
+    # VLLM602: a stack standing in the Triton top-k/top-p kernel of the start-up dummy run (vllm#42987)
+    logged("VLLM602", True, "vllm#42987: the py-spy line on an RTX 5090", "rtx-5090"),
+    logged("VLLM602", True, "the line on a DGX Spark", SPARK, ("vllm==0.20.0",)),
+    logged("VLLM602", False, "H100 (9.0): outside SM12x", "h100-sxm-x8", ("vllm==0.20.0",)),
+    logged("VLLM602", False, "check: no log", "rtx-5090", ("vllm==0.20.0",), shown=()),
+    logged("VLLM602", False, "another rule's line", "rtx-5090", ("vllm==0.20.0",), shown=("VLLM601",)),
 ]
