@@ -18,10 +18,11 @@ _LOCAL_CUDA = re.compile(r"\+cu(\d+?)(\d)$")  # torch's +cu130 / +cu128 local bu
 
 def view(run: EngineRun) -> dict[str, Any] | None:
     """{version, source, torch}: where the version comes from, for the message; None when nothing says."""
-    stated = run.facts.library("cudnn")
-    if stated is not None:
-        origin = "stated" if stated.what_if else "installed"
-        return {"version": stated.version, "source": f"nvidia-cudnn {stated.version} ({origin})", "torch": None}
+    cudnn = run.facts.library("cudnn")
+    # an installed cuDNN counts only beside an installed vLLM (a what-if vLLM brings its own torch and cuDNN)
+    if cudnn is not None and (cudnn.what_if or not run.library.what_if):
+        origin = "stated" if cudnn.what_if else "installed"
+        return {"version": cudnn.version, "source": f"nvidia-cudnn {cudnn.version} ({origin})", "torch": None}
     torch, origin = _torch(run)
     if torch is None:
         return None
@@ -36,7 +37,8 @@ def _torch(run: EngineRun) -> tuple[str | None, str]:
     """The torch this run loads: installed or stated, else the one the vLLM release pins."""
     torch = run.facts.library("torch")
     if torch is not None and (torch.what_if or not run.library.what_if):
-        return torch.version, "stated" if torch.what_if else "installed"
+        implied = torch.details.get("implied_by")
+        return torch.version, f"{implied} pins" if implied else "stated" if torch.what_if else "installed"
     pinned = (knowledge.facts_for(run.version).get("nccl") or {}).get("torch") or {}
     release = knowledge.known_release(run.version)
     return pinned.get("version"), f"vLLM {release} pins"
