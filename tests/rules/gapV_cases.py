@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.rules.builders import Case, a, build, lib
+from tests.rules.builders import Case, a, build
 
 PRO, MAXQ, SPARK, B200 = "rtx-pro-6000", "rtx-pro-6000-maxq", "dgx-spark", "b200-x8"
 QWEN35_NVFP4 = "nvidia/Qwen3.5-122B-A10B-NVFP4"
@@ -14,9 +14,9 @@ def vl(version, profile=PRO, model=QWEN35_NVFP4, *extra):
     return lambda: build(profile, model, engines=(f"vllm=={version}", *extra))
 
 
-def installed_cudnn(version):
-    """vLLM 0.25.1 what-if with an installed nvidia-cudnn (probed, not the torch pin)."""
-    return lambda: build(PRO, QWEN35_NVFP4, engines=("vllm==0.25.1",), libs=(lib("cudnn", version),))
+def stated_cudnn(version):
+    """vLLM 0.25.1 with nvidia-cudnn stated beside it (`--engine nvidia-cudnn-cu13==X`), not the torch pin."""
+    return lambda: build(PRO, QWEN35_NVFP4, engines=("vllm==0.25.1", f"nvidia-cudnn-cu13=={version}"))
 
 
 def logged(rule, fires, why, profile, engines=(), shown=None):
@@ -33,13 +33,16 @@ GAPV_CASES = [
       vl("0.25.1", MAXQ, QWEN35_NVFP4, "torch==2.11.0+cu130")),
     a("VLLM600", True, "0.20.0: the first release pinning torch 2.11.0", vl("0.20.0")),
     a("VLLM600", True, "0.32.0: torch 2.13.0 pins cuDNN 9.20.0.48, still before 9.23.1", vl("0.32.0")),
-    a("VLLM600", True, "cuDNN 9.23.0 installed: just before the fix", installed_cudnn("9.23.0")),
-    a("VLLM600", False, "cuDNN 9.23.1 installed: the fixed release", installed_cudnn("9.23.1")),
+    a("VLLM600", True, "cuDNN 9.23.0 stated: just before the fix", stated_cudnn("9.23.0")),
+    a("VLLM600", False, "cuDNN 9.23.1 stated: the fixed release", stated_cudnn("9.23.1")),
     a("VLLM600", False, "0.19.0: torch 2.10.0 pins cuDNN 9.10.2.21, not the reported 9.19", vl("0.19.0")),
     a("VLLM600", False, "0.33.0: torch 2.14.0 pins cuDNN 9.24.0.43", vl("0.33.0")),
     a("VLLM600", False, "a torch built for CUDA 12 (+cu128) is not the PyPI cu13 wheel: its cuDNN is not known",
       vl("0.25.1", PRO, QWEN35_NVFP4, "torch==2.11.0+cu128")),
     a("VLLM600", False, "--enforce-eager: stable in the report", vl("0.25.1"), "--enforce-eager"),
+    a("VLLM600", False, "TP 2: the report crashed at TP 1 only", vl("0.25.1", "rtx-pro-6000-x8"),
+      "--tensor-parallel-size", "2"),
+    a("VLLM600", True, "TP 1 on an eight-GPU host", vl("0.25.1", "rtx-pro-6000-x8"), "--tensor-parallel-size", "1"),
     a("VLLM600", False, "BF16 weights: the report's model is NVFP4", vl("0.25.1", PRO, QWEN35_BF16)),
     a("VLLM600", False, "a dense model: no MoE", vl("0.25.1", PRO, LLAMA)),
     a("VLLM600", False, "DGX Spark (12.1): the report is sm_120", vl("0.25.1", SPARK)),
