@@ -1469,6 +1469,16 @@ def _scope13_cases():
 CASES += _scope13_cases()
 
 
+def _gapV_cases():
+    """Rules from the ledger's not-encoded vLLM reports (rules/gapV.toml): tests/rules/gapV_cases.py."""
+    from tests.rules.gapV_cases import GAPV_CASES
+
+    return GAPV_CASES
+
+
+CASES += _gapV_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
@@ -1488,4 +1498,3 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
-

@@ -1,5 +1,6 @@
-"""The NCCL a vLLM release brings: the wheel pins `torch==X` (Requires-Dist in its METADATA), and torch X
-pins `nvidia-nccl-cu12`/`-cu13==Y` in the metadata of its Linux x86_64 wheel. torch's metadata is read
+"""The NCCL and cuDNN a vLLM release brings: the wheel pins `torch==X` (Requires-Dist in its METADATA), and
+torch X pins `nvidia-nccl-cu12`/`-cu13==Y` and `nvidia-cudnn-cu12`/`-cu13==Z` in the metadata of its Linux x86_64
+wheel. torch's metadata is read
 without downloading the multi-GB wheel: `pip install --dry-run --report` reads the metadata file PyPI serves
 beside each wheel (PEP 658), and the report names the wheel whose metadata it was. The answers are kept in
 data/torch-nccl.json, so extracting a vLLM wheel needs no network once a torch version is known."""
@@ -18,6 +19,8 @@ from tools.vllm_facts.source import WheelSource
 
 TORCH_PIN = re.compile(r"^Requires-Dist:\s*torch\s*==\s*([0-9][^\s;,]*)")
 NCCL_PIN = re.compile(r"^(nvidia-nccl-cu\d+)\s*==\s*([0-9][^\s;,]*)")
+CUDNN_PIN = re.compile(r"^(nvidia-cudnn-cu\d+)\s*==\s*([0-9][^\s;,]*)")
+PINNED = ("nccl", "cudnn")  # the keys every table entry carries
 INDEX = "https://pypi.org/simple"
 PLATFORM = "manylinux_2_28_x86_64"  # the platform of the vLLM wheels the doctor reads
 PYTHON = "3.12"
@@ -34,16 +37,16 @@ def torch_pin(source: WheelSource) -> dict[str, Any] | None:
     return None
 
 
-def nccl_pin(requires_dist: list[str]) -> dict[str, str] | None:
+def nccl_pin(requires_dist: list[str], pattern: re.Pattern[str] = NCCL_PIN) -> dict[str, str] | None:
     for requirement in requires_dist:
-        found = NCCL_PIN.match(requirement.strip())
+        found = pattern.match(requirement.strip())
         if found:
             return {"package": found.group(1), "version": found.group(2), "requirement": requirement}
     return None
 
 
 def torch_metadata(version: str) -> dict[str, Any]:
-    """torch==version's NCCL pin from PyPI, read through pip's resolver report (metadata only)."""
+    """torch==version's NCCL and cuDNN pins from PyPI, read through pip's resolver report (metadata only)."""
     with tempfile.TemporaryDirectory(prefix="torch-metadata-") as tmp:
         report = Path(tmp) / "report.json"
         subprocess.run([sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", "install",
@@ -52,8 +55,9 @@ def torch_metadata(version: str) -> dict[str, Any]:
                         "--target", str(Path(tmp) / "target"), "--report", str(report), f"torch=={version}"],
                        check=True, timeout=600, capture_output=True)
         installed = json.loads(report.read_text(encoding="utf-8"))["install"][0]
-    pin = nccl_pin(installed["metadata"].get("requires_dist") or [])
-    return {"torch": version, "wheel": installed["download_info"]["url"], "nccl": pin}
+    requires = installed["metadata"].get("requires_dist") or []
+    return {"torch": version, "wheel": installed["download_info"]["url"], "nccl": nccl_pin(requires),
+            "cudnn": nccl_pin(requires, CUDNN_PIN)}
 
 
 def load_table(path: Path) -> dict[str, Any]:
@@ -61,9 +65,11 @@ def load_table(path: Path) -> dict[str, Any]:
 
 
 def update_table(path: Path, versions: set[str]) -> dict[str, Any]:
-    """Add the torch versions not yet in the table (one PyPI metadata read each)."""
+    """Add the torch versions not yet in the table, and re-read those an older run wrote without one of the
+    pins (one PyPI metadata read each)."""
     table = load_table(path)
-    for version in sorted(versions - set(table)):
+    stale = {v for v, entry in table.items() if any(key not in entry for key in PINNED)}
+    for version in sorted((versions - set(table)) | stale):
         table[version] = torch_metadata(version)
     ordered = dict(sorted(table.items(), key=lambda item: [int(p) for p in re.findall(r"\d+", item[0])]))
     path.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")

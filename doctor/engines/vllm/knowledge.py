@@ -75,3 +75,9 @@ def env_history(name: str) -> list[list[str]] | None:
 
 def describe_spans(spans: list[list[str]]) -> str:
     return ", ".join(first if first == last else f"{first}-{last}" for first, last in spans)
+
+
+@cache
+def torch_pins() -> dict[str, Any]:
+    """torch version -> the NCCL and cuDNN its Linux x86_64 PyPI wheel pins (torch-nccl.json, tools/vllm_facts)."""
+    return _read("torch-nccl.json")

@@ -1,9 +1,10 @@
 """What rules may read about a vLLM run, under the context root `vllm`: the release whose wheel facts stand
 for the version, which of the user's flags and environment variables that release accepts or ignores, the
 backends it picks (attention, MoE, dense GEMM) and whether they run here, a verdict per compiled kernel family,
-the all-reduce it runs at the launch's TP size (`allreduce`), the NCCL the run uses (`nccl`), and what the
-release's own selection decided for this shape class on this GPU (`derived`, from the oracle's tables), and
-whether the release registers the model's architecture (`model_support`, doctor/engines/model_support.py)."""
+the all-reduce it runs at the launch's TP size (`allreduce`), the NCCL and cuDNN the run uses (`nccl`,
+`cudnn`), and what the release's own selection decided for this shape class on this GPU (`derived`, from the
+oracle's tables), and whether the release registers the model's architecture (`model_support`,
+doctor/engines/model_support.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from doctor.engines.vllm import (
     allreduce,
     backends,
     cudagraph_pool,
+    cudnn,
     dependency,
     derived,
     families,
@@ -42,6 +44,7 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         "flag_problems": [{"problem": p} for p in flags.check_flags(list(run.launch.args), run.version)],
         **env_view(run, facts),
         "nccl": allreduce.nccl(run),
+        "cudnn": cudnn.view(run),
         "flashinfer": flashinfer_view(run),
         "trtllm_attention_off": trtllm_attention_off(run.launch.args),
         "indexer_fp4": indexer_fp4(run.launch.args),
