@@ -1460,6 +1460,16 @@ def _scope13_cases():
 CASES += _scope13_cases()
 
 
+def _gapO_cases():
+    """Non-vLLM ledger entries with a cause and a fix (rules/gapO.toml): tests/rules/gapO_cases.py."""
+    from tests.rules.gapO_cases import GAPO_CASES
+
+    return GAPO_CASES
+
+
+CASES += _gapO_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
@@ -1479,4 +1489,3 @@ def test_every_rule_has_a_positive_and_a_negative_case():
     assert ids - positive == set(), "rules without a positive case"
     assert ids - negative == set(), "rules without a negative case"
     assert {c.rule for c in cases} <= ids, "cases for rules that do not exist"
-

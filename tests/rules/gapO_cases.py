@@ -1,0 +1,49 @@
+"""Positive and boundary cases for rules/gapO.toml (task gapO: non-vLLM ledger entries that establish a cause and
+a fix). test_rule_cases.py runs them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from doctor.pipeline.facts import Facts
+from tests.rules.builders import a, build
+
+R5090, LAPTOP, PRO, SPARK, B200, H100 = ("rtx-5090", "rtx-5090-laptop", "rtx-pro-6000", "dgx-spark", "b200-x8",
+                                         "h100-sxm-x8")
+
+
+def lcpp(version: str, profile: str = R5090) -> Callable[[], Facts]:
+    return lambda: build(profile, None, (f"llama.cpp=={version}",))
+
+
+FA_ON = ("-fa", "on", "-ctk", "q4_0", "-ctv", "q4_0", "-c", "131072")
+
+LCPP310_CASES = [
+    # llama.cpp#21564: Xid 43 on b8685 (any tag >= b8680, #21159's stream-k fixup), b8679 runs
+    a("LCPP310", True, "b8685, -fa on, RTX 5090 (the report)", lcpp("b8685"), *FA_ON),
+    a("LCPP310", True, "b8680, the stream-k fixup rewrite", lcpp("b8680"), *FA_ON),
+    a("LCPP310", True, "-fa auto on a model-less run (flash attention taken as on)", lcpp("b8685")),
+    a("LCPP310", True, "RTX PRO 6000 (12.0)", lcpp("b8685", PRO), *FA_ON),
+    a("LCPP310", False, "b8679, the report's last good build", lcpp("b8679"), *FA_ON),
+    a("LCPP310", False, "b8686: after the report's build, not read", lcpp("b8686"), *FA_ON),
+    a("LCPP310", False, "-fa off", lcpp("b8685"), "-fa", "off"),
+    a("LCPP310", False, "DGX Spark (12.1): not what the report ran", lcpp("b8685", SPARK), *FA_ON),
+    a("LCPP310", False, "B200 (10.0)", lcpp("b8685", B200), *FA_ON),
+    a("LCPP310", False, "H100 (9.0)", lcpp("b8685", H100), *FA_ON),
+]
+
+LONG = ("-fa", "on", "--parallel", "2", "--kv-unified", "-ctk", "q4_0", "-ctv", "q4_0")
+
+LCPP311_CASES = [
+    # llama.cpp#28877: misaligned address in op_sigmoid between d3146f2b5 (b10919, works) and ad6c66839 (b10950)
+    a("LCPP311", True, "b10950 (ad6c66839), the RTX 5090 Laptop", lcpp("b10950", LAPTOP), *LONG),
+    a("LCPP311", True, "b10920, the first build after the good end", lcpp("b10920", LAPTOP), *LONG),
+    a("LCPP311", True, "RTX 5090 desktop (12.0)", lcpp("b10950"), *LONG),
+    a("LCPP311", False, "b10919 (d3146f2b5), the good end", lcpp("b10919", LAPTOP), *LONG),
+    a("LCPP311", False, "b10951: not read", lcpp("b10951", LAPTOP), *LONG),
+    a("LCPP311", False, "DGX Spark (12.1)", lcpp("b10950", SPARK), *LONG),
+    a("LCPP311", False, "B200 (10.0)", lcpp("b10950", B200), *LONG),
+    a("LCPP311", False, "H100 (9.0)", lcpp("b10950", H100), *LONG),
+]
+
+GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES]
