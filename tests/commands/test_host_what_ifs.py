@@ -43,7 +43,8 @@ def test_check_on_several_nodes_states_the_driver_of_each():
 @pytest.mark.parametrize(("args", "says"), [
     (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "banana"), "--driver banana: expected"),
     (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "580"), "--driver 580: expected"),
-    (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "580.105.08-closed"), "--driver 580.105.08-closed: expected"),
+    (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "580.105.08-closed"),
+     "--driver 580.105.08-closed: expected"),
     (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "open595"), "--driver open595: expected"),
     (("check", LLAMA, "--driver", "580.105.08"), "--driver goes with --hardware"),
     (("check", LLAMA, "--wsl"), "--wsl goes with --hardware"),

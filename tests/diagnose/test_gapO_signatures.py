@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from tests.diagnose.corpus import diagnose_text, profile_base, rules_named
 
-XID43 = "2026-04-07T10:11:08,080132-04:00 NVRM: Xid (PCI:0000:41:00): 43, pid=1049772, name=llama-server, channel 0x00000002\n"
+XID43 = ("2026-04-07T10:11:08,080132-04:00 NVRM: Xid (PCI:0000:41:00): 43, pid=1049772, name=llama-server, "
+         "channel 0x00000002\n")
 SIGMOID = "CUDA error: misaligned address in ggml_cuda_op_unary<op_sigmoid>\n"
 LSPCI = "01:00.0 VGA compatible controller: NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Workstation Edition]\n"
 NO_DEVICES = "No devices were found\n"
