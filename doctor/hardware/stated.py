@@ -1,7 +1,8 @@
 """What the user states about a profile's host on the command line (`--driver`, `--wsl`): the NVIDIA driver release,
 its kernel-module flavour (`580.126.20-open`, `595.71.05-proprietary`) and WSL2, which a built-in profile cannot
 know. The driver's CUDA driver API version follows from NVIDIA's "CUDA Toolkit and Corresponding Driver Versions"
-table (doctor/data/nvidia_driver_cuda.json), so a stated driver reads exactly as a facts file with the same driver and CUDA version would."""
+table (doctor/data/nvidia_driver_cuda.json), so a stated driver reads exactly as a facts file with the same driver
+and CUDA version would."""
 
 from __future__ import annotations
 
