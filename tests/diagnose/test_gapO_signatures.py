@@ -63,3 +63,18 @@ def test_kerrorinternal_beside_the_fp4_gemm_is_trt033s():
 def test_kerrorinternal_alone_is_not_claimed():
     log = "I got a cryptic kErrorInternal error.\n"
     assert "TRT033" not in rules_named(diagnose_text(log, profile_base("dgx-spark", "tensorrt-llm==1.3.0rc2")))
+
+
+PAGE_FAULT = ("[ 7460.483919] nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c "
+              "address=0xd0826240 flags=0x0020]\n")
+
+
+def test_the_gpus_iommu_page_fault_under_llama_cpp_b8792_is_lcpp312s():
+    base = profile_base("rtx-pro-6000", "llama.cpp==b8792")
+    assert rules_named(diagnose_text(PAGE_FAULT, base))[:1] == ["LCPP312"]
+
+
+def test_a_page_fault_without_llama_cpp_or_from_another_device_is_not_lcpp312s():
+    assert "LCPP312" not in rules_named(diagnose_text(PAGE_FAULT, profile_base("rtx-pro-6000", "vllm==0.20.0")))
+    amdgpu = PAGE_FAULT.replace("nvidia 0000:81:00.0", "amdgpu 0000:03:00.0")
+    assert "LCPP312" not in rules_named(diagnose_text(amdgpu, profile_base("rtx-pro-6000", "llama.cpp==b8792")))

@@ -46,4 +46,24 @@ LCPP311_CASES = [
     a("LCPP311", False, "H100 (9.0)", lcpp("b10950", H100), *LONG),
 ]
 
-GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES]
+
+
+def iommu(mode: str | None, version: str = "b8792") -> Callable[[], Facts]:
+    return lambda: build(PRO, None, (f"llama.cpp=={version}",), iommu=mode)
+
+
+LCPP312_CASES = [
+    # llama.cpp#21908: IOMMU page faults + Xid 31 bisected to d6f303004 (b8738); bad end b8792
+    a("LCPP312", True, "b8792 (the report's bad end), IOMMU not stated", lcpp("b8792", PRO)),
+    a("LCPP312", True, "b8738 (d6f303004), IOMMU translating", iommu("translated", "b8738")),
+    a("LCPP312", True, "RTX 5090 (12.0)", lcpp("b8792")),
+    a("LCPP312", False, "b8737: before d6f303004", lcpp("b8737", PRO)),
+    a("LCPP312", False, "b8793: after the report's bad end, not read", lcpp("b8793", PRO)),
+    a("LCPP312", False, "IOMMU in passthrough: no translation to fault", iommu("passthrough")),
+    a("LCPP312", False, "IOMMU off", iommu("off")),
+    a("LCPP312", False, "DGX Spark (12.1)", lcpp("b8792", SPARK)),
+    a("LCPP312", False, "B200 (10.0)", lcpp("b8792", B200)),
+    a("LCPP312", False, "H100 (9.0)", lcpp("b8792", H100)),
+]
+
+GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES, *LCPP312_CASES]
