@@ -66,4 +66,26 @@ LCPP312_CASES = [
     a("LCPP312", False, "H100 (9.0)", lcpp("b8792", H100)),
 ]
 
-GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES, *LCPP312_CASES]
+SUPER_NVFP4 = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
+SUPER_FP8 = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8"
+DENSE_NVFP4 = "nvidia/Gemma-4-31B-IT-NVFP4"  # dense: no fused MoE loader
+
+
+def trt(version: str = "1.3.0rc15", profile: str = SPARK, model: str | None = SUPER_NVFP4) -> Callable[[], Facts]:
+    return lambda: build(profile, model, (f"tensorrt-llm=={version}",))
+
+
+TRT210_CASES = [
+    # TensorRT-LLM#14500: rc15 hangs loading Nemotron-3-Super NVFP4's experts on GB10; rc12 serves
+    a("TRT210", True, "1.3.0rc15, Nemotron-3-Super NVFP4, DGX Spark (the report)", trt()),
+    a("TRT210", False, "1.3.0rc12 (the report's working image)", trt("1.3.0rc12")),
+    a("TRT210", False, "1.3.0rc16: not read", trt("1.3.0rc16")),
+    a("TRT210", False, "1.3.0rc14: not tried", trt("1.3.0rc14")),
+    a("TRT210", False, "RTX PRO 6000 (12.0): not unified memory, not what the report ran", trt(profile=PRO)),
+    a("TRT210", False, "B200 (10.0)", trt(profile=B200)),
+    a("TRT210", False, "the FP8 checkpoint", trt(model=SUPER_FP8)),
+    a("TRT210", False, "a dense NVFP4 model (no fused MoE)", trt(model=DENSE_NVFP4)),
+    a("TRT210", False, "model-less: NVFP4 MoE not known", trt(model=None)),
+]
+
+GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES, *LCPP312_CASES, *TRT210_CASES]
