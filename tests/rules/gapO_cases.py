@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build
+from tests.wheels import cache_root
 
 R5090, LAPTOP, PRO, SPARK, B200, H100 = ("rtx-5090", "rtx-5090-laptop", "rtx-pro-6000", "dgx-spark", "b200-x8",
                                          "h100-sxm-x8")
@@ -88,4 +89,35 @@ TRT210_CASES = [
     a("TRT210", False, "model-less: NVFP4 MoE not known", trt(model=None)),
 ]
 
-GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES, *LCPP312_CASES, *TRT210_CASES]
+
+
+def options(name: str, text: str) -> tuple[str, str]:
+    """`--extra_llm_api_options FILE` with this YAML (written once to the test cache)."""
+    path = cache_root() / "trt-options" / f"gapO-{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return "--extra_llm_api_options", str(path)
+
+
+def mtp() -> tuple[str, str]:
+    return options("mtp", "speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 3\n")
+
+
+def eagle() -> tuple[str, str]:
+    return options("eagle3", "speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n")
+
+
+TRT211_CASES = [
+    # TensorRT-LLM#14575: rc15 + MTP on Nemotron-3-Super NVFP4, GB10: MoE GEMM init fails; no MTP serves; rc17 fixed
+    a("TRT211", True, "1.3.0rc15, MTP 3, Nemotron-3-Super NVFP4, DGX Spark (the report)", trt(), *mtp()),
+    a("TRT211", False, "no speculative_config (served in the report)", trt()),
+    a("TRT211", False, "Eagle3: not MTP, not what the report ran", trt(), *eagle()),
+    a("TRT211", False, "1.3.0rc17 (the reporter: resolved)", trt("1.3.0rc17"), *mtp()),
+    a("TRT211", False, "1.3.0rc16: not tried", trt("1.3.0rc16"), *mtp()),
+    a("TRT211", False, "1.3.0rc14: not tried", trt("1.3.0rc14"), *mtp()),
+    a("TRT211", False, "RTX PRO 6000 (12.0)", trt(profile=PRO), *mtp()),
+    a("TRT211", False, "B200 (10.0)", trt(profile=B200), *mtp()),
+    a("TRT211", False, "the FP8 checkpoint", trt(model=SUPER_FP8), *mtp()),
+]
+
+GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES, *LCPP312_CASES, *TRT210_CASES, *TRT211_CASES]
