@@ -45,6 +45,9 @@ LCPP311_CASES = [
     a("LCPP311", False, "DGX Spark (12.1)", lcpp("b10950", SPARK), *LONG),
     a("LCPP311", False, "B200 (10.0)", lcpp("b10950", B200), *LONG),
     a("LCPP311", False, "H100 (9.0)", lcpp("b10950", H100), *LONG),
+    a("LCPP311", True, "--parallel 4", lcpp("b10950", LAPTOP), "-np", "4"),
+    a("LCPP311", False, "--parallel 1: one slot, not tried", lcpp("b10950", LAPTOP), "--parallel", "1"),
+    a("LCPP311", False, "no --parallel (auto slots): not tried", lcpp("b10950", LAPTOP), "-fa", "on"),
 ]
 
 
