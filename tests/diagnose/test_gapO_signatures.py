@@ -37,15 +37,15 @@ def test_a_misaligned_address_in_another_op_is_not_lcpp311s():
     assert "LCPP311" not in rules_named(diagnose_text(log, profile_base("rtx-5090-laptop", "llama.cpp==b10950")))
 
 
-def test_no_devices_beside_a_blackwell_lspci_line_is_drv004s():
-    assert rules_named(diagnose_text(LSPCI + NO_DEVICES))[:1] == ["DRV004"]
-    assert rules_named(diagnose_text(NO_DEVICES, profile_base("rtx-pro-6000")))[:1] == ["DRV004"]
+def test_no_devices_beside_a_blackwell_lspci_line_is_drv130s():
+    assert rules_named(diagnose_text(LSPCI + NO_DEVICES))[:1] == ["DRV130"]
+    assert rules_named(diagnose_text(NO_DEVICES, profile_base("rtx-pro-6000")))[:1] == ["DRV130"]
 
 
 def test_no_devices_on_an_older_gpu_is_not_claimed():
     ada = LSPCI.replace("GB202GL [RTX PRO 6000 Blackwell Workstation Edition]", "AD102 [GeForce RTX 4090]")
-    assert "DRV004" not in rules_named(diagnose_text(ada + NO_DEVICES))
-    assert "DRV004" not in rules_named(diagnose_text(NO_DEVICES, profile_base("h100-sxm-x8")))
+    assert "DRV130" not in rules_named(diagnose_text(ada + NO_DEVICES))
+    assert "DRV130" not in rules_named(diagnose_text(NO_DEVICES, profile_base("h100-sxm-x8")))
 
 
 def test_the_playbooks_processor_line_on_a_spark_is_sgl184s():

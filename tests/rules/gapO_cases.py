@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from doctor.pipeline.facts import Facts
 from tests.rules.builders import a, build
+from tests.rules.log_line_cases import logged
 from tests.wheels import cache_root
 
 R5090, LAPTOP, PRO, SPARK, B200, H100 = ("rtx-5090", "rtx-5090-laptop", "rtx-pro-6000", "dgx-spark", "b200-x8",
@@ -123,4 +124,15 @@ TRT211_CASES = [
     a("TRT211", False, "the FP8 checkpoint", trt(model=SUPER_FP8), *mtp()),
 ]
 
-GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES, *LCPP312_CASES, *TRT210_CASES, *TRT211_CASES]
+DRV130_CASES = [
+    # nvidia-smi "No devices were found" on a Blackwell GPU (prathamesh.dev, getsolus/packages#5575)
+    logged("DRV130", True, "its line on an RTX PRO 6000", PRO),
+    logged("DRV130", True, "its line on an RTX 5090", R5090),
+    logged("DRV130", True, "its line on a DGX Spark (12.1)", SPARK),
+    logged("DRV130", True, "its line on a B200 (10.0: datacenter Blackwell, open modules too)", B200),
+    logged("DRV130", False, "its line on an H100 (9.0): the proprietary module drives Hopper", H100),
+    logged("DRV130", False, "check: no log", PRO, shown=()),
+    logged("DRV130", False, "another rule's line", PRO, shown=("LCPP310",)),
+]
+
+GAPO_CASES = [*LCPP310_CASES, *LCPP311_CASES, *LCPP312_CASES, *TRT210_CASES, *TRT211_CASES, *DRV130_CASES]
