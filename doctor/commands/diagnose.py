@@ -79,8 +79,8 @@ def base_facts(args: argparse.Namespace, environ: dict[str, str], engines: list[
 
         facts = without_os(apply_host_what_if(facts, stated))
     name = (f"profile {args.hardware}" if args.hardware else f"facts {facts_file}" if facts_file else "this machine")
-    if stated.driver:
-        name += f" + --driver {stated.driver}"
+    if stated.driver or stated.module:
+        name += " + --driver " + "-".join(part for part in (stated.driver, stated.module) if part)
     if stated.wsl:
         name += " + --wsl"
     if args.hardware and getattr(args, "local_env", False):

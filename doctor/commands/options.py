@@ -55,8 +55,10 @@ def add_host_what_ifs(p: argparse.ArgumentParser) -> None:
     """--driver and --wsl: what a built-in profile cannot know about the user's host (check, diagnose)."""
     p.add_argument("--driver", metavar="VERSION",
                    help="with --hardware: the NVIDIA driver release the machine runs, as nvidia-smi prints it "
-                        "(`580.105.08`); its CUDA driver version follows from NVIDIA's toolkit/driver table, and the "
-                        "driver rules judge it as they judge a probed driver")
+                        "(`580.105.08`), optionally with its kernel-module flavour (`580.105.08-open`, "
+                        "`580.105.08-proprietary`: Ubuntu's nvidia-driver-580-open vs nvidia-driver-580); its CUDA "
+                        "driver version follows from NVIDIA's toolkit/driver table, and the driver rules judge it as "
+                        "they judge a probed driver")
     p.add_argument("--wsl", action="store_true",
                    help="with --hardware: the machine serves from WSL2 (Windows Subsystem for Linux), so the WSL2 "
                         "rules apply; --driver then names the Windows driver, which is what WSL2 shows")
@@ -65,14 +67,15 @@ def add_host_what_ifs(p: argparse.ArgumentParser) -> None:
 def host_what_if(args: argparse.Namespace) -> HostWhatIf:
     """--driver / --wsl, checked: they state a profile's host, so they go with --hardware only (a live probe
     reads this machine's driver; a facts file states its own)."""
-    from doctor.hardware.stated import HostWhatIf, parse_driver
+    from doctor.hardware.stated import HostWhatIf, split_driver
 
     driver, wsl = getattr(args, "driver", None), bool(getattr(args, "wsl", False))
     for given, option in ((driver is not None, "--driver"), (wsl, "--wsl")):
         if given and not getattr(args, "hardware", None):
             raise UsageError(f"{option} goes with --hardware PROFILE: a live probe reads this machine's driver and "
                              f"host, and a --facts file states its own")
-    return HostWhatIf(driver=parse_driver(driver) if driver is not None else None, wsl=wsl)
+    version, module = split_driver(driver) if driver is not None else (None, None)
+    return HostWhatIf(driver=version, wsl=wsl, module=module)
 
 
 def add_format_option(p: argparse.ArgumentParser, choices: tuple[str, ...] = ("console", "json")) -> None:

@@ -43,6 +43,9 @@ def test_check_on_several_nodes_states_the_driver_of_each():
 @pytest.mark.parametrize(("args", "says"), [
     (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "banana"), "--driver banana: expected"),
     (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "580"), "--driver 580: expected"),
+    (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "580.105.08-closed"),
+     "--driver 580.105.08-closed: expected"),
+    (("check", LLAMA, "--hardware", "rtx-5090", "--driver", "open595"), "--driver open595: expected"),
     (("check", LLAMA, "--driver", "580.105.08"), "--driver goes with --hardware"),
     (("check", LLAMA, "--wsl"), "--wsl goes with --hardware"),
     (("check", LLAMA, "--facts", "tests/fixtures-missing.json", "--wsl"), "--wsl goes with --hardware"),
@@ -52,6 +55,23 @@ def test_bad_input_is_one_line_and_exit_2(args, says):
     result = doctor(*args)
     assert result.returncode == 2 and says in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_check_states_the_kernel_modules_flavour_with_the_driver():
+    """prathamesh.dev local-llm-blackwell: the proprietary 595 package on an RTX PRO 6000 -> DRV004."""
+    report = json.loads(doctor("check", "--hardware", "rtx-pro-6000", "--driver", "595.71.05-proprietary").stdout)
+    assert report["facts"]["host"]["nvidia_module"] == "proprietary"
+    assert report["facts"]["driver"]["driver_version"] == "595.71.05"
+    assert "host: the proprietary NVIDIA kernel module (stated with --driver)" in report["facts"]["source"]["notes"]
+    assert "DRV004" in {f["id"] for f in report["findings"]}
+    for spelling in ("595.71.05-open", "open"):
+        report = json.loads(doctor("check", "--hardware", "rtx-pro-6000", "--driver", spelling).stdout)
+        assert report["facts"]["host"]["nvidia_module"] == "open"
+        assert "DRV004" not in {f["id"] for f in report["findings"]}
+    only = json.loads(doctor("check", "--hardware", "rtx-pro-6000", "--driver", "proprietary").stdout)
+    assert only["facts"]["driver"]["driver_version"] is None and "DRV004" in {f["id"] for f in only["findings"]}
+    hopper = json.loads(doctor("check", "--hardware", "h100-sxm-x8", "--driver", "595.71.05-proprietary").stdout)
+    assert "DRV004" not in {f["id"] for f in hopper["findings"]}
 
 
 def test_diagnose_keeps_a_logged_driver_and_drops_the_stated_drivers_cuda_version(tmp_path: Path):

@@ -1479,6 +1479,16 @@ def _gapV_cases():
 CASES += _gapV_cases()
 
 
+def _gapO_cases():
+    """Non-vLLM ledger entries with a cause and a fix (rules/gapO.toml): tests/rules/gapO_cases.py."""
+    from tests.rules.gapO_cases import GAPO_CASES
+
+    return GAPO_CASES
+
+
+CASES += _gapO_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

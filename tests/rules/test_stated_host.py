@@ -17,9 +17,10 @@ from doctor.pipeline.facts import Driver, Facts, to_jsonable
 from doctor.validation.facts import load_facts
 from tests.rules.builders import RULES, Case, build, findings
 
-# What --driver and --wsl set: the release, its CUDA driver API version, WSL2, and the context values read from them
+# What --driver and --wsl set: the release, its CUDA driver API version, the kernel module's flavour, WSL2, and the
+# context values read from them
 STATED = re.compile(r"(driver\.(driver_version|cuda_driver_version|major|cuda_major_below_torch)|host\.wsl"
-                    r"|image\.cuda_newer_minor|llama_cpp\.driver_cuda_major)")
+                    r"|host\.nvidia_module|image\.cuda_newer_minor|llama_cpp\.driver_cuda_major)")
 
 
 def _facts_read(node: object) -> list[str]:
@@ -30,7 +31,13 @@ def _facts_read(node: object) -> list[str]:
     return []
 
 
-GATED = sorted(r.id for r in RULES if any(STATED.fullmatch(f) for f in _facts_read(list(r.when))))
+def _live_only(conditions: list) -> bool:
+    """A rule about the machine the doctor runs on (DRV005: the probe found no GPU): no profile can state it."""
+    return {"fact": "source.kind", "eq": "live"} in conditions
+
+
+GATED = sorted(r.id for r in RULES if any(STATED.fullmatch(f) for f in _facts_read(list(r.when)))
+               and not _live_only(list(r.when)))
 
 
 def _all_cases() -> list[Case]:
@@ -41,14 +48,14 @@ def _all_cases() -> list[Case]:
 
 
 def _stated(facts: Facts) -> HostWhatIf:
-    return HostWhatIf(driver=facts.driver.driver_version, wsl=bool(facts.host.wsl))
+    return HostWhatIf(driver=facts.driver.driver_version, wsl=bool(facts.host.wsl), module=facts.host.nvidia_module)
 
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
 
 def stated_case(rule: str, fires: bool, driver: str | None, wsl: bool, engines: tuple[str, ...],
-                profile: str = "rtx-5090", model: str | None = LLAMA) -> Case:
+                profile: str = "rtx-5090", model: str | None = LLAMA, module: str | None = None) -> Case:
     """A deployment whose facts state a real driver release (with the CUDA version NVIDIA's table gives it) and
     WSL2 as a facts file would: the equivalence test states them with the flags instead."""
     def facts() -> Facts:
@@ -56,8 +63,10 @@ def stated_case(rule: str, fires: bool, driver: str | None, wsl: bool, engines: 
         if driver:
             cuda = cuda_for_driver(driver, windows=wsl)
             built = built.replace(driver=Driver(present=True, driver_version=driver, cuda_driver_version=cuda))
-        return built.replace(host=dataclasses.replace(built.host, wsl=wsl or built.host.wsl))
-    why = f"{driver or 'no driver'}{' on WSL2' if wsl else ''} {' '.join(engines)}"
+        return built.replace(host=dataclasses.replace(built.host, wsl=wsl or built.host.wsl,
+                                                      nvidia_module=module or built.host.nvidia_module))
+    flavour = f" ({module} module)" if module else ""
+    why = f"{driver or 'no driver'}{flavour}{' on WSL2' if wsl else ''} {' '.join(engines)}"
     return Case(rule, fires, facts, why=why)
 
 
@@ -76,6 +85,10 @@ STATED_CASES = [
     stated_case("WSL001", False, None, False, ("vllm==0.17.1",)),
     stated_case("WSL020", True, "581.57", True, ("vllm==0.24.0",)),
     stated_case("WSL020", False, "581.57", True, ("vllm==0.21.0",)),
+    stated_case("DRV004", True, "595.71.05", False, (), profile="rtx-pro-6000", model=None, module="proprietary"),
+    stated_case("DRV004", True, None, False, (), model=None, module="proprietary"),
+    stated_case("DRV004", False, "595.71.05", False, (), profile="rtx-pro-6000", model=None, module="open"),
+    stated_case("DRV004", False, "595.71.05", False, (), profile="h100-sxm-x8", model=None, module="proprietary"),
 ]
 CASES = [c for c in [*_all_cases(), *STATED_CASES] if c.rule in GATED and _stated(c.facts())]
 
@@ -83,7 +96,8 @@ CASES = [c for c in [*_all_cases(), *STATED_CASES] if c.rule in GATED and _state
 def by_flag(facts: Facts) -> Facts:
     """The case's facts with the driver and WSL2 of its profile, then stated as `--driver` / `--wsl` state them."""
     profile = load_profile(facts.source.name or "")
-    plain = facts.replace(driver=profile.driver, host=dataclasses.replace(facts.host, wsl=profile.host.wsl))
+    plain = facts.replace(driver=profile.driver, host=dataclasses.replace(facts.host, wsl=profile.host.wsl,
+                                                                          nvidia_module=profile.host.nvidia_module))
     return apply_host_what_if(plain, _stated(facts))
 
 

@@ -269,6 +269,8 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "flag_problems": problems, "flag_unsettled": unsettled, "flash_attn": fa, "tool": table.tool,
         "flash_attn_flag": options.flash_attn, "cache_type_k": options.cache_type_k,
         "cache_type_v": options.cache_type_v, "quantized_v": options.cache_type_v not in ("f16", "f32", "bf16"),
+        # --parallel / -np as given; None when left to the server (auto slots), which no rule reads as a count
+        "parallel": options.parallel if options.parallel >= 0 else None,
         "offload_auto": options.n_gpu_layers == AUTO and options.fit and not options.overrides,
         "model_is_gguf": gguf is not None,
         "mmap_on_igpu": mmap_on_igpu(options.load_mode, build_number(run.library.version)),

@@ -104,7 +104,13 @@ def rule_view(run: EngineRun) -> dict[str, Any]:
         "free_gpu_memory_fraction": memory_model(run).fraction, "gemm": gemm_path(run),
         # trtllm-serve --backend: pytorch (the default), or the legacy TensorRT engine flow (tensorrt/trt)
         "serve_backend": launch.flags.get("--backend"),
+        # the options YAML's speculative_config.decoding_type (MTP, Eagle3, ...): None without speculative decoding
+        "speculative_type": _text(launch.option("speculative_config.decoding_type")),
     }
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value is not None else None
 
 
 def options_for_launch(run: EngineRun, findings: Sequence[Any]) -> tuple[dict[str, Any], list[str]]:
