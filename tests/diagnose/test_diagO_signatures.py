@@ -40,3 +40,31 @@ def test_sgl184_ruled_out_by_another_image():
         diagnosis = diagnose_text(log + QWEN3VL, profile_base("dgx-spark"))
         assert "SGL184" not in rules_named(diagnosis)
         assert "SGL184" in [r.rule for r in diagnosis.ruled_out]
+
+
+# sglang#40286 (0.5.20, DGX Spark): SGLang's DSA attention resolved to trtllm, then trtllm-gen refuses SM12x
+TLLMGEN = (b"tvm.error.InternalError: Error in function 'TllmGenFmhaRunner' at "
+           b"/workspace/include/flashinfer/trtllm/fmha/fmhaRunner.cuh:37: Unsupported architecture\n")
+DSA = (b"[2026-09-19 09:12:40] Use dsa attention backend for DeepSeek with DSA.\n"
+       b"[2026-09-19 09:12:40] Set DSA backends for fp8_e4m3 KV Cache: prefill=trtllm, decode=trtllm.\n")
+# 0.5.10's MLA prefill on trtllm_mla (sglang#24633): no DSA line, the backend the user chose
+MLA = (b"[2026-05-07 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-R1-0528', "
+       b"attention_backend='trtllm_mla', tp_size=8)\n")
+
+
+def test_sgl140_needs_the_dsa_lines():
+    for profile in ("dgx-spark", "rtx-pro-6000"):
+        diagnosis = diagnose_text(DSA + TLLMGEN, profile_base(profile))
+        assert rules_named(diagnosis)[0] == "SGL140"
+        assert "SGL107" in [r.rule for r in diagnosis.ruled_out]
+        assert any("tilelang" in t for t in fix_texts(diagnosis))
+    for log in (TLLMGEN, MLA + TLLMGEN):
+        named = rules_named(diagnose_text(log, profile_base("rtx-pro-6000")))
+        assert named[0] == "SGL107" and "SGL140" not in named
+
+
+def test_sgl140_release_range():
+    # the rule reads 0.5.18-0.5.23; a release outside it is ruled out, whatever the log's DSA lines
+    for version, named in (("0.5.20", True), ("0.5.24", False)):
+        diagnosis = diagnose_text(DSA + TLLMGEN, profile_base("dgx-spark", f"sglang=={version}"))
+        assert ("SGL140" in rules_named(diagnosis)) == named, version
