@@ -68,3 +68,32 @@ def test_sgl140_release_range():
     for version, named in (("0.5.20", True), ("0.5.24", False)):
         diagnosis = diagnose_text(DSA + TLLMGEN, profile_base("dgx-spark", f"sglang=={version}"))
         assert ("SGL140" in rules_named(diagnosis)) == named, version
+
+
+# flashinfer#2122 (SGLang's flashinfer_mxfp4 on an RTX PRO 6000, GPT-OSS-120B: K = 90 scale columns)
+SHUFFLE = (b'  File "/usr/local/lib/python3.12/dist-packages/flashinfer/utils.py", line 758, in '
+           b"get_shuffle_matrix_sf_a_row_indices\n    assert K % 4 == 0\n           ^^^^^^^^^^\nAssertionError\n")
+SGLANG_MXFP4 = (b"[2025-11-20 09:41:02] Detected SM100 and MXFP4 quantization format for GPT-OSS model, enabling "
+                b"FlashInfer MXFP4 MOE kernel.\n")
+VLLM_FRAME = (b'(Worker_TP0 pid=2375) ERROR 06-26 14:02:10 [multiproc_executor.py:870]   File "/usr/local/lib/'
+              b'python3.12/dist-packages/vllm/model_executor/layers/fused_moe/oracle/mxfp4.py", line 346, in '
+              b"convert_to_mxfp4_moe_kernel_format\n")
+
+
+def test_sgl110_shuffle_assert_on_sm12x():
+    for profile in ("rtx-pro-6000", "rtx-5090"):
+        for log in (SHUFFLE, SGLANG_MXFP4 + SHUFFLE):
+            assert rules_named(diagnose_text(log, profile_base(profile)))[:1] == ["SGL110"]
+    assert rules_named(diagnose_text(SHUFFLE, profile_base("rtx-pro-6000", "sglang==0.5.5")))[:1] == ["SGL110"]
+
+
+def test_sgl110_shuffle_assert_boundaries():
+    # SM100 and Hopper: the SM100 runner is the right one there; 0.5.17 runs FlashInfer's CUTLASS MXFP4 on SM12x
+    for base in (profile_base("b200-x8"), profile_base("h100-sxm-x8"), profile_base("rtx-pro-6000", "sglang==0.5.17")):
+        diagnosis = diagnose_text(SGLANG_MXFP4 + SHUFFLE, base)
+        assert "SGL110" not in rules_named(diagnosis)
+        assert "SGL110" in [r.rule for r in diagnosis.ruled_out]
+    # the frame without the K % 4 assert (vllm#46879's M % 128), and the K % 4 assert in vLLM's log
+    other = SHUFFLE.replace(b"assert K % 4 == 0", b"assert M % 128 == 0")
+    assert "SGL110" not in rules_named(diagnose_text(other, profile_base("rtx-pro-6000")))
+    assert "SGL110" not in rules_named(diagnose_text(VLLM_FRAME + SHUFFLE, profile_base("rtx-pro-6000")))
