@@ -36,7 +36,8 @@ def test_sgl184_not_for_a_torchcodec_import_failure():
 
 def test_sgl184_ruled_out_by_another_image():
     for image in (b"nvcr.io/nvidia/sglang:26.02-py3", b"lmsysorg/sglang:nightly-dev-cu13-20260920"):
-        log = b"docker run --gpus all %s python3 -m sglang.launch_server --model-path Qwen/Qwen3-VL-8B-Instruct\n" % image
+        log = (b"docker run --gpus all %s python3 -m sglang.launch_server "
+               b"--model-path Qwen/Qwen3-VL-8B-Instruct\n" % image)
         diagnosis = diagnose_text(log + QWEN3VL, profile_base("dgx-spark"))
         assert "SGL184" not in rules_named(diagnosis)
         assert "SGL184" in [r.rule for r in diagnosis.ruled_out]
@@ -97,3 +98,45 @@ def test_sgl110_shuffle_assert_boundaries():
     other = SHUFFLE.replace(b"assert K % 4 == 0", b"assert M % 128 == 0")
     assert "SGL110" not in rules_named(diagnose_text(other, profile_base("rtx-pro-6000")))
     assert "SGL110" not in rules_named(diagnose_text(VLLM_FRAME + SHUFFLE, profile_base("rtx-pro-6000")))
+
+
+# llama.cpp#25060 / PR #27215: the value the driver handed ggml-cuda, as the reports quote it; the capability table's
+# 101376 B of a --hardware profile must not rule LCPP040 out
+SMPBO = (b"ggml_cuda_compute_forward: SOFT_MAX failed (Requested 1152 bytes of shared memory, but max is 0 bytes; "
+         b"sharedMemPerBlockOptin read as 4294967297)\n")
+SMPBO_HEX = (b"On an RTX 5080 (SM120) with driver 595.84 / CUDA 13.3, `prop.sharedMemPerBlockOptin` was observed to "
+             b"come back as exactly `0x100000001` (4294967297) during `ggml_cuda_init()`\n"
+             b"CUDA error: invalid argument\n")
+# llama.cpp#25095: the same abort on an RTX 3060 with a sane value (no smpbo quoted)
+SOFTMAX_3060 = (b"0.11.348.030 E ggml_cuda_compute_forward: SOFT_MAX failed\n"
+                b"0.11.348.725 E CUDA error: invalid argument\n"
+                b"0.11.348.728 E   current device: 0, in function ggml_cuda_compute_forward at "
+                b"/home/lf/codes/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:3163\n")
+
+
+def _gpu_line(name: str, cc: str) -> bytes:
+    return (b"ggml_cuda_init: found 1 CUDA devices:\n  Device 0: %s, compute capability %s, VMM: yes\n"
+            % (name.encode(), cc.encode()))
+
+
+def test_lcpp040_reads_the_logged_smpbo_over_the_profile_table():
+    for log in (SMPBO, SMPBO_HEX):
+        for profile in ("rtx-5090", "rtx-5080"):
+            diagnosis = diagnose_text(log, profile_base(profile))
+            assert rules_named(diagnosis)[0] == "LCPP040"
+            gpus = diagnosis.deployment.facts.gpus
+            assert gpus and all(g.smem_per_block_optin == 4294967297 and g.smem_source == "log" for g in gpus)
+
+
+def test_lcpp040_boundaries():
+    # a sane value (nothing quoted) keeps the table's 101376 B: LCPP040 stays ruled out
+    diagnosis = diagnose_text(_gpu_line("NVIDIA GeForce RTX 5090", "12.0") + SOFTMAX_3060)
+    assert "LCPP040" not in rules_named(diagnosis)
+    # another capability, and the first build with the clamp
+    for log in (_gpu_line("NVIDIA GeForce RTX 3060", "8.6") + SMPBO,
+                _gpu_line("NVIDIA GeForce RTX 5090", "12.0") + b"build: 11435 (0123abc)\n" + SMPBO):
+        diagnosis = diagnose_text(log)
+        assert "LCPP040" not in rules_named(diagnosis)
+        assert "LCPP040" in [r.rule for r in diagnosis.ruled_out]
+    assert "LCPP040" in rules_named(diagnose_text(_gpu_line("NVIDIA GeForce RTX 5090", "12.0")
+                                                  + b"build: 11434 (0123abc)\n" + SMPBO))
