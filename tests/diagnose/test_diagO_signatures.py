@@ -140,3 +140,27 @@ def test_lcpp040_boundaries():
         assert "LCPP040" in [r.rule for r in diagnosis.ruled_out]
     assert "LCPP040" in rules_named(diagnose_text(_gpu_line("NVIDIA GeForce RTX 5090", "12.0")
                                                   + b"build: 11434 (0123abc)\n" + SMPBO))
+
+
+# al-engr.com sglang-deepseek-spark-pivot (SGLang 0.5.12, DeepSeek V4 Flash, two DGX Sparks): DeepGEMM's layout
+# assert in an SGLang traceback that does not name the model
+UNKNOWN_SF = b"RuntimeError: Assertion error (csrc/apis/layout.hpp:60): Unknown SF transformation\n"
+SGLANG_FRAME = (b'  File "/sgl-workspace/sglang/python/sglang/srt/model_loader/loader.py", line 702, in load_model\n'
+                b"    quant_method.process_weights_after_loading(module)\n")
+VLLM_FRAME_DG = (b'(EngineCore_DP0 pid=311)   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/'
+                 b'layers/quantization/utils/fp8_utils.py", line 1204, in process_weights_after_loading\n')
+
+
+def test_dg001_unknown_sf_in_an_sglang_log():
+    diagnosis = diagnose_text(SGLANG_FRAME + UNKNOWN_SF, profile_base("dgx-spark", "sglang==0.5.12"))
+    assert rules_named(diagnosis)[0] == "DG001"
+    # 0.5.13 keeps DeepSeek-V4 off DeepGEMM on SM12x; 0.5.9 on SM120 is DG002's block-FP8 default
+    assert "DG001" in [r.rule for r in diagnose_text(SGLANG_FRAME + UNKNOWN_SF,
+                                                     profile_base("dgx-spark", "sglang==0.5.13")).ruled_out]
+    named = rules_named(diagnose_text(SGLANG_FRAME + UNKNOWN_SF, profile_base("rtx-pro-6000", "sglang==0.5.9")))
+    assert named[0] == "DG002" and "DG001" not in named
+
+
+def test_dg001_not_in_a_vllm_log():
+    named = rules_named(diagnose_text(VLLM_FRAME_DG + UNKNOWN_SF, profile_base("rtx-pro-6000", "vllm==0.27.1")))
+    assert "DG001" not in named and "DG002" not in named
