@@ -164,3 +164,17 @@ def test_dg001_unknown_sf_in_an_sglang_log():
 def test_dg001_not_in_a_vllm_log():
     named = rules_named(diagnose_text(VLLM_FRAME_DG + UNKNOWN_SF, profile_base("rtx-pro-6000", "vllm==0.27.1")))
     assert "DG001" not in named and "DG002" not in named
+
+
+# TensorRT-LLM#18039's title quotes the assert without its ' in context part.' (attentionOp.cpp); an L40 (SM89)
+# hits the same assert (no MLA FMHA below Hopper) and is not TRT032's SM12x case
+FMHA_TITLE = (b"DeepSeek-V4-Flash NVFP4 baseline aborts in AttentionOp on RTX PRO 6000 Blackwell: Deepseek should be "
+              b"supported by fmha\n")
+FMHA_L40 = (b"GPU 0: NVIDIA L40S\n[TensorRT-LLM][ERROR] Assertion failed: Deepseek should be supported by fmha in "
+            b"context part. (/src/tensorrt_llm/cpp/tensorrt_llm/common/attentionOp.cpp:3097)\n")
+
+
+def test_trt032_title_form():
+    base = profile_base("rtx-pro-6000-ws-x4", "tensorrt-llm==1.3.0rc24")
+    assert rules_named(diagnose_text(FMHA_TITLE, base))[:1] == ["TRT032"]
+    assert "TRT032" not in rules_named(diagnose_text(FMHA_L40))
