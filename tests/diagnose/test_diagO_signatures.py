@@ -3,7 +3,11 @@ report's own line, and on the closest log that must not match (another GPU, anot
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.diagnose.corpus import diagnose_text, fix_texts, profile_base, rules_named
+
+PAGES = Path(__file__).parent / "page_logs"  # outside index.toml's corpus (GitHub reports only): pages
 
 # dgx-spark-playbooks#68 (heldout12 F31d) and sglang#12134: the ValueError as quoted, nothing else of the log
 PHI4 = b"ValueError: No processor registered for architecture: ['Phi4MMForCausalLM'].\n"
@@ -159,6 +163,14 @@ def test_dg001_unknown_sf_in_an_sglang_log():
                                                      profile_base("dgx-spark", "sglang==0.5.13")).ruled_out]
     named = rules_named(diagnose_text(SGLANG_FRAME + UNKNOWN_SF, profile_base("rtx-pro-6000", "sglang==0.5.9")))
     assert named[0] == "DG002" and "DG001" not in named
+
+
+def test_dg001_page_log():
+    # https://al-engr.com/sglang-deepseek-spark-pivot.html: the image, flags and assert; the model is a local path
+    log = (PAGES / "al-engr-sglang-0512-spark-deepgemm-unknown-sf.log").read_bytes()
+    diagnosis = diagnose_text(log, profile_base("dgx-spark"))
+    assert rules_named(diagnosis)[0] == "DG001"
+    assert any("sglang>=0.5.13" in t for t in fix_texts(diagnosis))
 
 
 def test_dg001_not_in_a_vllm_log():
