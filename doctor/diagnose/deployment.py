@@ -42,6 +42,7 @@ def reconstruct(log: LogFacts, base: Facts, base_name: str, environ: Mapping[str
     for name, stated in log.env.items():
         sources[f"env {name}"] = _at(stated)
     facts = _with_gpus(log, facts, base_name, sources)
+    facts = _with_logged_smem(log, facts, sources)
     facts = _with_driver(log, facts, base_name, sources)
     facts = _with_wsl(log, facts, sources)
     facts = _with_host_os(log, facts, sources)
@@ -171,6 +172,17 @@ def _with_gpus(log: LogFacts, facts: Facts, base_name: str, sources: dict[str, s
         sources["driver"] = "implied by the logged GPUs (version not stated)"
         return facts.replace(gpus=tuple(gpus), topology=topology, driver=Driver(present=True))
     return facts.replace(gpus=tuple(gpus), topology=topology)
+
+
+def _with_logged_smem(log: LogFacts, facts: Facts, sources: dict[str, str]) -> Facts:
+    """The opt-in shared memory per block the log says the driver reported replaces the capability table's value:
+    a driver that misreports it is the failure (LCPP040), which a profile's table value would rule out."""
+    if log.smem_optin is None or not facts.gpus:
+        return facts
+    value = int(log.smem_optin.value)
+    gpus = tuple(dataclasses.replace(gpu, smem_per_block_optin=value, smem_source="log") for gpu in facts.gpus)
+    sources["gpu shared memory per block"] = f"{_at(log.smem_optin)} (the driver's sharedMemPerBlockOptin)"
+    return facts.replace(gpus=gpus)
 
 
 def _links(log: LogFacts, indexes: set[int], sources: dict[str, str]) -> tuple[Link, ...]:

@@ -37,6 +37,8 @@ class LogFacts:
     # (collect_env, nvidia-smi, the engine) nor the user's `--hardware` names the GPUs
     labelled_gpus: list[LoggedGpu] = field(default_factory=list)
     capability: Stated | None = None  # a GPU capability stated without the GPU (ptxas' --gpu-name, Triton's GPUTarget)
+    # the opt-in shared memory per block the driver reported, where the log quotes it (a driver bug's 0x100000001)
+    smem_optin: Stated | None = None
     gpu_mentioned: Stated | None = None  # a line that names a GPU or SM12x target, parsed into a GPU or not
     driver: Stated | None = None
     cuda_driver: Stated | None = None

@@ -85,6 +85,10 @@ def _model(m: Any, line: int, facts: LogFacts) -> None:
     facts.set_once("model", m.group("model"), line)
 
 
+def _smem_optin(m: Any, line: int, facts: LogFacts) -> None:
+    facts.set_once("smem_optin", int(m.group("smem"), 0), line)
+
+
 # pip names of this engine's packages as environment dumps list them → the doctor's library names
 PACKAGES = {"llama-cpp-python": "llama-cpp-python"}
 
@@ -99,6 +103,9 @@ RULES = (
     LineRule(FMT, r"ggml_cuda_compute_forward: (?P<op>[A-Z_0-9]+) failed|CUDA error: (?P<error>[a-z][a-z ]+[a-z])"
                   r"|current device: \d+, in function (?P<function>\w+) at", _failure, once=False),
     LineRule(FMT, r"(?:^|[\s:,])(?P<var>mmq_x_best|J_best)=0\s*$", _mmq_no_tile),
+    # the driver's misreported opt-in shared memory as reports quote it (llama.cpp#23385, #25060, PR #27215):
+    # the value ggml-cuda read, which the capability table must not overrule (LCPP040, HW002)
+    LineRule(FMT, r"sharedMemPerBlockOptin\D{0,60}?(?P<smem>4294967297|0x100000001)\b", _smem_optin),
     LineRule(FMT, r"llama_kv_cache\w*: +size = .*, K \((?P<k>\w{2,8})\): +[\d.]+ MiB, "
                   r"V \((?P<v>\w{2,8})\): +[\d.]+ MiB", _kv_types),
     LineRule(FMT, r"llama_model_loader: loaded meta data .* from (?P<model>\S+\.gguf)", _model),
