@@ -1,0 +1,94 @@
+"""vLLM log lines of reports the doctor already knows, each named by its rule (session 14, diagV): the lines as the
+reports quote them (MiaAI-Lab DSpark#17's `unrecognized arguments` without argparse's prefix, vllm#40677's
+backend refusal, vllm#47130 / timothystewart6/vllm-gb10#34's DeepGEMM assertion with its path shortened,
+eugr/spark-vllm-docker#143's trap), and beside each the closest line or deployment that must not be named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.diagnose.flags import flag_advice
+from tests.diagnose.corpus import claimed, diagnose_text
+from tests.diagnose.corpus import profile_base as profile
+
+LOGS = Path(__file__).parent / "logs"
+DSPARK17 = (LOGS / "vllm-dspark17-unrecognized-prompt-tokens-details.log").read_text(encoding="utf-8")
+GEMMA4 = (LOGS / "vllm-40677-gemma4-flashinfer-head512.log").read_text(encoding="utf-8")
+RECIPE = (LOGS / "vllm-gb10-34-deepgemm-unknown-recipe-short-path.log").read_text(encoding="utf-8")
+TRAP = (LOGS / "spark-vllm-docker-143-sm120-only-trap-gb10.log").read_text(encoding="utf-8")
+BARE_FLAG = "unrecognized arguments: --enable-prompt-tokens-details\n"
+SGLANG_FLAG = ("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --swap-space 4\n"
+               "launch_server.py: error: unrecognized arguments: --swap-space 4\n")
+SWAP_SPACE = ("$ vllm serve Qwen/Qwen3-8B --gpu-memory-utilization 0.45 --swap-space 0\n"
+              "usage: vllm [-h] [-v] {chat,complete,serve,bench,collect-env,run-batch} ...\n"
+              "vllm: error: unrecognized arguments: --swap-space 0\n")
+
+
+def _fix_text(log: str, base) -> str:  # type: ignore[no-untyped-def]
+    top = diagnose_text(log, base).explanations[0]
+    return " ".join(fix.summary for fix in top.fixes)
+
+
+def test_the_quoted_flag_refusal_is_vllm013s_where_vllm_ran():
+    assert claimed(DSPARK17, profile("dgx-spark"))[:1] == ["VLLM013"]
+    assert claimed(BARE_FLAG, profile("dgx-spark", "vllm==0.25.0"))[:1] == ["VLLM013"]
+
+
+def test_a_bare_flag_refusal_with_no_vllm_in_sight_is_not_vllm013s():
+    assert "VLLM013" not in claimed(BARE_FLAG)
+    assert "VLLM013" not in claimed(BARE_FLAG, profile("dgx-spark"))
+
+
+def test_sglangs_launcher_refusing_a_flag_is_not_vllm013s():
+    assert "VLLM013" not in claimed(SGLANG_FLAG)
+    assert "VLLM013" not in claimed(SGLANG_FLAG, profile("rtx-5090", "sglang==0.5.9"))
+
+
+def test_diagnose_says_which_releases_have_the_flag():
+    dspark = _fix_text(DSPARK17, profile("dgx-spark"))
+    assert "every release read (0.9.2-" in dspark and "reads as 0.25.0, which has it" in dspark
+    assert "`--swap-space` in 0.9.2-0.17.0" in _fix_text(SWAP_SPACE.splitlines()[-1], profile("rtx-5090"))
+    # with the launch in the log the check itself names the release (VLLM013 confirmed)
+    confirmed = diagnose_text(SWAP_SPACE, profile("rtx-5090", "vllm==0.21.0")).explanations[0]
+    assert confirmed.status == "confirmed" and "removed in 0.18.0; last in 0.17.0" in confirmed.message
+
+
+def test_flag_advice_from_the_tables():
+    assert "is older: upgrade to 0.12.0" in flag_advice("--all2all-backend", "0.10.0")
+    assert "added in 0.12.0" in flag_advice("--all2all-backend", None)
+    assert flag_advice("--definitely-not-a-real-flag-xyz123", None).startswith("no vLLM release registers")
+    assert "`--compilation-config`" in flag_advice("--compilation-config.mode", None)  # JSON dot notation
+    assert "`--tool-call-parser`" in flag_advice("--tool_call_parser", "0.20.0")  # vLLM reads `_` as `-`
+
+
+def test_the_forced_flashinfer_head_size_refusal_is_vllm030s():
+    assert claimed(GEMMA4, profile("rtx-5090"))[:1] == ["VLLM030"]
+
+
+def test_the_head_size_refusal_from_0_22_is_not_vllm030s():
+    assert "VLLM030" not in claimed(GEMMA4.replace("0.19.2rc1.dev174+g100c7b65e", "0.22.0"), profile("rtx-5090"))
+    other = GEMMA4.replace("AttentionBackendEnum.FLASHINFER is not", "AttentionBackendEnum.FLASH_ATTN is not")
+    assert "VLLM030" not in claimed(other, profile("rtx-5090"))
+
+
+def test_deepgemms_unknown_recipe_with_a_shortened_path_is_moe004s():
+    assert claimed(RECIPE, profile("dgx-spark"))[:1] == ["MOE004"]
+    assert claimed(RECIPE, profile("rtx-pro-6000-x8"))[:1] == ["MOE004"]
+
+
+def test_the_unknown_recipe_on_0_25_or_on_hopper_is_not_moe004s():
+    assert "MOE004" not in claimed(RECIPE.replace("version 0.24.0", "version 0.25.0"), profile("dgx-spark"))
+    assert "MOE004" not in claimed(RECIPE, profile("h100-sxm-x8"))
+
+
+def test_the_sm120_only_trap_on_gb10_is_vllm081s():
+    assert claimed(TRAP, profile("dgx-spark"))[:1] == ["VLLM081"]
+    line_only = "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"
+    assert claimed(line_only, profile("dgx-spark", "vllm==0.21.0"))[:1] == ["VLLM081"]
+
+
+def test_the_trap_is_not_vllm081s_on_sm120_or_from_0_22():
+    assert "VLLM081" not in claimed(TRAP, profile("rtx-5090"))
+    line_only = "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"
+    assert "VLLM081" not in claimed(line_only, profile("dgx-spark", "vllm==0.22.0"))
+    assert "VLLM081" not in claimed(line_only)  # nothing says vLLM ran
