@@ -92,3 +92,24 @@ def test_the_trap_is_not_vllm081s_on_sm120_or_from_0_22():
     line_only = "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"
     assert "VLLM081" not in claimed(line_only, profile("dgx-spark", "vllm==0.22.0"))
     assert "VLLM081" not in claimed(line_only)  # nothing says vLLM ran
+
+
+PREFIXED = (
+    "2026-08-01T10:00:01.123456789Z (APIServer pid=1) INFO 08-01 10:00:01 [utils.py:299]  ▄▄ ▄█ █     █     █ ▀▄▀ █"
+    "  version 0.21.0\n"
+    "2026-08-01T10:00:01.223456789Z (APIServer pid=1) INFO 08-01 10:00:01 [utils.py:233] non-default args: "
+    "{'model': 'Qwen/Qwen3-8B', 'attention_backend': 'FLASHINFER'}\n"
+    "\x1b[36m(RayWorkerWrapper pid=2917, ip=172.17.0.2)\x1b[0m ERROR 08-01 10:01:00 [worker_base.py:620] ValueError: "
+    "Selected backend AttentionBackendEnum.FLASHINFER is not valid for this configuration. Reason: "
+    "['head_size not supported']\n")
+
+
+def test_real_log_prefixes_are_read_through():
+    """Docker's timestamps, a Ray actor's `(RayWorkerWrapper pid=N, ip=X)`, colours as bytes or pasted as text."""
+    diagnosis = diagnose_text(PREFIXED, profile("rtx-5090"))
+    assert diagnosis.deployment.engine == "vllm"
+    assert diagnosis.deployment.argv == ["--attention-backend", "FLASHINFER"]
+    assert diagnosis.error is not None and diagnosis.error[1].startswith("ValueError: Selected backend")
+    ray_only = "^[[1;36m(RayWorkerWrapper pid=2917, ip=172.17.0.2)^[[0;0m RuntimeError: CUDA error: unknown error\n"
+    only = diagnose_text(ray_only, profile("rtx-5090"))
+    assert only.deployment.engine == "vllm" and only.error == (1, "RuntimeError: CUDA error: unknown error")
