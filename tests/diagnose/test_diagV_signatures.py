@@ -113,3 +113,18 @@ def test_real_log_prefixes_are_read_through():
     ray_only = "^[[1;36m(RayWorkerWrapper pid=2917, ip=172.17.0.2)^[[0;0m RuntimeError: CUDA error: unknown error\n"
     only = diagnose_text(ray_only, profile("rtx-5090"))
     assert only.deployment.engine == "vllm" and only.error == (1, "RuntimeError: CUDA error: unknown error")
+
+
+def test_an_engine_named_without_its_release_meets_a_signatures_context():
+    """`diagnose LOG --engine vllm`: the user says vLLM ran, release unknown (heldout12 F10d's run)."""
+    import io
+
+    from doctor.diagnose.diagnosis import diagnose
+
+    line_only = b"This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"
+    named = diagnose(io.BufferedReader(io.BytesIO(line_only)), "t", profile("dgx-spark"), "test", {},
+                     engines=["vllm"])
+    assert [e.rule for e in named.explanations][:1] == ["VLLM081"]
+    other = diagnose(io.BufferedReader(io.BytesIO(line_only)), "t", profile("dgx-spark"), "test", {},
+                     engines=["sglang"])
+    assert "VLLM081" not in [e.rule for e in other.explanations]
