@@ -15,7 +15,7 @@ from doctor.engines.vllm import flags as vllm_flags
 from doctor.engines.vllm import knowledge
 from doctor.pipeline.facts import Facts
 
-GROUPS = {"log_vllm_flag": "vllm"}
+GROUPS = {"log_vllm_flag": "vllm", "log_vllm_value": "value"}
 # A flag every release the tables hold accepts, refused all the same
 ELSEWHERE = ("look at how it was passed: a flag and its value given as one word (`\"--host 0.0.0.0\"` in a "
              "subprocess or compose list) is unknown to argparse, and a dev build, a fork or another command "
@@ -31,7 +31,43 @@ def log_view(hits: Sequence[Any], facts: Facts) -> dict[str, Any]:
     library = facts.library("vllm")
     stated = library.version if library is not None and library.details.get("release_stated") is not False \
         else None
+    if "value" in names:
+        return {"flags": {"vllm": value_advice(names["vllm"], names["value"], stated)}}
     return {"flags": {"vllm": flag_advice(names["vllm"], stated)}}
+
+
+def value_advice(flag: str, value: str, stated: str | None) -> str:
+    """Which vLLM releases take `flag VALUE` (argparse's `invalid choice`), from each release's choices."""
+    name = vllm_flags.normalise(flag)
+    releases = knowledge.releases()
+    entries = {r: found.entry for r in releases if (found := vllm_flags.table(r).resolve(name)) is not None}
+    if not any(vllm_flags.valid_values(entry) for entry in entries.values()):
+        return (f"the vLLM flag tables hold no choices for `{name}` ({releases[0]}-{releases[-1]}): the line's own "
+                f"`choose from` list is what the build that printed it takes")
+    having = [r for r, entry in entries.items() if vllm_flags.value_ok(entry, value)]
+    read = f"the vLLM wheels read, {releases[0]}-{releases[-1]}"
+    if not having:
+        choices = vllm_flags.accepted_values(releases[-1], name) or []
+        listed = f"; {releases[-1]} takes {', '.join(choices)}" if choices else ""
+        return f"no vLLM release accepts `{name} {value}` ({read}){listed}"
+    spans = _spans(having, releases)
+    elsewhere = "a dev build, a fork or another command refused it; `vllm --version` where it ran says which"
+    return (f"vLLM accepts `{name} {value}` in {knowledge.describe_spans(spans)} ({read})"
+            f"{_at_release(spans, stated, elsewhere)}")
+
+
+def _spans(having: list[str], releases: tuple[str, ...]) -> list[list[str]]:
+    """Consecutive runs of `releases` that are in `having`, as [first, last] pairs."""
+    spans: list[list[str]] = []
+    previous = None
+    for release in releases:
+        if release in having:
+            if spans and previous in having:
+                spans[-1][1] = release
+            else:
+                spans.append([release, release])
+        previous = release
+    return spans
 
 
 def flag_advice(flag: str, stated: str | None) -> str:
@@ -59,7 +95,7 @@ def flag_advice(flag: str, stated: str | None) -> str:
     return f"{known}{_at_release(spans, stated)}"
 
 
-def _at_release(spans: list[list[str]], stated: str | None) -> str:
+def _at_release(spans: list[list[str]], stated: str | None, elsewhere: str = "") -> str:
     """What the stated release does with a flag some release has: too old, too new, or it has it (so the parser
     that refused it was not that release's `vllm serve`)."""
     try:
@@ -72,11 +108,11 @@ def _at_release(spans: list[list[str]], stated: str | None) -> str:
         when = [f"added in {first}"] if first != knowledge.releases()[0] else []
         when += [f"removed in {later}"] if later else []
         if not when:
-            return f": {ELSEWHERE}"
+            return f": {elsewhere or ELSEWHERE}"
         return f"{': ' + ', '.join(when) if when else ''}; run a release that has it or drop the flag"
     release = knowledge.known_release(version)
     if knowledge.in_ranges(release, spans):
-        return f"; vLLM {stated} reads as {release}, which has it: {ELSEWHERE}"
+        return f"; vLLM {stated} reads as {release}, which has it: {elsewhere or ELSEWHERE}"
     if Version(release) < Version(spans[0][0]):
         return f"; vLLM {stated} is older: upgrade to {spans[0][0]} or newer, or drop the flag"
     if Version(release) < Version(spans[-1][1]):

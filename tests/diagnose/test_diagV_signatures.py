@@ -128,3 +128,19 @@ def test_an_engine_named_without_its_release_meets_a_signatures_context():
     other = diagnose(io.BufferedReader(io.BytesIO(line_only)), "t", profile("dgx-spark"), "test", {},
                      engines=["sglang"])
     assert "VLLM081" not in [e.rule for e in other.explanations]
+
+
+CHOICE = ("vllm serve: error: argument --kv-cache-dtype: invalid choice: 'nvfp4' (choose from 'auto', 'bfloat16', "
+          "'fp8', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc', 'fp8_ds_mla')\n")
+
+
+def test_a_value_outside_the_choices_says_which_releases_take_it():
+    assert claimed(CHOICE, profile("rtx-5090", "vllm==0.19.0"))[:1] == ["VLLM013"]
+    assert "upgrade to 0.20.0 or newer" in _fix_text(CHOICE, profile("rtx-5090", "vllm==0.19.0"))
+
+
+def test_a_parser_name_or_sglangs_choice_is_not_vllm013s():
+    parser = "vllm serve: error: argument --tool-call-parser: invalid choice: 'glm45' (choose from 'hermes')\n"
+    assert "VLLM013" not in claimed(parser, profile("rtx-5090", "vllm==0.10.0"))
+    sglang = CHOICE.replace("vllm serve: error:", "launch_server.py: error:")
+    assert "VLLM013" not in claimed(sglang, profile("rtx-5090", "sglang==0.5.9"))
