@@ -34,7 +34,8 @@ OUTCOMES = ("first", "named", "none")
 LOG_LINE = re.compile(r"(?:[A-Z]\w*(?:Error|Exception|Resources)\b|\berror:|\bfatal\b|[Aa]ssert|CUDA error|"
                       r"no kernel image|not supported|[Uu]nsupported|NotImplemented|failed|Traceback)")
 VERSION = re.compile(r"\b(vllm|sglang|tensorrt[-_]llm|trtllm|torch|triton|flashinfer|sgl-kernel|nccl|"
-                     r"llama\.cpp)[ =:v-]*(?:==)?v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)", re.IGNORECASE)
+                     r"llama\.cpp)[ =:v-]*(?:==)?v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?(?:\.dev\d+)?)",
+                     re.IGNORECASE)  # a dev build's whole version: 0.1.devN is a tagless build, not release 0.1
 LLAMA_BUILD = re.compile(r"\bb(\d{4,5})\b")
 
 

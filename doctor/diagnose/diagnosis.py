@@ -10,6 +10,7 @@ from doctor import __version__
 from doctor.diagnose.arch_gate import arch_gate_view
 from doctor.diagnose.deployment import Deployment, reconstruct
 from doctor.diagnose.explain import Explanation, RuledOut, explain, shown_rules
+from doctor.diagnose.flags import log_view as flag_log_view
 from doctor.diagnose.model_support import log_view
 from doctor.diagnose.oom import oom_view
 from doctor.diagnose.parsers import log_view as parser_log_view
@@ -94,11 +95,11 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     reading = reader.read(stream, name)
     deployment = reconstruct(reading.facts, base, base_name, environ)
     notes: list[str] = []
-    stated = _stated(base, gpus=not judge_on_log_only)
+    stated = _stated(base, engines, gpus=not judge_on_log_only)
     log = {"signatures": shown_rules(reading.hits, reading.contexts, reader.signatures, reading.vetoes, stated),
            **log_view(reading.hits, deployment.engine, deployment.facts), **parser_log_view(reading.hits),
            **oom_view(reading.hits, reading.facts, deployment.facts), **quant_log_view(reading.hits),
-           **arch_gate_view(reading.hits)}
+           **arch_gate_view(reading.hits), **flag_log_view(reading.hits, deployment.facts)}
     report, context = _check(deployment, rules, environ, notes, engines, log)
     if reading.facts.gpu_mentioned is not None or reading.facts.gpus:
         report = _without_no_driver(report)
@@ -130,10 +131,11 @@ def _without_no_driver(report: Report) -> Report:
     return replace(report, findings=tuple(f for f in report.findings if f.id != NO_DRIVER))
 
 
-def _stated(base: Facts, gpus: bool) -> str:
+def _stated(base: Facts, engines: Sequence[str], gpus: bool) -> str:
     """What the user says of the log's machine, as text a signature's context may match: the packages that ran
-    (`--engine NAME==VERSION`) and, with `--hardware` or `--facts`, its GPUs (never this machine's own)."""
-    names = sorted(name for name, library in base.libraries.items() if library.what_if)
+    (`--engine NAME==VERSION`, and an engine named without its release: `--engine vllm` says vLLM ran as much)
+    and, with `--hardware` or `--facts`, its GPUs (never this machine's own)."""
+    names = sorted({name for name, library in base.libraries.items() if library.what_if} | set(engines))
     if gpus:
         names += sorted({gpu.name for gpu in base.gpus})
     return " ".join(names)

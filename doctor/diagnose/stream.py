@@ -18,6 +18,7 @@ BLOCK = 1 << 20  # bytes read at a time
 MAX_CARRY = 4 << 20  # an unfinished line longer than this is scanned as it stands
 MAX_LINE = 65536  # characters kept of a line (an engine's one-line argument dump runs to ~10k)
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]")
+_CARET_ANSI = re.compile(rb"\^\[\[[0-9;]*m")  # a colour code pasted as text (`^[[1;36m(EngineCore_2 pid=304)^[[0;0m`)
 _GZIP = b"\x1f\x8b"
 
 OnLine = Callable[[int, str], None]  # (1-based line number, the line)
@@ -105,6 +106,8 @@ def _scan_block(data: bytes, line_base: int, trigger: Callable[[], Any], on_line
     newlines = data.count(b"\n")
     if b"\x1b" in data:
         data = _ANSI.sub(b"", data)
+    if b"^[[" in data:
+        data = _CARET_ANSI.sub(b"", data)
     if b"\x00" in data:
         data = data.replace(b"\x00", b"")
     data = normalise(data)

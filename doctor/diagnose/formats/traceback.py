@@ -12,7 +12,8 @@ from doctor.diagnose.logfacts import LogFacts
 
 FMT = "traceback"
 PREFIX = re.compile(
-    r"^(?:\((?:\w+)(?: rank=\d+)? pid=\d+\)\s*)?"
+    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s+)?"  # `docker logs --timestamps`
+    r"(?:\((?:\w+)(?: rank=\d+)? pid=\d+(?:, ip=[\w.:-]+)?\)\s*)?"  # a vLLM process, or a Ray actor with its node
     r"(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]*\]\s*)?"
     r"(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[^\]]*\]\s*)?")
 MAX_SHOWN = 400  # characters of an error line kept for the report

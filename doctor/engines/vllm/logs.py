@@ -74,7 +74,8 @@ RULES = (
     LineRule(FMT, r"Using (?P<backend>[\w.]+) (?:attention )?backend", _backend),
     LineRule(FMT, r"CUDA graph memory profiling (?P<state>is enabled|is disabled|will be enabled by default)",
              _graph_profiling),
-    LineRule(FMT, r"\((?:VllmWorker|EngineCore|APIServer|Worker)\w*(?: rank=\d+)? pid=\d+\)", hint(FMT, "vllm")),
+    LineRule(FMT, r"\((?:VllmWorker|EngineCore|APIServer|Worker|RayWorkerWrapper)\w*(?: rank=\d+)? pid=\d+"
+                  r"(?:, ip=[\w.:-]+)?\)", hint(FMT, "vllm")),
     LineRule(FMT, r"(?:site|dist)-packages/vllm/", hint(FMT, "vllm")),
     LineRule(FMT, r"(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+\.py:\d+\]",
              hint(FMT, "vllm")),
