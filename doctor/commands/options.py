@@ -163,5 +163,17 @@ def image_engines(ref: str, engines: list[str]) -> tuple[Any, list[str]]:
     if image is None:
         raise UsageError(f"--image {ref}: not an image of a serving engine or GPU stack the doctor tracks")
     pins = ([f"{image.engine}=={image.version}"] if image.engine and image.version else []) + image.what_ifs()
-    named = {registry.parse_engine_spec(spec).name for spec in engines}
-    return image, [*engines, *(spec for spec in pins if registry.parse_engine_spec(spec).name not in named)]
+    versioned, _ = registry.split_engine_specs(engines)
+    named = {registry.parse_engine_spec(spec).name for spec in versioned}
+    added = [spec for spec in pins if registry.parse_engine_spec(spec).name not in named]
+    pinned = {registry.parse_engine_spec(spec).name for spec in added}
+    # `--engine vllm` beside an image that pins vLLM: the image states the release the name left open
+    kept = [spec for spec in engines if spec in versioned or _engine_package(spec) not in pinned]
+    return image, [*kept, *added]
+
+
+def _engine_package(name: str) -> str | None:
+    from doctor.engines import registry
+
+    engine = registry.engine_named(name)
+    return engine.package if engine is not None else None

@@ -42,3 +42,17 @@ def test_a_floating_image_is_judged_and_an_untracked_one_is_a_usage_error():
     assert "IMG001" in _ids(check("--image", "vllm/vllm-openai:latest", "--engine", "vllm==0.27.1"))
     result = check("--image", "ubuntu:22.04")
     assert result.returncode == 2 and "--image ubuntu:22.04" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_engine_named_without_a_release_takes_the_image_pin():
+    # heldout13 F5's spelling: the image states the release `--engine vllm` leaves open (it exited 2 before)
+    result = check("--image", "ghcr.io/aeon-7/aeon-vllm-ultimate:2026-08-16-v0.27.1", "--engine", "vllm")
+    assert result.returncode in (0, 1), result.stderr
+    assert _libraries(result)["vllm"] == "0.27.1+aeon.sm121a.dspark"  # the image's own build, not every release
+    assert "Release not stated" not in result.stdout
+
+
+def test_an_engine_the_image_does_not_pin_stays_unversioned():
+    result = check("--image", "ghcr.io/aeon-7/aeon-vllm-ultimate:2026-08-16-v0.27.1", "--engine", "sglang")
+    assert result.returncode in (0, 1), result.stderr
+    assert _libraries(result)["vllm"] == "0.27.1+aeon.sm121a.dspark"
