@@ -82,16 +82,16 @@ def test_the_unknown_recipe_on_0_25_or_on_hopper_is_not_moe004s():
 
 
 def test_the_sm120_only_trap_on_gb10_is_vllm081s():
-    assert claimed(TRAP, profile("dgx-spark"))[:1] == ["VLLM081"]
+    assert claimed(TRAP, profile("dgx-spark"))[:1] == ["VLLM601"]
     line_only = "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"
-    assert claimed(line_only, profile("dgx-spark", "vllm==0.21.0"))[:1] == ["VLLM081"]
+    assert claimed(line_only, profile("dgx-spark", "vllm==0.21.0"))[:1] == ["VLLM601"]
 
 
 def test_the_trap_is_not_vllm081s_on_sm120_or_from_0_22():
-    assert "VLLM081" not in claimed(TRAP, profile("rtx-5090"))
+    assert "VLLM601" not in claimed(TRAP, profile("rtx-5090"))
     line_only = "This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"
-    assert "VLLM081" not in claimed(line_only, profile("dgx-spark", "vllm==0.22.0"))
-    assert "VLLM081" not in claimed(line_only)  # nothing says vLLM ran
+    assert "VLLM601" not in claimed(line_only, profile("dgx-spark", "vllm==0.22.0"))
+    assert "VLLM601" not in claimed(line_only)  # nothing says vLLM ran
 
 
 PREFIXED = (
@@ -124,10 +124,10 @@ def test_an_engine_named_without_its_release_meets_a_signatures_context():
     line_only = b"This kernel only supports sm120.\ncudaErrorLaunchFailure: unspecified launch failure\n"
     named = diagnose(io.BufferedReader(io.BytesIO(line_only)), "t", profile("dgx-spark"), "test", {},
                      engines=["vllm"])
-    assert [e.rule for e in named.explanations][:1] == ["VLLM081"]
+    assert [e.rule for e in named.explanations][:1] == ["VLLM601"]
     other = diagnose(io.BufferedReader(io.BytesIO(line_only)), "t", profile("dgx-spark"), "test", {},
                      engines=["sglang"])
-    assert "VLLM081" not in [e.rule for e in other.explanations]
+    assert "VLLM601" not in [e.rule for e in other.explanations]
 
 
 CHOICE = ("vllm serve: error: argument --kv-cache-dtype: invalid choice: 'nvfp4' (choose from 'auto', 'bfloat16', "
