@@ -25,6 +25,7 @@ DENSE_ROLES = ("attention", "dense_mlp", "shared_experts")  # Quantization.quant
 # ignore list leaves and picks its kernel with `init_fp8_linear_kernel` on the (1, 128) activation and
 # (128, 128) weight keys, the chain a block-FP8 checkpoint's layers walk.
 ONLINE_SCHEMES = {"fp8_per_block": "fp8-block"}
+UNQUANTIZED = ("bf16", "fp16", "fp32")  # checkpoint schemes online quantization applies to
 BLOCK_N = 128  # the CUTLASS blockwise FP8 GEMM's weight-scale tile along N (vllm#47990, vllm#48587)
 LAYER_FITS = " if the layer fits its can_implement"
 
@@ -179,7 +180,7 @@ def linear_backend(run: EngineRun) -> LinearChoice | None:
     quant = model.quantization
     if quant.quantized and not any(role in quant.quantized for role in DENSE_ROLES):
         return None  # only the experts are quantized: the dense layers run unquantized
-    online = None if quant.quantized else ONLINE_SCHEMES.get(str(run.launch.get("quantization") or ""))
+    online = ONLINE_SCHEMES.get(str(run.launch.get("quantization") or "")) if quant.scheme in UNQUANTIZED else None
     scheme, method = (online, None) if online else (quant.scheme, quant.method)
     pick = linear_choice(facts, scheme, method, label, dict(run.facts.env)) if label in CAPABILITIES else None
     if pick is None:
