@@ -1489,6 +1489,16 @@ def _gapO_cases():
 CASES += _gapO_cases()
 
 
+def _gapV2_cases():
+    """gapV2's encodings of the ledger's not-encoded vLLM reports (rules/gapV2.toml): tests/rules/gapV2_cases.py."""
+    from tests.rules.gapV2_cases import GAPV2_CASES
+
+    return GAPV2_CASES
+
+
+CASES += _gapV2_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,

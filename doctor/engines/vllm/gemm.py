@@ -20,6 +20,13 @@ CAPABILITIES = {"12.0": Capability(12, 0), "12.1": Capability(12, 1)}
 SCHEMES = {"fp8-tensor": "fp8", "fp8-channel": "fp8", "fp8-block": "fp8-block", "int8-w8a8": "int8-w8a8",
            "int4-w4a16": "wna16", "gptq": "wna16", "awq": "awq", "nvfp4": "nvfp4", "mxfp4": "mxfp4"}
 DENSE_ROLES = ("attention", "dense_mlp", "shared_experts")  # Quantization.quantized roles that are dense layers
+# Online quantization of an unquantized checkpoint (`--quantization fp8_per_block`, vLLM 0.20.0 on): the wheels'
+# `Fp8PerBlockOnlineLinearMethod` (quantization/online/fp8.py, 0.20.0-0.33.0) quantizes every linear layer the
+# ignore list leaves and picks its kernel with `init_fp8_linear_kernel` on the (1, 128) activation and
+# (128, 128) weight keys, the chain a block-FP8 checkpoint's layers walk.
+ONLINE_SCHEMES = {"fp8_per_block": "fp8-block"}
+UNQUANTIZED = ("bf16", "fp16", "fp32")  # checkpoint schemes online quantization applies to
+BLOCK_N = 128  # the CUTLASS blockwise FP8 GEMM's weight-scale tile along N (vllm#47990, vllm#48587)
 LAYER_FITS = " if the layer fits its can_implement"
 
 
@@ -159,6 +166,7 @@ class LinearChoice:
     source: str
     note: str
     pick: dict[str, Any]
+    online: bool = False  # the layers are quantized at load time (`--quantization fp8_per_block`)
 
 
 def linear_backend(run: EngineRun) -> LinearChoice | None:
@@ -172,14 +180,30 @@ def linear_backend(run: EngineRun) -> LinearChoice | None:
     quant = model.quantization
     if quant.quantized and not any(role in quant.quantized for role in DENSE_ROLES):
         return None  # only the experts are quantized: the dense layers run unquantized
-    pick = linear_choice(facts, quant.scheme, quant.method, label, dict(run.facts.env)) \
-        if label in CAPABILITIES else None
+    online = ONLINE_SCHEMES.get(str(run.launch.get("quantization") or "")) if quant.scheme in UNQUANTIZED else None
+    scheme, method = (online, None) if online else (quant.scheme, quant.method)
+    pick = linear_choice(facts, scheme, method, label, dict(run.facts.env)) if label in CAPABILITIES else None
     if pick is None:
         return None
     where = f"{pick['how']}, {pick['selector']}"
     forced = run.launch.get("linear_backend")
     if forced and "--linear-backend" in facts["flags"]:
         return LinearChoice(str(forced), "--linear-backend", f"dense linear layers: --linear-backend {forced} "
-                            f"(automatic choice on {label}: {describe(pick)})", pick)
-    note = f"dense linear layers ({quant.scheme}, vLLM {facts['version']}, {label}): {describe(pick)} ({where})"
-    return LinearChoice(pick["backend"], f"vLLM {facts['version']} {where}", note, pick)
+                            f"(automatic choice on {label}: {describe(pick)})", pick, bool(online))
+    how = f"{scheme}, quantized at load by --quantization {run.launch.get('quantization')}" if online else scheme
+    note = f"dense linear layers ({how}, vLLM {facts['version']}, {label}): {describe(pick)} ({where})"
+    return LinearChoice(pick["backend"], f"vLLM {facts['version']} {where}", note, pick, bool(online))
+
+
+def narrow_block_layers(run: EngineRun, choice: LinearChoice | None) -> list[str]:
+    """Layers that online block-FP8 quantization gives an output width per rank that is not a multiple of 128:
+    the Gated DeltaNet `in_proj_ba` (Qwen3.5's [num_v_heads] * 2, Qwen3-Next's [num_v_heads * 2], split by TP:
+    layers/mamba/gdn_linear_attn.py `create_ba_proj` in 0.20.0, gdn/qwen_gdn_linear_attn.py in 0.24.0-0.33.0).
+    Only online quantization: a block-FP8 checkpoint states which layers it quantized."""
+    model = run.facts.model
+    state = model.recurrent_state if model is not None else None
+    if choice is None or not choice.online or choice.pick.get("scheme") != "fp8-block" or state is None \
+            or state.kind != "gdn" or run.tp < 1 or (2 * state.heads) % run.tp:
+        return []
+    width = 2 * state.heads // run.tp
+    return [f"linear_attn.in_proj_ba (N = {width} per rank)"] if width % BLOCK_N else []

@@ -59,7 +59,10 @@ def vllm_view(run: EngineRun) -> dict[str, Any]:
         view["attention"] = _choice(backends.attention_backend(run))
         moe = backends.moe_backend(run)
         view["moe"] = _choice(moe) if moe else None
-        view["linear"] = _linear(gemm.linear_backend(run))
+        linear = gemm.linear_backend(run)
+        view["linear"] = _linear(linear)
+        if view["linear"] is not None:
+            view["linear"]["narrow_block_layers"] = gemm.narrow_block_layers(run, linear)
         view["derived"] = derived.view(run)
         view["kernel_images"] = kernel_images.view(run)
     if run.facts.model is not None:
@@ -163,7 +166,8 @@ def _linear(choice: gemm.LinearChoice | None) -> dict[str, Any] | None:
         return None
     pick = choice.pick
     return {"backend": choice.backend, "source": choice.source, "when": pick["when"], "scheme": pick["scheme"],
-            "chain": [link["backend"] for link in pick["chain"]], "skipped": list(pick["skipped"])}
+            "online": choice.online, "chain": [link["backend"] for link in pick["chain"]],
+            "skipped": list(pick["skipped"])}
 
 
 def reads_env(facts: dict[str, Any], name: str) -> bool:
