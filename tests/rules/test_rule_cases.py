@@ -1499,6 +1499,16 @@ def _gapV2_cases():
 CASES += _gapV2_cases()
 
 
+def _gapO2_cases():
+    """Non-vLLM ledger entries researched with look-ups (rules/gapO2.toml): tests/rules/gapO2_cases.py."""
+    from tests.rules.gapO2_cases import GAPO2_CASES
+
+    return GAPO2_CASES
+
+
+CASES += _gapO2_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
