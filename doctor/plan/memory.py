@@ -116,6 +116,11 @@ class MemoryModel(ABC):
         """Bytes the engine holds for this rank's weights (the checkpoint's, unless it re-lays them out)."""
         return rank.bytes
 
+    def borderline_bytes(self, weights: int, default: int) -> int:
+        """How far from zero a KV budget stays inside this formula's known error (the planner's `default`
+        unless the engine's measured error on the weights is wider)."""
+        return default
+
     def kv_cell_bytes(self, model: Model, attn_tp: int, layers: int, dtype: str) -> int | None:
         """KV bytes per token per GPU for `layers` layers when the engine stores more than the planner's cell
         (per-token scales of a quantised cache); None: the planner's (doctor.plan.kv.cell_bytes)."""

@@ -154,8 +154,9 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
                      memory.max_requests(tokens, context))
     weights = max(weights_of.values())
     fits = not bad and tokens > 0
+    margin = memory.borderline_bytes(weights, BORDERLINE_BYTES)
     reasons = memory.own_reasons(_reasons(bad, memory.describe(weights, total, free, mem), memory.shortfall_hint(),
-                                          budget_min or 0, tokens, context, concurrent, comm))
+                                          budget_min or 0, tokens, context, concurrent, comm, margin))
     idle = max(0, len(facts.gpus) - layout.gpus)
     score = _score(fits, tokens >= context, (comm.cost if comm else 9.0) + idle * 0.5, tokens, budget_min or 0,
                    layout)
@@ -171,7 +172,7 @@ def plan_layout(facts: Facts, model: Model, layout: Layout, req: PlanRequest,
         kernel_shape_tps=_shape_tps(model, layout, req.memory, len(facts.gpus)) if shapes else (),
         kernel_shape_risks=() if shapes else tuple(req.memory.kernel_shape_risks(model, layout.tp, layout.ep)),
         context_fits=fits and tokens >= context, rank_score=score,
-        borderline=not bad and abs(budget_min or 0) < BORDERLINE_BYTES, gpu_memory_bytes=total,
+        borderline=not bad and abs(budget_min or 0) < margin, gpu_memory_bytes=total,
         memory={"engine": memory.label, **mem, "preload_free_bytes": free, "weights_source": source.kind,
                 "checkpoint_bytes": source.checkpoint_bytes, "notes": list(source.notes),
                 **({"state_cache": state_cache} if state_cache else {})},
@@ -195,13 +196,13 @@ def _shape_tps(model: Model, layout: Layout, memory: MemoryModel, gpu_count: int
 
 
 def _reasons(bad: list[str], description: str, shortfall_hint: str, budget: int, tokens: int,
-             context: int, concurrent: int, comm: Any) -> list[str]:
+             context: int, concurrent: int, comm: Any, margin: int = BORDERLINE_BYTES) -> list[str]:
     reasons = [f"invalid: {b}" for b in bad]
     reasons.append(description)
     if budget <= 0:
         reasons.append(f"does not fit: {-budget / GiB:.2f} GiB short before any KV cache ({shortfall_hint})")
-    if abs(budget) < BORDERLINE_BYTES:
-        reasons.append(f"borderline: the KV budget is within {BORDERLINE_BYTES / GiB:.0f} GiB of zero, inside this "
+    if abs(budget) < margin:
+        reasons.append(f"borderline: the KV budget is within {margin / GiB:.2g} GiB of zero, inside this "
                        f"estimate's error (runtime memory before load, allocator slack); measure before relying on it")
     if budget > 0:
         reasons.append(f"KV cache {budget / GiB:.2f} GiB = {tokens:,} tokens; {concurrent} concurrent request(s) "

@@ -39,6 +39,6 @@ def run_entry(entry: Entry) -> Report:
 def engine_of(entry: Entry) -> str:
     """The serving engine the entry names (`vllm==0.11.0` → `vllm`)."""
     names = [spec.split("==")[0] for spec in entry.engines] + list(entry.libraries)
-    serving = [n for n in names if n in {"vllm", "sglang", "tensorrt-llm", "llama.cpp"}]
+    serving = [n for n in names if n in {"vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama"}]
     assert len(serving) == 1, f"{entry.id}: names {serving}, not one serving engine"
     return serving[0]

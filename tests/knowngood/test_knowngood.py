@@ -16,7 +16,7 @@ from tests.knowngood.corpus import engine_of, load_entries, run_entry
 
 ENTRIES = load_entries()
 HTTPS = re.compile(r"^https://[\w.-]+\.[a-z]{2,}/\S*$")
-ENGINES = {"vllm", "sglang", "tensorrt-llm", "llama.cpp"}
+ENGINES = {"vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama"}
 MIN_ENTRIES = 130  # issue 24 asked for 60+; grown to 130 (knowngood2)
 
 

@@ -16,6 +16,8 @@ def facts(profile: str, engines: tuple[str, ...], model: str | None = None):
     return lambda: build(profile, model, engines)
 
 
+DRAFTER = ("--speculative-config", '{"method":"mtp","num_speculative_tokens":2}')
+
 HELDOUT7_CASES = [
     # TRT150: custom all-reduce through CUDA IPC on PCIe-only SM120 at TP > 1
     a("TRT150", True, "8x pro 6000 tp8 rc22", facts("rtx-pro-6000-x8", TRT_RC22, LLAMA70), "--tp_size", "8"),
@@ -81,14 +83,19 @@ HELDOUT7_CASES = [
       "--disable-custom-all-reduce"),
     a("VLLM343", False, "phb pair, eager", facts("rtx-pro-6000-phb-x2", ("vllm==0.27.1",), "Qwen/Qwen3-8B"),
       "--tensor-parallel-size", "2", "--enforce-eager"),
-    # UMA170: 0.85-0.90 on GB10 at TP > 1
-    a("UMA170", True, "gb10 tp4 0.85", facts("dgx-spark", ("vllm==0.27.1",)), "--tensor-parallel-size", "4",
-      "--gpu-memory-utilization", "0.85"),
+    # UMA170: 0.85-0.90 on GB10 at TP >= 4 with a drafter (the report's launch)
+    a("UMA170", True, "gb10 tp4 0.85 with a drafter", facts("dgx-spark", ("vllm==0.27.1",)),
+      "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.85", *DRAFTER),
+    a("UMA170", False, "gb10 tp4 0.85 without a drafter", facts("dgx-spark", ("vllm==0.27.1",)),
+      "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.85"),
+    a("UMA170", False, "gb10 tp2 0.87 with a drafter: TP 2 not reported", facts("dgx-spark", ("vllm==0.27.1",)),
+      "--tensor-parallel-size", "2", "--gpu-memory-utilization", "0.87", *DRAFTER),
     a("UMA170", False, "gb10 tp4 0.84", facts("dgx-spark", ("vllm==0.27.1",)), "--tensor-parallel-size", "4",
-      "--gpu-memory-utilization", "0.84"),
+      "--gpu-memory-utilization", "0.84", *DRAFTER),
     a("UMA170", False, "gb10 tp4 0.90 (the single-node rule's)", facts("dgx-spark", ("vllm==0.27.1",)),
-      "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.90"),
-    a("UMA170", False, "gb10 tp1 0.85", facts("dgx-spark", ("vllm==0.27.1",)), "--gpu-memory-utilization", "0.85"),
-    a("UMA170", False, "pro 6000 tp2 0.85", facts("rtx-pro-6000-x2", ("vllm==0.27.1",)),
-      "--tensor-parallel-size", "2", "--gpu-memory-utilization", "0.85"),
+      "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.90", *DRAFTER),
+    a("UMA170", False, "gb10 tp1 0.85", facts("dgx-spark", ("vllm==0.27.1",)), "--gpu-memory-utilization", "0.85",
+      *DRAFTER),
+    a("UMA170", False, "pro 6000 tp4 0.85", facts("rtx-pro-6000-ws-x4", ("vllm==0.27.1",)),
+      "--tensor-parallel-size", "4", "--gpu-memory-utilization", "0.85", *DRAFTER),
 ]

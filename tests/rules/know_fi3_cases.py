@@ -72,6 +72,8 @@ KNOW_FI3_CASES = [
     a("TRT060", True, "TLLM_USE_FLASHINFER_GDN_PREFILL=1 is the default", trtllm("1.3.0rc19",
       env={"TLLM_USE_FLASHINFER_GDN_PREFILL": "1"})),
     a("TRT060", False, "opt-out set", trtllm("1.3.0rc19", env={"TLLM_USE_FLASHINFER_GDN_PREFILL": "0"})),
+    a("TRT060", True, "FlashInfer 0.6.13: its wheel's gdn_prefill.py has no SM12x branch", trtllm("1.3.0rc19",
+      flashinfer="0.6.13")),
     a("TRT060", False, "FlashInfer 0.6.14 has the SM12x GDN prefill", trtllm("1.3.0rc19", flashinfer="0.6.14")),
     a("TRT060", False, "1.3.0rc20: after the one reported", trtllm("1.3.0rc20", flashinfer="0.6.12")),
     a("TRT060", False, "1.2.1: before the 1.3 release candidates", trtllm("1.2.1", flashinfer="0.6.12")),

@@ -120,7 +120,12 @@ def llama(driver: str, profile: str = R5090, env: dict[str, str] | None = None) 
 
 DRIVER_CASES = [
     a("DRV010", True, "5090 on 610.57.04", llama("610.57.04")),
-    a("DRV010", True, "rtx pro on 610.43.02", llama("610.43.02", PRO4)),
+    a("DRV010", True, "5090 laptop on 610.57.04", llama("610.57.04", "rtx-5090-laptop")),
+    a("DRV010", True, "5090 on a later 610 release", llama("610.62.01")),
+    a("DRV010", False, "5090 on 610.43.02: before the reported release", llama("610.43.02")),
+    a("DRV010", False, "5060 Ti on 610.43.02 (a public working benchmark)", llama("610.43.02", "rtx-5060-ti-16gb")),
+    a("DRV010", False, "5060 Ti on 610.57.04: card not reported", llama("610.57.04", "rtx-5060-ti-16gb")),
+    a("DRV010", False, "rtx pro on 610.57.04: card not reported", llama("610.57.04", PRO4)),
     a("DRV010", False, "graphs off", llama("610.57.04", env={"GGML_CUDA_DISABLE_GRAPHS": "1"})),
     a("DRV010", False, "595.71.05", llama("595.71.05")),
     a("DRV010", False, "615 branch: not reported", llama("615.20.01")),

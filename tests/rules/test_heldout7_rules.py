@@ -142,11 +142,14 @@ def test_vllm343_custom_allreduce_on_a_phb_pair(hardware, flags, expected):
     assert ("VLLM343" in found) is expected
 
 
-@pytest.mark.parametrize(("nodes", "utilization", "expected"), [
-    (4, "0.85", True), (2, "0.88", True), (4, "0.84", False), (4, "0.90", False), (1, "0.85", False),
+@pytest.mark.parametrize(("nodes", "utilization", "drafter", "expected"), [
+    (4, "0.85", True, True), (4, "0.88", True, True), (4, "0.85", False, False), (2, "0.87", False, False),
+    (2, "0.88", True, False), (4, "0.84", True, False), (4, "0.90", True, False), (1, "0.85", True, False),
 ])
-def test_uma170_spark_cluster_headroom(nodes, utilization, expected):
+def test_uma170_spark_cluster_headroom(nodes, utilization, drafter, expected):
     flags = ["--tensor-parallel-size", str(nodes), "--gpu-memory-utilization", utilization]
+    if drafter:
+        flags += ["--speculative-config", '{"method":"mtp","num_speculative_tokens":2}']
     if nodes > 1:
         flags += ["--distributed-executor-backend", "ray"]
     assert ("UMA170" in fired(None, "dgx-spark", "vllm==0.27.1", *flags, nodes=nodes, tp=nodes)) is expected
