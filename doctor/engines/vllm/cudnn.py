@@ -10,7 +10,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.engines.run import EngineRun
+from doctor.engines.spi import EngineRun
 from doctor.engines.vllm import knowledge
 
 _LOCAL_CUDA = re.compile(r"\+cu(\d+?)(\d)$")  # torch's +cu130 / +cu128 local build tag
