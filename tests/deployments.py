@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from doctor.engines.images import ImageFacts, image_facts
 from doctor.hardware import load_profile
-from doctor.hardware.stated import HostWhatIf, apply_host_what_if, parse_driver
+from doctor.hardware.stated import HostWhatIf, apply_host_what_if, split_driver
 from doctor.lint.find import file_kind
 from doctor.lint.recipes import recipe_from_text
 from doctor.pipeline.check import check_facts
@@ -80,7 +80,8 @@ def load_table(path: Path, kind: str, cls: type[T], keys: Iterable[str]) -> list
 
 def facts_for(dep: Deployment, models: Path) -> Facts:
     image, recipe = launch_file_for(dep, models.parent)
-    stated = HostWhatIf(driver=parse_driver(dep.driver_release) if dep.driver_release else None, wsl=dep.wsl)
+    driver, module = split_driver(dep.driver_release) if dep.driver_release else (None, None)
+    stated = HostWhatIf(driver=driver, wsl=dep.wsl, module=module)
     profile = apply_host_what_if(load_profile(dep.hardware), stated)
     facts = with_engines(profile, [*_image_engines(image), *dep.engines])
     if dep.gpus is not None:

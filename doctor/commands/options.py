@@ -168,12 +168,6 @@ def image_engines(ref: str, engines: list[str]) -> tuple[Any, list[str]]:
     added = [spec for spec in pins if registry.parse_engine_spec(spec).name not in named]
     pinned = {registry.parse_engine_spec(spec).name for spec in added}
     # `--engine vllm` beside an image that pins vLLM: the image states the release the name left open
-    kept = [spec for spec in engines if spec in versioned or _engine_package(spec) not in pinned]
+    kept = [spec for spec in engines
+            if spec in versioned or getattr(registry.engine_named(spec), "package", None) not in pinned]
     return image, [*kept, *added]
-
-
-def _engine_package(name: str) -> str | None:
-    from doctor.engines import registry
-
-    engine = registry.engine_named(name)
-    return engine.package if engine is not None else None

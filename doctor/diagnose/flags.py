@@ -50,24 +50,10 @@ def value_advice(flag: str, value: str, stated: str | None) -> str:
         choices = vllm_flags.accepted_values(releases[-1], name) or []
         listed = f"; {releases[-1]} takes {', '.join(choices)}" if choices else ""
         return f"no vLLM release accepts `{name} {value}` ({read}){listed}"
-    spans = _spans(having, releases)
+    spans = knowledge.release_spans(having, releases)
     elsewhere = "a dev build, a fork or another command refused it; `vllm --version` where it ran says which"
     return (f"vLLM accepts `{name} {value}` in {knowledge.describe_spans(spans)} ({read})"
             f"{_at_release(spans, stated, elsewhere)}")
-
-
-def _spans(having: list[str], releases: tuple[str, ...]) -> list[list[str]]:
-    """Consecutive runs of `releases` that are in `having`, as [first, last] pairs."""
-    spans: list[list[str]] = []
-    previous = None
-    for release in releases:
-        if release in having:
-            if spans and previous in having:
-                spans[-1][1] = release
-            else:
-                spans.append([release, release])
-        previous = release
-    return spans
 
 
 def flag_advice(flag: str, stated: str | None) -> str:
@@ -109,7 +95,7 @@ def _at_release(spans: list[list[str]], stated: str | None, elsewhere: str = "")
         when += [f"removed in {later}"] if later else []
         if not when:
             return f": {elsewhere or ELSEWHERE}"
-        return f"{': ' + ', '.join(when) if when else ''}; run a release that has it or drop the flag"
+        return f": {', '.join(when)}; run a release that has it or drop the flag"
     release = knowledge.known_release(version)
     if knowledge.in_ranges(release, spans):
         return f"; vLLM {stated} reads as {release}, which has it: {elsewhere or ELSEWHERE}"

@@ -58,13 +58,13 @@ def _several_of_one(name: str) -> Facts | None:
     """`rtx-5090-x8`: eight cards of the one-GPU profile `rtx-5090` in one machine. The links between them are
     not stated (no `nvidia-smi topo -m` was read), so the topology is left empty and the rules that need it stay
     silent. A GB10 is a whole machine: several of them are `--nodes`, not one host."""
-    base, sep, count = name.rpartition("-x")
-    if not sep or not count.isdigit() or base not in profile_names():
+    repeated = _repeated(name)
+    if repeated is None:
         return None
+    base, cards = repeated
     single = load_profile(base)
     if len(single.gpus) != 1 or single.gpus[0].unified_memory:
         return None
-    cards = int(count)
     if not 2 <= cards <= MAX_CARDS:
         raise InputError(f"hardware profile {name!r}: {cards} cards of {base!r}; one machine holds 2 to {MAX_CARDS}")
     gpus = tuple(dataclasses.replace(single.gpus[0], index=i, cuda_index=i) for i in range(cards))
@@ -82,7 +82,14 @@ def without_os(facts: Facts) -> Facts:
 
 def _nodes_hint(name: str) -> str:
     """`dgx-spark-x2` for two one-GPU machines: the profile is one node, `--nodes` repeats it."""
-    base, sep, count = name.rpartition("-x")
-    if sep and count.isdigit() and base in profile_names():
+    repeated = _repeated(name)
+    if repeated is not None:
+        base, count = repeated
         return f"; {count} machines of {base!r} are `--hardware {base} --nodes {count}`"
     return ""
+
+
+def _repeated(name: str) -> tuple[str, int] | None:
+    """`BASE-xN` where BASE is a built-in profile: (BASE, N)."""
+    base, sep, count = name.rpartition("-x")
+    return (base, int(count)) if sep and count.isdigit() and base in profile_names() else None

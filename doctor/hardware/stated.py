@@ -41,15 +41,6 @@ class HostWhatIf:
 NOTHING_STATED = HostWhatIf()
 
 
-def parse_driver(text: str) -> str:
-    """The driver release as nvidia-smi prints it; anything else is one line."""
-    value = text.strip()
-    if not DRIVER.fullmatch(value):
-        raise UsageError(f"--driver {text}: expected the NVIDIA driver release as nvidia-smi prints it "
-                         f"(e.g. 580.105.08, or 581.57 for a Windows driver under WSL2)")
-    return value
-
-
 def split_driver(text: str) -> tuple[str | None, str | None]:
     """`--driver`'s release and kernel-module flavour (`595.71.05-proprietary`, `580.126.20-open`, `open`); at
     least one of them, else one line."""

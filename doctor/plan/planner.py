@@ -196,7 +196,7 @@ def _shape_tps(model: Model, layout: Layout, memory: MemoryModel, gpu_count: int
 
 
 def _reasons(bad: list[str], description: str, shortfall_hint: str, budget: int, tokens: int,
-             context: int, concurrent: int, comm: Any, margin: int = BORDERLINE_BYTES) -> list[str]:
+             context: int, concurrent: int, comm: Any, margin: int) -> list[str]:
     reasons = [f"invalid: {b}" for b in bad]
     reasons.append(description)
     if budget <= 0:

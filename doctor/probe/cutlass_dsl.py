@@ -34,12 +34,12 @@ def _files_on_disk(base: tuple[str, int] | None, cu13: tuple[str, int] | None) -
     """Whose extension the shared path holds; None where no record names it or the two builds' sizes tie."""
     if base is not None and cu13 is not None and base[1] == cu13[1]:
         return None
-    path = (cu13 or base or ("", 0))[0]
-    try:
-        size = os.stat(path).st_size if path else None
-    except OSError:
+    recorded = cu13 or base
+    if recorded is None:
         return None
-    if size is None:
+    try:
+        size = os.stat(recorded[0]).st_size
+    except OSError:
         return None
     for name, record in (("cu13", cu13), ("base", base)):
         if record is not None and record[1] == size:

@@ -9,6 +9,8 @@ from typing import Any
 
 from packaging.version import Version
 
+from doctor.engines.vllm.knowledge import release_spans
+
 
 def build_index(folder: Path) -> dict[str, Any]:
     files = sorted(folder.glob("vllm-*.json"), key=lambda p: Version(p.stem.removeprefix("vllm-")))
@@ -27,10 +29,10 @@ def build_index(folder: Path) -> dict[str, Any]:
         for name in facts["envs"]["table"]:
             envs.setdefault(name, []).append(release)
     return {"package": "vllm", "generator": "python -m tools.vllm_facts", "releases": releases,
-            "flags": {k: {"releases": ranges(v, releases), "takes_value": takes_value[k]}
+            "flags": {k: {"releases": release_spans(v, releases), "takes_value": takes_value[k]}
                       for k, v in sorted(flags.items())},
             "alias_of": dict(sorted(alias_of.items())),
-            "envs": {k: ranges(v, releases) for k, v in sorted(envs.items())}}
+            "envs": {k: release_spans(v, releases) for k, v in sorted(envs.items())}}
 
 
 def spellings(name: str, entry: dict[str, Any]) -> list[str]:
@@ -44,13 +46,3 @@ def negations(name: str, entry: dict[str, Any]) -> list[str]:
     return entry.get("negations", ["--no-" + name[2:]])
 
 
-def ranges(present: list[str], releases: list[str]) -> list[list[str]]:
-    """Consecutive runs of known releases: ["0.9.2", "0.10.0", "0.12.0"] -> [["0.9.2", "0.10.0"], ["0.12.0", ...]]."""
-    out: list[list[str]] = []
-    index = {r: i for i, r in enumerate(releases)}
-    for release in present:
-        if out and index[release] == index[out[-1][1]] + 1:
-            out[-1][1] = release
-        else:
-            out.append([release, release])
-    return out

@@ -5,6 +5,7 @@ have each flag and environment variable."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,18 @@ def flag_history(flag: str) -> dict[str, Any] | None:
 
 def env_history(name: str) -> list[list[str]] | None:
     return index()["envs"].get(name)
+
+
+def release_spans(present: Sequence[str], releases: Sequence[str]) -> list[list[str]]:
+    """Consecutive runs of known releases: ["0.9.2", "0.10.0", "0.12.0"] -> [["0.9.2", "0.10.0"], ["0.12.0", ...]]."""
+    out: list[list[str]] = []
+    index = {r: i for i, r in enumerate(releases)}
+    for release in present:
+        if out and index[release] == index[out[-1][1]] + 1:
+            out[-1][1] = release
+        else:
+            out.append([release, release])
+    return out
 
 
 def describe_spans(spans: list[list[str]]) -> str:
