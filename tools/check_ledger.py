@@ -1,7 +1,8 @@
 """Check the triage ledger (ledger/*.toml): every public SM12x serving report, its class and its status.
 
 Run `python tools/check_ledger.py` (exit 1 on any problem, one line each) or `--summary` for counts per
-engine, class and status. The ledger is project data: the doctor never reads it at run time."""
+engine, class and status. The ledger is project data: the doctor reads it only through the report index `tools/report_index.py` writes
+(`doctor/data/reports.json`, for `diagnose`'s RPT001)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ REQUIRED = ("url", "date", "engine", "versions", "gpu", "class", "error", "fix",
 GITHUB = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(issues|pull|discussions)/\d+$")
 URL = re.compile(r"^https://[a-z0-9.-]+\.[a-z]{2,}(/[^\s?#]*)?$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MAX_QUOTED = 400  # one log line, not a pasted log
+MIN_QUOTED = 20  # shorter says too little to match a log by
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,26 @@ def check_values(where: str, entry: dict) -> list[Problem]:
         problems.append(Problem(where, f"class {entry['class']!r} is not in the vocabulary"))
     if entry["status"] not in STATUSES:
         problems.append(Problem(where, f"status {entry['status']!r} is not one of {sorted(STATUSES)}"))
+    problems += check_quoted(where, entry.get("quoted", []))
+    if "cause" in entry and not (isinstance(entry["cause"], str) and entry["cause"].strip()):
+        problems.append(Problem(where, "cause must be a non-empty sentence (leave it out when unknown)"))
+    return problems
+
+
+def check_quoted(where: str, quoted: object) -> list[Problem]:
+    """`quoted`: log lines copied verbatim from the report, each one line a log would show."""
+    if not isinstance(quoted, list) or not all(isinstance(line, str) for line in quoted):
+        return [Problem(where, "quoted must be a list of strings")]
+    return [Problem(where, f"quoted line {index + 1} {why}") for index, line in enumerate(quoted)
+            for why in _quoted_line_problems(line)]
+
+
+def _quoted_line_problems(line: str) -> list[str]:
+    problems = []
+    if "\n" in line:
+        problems.append("holds a line break: give each log line its own string")
+    if not MIN_QUOTED <= len(line.strip()) <= MAX_QUOTED:
+        problems.append(f"is {len(line.strip())} characters; {MIN_QUOTED}-{MAX_QUOTED} are allowed")
     return problems
 
 
