@@ -1,8 +1,8 @@
 """Check the triage ledger (ledger/*.toml): every public SM12x serving report, its class and its status.
 
 Run `python tools/check_ledger.py` (exit 1 on any problem, one line each) or `--summary` for counts per
-engine, class and status. The ledger is project data: the doctor reads it only through the report index `tools/report_index.py` writes
-(`doctor/data/reports.json`, for `diagnose`'s RPT001)."""
+engine, class and status. The ledger is project data: the doctor reads it only through the report index
+`tools/report_index.py` writes (`doctor/data/reports.json`, for `diagnose`'s RPT001)."""
 
 from __future__ import annotations
 

@@ -9,12 +9,20 @@ from rich.text import Text
 
 from doctor.commands.options import add_format_option, console
 from doctor.commands.rules import rule_to_dict
-from doctor.diagnose.raise_sites import RULE as RAISE_SITE_ID
+from doctor.diagnose import raise_sites, reports
 from doctor.errors import UsageError
 from doctor.pipeline.rules import Rule, load_rules
 from doctor.rule_docs import DETAIL_KEYS, describe, fix_detail, readable, rule_file, rule_url
 
-RAISE_SITE_DOCS = "docs/diagnose.md (Where the engine raises it)"
+# diagnose's derived findings: no rule of rules/*.toml, each explained from its module's docstring
+DERIVED = {
+    raise_sites.RULE: (raise_sites, "where the engine's own source raises a logged error",
+                       "derived by `diagnose` from tables of every release's raise sites (tools/raise_sites.py)",
+                       "docs/diagnose.md (Where the engine raises it)"),
+    reports.RULE: (reports, "a public report quotes the logged error",
+                   "`diagnose` matches the log against the triage ledger's quoted lines (tools/report_index.py)",
+                   "docs/diagnose.md (A public report quotes it)"),
+}
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -25,8 +33,8 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     rules = {r.id.upper(): r for r in load_rules()}  # a plug-in's IDs carry their engine: lmdeploy/LMD001
     rule = rules.get(args.rule_id.upper())
-    if rule is None and args.rule_id.upper() == RAISE_SITE_ID:
-        return _explain_raise_sites(args.format)
+    if rule is None and args.rule_id.upper() in DERIVED:
+        return _explain_derived(args.rule_id.upper(), args.format)
     if rule is None:
         close = sorted(r.id for i, r in rules.items() if i.startswith(args.rule_id.upper().rstrip("0123456789")))[:8]
         hint = f" (rules in that area: {', '.join(close)})" if close else " (list them: sm120-doctor rules)"
@@ -40,21 +48,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _explain_raise_sites(fmt: str) -> int:
-    """SRC001 is no rule of the knowledge base: `diagnose` derives it from the engines' released source."""
-    from doctor.diagnose import raise_sites
-
-    summary = " ".join((raise_sites.__doc__ or "").split("\n\n")[1].split())
+def _explain_derived(rule_id: str, fmt: str) -> int:
+    module, title, origin, docs = DERIVED[rule_id]
+    summary = " ".join((module.__doc__ or "").split("\n\n")[1].split())
     if fmt == "json":
         from doctor.formats.document import document, dumps
 
-        print(dumps(document(rule={"id": RAISE_SITE_ID, "severity": "warning", "area": "diagnose",
-                                   "summary": summary, "docs": RAISE_SITE_DOCS})))
+        print(dumps(document(rule={"id": rule_id, "severity": "warning", "area": "diagnose", "summary": summary,
+                                   "docs": docs})))
         return 0
-    text = Text(f"{RAISE_SITE_ID}  [warning, diagnose]  where the engine's own source raises a logged error\n\n",
-                style="bold")
-    text.append(summary + "\n\nNot a rule of rules/*.toml: derived by `diagnose` from tables of every release's "
-                          f"raise sites (tools/raise_sites.py). More: {RAISE_SITE_DOCS}\n")
+    text = Text(f"{rule_id}  [warning, diagnose]  {title}\n\n", style="bold")
+    text.append(summary + f"\n\nNot a rule of rules/*.toml: {origin}. More: {docs}\n")
     console().print(text)
     return 0
 

@@ -34,6 +34,7 @@ class Diagnosis:
     ruled_out: list[RuledOut]
     notes: list[str] = field(default_factory=list)
     raise_sites: list[Any] = field(default_factory=list)  # SRC001: doctor/diagnose/raise_sites.SiteMatch
+    public_reports: list[Any] = field(default_factory=list)  # RPT001: doctor/diagnose/reports.ReportMatch
 
     @property
     def error(self) -> tuple[int, str] | None:
@@ -74,6 +75,7 @@ class Diagnosis:
             "explanations": [dict(e.to_dict(), launch=self.launch_for(e)) for e in self.explanations],
             "ruled_out": [r.to_dict() for r in self.ruled_out],
             "raise_sites": [m.to_dict() for m in self.raise_sites],
+            "public_reports": [m.to_dict() for m in self.public_reports],
             "deployment": {"engine": self.deployment.engine, "argv": self.deployment.argv,
                            "sources": self.deployment.sources},
             "notes": [*self.deployment.notes, *self.notes],
@@ -110,7 +112,8 @@ def diagnose(stream: BinaryIO, name: str, base: Facts, base_name: str, environ: 
     explanations, ruled_out = explain(reading.hits, reading.contexts, reader.signatures, rules, report.findings,
                                       context, deployment.engine, judge, reading.vetoes, stated)
     return Diagnosis(reading, deployment, report, explanations, ruled_out, notes,
-                     _raise_sites(reading, deployment, explanations, base))
+                     _raise_sites(reading, deployment, explanations, base),
+                     _public_reports(reading, deployment, explanations))
 
 
 def _raise_sites(reading: LogReading, deployment: Deployment, explanations: list[Explanation], base: Facts
@@ -124,6 +127,19 @@ def _raise_sites(reading: LogReading, deployment: Deployment, explanations: list
         return []
     stated = {name: lib.version for name, lib in base.libraries.items() if lib.what_if and lib.version}
     return match_lines(lines, log_releases(reading.facts.versions, stated), deployment.engine)
+
+
+def _public_reports(reading: LogReading, deployment: Deployment, explanations: list[Explanation]) -> list[Any]:
+    """RPT001 on the log's error, warning and signature lines (the index loads only when there is one)."""
+    from doctor.diagnose.reports import match_log
+
+    facts = reading.facts
+    tail = [reading.stats.last] if reading.stats.last is not None else []
+    hits = ((hit.line, hit.text) for hit in reading.hits)
+    lines = dict(sorted((*facts.errors, *facts.logged, *facts.quoted, *hits, *tail)))
+    if not lines:
+        return []
+    return match_log(sorted(lines.items()), deployment.engine, {e.rule for e in explanations})
 
 
 def _without_no_driver(report: Report) -> Report:

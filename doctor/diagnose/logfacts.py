@@ -9,6 +9,7 @@ from typing import Any
 MAX_ERRORS = 8  # error lines kept: the first few and the last few (a hostile log may print millions)
 MAX_GPUS = 64
 MAX_LOGGED = 32  # ERROR/WARNING lines kept for the raise-site tables (doctor/diagnose/raise_sites.py)
+MAX_QUOTED = 32  # lines holding a word a public report's quoted line turns on (doctor/diagnose/reports.py)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class LogFacts:
     observed: dict[str, Stated] = field(default_factory=dict)  # what the engine said it chose (backends)
     errors: list[tuple[int, str]] = field(default_factory=list)
     logged: list[tuple[int, str]] = field(default_factory=list)  # the first ERROR / WARNING lines, prefix dropped
+    quoted: list[tuple[int, str]] = field(default_factory=list)  # lines a public report may quote (RPT001)
     error_count: int = 0
     memory_phases: dict[str, int] = field(default_factory=dict)  # startup phase a traceback frame shows → line
     oom_parts: list[str] = field(default_factory=list)  # torch's OOM message re-wrapped one sentence a line
@@ -97,6 +99,10 @@ class LogFacts:
             self.errors.append((line, text))
         else:  # keep the first half and the latest ones
             self.errors[MAX_ERRORS // 2:] = [*self.errors[MAX_ERRORS // 2 + 1:], (line, text)]
+
+    def quoted_line(self, line: int, text: str) -> None:
+        if len(self.quoted) < MAX_QUOTED:
+            self.quoted.append((line, text))
 
     def logged_line(self, line: int, text: str) -> None:
         if len(self.logged) < MAX_LOGGED:

@@ -117,6 +117,7 @@ def _trigger(patterns: list[str]) -> Any:
 
 
 def reader_for() -> Reader:
+    from doctor.diagnose.reports import report_rules
     from doctor.diagnose.signatures import compile_signatures, rule_signatures
 
-    return Reader(compile_signatures(rule_signatures()))
+    return Reader(compile_signatures(rule_signatures()), (*all_rules(), *report_rules()))

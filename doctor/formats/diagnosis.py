@@ -38,6 +38,7 @@ def render_diagnosis_console(diagnosis: Diagnosis) -> str:
         out.append("No rule of the doctor explains this error. Recognised: " + recognised(diagnosis) + ".")
     for ruled in diagnosis.ruled_out:
         out.append(f"Not {ruled.rule} (line {ruled.line}): {ruled.reason}")
+    out += _public_reports_console(diagnosis)
     out += _raise_sites_console(diagnosis)
     explained = {e.rule for e in diagnosis.explanations}
     others = [f for f in diagnosis.report.findings if f.id not in explained]
@@ -59,6 +60,41 @@ def _raise_sites_console(diagnosis: Diagnosis) -> list[str]:
     if diagnosis.raise_sites:
         out.append(f"  ({CONFIRM})")
     return out
+
+
+def _public_reports_console(diagnosis: Diagnosis) -> list[str]:
+    """RPT001: the public reports that quote a line of this log (the triage ledger, read back)."""
+    from doctor.diagnose.reports import CONFIRM, RULE
+
+    out = []
+    for match in diagnosis.public_reports:
+        out.append(f"REPORTED {RULE} [warning] (line {match.line}): {_short(match.text)}")
+        out += ["  " + line for line in _report_words(match)]
+    if diagnosis.public_reports:
+        out.append(f"  ({CONFIRM})")
+    return out
+
+
+def _public_reports_markdown(diagnosis: Diagnosis) -> list[str]:
+    from doctor.diagnose.reports import CONFIRM, RULE
+
+    lines = []
+    for match in diagnosis.public_reports:
+        lines += ["", f"**{RULE}** (warning, a public report quotes log line {match.line}):", "",
+                  *(f"- {_tick(redact_text(line))}" for line in _report_words(match))]
+    if lines:
+        lines += ["", f"_{CONFIRM}._", ""]
+    return lines
+
+
+def _report_words(match: Any) -> list[str]:
+    record = match.report.record
+    engine = record["engine"] if isinstance(record["engine"], str) else ", ".join(record["engine"])
+    return [f"{match.title}: {engine} {record['versions']} on {record['gpu']}",
+            f"quoted there: {_short(match.quoted)}",
+            f"cause: {record.get('cause') or 'the report does not establish one'}",
+            f"fix: {record['fix']}",
+            f"the doctor: {match.report.encoded_words()}"]
 
 
 def _raise_sites_markdown(diagnosis: Diagnosis) -> list[str]:
@@ -141,6 +177,7 @@ def render_diagnosis_markdown(diagnosis: Diagnosis) -> str:
             lines += fix_lines(other.fixes)
     elif error:
         lines += [f"Recognised: {recognised(diagnosis)}.", ""]
+    lines += _public_reports_markdown(diagnosis)
     lines += _raise_sites_markdown(diagnosis)
     lines += ["", "### Deployment (as the log states it)", ""]
     lines += deployment_table(diagnosis.deployment.facts, _engine(diagnosis), diagnosis.deployment.sources)
