@@ -40,7 +40,7 @@ CONFIRM = ("the same error was reported; compare the report's engine release, GP
 ANSI = re2.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 HEX = re2.compile(r"\b0x[0-9a-fA-F]+\b")
 PATH = re2.compile(r"(?:[A-Za-z]:)?(?:[\w.~-]*[/\\])+(?P<base>[\w.-]+)")
-NUMBER = re2.compile(r"\d+")
+NUMBER = re2.compile(r"\b\d+(?:\.\d+)*\b")  # a count, size, line or version; `sm_121a`, `compute_120` stay
 WORD = re2.compile(r"[a-z_][a-z0-9_.]*[a-z0-9_]|[a-z]")
 ANCHOR = re2.compile(r"^[a-z_]{6,}$")  # a word the scan can find in the raw line: no digits, dots or paths
 MAX_LINE = 2000  # characters of a candidate line kept
@@ -104,7 +104,8 @@ class ReportMatch:
 
 
 def normalize(text: str) -> str:
-    """A line as words: colour codes, directories, addresses and numbers dropped, lower case."""
+    """A line as words: colour codes, directories, addresses and numbers dropped (an arch's digits are part of
+    its word), lower case."""
     text = ANSI.sub("", text)
     text = PATH.sub(r"\g<base>", text)
     text = HEX.sub(" ", text)
