@@ -1,9 +1,12 @@
 """Write doctor/data/reports.json from the triage ledger: `diagnose`'s RPT001 (doctor/diagnose/reports.py).
 
-Each ledger entry with log lines to match by goes in: its `quoted` lines, else the backticked spans of its
-`error` (the ledger's verbatim excerpts) that are long enough to name something. For each line it also records
-how many other reports have a line it matches (a generic line, such as an illegal memory access, is matched by
-many), so `diagnose` need not work that out on every run.
+Each ledger entry with log lines to match by goes in: its `quoted` lines; else the error lines of the report's
+log in the diagnose corpus (tests/diagnose/logs/, each file the lines a public report printed); else the
+backticked spans of its `error` (the ledger's verbatim excerpts) that read as a log line (four words or more,
+not cut short). Words weigh by their rarity over the quoted lines and the corpus logs. Each line records what
+else has a line it matches (other reports' quoted lines, other reports' corpus logs); a line with no rare word
+counts as matched by many. A line many failures print is generic, and a report none of whose lines is specific
+is left out: it could only ever be named beside a line of its own.
 
     python tools/report_index.py           # rewrite the index
     python tools/report_index.py --check   # exit 1 if the index is not what the ledger gives
@@ -13,14 +16,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from doctor.diagnose.reports import INDEX, ReportIndex, word_weights, words  # noqa: E402
-from tools.check_ledger import MAX_QUOTED, MIN_QUOTED, load_entries  # noqa: E402
+from doctor.diagnose.reports import INDEX, MAX_SHARED, ReportIndex, word_weights, words  # noqa: E402
+from tools.check_ledger import MAX_QUOTED, MIN_QUOTED, load_entries, normal_url  # noqa: E402
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 # public logs of many failures (tests/diagnose/logs): the words every failure prints weigh little beside them
 BACKGROUND = REPO / "tests" / "diagnose" / "logs"
@@ -31,56 +41,100 @@ KEPT = ("url", "date", "engine", "versions", "gpu", "class", "status", "rules", 
         "reason")
 
 
-def quoted_lines(entry: dict) -> list[str]:
+MAX_FROM_LOG = 4  # error lines taken from a corpus log
+RARE_IN = 4  # a word at most this many documents hold is rare
+
+
+def corpus_logs() -> dict[str, Path]:
+    """The diagnose corpus: each public report's log, by its normalised address."""
+    entries = tomllib.loads((BACKGROUND.parent / "index.toml").read_text(encoding="utf-8"))["log"]
+    return {normal_url(entry["url"]): BACKGROUND / entry["file"] for entry in entries}
+
+
+def log_errors(path: Path, reader: Any) -> list[str]:
+    """The error lines `diagnose` reads in a log (its prefixes dropped), the first few, each once."""
+    with path.open("rb") as stream:
+        errors = reader.read(stream, path.name).facts.errors
+    lines = dict.fromkeys(text.strip() for _, text in errors if MIN_QUOTED <= len(text.strip()) <= MAX_QUOTED)
+    return list(lines)[:MAX_FROM_LOG]
+
+
+def quoted_lines(entry: dict, logs: dict[str, Path], reader: Any) -> list[str]:
     if entry.get("quoted"):
         return list(entry["quoted"])
+    log = logs.get(normal_url(entry["url"]))
+    if log is not None and (errors := log_errors(log, reader)):
+        return errors
     spans = [span.strip() for span in BACKTICKED.findall(entry["error"])]
     return [span for span in spans if MIN_QUOTED <= len(span) <= MAX_QUOTED and len(span.split()) >= MIN_WORDS
             and not CUT.search(span)]
 
 
-def records(entries: list[tuple[str, dict]]) -> list[dict]:
-    """The entries with quoted lines, each line kept only if it says enough to match a log by (a line of stock
-    words, `Unsupported architecture`, never could)."""
-    candidates = []
-    for _, entry in entries:
-        quoted = quoted_lines(entry)
-        if quoted:
-            candidates.append({**{key: entry[key] for key in KEPT if key in entry}, "quoted": quoted})
-    candidates.sort(key=lambda record: record["url"])
-    index = ReportIndex(candidates, weight=weights(candidates))
+def candidates(entries: list[tuple[str, dict]], logs: dict[str, Path]) -> list[dict]:
+    from doctor.diagnose.read import reader_for
+
+    reader = reader_for()
     out = []
-    for position, record in enumerate(candidates):
-        kept = [text for text in record["quoted"] if _matches_itself(index, position, text)]
-        if kept:
-            out.append({**record, "quoted": kept})
-    return out
+    for _, entry in entries:
+        quoted = quoted_lines(entry, logs, reader)
+        if quoted:
+            out.append({**{key: entry[key] for key in KEPT if key in entry}, "quoted": quoted})
+    return sorted(out, key=lambda record: record["url"])
+
+
+def weights(reports: list[dict], logs: dict[str, Path]) -> dict[str, float]:
+    """Each quoted word's weight over the quoted lines and the background logs, one document each."""
+    documents = [words(text) for record in reports for text in record["quoted"]]
+    quoted = frozenset().union(*documents) if documents else frozenset()
+    documents += [words(_text(path)) for path in sorted(set(logs.values()))]
+    return {word: round(weight, 4) for word, weight in word_weights(documents).items() if word in quoted}
+
+
+def shared_counts(index: ReportIndex, logs: dict[str, Path]) -> list[set[str]]:
+    """For each quoted line (by position), what else has a line it matches: other reports' quoted lines and
+    other reports' background logs. A line many failures print is generic."""
+    shared: list[set[str]] = [set() for _ in index.lines]
+    for position, quoted in enumerate(index.lines):
+        shared[position] |= {index.reports[q.report].url for q, _ in index.matches(quoted.text, skip=quoted.report)}
+    by_line = {id(q): p for p, q in enumerate(index.lines)}
+    for url, path in logs.items():
+        for line in _text(path).splitlines():
+            for quoted, _ in index.matches(line[:MAX_QUOTED * 4]):
+                if normal_url(index.reports[quoted.report].url) != url:
+                    shared[by_line[id(quoted)]].add(url)
+    return shared
+
+
+def build() -> dict:
+    """The reports with a line specific enough to name them, each line with its shared count."""
+    logs = corpus_logs()
+    found = candidates(load_entries(), logs)
+    weight = weights(found, logs)
+    index = ReportIndex(found, weight=weight)
+    shared = shared_counts(index, logs)
+    rare = math.log((len(index.lines) + len(set(logs.values())) + 1) / RARE_IN)
+    reports, counts = [], []
+    for position, record in enumerate(found):
+        lines = [(q.text, _shared(len(shared[p]), q.words, weight, rare)) for p, q in enumerate(index.lines)
+                 if q.report == position and _matches_itself(index, position, q.text)]
+        if any(count <= MAX_SHARED for _, count in lines):
+            reports.append({**record, "quoted": [text for text, _ in lines]})
+            counts.append([count for _, count in lines])
+    return {"about": "public SM12x reports and the log lines they quote, from ledger/*.toml by tools/report_index.py",
+            "reports": reports, "shared": counts, "weight": weight}
+
+
+def _shared(count: int, found: frozenset[str], weight: dict[str, float], rare: float) -> int:
+    """A line without a word that few documents hold is generic however few lines it matched."""
+    return count if any(weight.get(word, 0.0) >= rare for word in found) else max(count, MAX_SHARED + 1)
 
 
 def _matches_itself(index: ReportIndex, position: int, text: str) -> bool:
     return any(quoted.report == position for quoted, _ in index.matches(text))
 
 
-def weights(reports: list[dict]) -> dict[str, float]:
-    """Each quoted word's weight over the quoted lines and the background logs, one document each."""
-    documents = [words(text) for record in reports for text in record["quoted"]]
-    quoted = frozenset().union(*documents) if documents else frozenset()
-    documents += [words(path.read_text(encoding="utf-8", errors="replace")) for path in sorted(BACKGROUND.iterdir())]
-    return {word: round(weight, 4) for word, weight in word_weights(documents).items() if word in quoted}
-
-
-def shared_counts(reports: list[dict], weight: dict[str, float]) -> list[list[int]]:
-    """For each quoted line, the other reports with a line of their own it matches."""
-    index = ReportIndex(reports, weight=weight)
-    return [[len({quoted.report for quoted, _ in index.matches(text, skip=position)})
-             for text in record["quoted"]] for position, record in enumerate(reports)]
-
-
-def build() -> dict:
-    reports = records(load_entries())
-    weight = weights(reports)
-    return {"about": "public SM12x reports and the log lines they quote, from ledger/*.toml by tools/report_index.py",
-            "reports": reports, "shared": shared_counts(reports, weight), "weight": weight}
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
 
 
 def dumps(index: dict) -> str:
