@@ -3,10 +3,10 @@
 Each ledger entry with log lines to match by goes in: its `quoted` lines; else the error lines of the report's
 log in the diagnose corpus (tests/diagnose/logs/, each file the lines a public report printed); else the
 backticked spans of its `error` (the ledger's verbatim excerpts) that read as a log line (four words or more,
-not cut short). Words weigh by their rarity over the quoted lines and the corpus logs. Each line records what
-else has a line it matches (other reports' quoted lines, other reports' corpus logs); a line with no rare word
-counts as matched by many. A line many failures print is generic, and a report none of whose lines is specific
-is left out: it could only ever be named beside a line of its own.
+not cut short). Words weigh by their rarity over the quoted lines and the corpus logs. Each line records how
+many other causes print a line it matches (other reports' quoted lines, other reports' corpus logs, each by the
+rules that explain it): reports of one failure agree, a line that failures of many causes print is generic, and
+a report none of whose lines is specific is left out (it could only ever be named beside a line of its own).
 
     python tools/report_index.py           # rewrite the index
     python tools/report_index.py --check   # exit 1 if the index is not what the ledger gives
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 from pathlib import Path
@@ -42,13 +41,22 @@ KEPT = ("url", "date", "engine", "versions", "gpu", "class", "status", "rules", 
 
 
 MAX_FROM_LOG = 4  # error lines taken from a corpus log
-RARE_IN = 4  # a word at most this many documents hold is rare
+RESEMBLES = 0.6  # a line holding this share of a quoted line's weight counts against its being specific
 
 
 def corpus_logs() -> dict[str, Path]:
     """The diagnose corpus: each public report's log, by its normalised address."""
-    entries = tomllib.loads((BACKGROUND.parent / "index.toml").read_text(encoding="utf-8"))["log"]
-    return {normal_url(entry["url"]): BACKGROUND / entry["file"] for entry in entries}
+    return {normal_url(entry["url"]): BACKGROUND / entry["file"] for entry in _corpus()}
+
+
+def corpus_causes() -> dict[str, frozenset[str]]:
+    """The cause each corpus log is labelled with: the rule that must explain it, else a cause of its own."""
+    return {normal_url(entry["url"]): frozenset([entry.get("expect") or f"log:{entry['file']}"])
+            for entry in _corpus()}
+
+
+def _corpus() -> list[dict]:
+    return tomllib.loads((BACKGROUND.parent / "index.toml").read_text(encoding="utf-8"))["log"]
 
 
 def log_errors(path: Path, reader: Any) -> list[str]:
@@ -90,19 +98,30 @@ def weights(reports: list[dict], logs: dict[str, Path]) -> dict[str, float]:
     return {word: round(weight, 4) for word, weight in word_weights(documents).items() if word in quoted}
 
 
-def shared_counts(index: ReportIndex, logs: dict[str, Path]) -> list[set[str]]:
-    """For each quoted line (by position), what else has a line it matches: other reports' quoted lines and
-    other reports' background logs. A line many failures print is generic."""
-    shared: list[set[str]] = [set() for _ in index.lines]
+def causes(record: dict) -> frozenset[str]:
+    """A report's cause as a label: the rules that encode or explain it, else its engine and class."""
+    named = {*record.get("rules", ()), *record.get("related", ())}
+    engine = record["engine"] if isinstance(record["engine"], str) else record["engine"][0]
+    return frozenset(named or [f"{engine}/{record['class']}"])
+
+
+def shared_counts(index: ReportIndex, logs: dict[str, Path]) -> list[int]:
+    """For each quoted line (by position), how many other causes print a line it matches: other reports'
+    quoted lines and the corpus logs of other reports, each by its cause. Reports of the same failure agree;
+    a line that failures of many causes print is generic."""
+    seen: list[set[frozenset[str]]] = [set() for _ in index.lines]
+    mine = [causes(index.reports[q.report].record) for q in index.lines]
     for position, quoted in enumerate(index.lines):
-        shared[position] |= {index.reports[q.report].url for q, _ in index.matches(quoted.text, skip=quoted.report)}
+        seen[position] |= {causes(index.reports[q.report].record) for q, _ in
+                           index.matches(quoted.text, quoted.report, RESEMBLES, rarest=False)}
+    labels = corpus_causes()
     by_line = {id(q): p for p, q in enumerate(index.lines)}
     for url, path in logs.items():
         for line in _text(path).splitlines():
-            for quoted, _ in index.matches(line[:MAX_QUOTED * 4]):
+            for quoted, _ in index.matches(line[:MAX_QUOTED * 4], least=RESEMBLES, rarest=False):
                 if normal_url(index.reports[quoted.report].url) != url:
-                    shared[by_line[id(quoted)]].add(url)
-    return shared
+                    seen[by_line[id(quoted)]].add(labels[url])
+    return [len({cause for cause in others if not cause & mine[p]}) for p, others in enumerate(seen)]
 
 
 def build() -> dict:
@@ -112,21 +131,15 @@ def build() -> dict:
     weight = weights(found, logs)
     index = ReportIndex(found, weight=weight)
     shared = shared_counts(index, logs)
-    rare = math.log((len(index.lines) + len(set(logs.values())) + 1) / RARE_IN)
     reports, counts = [], []
     for position, record in enumerate(found):
-        lines = [(q.text, _shared(len(shared[p]), q.words, weight, rare)) for p, q in enumerate(index.lines)
+        lines = [(q.text, shared[p]) for p, q in enumerate(index.lines)
                  if q.report == position and _matches_itself(index, position, q.text)]
         if any(count <= MAX_SHARED for _, count in lines):
             reports.append({**record, "quoted": [text for text, _ in lines]})
             counts.append([count for _, count in lines])
     return {"about": "public SM12x reports and the log lines they quote, from ledger/*.toml by tools/report_index.py",
             "reports": reports, "shared": counts, "weight": weight}
-
-
-def _shared(count: int, found: frozenset[str], weight: dict[str, float], rare: float) -> int:
-    """A line without a word that few documents hold is generic however few lines it matched."""
-    return count if any(weight.get(word, 0.0) >= rare for word in found) else max(count, MAX_SHARED + 1)
 
 
 def _matches_itself(index: ReportIndex, position: int, text: str) -> bool:

@@ -32,7 +32,7 @@ MAX_SHOWN = 3  # reports named per log
 MAX_LINES = 64  # log lines tried
 MIN_COVERAGE = 0.85  # share of a quoted line's weighted words the log line holds
 MIN_WEIGHT = 14.0  # the words matched must say this much (summed inverse report frequency): not a stock phrase
-MAX_SHARED = 3  # a quoted line other reports' lines also match this often is generic
+MAX_SHARED = 1  # a quoted line that failures of more other causes print is generic
 RAREST = 2  # a matching line holds at least the quoted line's rarest words (a file, a kernel, an arch)
 SERVING = frozenset({"vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama", "lmdeploy", "ktransformers"})
 CONFIRM = ("the same error was reported; compare the report's engine release, GPU and model with yours: where "
@@ -76,7 +76,7 @@ class Quoted:
     report: int  # index into ReportIndex.reports
     text: str
     words: frozenset[str]
-    shared: int  # other reports with a line this one matches
+    shared: int  # other causes that print a line this one matches (tools/report_index.py)
 
 
 @dataclass(frozen=True)
@@ -134,8 +134,10 @@ class ReportIndex:
         self.weight = weight if weight is not None else word_weights([q.words for q in self.lines])
         self._rarest = [sorted(q.words, key=lambda w: (-self.weight.get(w, 0.0), w))[:RAREST] for q in self.lines]
 
-    def matches(self, text: str, skip: int | None = None) -> list[tuple[Quoted, float]]:
-        """The quoted lines this line holds, with the share of each one's weight it holds (skip: a report's own)."""
+    def matches(self, text: str, skip: int | None = None, least: float = MIN_COVERAGE, rarest: bool = True
+                ) -> list[tuple[Quoted, float]]:
+        """The quoted lines this line holds, with the share of each one's weight it holds (skip: a report's own;
+        `least` and `rarest` lowered, the lines it resembles)."""
         held = words(text)
         tried: set[int] = set()
         out = []
@@ -148,7 +150,8 @@ class ReportIndex:
                 if quoted.report == skip:
                     continue
                 coverage, weight = self._coverage(quoted.words, held)
-                if coverage >= MIN_COVERAGE and weight >= MIN_WEIGHT and held.issuperset(self._rarest[position]):
+                if coverage >= least and weight >= MIN_WEIGHT * least / MIN_COVERAGE and \
+                        (not rarest or held.issuperset(self._rarest[position])):
                     out.append((quoted, coverage))
         return out
 

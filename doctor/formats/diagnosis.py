@@ -90,8 +90,9 @@ def _public_reports_markdown(diagnosis: Diagnosis) -> list[str]:
 def _report_words(match: Any) -> list[str]:
     record = match.report.record
     engine = record["engine"] if isinstance(record["engine"], str) else ", ".join(record["engine"])
+    also = (f" (a report of another cause prints a line like it too: {match.shared})" if match.shared else "")
     return [f"{match.title}: {engine} {record['versions']} on {record['gpu']}",
-            f"quoted there: {_short(match.quoted)}",
+            f"quoted there: {_short(match.quoted)}{also}",
             f"cause: {record.get('cause') or 'the report does not establish one'}",
             f"fix: {record['fix']}",
             f"the doctor: {match.report.encoded_words()}"]
