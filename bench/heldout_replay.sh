@@ -35,6 +35,8 @@ for finding in report.get("findings") or []:
     print(f"  {finding['severity']:8} {finding['id']:9} {finding['title'][:150]}")
 for explanation in report.get("explanations") or []:
     print(f"  explains {explanation['rule']} ({explanation['severity']}, {explanation['status']}): {explanation['title'][:120]}")
+for match in report.get("public_reports") or []:
+    print(f"  reported RPT001 (line {match['line']}) {match['url']}: fix {match['fix'][:110]}")
 if "explained" in report:
     print(f"  explained={report['explained']}")
 PY

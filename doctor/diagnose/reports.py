@@ -40,6 +40,8 @@ CONFIRM = ("the same error was reported; compare the report's engine release, GP
 ANSI = re2.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 HEX = re2.compile(r"\b0x[0-9a-fA-F]+\b")
 PATH = re2.compile(r"(?:[A-Za-z]:)?(?:[\w.~-]*[/\\])+(?P<base>[\w.-]+)")
+# numbers that name an architecture stay, as one word: `major versions [9, 10]`, `capability 12.0`, `SM 120`
+ARCH_NUMBERS = re2.compile(r"(?i)\b(major versions?|capability|sm|arch)[ :=]*\[?\(?(\d+(?:[.,] ?\d+)*)[\])]?")
 NUMBER = re2.compile(r"\b\d+(?:\.\d+)*\b")  # a count, size, line or version; `sm_121a`, `compute_120` stay
 WORD = re2.compile(r"[a-z_][a-z0-9_.]*[a-z0-9_]|[a-z]")
 ANCHOR = re2.compile(r"^[a-z_]{6,}$")  # a word the scan can find in the raw line: no digits, dots or paths
@@ -107,9 +109,15 @@ def normalize(text: str) -> str:
     """A line as words: colour codes, directories, addresses and numbers dropped (an arch's digits are part of
     its word), lower case."""
     text = ANSI.sub("", text)
+    text = ARCH_NUMBERS.sub(_arch_word, text)
     text = PATH.sub(r"\g<base>", text)
     text = HEX.sub(" ", text)
     return " ".join(NUMBER.sub(" ", text).lower().split())
+
+
+def _arch_word(match: Any) -> str:
+    digits = "_".join(NUMBER.findall(match.group(2).replace(",", " ").replace(".", " ")))
+    return f"{match.group(1).replace(' ', '_')}_{digits}"
 
 
 def words(text: str) -> frozenset[str]:
