@@ -45,6 +45,7 @@ ARCH_NUMBERS = re2.compile(r"(?i)\b(major versions?|capability|sm|arch)[ :=]*\[?
 NUMBER = re2.compile(r"\b\d+(?:\.\d+)*\b")  # a count, size, line or version; `sm_121a`, `compute_120` stay
 WORD = re2.compile(r"[a-z_][a-z0-9_.]*[a-z0-9_]|[a-z]")
 ANCHOR = re2.compile(r"^[a-z_]{6,}$")  # a word the scan can find in the raw line: no digits, dots or paths
+ANCHOR_WEIGHT = 4.5  # a word this rare (in about 1 % of the documents) finds few lines; a commoner one, most
 MAX_LINE = 2000  # characters of a candidate line kept
 
 
@@ -180,8 +181,9 @@ def report_rules(index: ReportIndex | None = None) -> tuple[LineRule, ...]:
 
 
 def _anchors(index: ReportIndex, found: frozenset[str]) -> list[str]:
-    """Its two rarest findable words: a line that matches it holds most of its words, so one of them."""
-    findable = [word for word in found if ANCHOR.match(word)]
+    """Its two rarest findable words, if rare: a line that matches it holds most of its words, so one of them. A
+    line of common words only is an error line the scan keeps anyway."""
+    findable = [word for word in found if ANCHOR.match(word) and index.weight.get(word, 0.0) >= ANCHOR_WEIGHT]
     return sorted(findable, key=lambda word: (index.weight.get(word, 0.0), word), reverse=True)[:2]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor.diagnose.reports import MAX_SHARED, ReportIndex, load_index, match_log, normalize
+from doctor.diagnose.reports import MAX_SHARED, ReportIndex, load_index, match_log, normalize, words
 from tests.diagnose.corpus import diagnose_on
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +112,9 @@ def test_the_scan_keeps_a_quoted_line_that_does_not_look_like_an_error():
     from doctor.diagnose.reports import report_rules
 
     quiet = PAGE.split(": ", 1)[1]
-    (rule,) = report_rules(INDEX)
+    records = [record("https://example.org/page", [PAGE]), *FILLER]
+    rare = {word: 6.0 for r in records for text in r["quoted"] for word in words(text)}
+    (rule,) = report_rules(ReportIndex(records, weight=rare))
     facts = LogFacts()
     match = rule.regex.search(quiet)
     assert match is not None and rule.regex.search("INFO 05-01 10:00:02 [api_server.py:1] shutting down") is None
