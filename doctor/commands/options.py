@@ -102,10 +102,13 @@ def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest
     """A CheckRequest from add_target_options' arguments; --tp and `sizes` (e.g. ep=2) are layout options."""
     from doctor.pipeline.check import CheckRequest
 
+    from doctor.engines.infer import launch_env
+
+    launch = engine_args(args)
     return CheckRequest(model=args.model, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
-                        engine_args=engine_args(args), options=layout_options(args, **sizes),
-                        deep=getattr(args, "deep", False), offline=args.offline, environ=environment(),
-                        stated=host_what_if(args))
+                        engine_args=launch, options=layout_options(args, **sizes),
+                        deep=getattr(args, "deep", False), offline=args.offline,
+                        environ={**environment(), **launch_env(launch)}, stated=host_what_if(args))
 
 
 def facts_file(args: argparse.Namespace) -> Path | None:

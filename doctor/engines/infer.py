@@ -36,8 +36,22 @@ def infer_engine(argv: Sequence[str]) -> Inferred | None:
     return Inferred(engine=accepting[0], how="flags", flags=tuple(argv)) if len(accepting) == 1 else None
 
 
+def launch_env(argv: Sequence[str]) -> dict[str, str]:
+    """The variables a pasted launch command sets for itself: `[env] VAR=VALUE ... COMMAND ...`, as a shell
+    would export them to the engine."""
+    words = list(argv[1:] if argv and argv[0] == "env" else argv)
+    assigned: dict[str, str] = {}
+    for word in words:
+        if not ENV_ASSIGNMENT.match(word):
+            break
+        name, _, value = word.partition("=")
+        assigned[name] = value
+    return assigned
+
+
 def from_command(argv: list[str]) -> Inferred | None:
     """`[VAR=VALUE ...] COMMAND [WORDS] [MODEL] FLAGS` or `python -m MODULE [WORDS] FLAGS`, by the launchers."""
+    argv = argv[1:] if argv and argv[0] == "env" else argv
     start = next((i for i, word in enumerate(argv) if not ENV_ASSIGNMENT.match(word)), len(argv))
     words = argv[start:]
     if not words or words[0].startswith("-"):
