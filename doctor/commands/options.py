@@ -100,9 +100,8 @@ def layout_options(args: argparse.Namespace, **sizes: int | None) -> dict[str, i
 
 def check_request(args: argparse.Namespace, **sizes: int | None) -> CheckRequest:
     """A CheckRequest from add_target_options' arguments; --tp and `sizes` (e.g. ep=2) are layout options."""
-    from doctor.pipeline.check import CheckRequest
-
     from doctor.engines.infer import launch_env
+    from doctor.pipeline.check import CheckRequest
 
     launch = engine_args(args)
     return CheckRequest(model=args.model, hardware=args.hardware, facts_file=facts_file(args), engines=args.engine,
