@@ -7,9 +7,10 @@ date, engine, release and GPU, its cause, its fix, and whether a rule of the doc
 same error was reported, not that it has the same cause here: a warning, confirmed by comparing the report's
 release, GPU and model with the log's.
 
-A quoted line that many reports share (an illegal memory access, an out-of-memory) says little on its own: it
-names a report only beside a line of that report that few others share; and a report of one serving engine is
-not named on another engine's log by a line other reports share too."""
+A quoted line that failures of several causes print (an illegal memory access, an out-of-memory) says little on
+its own: it names a report only beside a more specific line of that report; and a report of one serving engine
+is not named on another engine's log by a line another cause prints too. Reports of one failure agree: a line
+they all print is specific to it."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ INDEX = Path(__file__).resolve().parent.parent / "data" / "reports.json"
 MAX_SHOWN = 3  # reports named per log
 MAX_LINES = 64  # log lines tried
 MIN_COVERAGE = 0.85  # share of a quoted line's weighted words the log line holds
-MIN_WEIGHT = 10.0  # the words matched must say this much (summed inverse report frequency): not a stock phrase
+MIN_WEIGHT = 10.0  # the words matched must say this much (summed inverse document frequency): two or three rare
+# words, not a stock phrase
 MAX_SHARED = 1  # a quoted line that failures of more other causes print is generic
 RAREST = 2  # a matching line holds at least the quoted line's rarest words (a file, a kernel, an arch)
 SERVING = frozenset({"vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama", "lmdeploy", "ktransformers"})
@@ -171,7 +173,7 @@ class ReportIndex:
 
 
 def report_rules(index: ReportIndex | None = None) -> tuple[LineRule, ...]:
-    """One scan rule: lines holding the rarest findable word of some quoted line, kept as RPT001's candidates
+    """One scan rule: lines holding one of the two rarest words of some quoted line, kept as RPT001's candidates
     beside the error and warning lines (a quoted line need not look like an error)."""
     index = index or load_index()
     anchors = sorted({anchor for quoted in index.lines for anchor in _anchors(index, quoted.words)})
