@@ -1513,6 +1513,16 @@ def _gapO2_cases():
 CASES += _gapO2_cases()
 
 
+def _minev_cases():
+    """Log-line encodings of the mineV task's ledger entries (rules/mineV.toml): tests/rules/mineV_cases.py."""
+    from tests.rules.mineV_cases import MINEV_CASES
+
+    return MINEV_CASES
+
+
+CASES += _minev_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
