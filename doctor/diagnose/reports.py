@@ -36,7 +36,10 @@ MIN_WEIGHT = 10.0  # the words matched must say this much (summed inverse docume
 # words, not a stock phrase
 MAX_SHARED = 1  # a quoted line that failures of more other causes print is generic
 RAREST = 2  # a matching line holds at least the quoted line's rarest words (a file, a kernel, an arch)
-SERVING = frozenset({"vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama", "lmdeploy", "ktransformers"})
+# the ledger's engines that are libraries in any engine's serving path (and `other`, which may be anything): their
+# reports may explain any engine's log; every other ledger engine serves models itself
+LIBRARIES = frozenset({"flashinfer", "triton", "pytorch", "nccl", "cutlass", "deepgemm", "flashmla", "lmcache",
+                       "xformers", "flash-attention", "bitsandbytes", "other"})
 CONFIRM = ("the same error was reported; compare the report's engine release, GPU and model with yours: where "
            "they match, its cause and fix apply")
 ANSI = re2.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -240,7 +243,7 @@ def _same_engine(report: PublicReport, engine: str | None, strict: bool = False)
     theirs = set(theirs if isinstance(theirs, list) else [theirs])
     if engine is None:
         return not strict
-    return engine in theirs or (not strict and not (theirs & SERVING))
+    return engine in theirs or (not strict and theirs <= LIBRARIES)
 
 
 def _rank(match: ReportMatch, engine: str | None) -> tuple[float, ...]:
