@@ -3,6 +3,7 @@ command that avoids it; then what else the doctor recognised. JSON is Diagnosis.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from doctor.findings import Finding
@@ -53,38 +54,48 @@ def _raise_sites_console(diagnosis: Diagnosis) -> list[str]:
     """SRC001: the engine source behind lines no signature explained (derived from the released code)."""
     from doctor.diagnose.raise_sites import CONFIRM, RULE, release_words
 
-    out = []
-    for match in diagnosis.raise_sites:
-        out.append(f"SOURCE {RULE} [warning] (line {match.line}): {_short(match.text)}")
-        out += ["  " + line for line in release_words(match).split("\n")]
-    if diagnosis.raise_sites:
-        out.append(f"  ({CONFIRM})")
-    return out
+    return _derived_console(diagnosis.raise_sites, f"SOURCE {RULE}", CONFIRM,
+                            lambda match: release_words(match).split("\n"))
 
 
 def _public_reports_console(diagnosis: Diagnosis) -> list[str]:
     """RPT001: the public reports that quote a line of this log (the triage ledger, read back)."""
     from doctor.diagnose.reports import CONFIRM, RULE
 
+    return _derived_console(diagnosis.public_reports, f"REPORTED {RULE}", CONFIRM, _report_words)
+
+
+def _derived_console(matches: list[Any], head: str, confirm: str, words: Callable[[Any], list[str]]) -> list[str]:
+    """A derived finding per matched log line (a warning, never a rule of the knowledge base), then how to
+    confirm it."""
     out = []
-    for match in diagnosis.public_reports:
-        out.append(f"REPORTED {RULE} [warning] (line {match.line}): {_short(match.text)}")
-        out += ["  " + line for line in _report_words(match)]
-    if diagnosis.public_reports:
-        out.append(f"  ({CONFIRM})")
-    return out
+    for match in matches:
+        out.append(f"{head} [warning] (line {match.line}): {_short(match.text)}")
+        out += ["  " + line for line in words(match)]
+    return [*out, f"  ({confirm})"] if matches else []
 
 
 def _public_reports_markdown(diagnosis: Diagnosis) -> list[str]:
     from doctor.diagnose.reports import CONFIRM, RULE
 
+    return _derived_markdown(diagnosis.public_reports, CONFIRM, _report_words,
+                             lambda match: f"**{RULE}** (warning, a public report quotes log line {match.line}):")
+
+
+def _raise_sites_markdown(diagnosis: Diagnosis) -> list[str]:
+    from doctor.diagnose.raise_sites import CONFIRM, RULE, release_words
+
+    return _derived_markdown(diagnosis.raise_sites, CONFIRM, lambda match: release_words(match).split("\n"),
+                             lambda match: f"**{RULE}** (warning, derived from the engine's released source), "
+                                           f"log line {match.line}:")
+
+
+def _derived_markdown(matches: list[Any], confirm: str, words: Callable[[Any], list[str]],
+                      head: Callable[[Any], str]) -> list[str]:
     lines = []
-    for match in diagnosis.public_reports:
-        lines += ["", f"**{RULE}** (warning, a public report quotes log line {match.line}):", "",
-                  *(f"- {_tick(redact_text(line))}" for line in _report_words(match))]
-    if lines:
-        lines += ["", f"_{CONFIRM}._", ""]
-    return lines
+    for match in matches:
+        lines += ["", head(match), "", *(f"- {_tick(redact_text(line.strip()))}" for line in words(match))]
+    return [*lines, "", f"_{confirm}._", ""] if lines else []
 
 
 def _report_words(match: Any) -> list[str]:
@@ -96,18 +107,6 @@ def _report_words(match: Any) -> list[str]:
             f"cause: {record.get('cause') or 'the report does not establish one'}",
             f"fix: {record['fix']}",
             f"the doctor: {match.report.encoded_words()}"]
-
-
-def _raise_sites_markdown(diagnosis: Diagnosis) -> list[str]:
-    from doctor.diagnose.raise_sites import CONFIRM, RULE, release_words
-
-    lines = []
-    for match in diagnosis.raise_sites:
-        lines += ["", f"**{RULE}** (warning, derived from the engine's released source), log line {match.line}:", "",
-                  *(f"- {_tick(redact_text(line.strip()))}" for line in release_words(match).split("\n"))]
-    if lines:
-        lines += ["", f"_{CONFIRM}._", ""]
-    return lines
 
 
 def _explanation_console(diagnosis: Diagnosis, e: Explanation, first: bool) -> list[str]:
