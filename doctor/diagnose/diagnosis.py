@@ -23,6 +23,7 @@ from doctor.pipeline.report import Report
 
 DIAGNOSIS_SCHEMA_VERSION = "1"
 NO_DRIVER = "HW001"
+SM12X_MAJOR = 12
 
 
 @dataclass
@@ -130,9 +131,13 @@ def _raise_sites(reading: LogReading, deployment: Deployment, explanations: list
 
 
 def _public_reports(reading: LogReading, deployment: Deployment, explanations: list[Explanation]) -> list[Any]:
-    """RPT001 on the log's error, warning and signature lines (the index loads only when there is one)."""
+    """RPT001 on the log's error, warning and signature lines (the index loads only when there is one). The
+    ledger's reports are of SM12x GPUs: a log whose GPUs are all of another capability is not theirs."""
     from doctor.diagnose.reports import match_log
 
+    gpus = deployment.facts.gpus
+    if gpus and all(gpu.capability[0] != SM12X_MAJOR for gpu in gpus):
+        return []
     facts = reading.facts
     tail = [reading.stats.last] if reading.stats.last is not None else []
     hits = ((hit.line, hit.text) for hit in reading.hits)

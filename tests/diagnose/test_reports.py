@@ -120,3 +120,11 @@ def test_the_scan_keeps_a_quoted_line_that_does_not_look_like_an_error():
     assert match is not None and rule.regex.search("INFO 05-01 10:00:02 [api_server.py:1] shutting down") is None
     rule.handler(match, 7, facts)
     assert facts.quoted == [(7, quiet)]
+
+
+def test_a_log_of_another_gpu_gets_no_sm12x_report():
+    index = load_index()
+    quoted = next(q.text for q in index.lines if q.shared == 0 and index.matches(q.text)
+                  and not index.reports[q.report].named)
+    assert diagnose_on(f"{quoted}\n", "rtx-5090").public_reports
+    assert diagnose_on(f"{quoted}\n", "h100-sxm-x8").public_reports == []
