@@ -1523,6 +1523,16 @@ def _minev_cases():
 CASES += _minev_cases()
 
 
+def _gap15_cases():
+    """The spent held-out samples' misses encoded by gap15 (rules/gap15.toml): tests/rules/gap15_cases.py."""
+    from tests.rules.gap15_cases import GAP15_CASES
+
+    return GAP15_CASES
+
+
+CASES += _gap15_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
