@@ -1513,6 +1513,16 @@ def _gapO2_cases():
 CASES += _gapO2_cases()
 
 
+def _mineG_cases():
+    """Task mineG's DGX Spark / GB10 encodings (rules/mineG.toml): tests/rules/mineG_cases.py."""
+    from tests.rules.mineG_cases import MINEG_CASES
+
+    return MINEG_CASES
+
+
+CASES += _mineG_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
