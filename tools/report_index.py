@@ -79,9 +79,11 @@ def quoted_lines(entry: dict, logs: dict[str, Path], reader: Any) -> list[str]:
 
 
 def candidates(entries: list[tuple[str, dict]], logs: dict[str, Path]) -> list[dict]:
-    from doctor.diagnose.read import reader_for
+    from doctor.diagnose.formats import all_rules
+    from doctor.diagnose.read import Reader
+    from doctor.diagnose.signatures import compile_signatures, rule_signatures
 
-    reader = reader_for()
+    reader = Reader(compile_signatures(rule_signatures()), all_rules())  # not the index being rewritten
     out = []
     for _, entry in entries:
         quoted = quoted_lines(entry, logs, reader)
