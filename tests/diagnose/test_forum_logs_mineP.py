@@ -28,12 +28,16 @@ GSP_PMU_5080 = (
 )
 # https://www.lyb.re/writing/2026-04-15-anton-08-nvfp4 (vLLM on a DGX Spark behind LiteLLM): vLLM's 400 answer
 AUTO_TOOL_CHOICE = b'"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set\n'
+# https://jishuzhan.net/article/2000064284244639746 (RTX 5060 Ti, Unsloth + vLLM, PyTorch 2.5.x): the warning
+TORCH_NO_SM120 = (b"UserWarning: NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the "
+                  b"current PyTorch installation.\n")
 
 
 @pytest.mark.parametrize(("log", "profile", "rule", "fix"), [
     (GSP_PMU_PRO6000, "rtx-pro-6000", "DRV100", "reboot"),
     (GSP_PMU_5080, "rtx-5080", "DRV100", "reboot"),
     (AUTO_TOOL_CHOICE, "dgx-spark", "PARSE007", "--enable-auto-tool-choice"),
+    (TORCH_NO_SM120, "rtx-5060-ti-16gb", "TORCH001", "cu12"),
 ])
 def test_the_quoted_line_is_named_first_with_its_fix(log, profile, rule, fix):
     diagnosis = diagnose_on(log, profile)
