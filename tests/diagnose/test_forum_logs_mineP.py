@@ -31,6 +31,9 @@ AUTO_TOOL_CHOICE = b'"auto" tool choice requires --enable-auto-tool-choice and -
 # https://jishuzhan.net/article/2000064284244639746 (RTX 5060 Ti, Unsloth + vLLM, PyTorch 2.5.x): the warning
 TORCH_NO_SM120 = (b"UserWarning: NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the "
                   b"current PyTorch installation.\n")
+# https://skillmds.dev/skill/soulmachine-skills-deploy-kimi-k26-on-rtx-pro-6000-skill-md names the refusal
+# (Kimi-K2.6 NVFP4 on 8x RTX PRO 6000, vLLM); the line is FlashInfer's raise with the version it read
+B12X_CUDA12 = b"ValueError: b12x fused MoE requires CUDA 13 or later. Current CUDA version: 12.9.\n"
 
 
 @pytest.mark.parametrize(("log", "profile", "rule", "fix"), [
@@ -38,6 +41,8 @@ TORCH_NO_SM120 = (b"UserWarning: NVIDIA GeForce RTX 5060 Ti with CUDA capability
     (GSP_PMU_5080, "rtx-5080", "DRV100", "reboot"),
     (AUTO_TOOL_CHOICE, "dgx-spark", "PARSE007", "--enable-auto-tool-choice"),
     (TORCH_NO_SM120, "rtx-5060-ti-16gb", "TORCH001", "cu12"),
+    (B12X_CUDA12, "rtx-pro-6000", "VLLM730", "CUDA_HOME"),
+    (B12X_CUDA12, "dgx-spark", "VLLM730", "--moe-backend"),
 ])
 def test_the_quoted_line_is_named_first_with_its_fix(log, profile, rule, fix):
     diagnosis = diagnose_on(log, profile)
@@ -48,3 +53,14 @@ def test_the_quoted_line_is_named_first_with_its_fix(log, profile, rule, fix):
 @pytest.mark.parametrize("profile", ["h100-sxm-x8", "b200-x8"])
 def test_the_gsp_lines_on_hopper_or_datacenter_blackwell_are_not_drv100s(profile):
     assert "DRV100" not in claimed(diagnose_on(GSP_PMU_PRO6000, profile))
+
+
+@pytest.mark.parametrize("profile", ["h100-sxm-x8", "b200-x8"])
+def test_the_b12x_refusal_off_sm12x_is_not_vllm730s(profile):
+    assert "VLLM730" not in claimed(diagnose_on(B12X_CUDA12, profile))
+
+
+def test_a_cuda_13_version_in_the_line_is_not_vllm730s():
+    """The pattern takes the 12.x FlashInfer printed; 13 passes its check and never prints the line."""
+    line = b"ValueError: b12x fused MoE requires CUDA 13 or later. Current CUDA version: 13.0.\n"
+    assert "VLLM730" not in claimed(diagnose_on(line, "rtx-pro-6000"))
