@@ -1533,6 +1533,16 @@ def _gap15_cases():
 CASES += _gap15_cases()
 
 
+def _mineP_cases():
+    """Rules from forum and blog reports (rules/mineP.toml): tests/rules/mineP_cases.py."""
+    from tests.rules.mineP_cases import MINEP_CASES
+
+    return MINEP_CASES
+
+
+CASES += _mineP_cases()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case):
     found = findings(case.facts(), *case.args, kernels=case.kernels,
