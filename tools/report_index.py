@@ -41,6 +41,7 @@ KEPT = ("url", "date", "engine", "versions", "gpu", "class", "status", "rules", 
 
 
 MAX_FROM_LOG = 4  # error lines taken from a corpus log
+ROUTINE = re.compile(r"\b(?:INFO|DEBUG) \d\d-\d\d \d\d:|\b(?:INFO|DEBUG):|\[(?:INFO|DEBUG)\]")
 RESEMBLES = 0.6  # a line holding this share of a quoted line's weight counts against its being specific
 
 
@@ -78,6 +79,12 @@ def quoted_lines(entry: dict, logs: dict[str, Path], reader: Any) -> list[str]:
             and not CUT.search(span)]
 
 
+def _error_like(line: str) -> bool:
+    """Not a line an engine logs at INFO or DEBUG (`INFO 08-12 20:26:09 [pynccl.py:113] vLLM is using nccl==...`):
+    a report may quote one as the last line before a hang, but every run prints it."""
+    return not ROUTINE.search(line)
+
+
 def candidates(entries: list[tuple[str, dict]], logs: dict[str, Path]) -> list[dict]:
     from doctor.diagnose.formats import all_rules
     from doctor.diagnose.read import Reader
@@ -86,7 +93,7 @@ def candidates(entries: list[tuple[str, dict]], logs: dict[str, Path]) -> list[d
     reader = Reader(compile_signatures(rule_signatures()), all_rules())  # not the index being rewritten
     out = []
     for _, entry in entries:
-        quoted = quoted_lines(entry, logs, reader)
+        quoted = [line for line in quoted_lines(entry, logs, reader) if _error_like(line)]
         if quoted:
             out.append({**{key: entry[key] for key in KEPT if key in entry}, "quoted": quoted})
     return sorted(out, key=lambda record: record["url"])
