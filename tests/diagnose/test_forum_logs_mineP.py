@@ -41,8 +41,8 @@ B12X_CUDA12 = b"ValueError: b12x fused MoE requires CUDA 13 or later. Current CU
     (GSP_PMU_5080, "rtx-5080", "DRV100", "reboot"),
     (AUTO_TOOL_CHOICE, "dgx-spark", "PARSE007", "--enable-auto-tool-choice"),
     (TORCH_NO_SM120, "rtx-5060-ti-16gb", "TORCH001", "cu12"),
-    (B12X_CUDA12, "rtx-pro-6000", "VLLM730", "CUDA_HOME"),
-    (B12X_CUDA12, "dgx-spark", "VLLM730", "--moe-backend"),
+    (B12X_CUDA12, "rtx-pro-6000", "FI292", "CUDA_HOME"),
+    (B12X_CUDA12, "dgx-spark", "FI292", "--moe-backend"),
 ])
 def test_the_quoted_line_is_named_first_with_its_fix(log, profile, rule, fix):
     diagnosis = diagnose_on(log, profile)
@@ -57,10 +57,10 @@ def test_the_gsp_lines_on_hopper_or_datacenter_blackwell_are_not_drv100s(profile
 
 @pytest.mark.parametrize("profile", ["h100-sxm-x8", "b200-x8"])
 def test_the_b12x_refusal_off_sm12x_is_not_vllm730s(profile):
-    assert "VLLM730" not in claimed(diagnose_on(B12X_CUDA12, profile))
+    assert "FI292" not in claimed(diagnose_on(B12X_CUDA12, profile))
 
 
 def test_a_cuda_13_version_in_the_line_is_not_vllm730s():
     """The pattern takes the 12.x FlashInfer printed; 13 passes its check and never prints the line."""
     line = b"ValueError: b12x fused MoE requires CUDA 13 or later. Current CUDA version: 13.0.\n"
-    assert "VLLM730" not in claimed(diagnose_on(line, "rtx-pro-6000"))
+    assert "FI292" not in claimed(diagnose_on(line, "rtx-pro-6000"))
