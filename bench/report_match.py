@@ -29,58 +29,45 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from doctor.diagnose.reports import ReportIndex, load_index, match_log  # noqa: E402
+from doctor.diagnose.reports import MAX_LINES, PublicReport, ReportIndex, load_index, match_log  # noqa: E402
+from tools.check_ledger import normal_url  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "report-match.md"
 LOGS = ROOT / "tests" / "diagnose" / "logs"
 
 
-def _engine(record: dict) -> str:
-    engine = record["engine"]
-    return engine if isinstance(engine, str) else engine[0]
-
-
-def _agrees(ours: dict, theirs: dict) -> bool:
-    named = {*ours.get("rules", ()), *ours.get("related", ())}
-    other = {*theirs.get("rules", ()), *theirs.get("related", ())}
-    if named and other:
-        return bool(named & other)
-    return ours["class"] == theirs["class"] and _engine(ours) == _engine(theirs)
+def _agrees(ours: PublicReport, theirs: PublicReport) -> bool:
+    if ours.named and theirs.named:
+        return bool(ours.named & theirs.named)
+    return ours.record["class"] == theirs.record["class"] and ours.engines[0] == theirs.engines[0]
 
 
 def index_rows(index: ReportIndex) -> dict[str, int]:
     counts = {"reports": len(index.reports), "self": 0, "others": 0, "agree": 0}
     for position, report in enumerate(index.reports):
         lines = list(enumerate(report.record["quoted"], start=1))
-        engine = _engine(report.record)
+        engine = report.engines[0]
         if any(m.report is report for m in match_log(lines, engine, set(), index)):
             counts["self"] += 1
         others = match_log(lines, engine, set(), index, skip=position)
         if others:
             counts["others"] += 1
-            counts["agree"] += _agrees(report.record, others[0].report.record)
+            counts["agree"] += _agrees(report, others[0].report)
     return counts
-
-
-def _normal(url: str) -> str:
-    return url.split("#", 1)[0].rstrip("/").lower().replace("/pull/", "/issues/")
 
 
 def corpus_rows(index: ReportIndex) -> dict[str, int]:
     entries = tomllib.loads((ROOT / "tests" / "diagnose" / "index.toml").read_text())["log"]
-    position = {_normal(r.url): i for i, r in enumerate(index.reports)}
-    counts = {"logs": len(entries), "named": 0, "agree": 0, "expected_rule": 0}
+    position = {normal_url(r.url): i for i, r in enumerate(index.reports)}
+    counts = {"logs": len(entries), "named": 0, "expected_rule": 0}
     for entry in entries:
         text = (LOGS / entry["file"]).read_text(errors="replace").splitlines()
-        lines = [(n, line) for n, line in enumerate(text, start=1) if line.strip()][-64:]
-        found = match_log(lines, None, set(), index, skip=position.get(_normal(entry["url"]), -1))
+        lines = [(n, line) for n, line in enumerate(text, start=1) if line.strip()][-MAX_LINES:]
+        found = match_log(lines, None, set(), index, skip=position.get(normal_url(entry["url"]), -1))
         if not found:
             continue
         counts["named"] += 1
-        top = found[0].report
-        if entry.get("expect") and entry["expect"] in top.named:
-            counts["expected_rule"] += 1
-        counts["agree"] += bool(entry.get("expect")) and entry["expect"] in top.named
+        counts["expected_rule"] += bool(entry.get("expect")) and entry["expect"] in found[0].report.named
     return counts
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from doctor.diagnose.reports import INDEX, MAX_SHARED, ReportIndex, word_weights, words  # noqa: E402
+from doctor.diagnose.reports import INDEX, MAX_SHARED, PublicReport, ReportIndex, word_weights, words  # noqa: E402
 from tools.check_ledger import MAX_QUOTED, MIN_QUOTED, load_entries, normal_url  # noqa: E402
 
 try:
@@ -38,8 +38,6 @@ MIN_WORDS = 4  # a backticked flag, path or identifier is not a log line
 CUT = re.compile(r"^(?:\.\.\.|…)|(?:\.\.\.|…)$")  # a span the ledger shortened is not what a log prints
 KEPT = ("url", "date", "engine", "versions", "gpu", "class", "status", "rules", "case", "related", "fix", "cause",
         "reason")
-
-
 MAX_FROM_LOG = 4  # error lines taken from a corpus log
 ROUTINE = re.compile(r"\b(?:INFO|DEBUG) \d\d-\d\d \d\d:|\b(?:INFO|DEBUG):|\[(?:INFO|DEBUG)\]")
 RESEMBLES = 0.6  # a line holding this share of a quoted line's weight counts against its being specific
@@ -107,11 +105,9 @@ def weights(reports: list[dict], logs: dict[str, Path]) -> dict[str, float]:
     return {word: round(weight, 4) for word, weight in word_weights(documents).items() if word in quoted}
 
 
-def causes(record: dict) -> frozenset[str]:
+def causes(report: PublicReport) -> frozenset[str]:
     """A report's cause as a label: the rules that encode or explain it, else its engine and class."""
-    named = {*record.get("rules", ()), *record.get("related", ())}
-    engine = record["engine"] if isinstance(record["engine"], str) else record["engine"][0]
-    return frozenset(named or [f"{engine}/{record['class']}"])
+    return frozenset(report.named or [f"{report.engines[0]}/{report.record['class']}"])
 
 
 def shared_counts(index: ReportIndex, logs: dict[str, Path]) -> list[int]:
@@ -119,17 +115,16 @@ def shared_counts(index: ReportIndex, logs: dict[str, Path]) -> list[int]:
     quoted lines and the corpus logs of other reports, each by its cause. Reports of the same failure agree;
     a line that failures of many causes print is generic."""
     seen: list[set[frozenset[str]]] = [set() for _ in index.lines]
-    mine = [causes(index.reports[q.report].record) for q in index.lines]
-    for position, quoted in enumerate(index.lines):
-        seen[position] |= {causes(index.reports[q.report].record) for q, _ in
-                           index.matches(quoted.text, quoted.report, RESEMBLES, rarest=False)}
+    mine = [causes(index.reports[q.report]) for q in index.lines]
+    for quoted in index.lines:
+        seen[quoted.position] |= {causes(index.reports[q.report]) for q, _ in
+                                  index.matches(quoted.text, quoted.report, RESEMBLES, rarest=False)}
     labels = corpus_causes()
-    by_line = {id(q): p for p, q in enumerate(index.lines)}
     for url, path in logs.items():
         for line in _text(path).splitlines():
             for quoted, _ in index.matches(line[:MAX_QUOTED * 4], least=RESEMBLES, rarest=False):
                 if normal_url(index.reports[quoted.report].url) != url:
-                    seen[by_line[id(quoted)]].add(labels[url])
+                    seen[quoted.position].add(labels[url])
     return [len({cause for cause in others if not cause & mine[p]}) for p, others in enumerate(seen)]
 
 

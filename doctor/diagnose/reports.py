@@ -71,6 +71,12 @@ class PublicReport:
         """The rules that encode it or explain it."""
         return {*self.rules, *self.record.get("related", ())}
 
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """The ledger's engine field, one name or several, as a tuple (the first is the report's own)."""
+        engine = self.record["engine"]
+        return (engine,) if isinstance(engine, str) else tuple(engine)
+
     def encoded_words(self) -> str:
         if self.record["status"] == "encoded":
             return f"encoded as {', '.join(self.rules)} (`sm120-doctor explain {self.rules[0]}`)"
@@ -81,6 +87,7 @@ class PublicReport:
 
 @dataclass(frozen=True)
 class Quoted:
+    position: int  # index into ReportIndex.lines
     report: int  # index into ReportIndex.reports
     text: str
     words: frozenset[str]
@@ -139,8 +146,8 @@ class ReportIndex:
         self.lines: list[Quoted] = []
         for index, record in enumerate(records):
             counts = shared[index] if shared is not None else [0] * len(record["quoted"])
-            self.lines += [Quoted(index, text, words(text), count)
-                           for text, count in zip(record["quoted"], counts, strict=True)]
+            self.lines += [Quoted(len(self.lines) + offset, index, text, words(text), count)
+                           for offset, (text, count) in enumerate(zip(record["quoted"], counts, strict=True))]
         self._by_word: dict[str, list[int]] = {}
         for position, quoted in enumerate(self.lines):
             for word in quoted.words:
@@ -239,8 +246,7 @@ def match_log(lines: Iterable[tuple[int, str]], engine: str | None, explained: s
 
 def _same_engine(report: PublicReport, engine: str | None, strict: bool = False) -> bool:
     """A report of another serving engine than the log's does not explain it; a library's report may."""
-    theirs = report.record["engine"]
-    theirs = set(theirs if isinstance(theirs, list) else [theirs])
+    theirs = set(report.engines)
     if engine is None:
         return not strict
     return engine in theirs or (not strict and theirs <= LIBRARIES)

@@ -100,7 +100,7 @@ def _derived_markdown(matches: list[Any], confirm: str, words: Callable[[Any], l
 
 def _report_words(match: Any) -> list[str]:
     record = match.report.record
-    engine = record["engine"] if isinstance(record["engine"], str) else ", ".join(record["engine"])
+    engine = ", ".join(match.report.engines)
     also = (f" (a report of another cause prints a line like it too: {match.shared})" if match.shared else "")
     return [f"{match.title}: {engine} {record['versions']} on {record['gpu']}",
             f"quoted there: {_short(match.quoted)}{also}",
